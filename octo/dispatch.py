@@ -1,0 +1,171 @@
+"""Run the queries of one call concurrently and turn every outcome into an envelope."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import anyio
+import pydantic
+
+from octo.envelope import BulkResponse, ErrorInfo, QueryStatus, ResultEnvelope, ToolQuery
+from octo.errors import (
+    CallError,
+    ErrorCode,
+    OctoError,
+    QueryTimeoutError,
+    QueryValidationError,
+    RateLimitError,
+)
+from octo.registry import ToolSpec
+from octo.runtime import P, Runtime
+from octo.security import PathPolicy
+
+logger = logging.getLogger("octo")
+
+QueryT = TypeVar("QueryT", bound=ToolQuery)
+
+
+@dataclass
+class QueryRun:
+    """What a handler gets besides its query: the runtime, the path policy, and a place for hints."""
+
+    runtime: Runtime
+    paths: PathPolicy
+    hints: list[str] = field(default_factory=list)
+    cached: bool = False
+
+    def provider(self, cls: type[P]) -> P:
+        return self.runtime.provider(cls)
+
+    def hint(self, text: str) -> None:
+        if text not in self.hints:
+            self.hints.append(text)
+
+
+def _describe_validation_error(exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "query"
+        message = err["msg"].removeprefix("Value error, ")
+        got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r})"
+        parts.append(f"{where}: {message}{got}")
+    return "; ".join(parts)
+
+
+def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQuery:
+    """Validate one raw query against the tool's model; a failure is that query's VALIDATION_ERROR."""
+    if isinstance(raw, spec.query_model):
+        return raw
+    if isinstance(raw, pydantic.BaseModel):
+        raw = raw.model_dump(exclude_unset=True)
+    if not isinstance(raw, Mapping):
+        raise QueryValidationError(
+            f"Each query must be an object, got {type(raw).__name__}",
+            hints=[f"Valid example: {json.dumps(spec.example, separators=(',', ':'))}"],
+        )
+    try:
+        return spec.query_model.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        raise QueryValidationError(
+            _describe_validation_error(exc),
+            hints=[f"Valid example: {json.dumps(spec.example, separators=(',', ':'))}"],
+        ) from None
+
+
+def error_info(exc: BaseException) -> tuple[ErrorInfo, list[str]]:
+    """The one mapping from exceptions to envelope errors."""
+    if isinstance(exc, OctoError):
+        reset = None
+        if isinstance(exc, RateLimitError) and exc.reset_at is not None:
+            reset = datetime.fromtimestamp(exc.reset_at, UTC).isoformat().replace("+00:00", "Z")
+        return ErrorInfo(code=exc.code, message=exc.message, resetAt=reset), exc.hints
+    if isinstance(exc, TimeoutError):
+        return ErrorInfo(code=ErrorCode.TIMEOUT, message="The query timed out"), [
+            "Narrow the query (a sub-path, a file type, fewer results) and retry."
+        ]
+    logger.exception("query failed unexpectedly", exc_info=exc)
+    return ErrorInfo(code=ErrorCode.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}"), [
+        "This is a bug in octo; the other queries of the call are unaffected."
+    ]
+
+
+def _context_echo(raw: Any) -> dict[str, Any]:
+    source = raw.model_dump() if isinstance(raw, pydantic.BaseModel) else raw
+    if not isinstance(source, Mapping):
+        return {}
+    return {
+        key: source[key]
+        for key in ("mainResearchGoal", "researchGoal", "reasoning")
+        if isinstance(source.get(key), str)
+    }
+
+
+async def _run_query(
+    spec: ToolSpec, runtime: Runtime, paths: PathPolicy, index: int, raw: Any
+) -> ResultEnvelope[Any]:
+    run = QueryRun(runtime, paths)
+    echo = _context_echo(raw)
+    timeout = spec.timeout or runtime.config.query_timeout
+    try:
+        query = validate_query(spec, raw)
+        try:
+            with anyio.fail_after(timeout):
+                data = await spec.handler(run, query)
+        except TimeoutError:
+            raise QueryTimeoutError(
+                f"{spec.name} did not finish within {math.ceil(timeout)} s",
+                hints=["Narrow the query (a sub-path, a file type, fewer results) and retry."],
+            ) from None
+    except Exception as exc:  # noqa: BLE001 - every failure becomes this query's envelope
+        info, hints = error_info(exc)
+        return ResultEnvelope[Any](
+            queryIndex=index, status=QueryStatus.ERROR, error=info, hints=hints, **echo
+        )
+    status = QueryStatus.EMPTY if data.is_empty() else QueryStatus.SUCCESS
+    return ResultEnvelope[Any](
+        queryIndex=index,
+        status=status,
+        data=data,
+        hints=run.hints,
+        cached=True if run.cached else None,
+        **echo,
+    )
+
+
+async def dispatch(
+    spec: ToolSpec,
+    runtime: Runtime,
+    queries: Sequence[Mapping[str, Any] | ToolQuery],
+    *,
+    paths: PathPolicy | None = None,
+) -> BulkResponse[Any]:
+    """Run ``queries`` of ``spec`` concurrently; results keep the order of the queries.
+
+    Raises CallError when the call itself is malformed (no queries, too many).
+    """
+    if isinstance(queries, (str, bytes, Mapping)) or not isinstance(queries, Sequence):
+        raise CallError(
+            "queries must be a list of query objects",
+            hints=[f'Valid call: {{"queries": [{json.dumps(spec.example)}]}}'],
+        )
+    if not 1 <= len(queries) <= spec.max_queries:
+        raise CallError(
+            f"{spec.name} takes 1-{spec.max_queries} queries per call, got {len(queries)}",
+            hints=[f"Split the queries into calls of at most {spec.max_queries}."],
+        )
+    policy = paths or runtime.paths
+    results: list[ResultEnvelope[Any] | None] = [None] * len(queries)
+
+    async def run_one(index: int, raw: Any) -> None:
+        results[index] = await _run_query(spec, runtime, policy, index, raw)
+
+    async with anyio.create_task_group() as tg:
+        for index, raw in enumerate(queries):
+            tg.start_soon(run_one, index, raw)
+    return BulkResponse[Any](results=[r for r in results if r is not None])

@@ -1,0 +1,85 @@
+"""Result envelopes: one per query, gathered into one bulk response per call."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from octo.errors import ErrorCode
+
+DataT = TypeVar("DataT", bound=BaseModel)
+
+
+class QueryStatus(StrEnum):
+    SUCCESS = "success"
+    EMPTY = "empty"
+    ERROR = "error"
+
+
+class ErrorInfo(BaseModel):
+    """What went wrong with one query."""
+
+    code: ErrorCode
+    message: str
+    resetAt: str | None = Field(
+        default=None, description="ISO time when an exhausted rate limit resets."
+    )
+
+
+class ResultEnvelope(BaseModel, Generic[DataT]):
+    """The answer to one query of a bulk call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    queryIndex: int = Field(description="Position of the query in the call, from 0.")
+    status: QueryStatus
+    data: DataT | None = None
+    error: ErrorInfo | None = None
+    hints: list[str] = Field(default_factory=list, description="Concrete next steps.")
+    cached: bool | None = Field(default=None, description="True when served from the cache.")
+    mainResearchGoal: str | None = None
+    researchGoal: str | None = None
+    reasoning: str | None = None
+
+
+class BulkResponse(BaseModel, Generic[DataT]):
+    """The answer to a call: one envelope per query, in query order."""
+
+    results: list[ResultEnvelope[DataT]]
+
+    @property
+    def all_failed(self) -> bool:
+        return bool(self.results) and all(r.status is QueryStatus.ERROR for r in self.results)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready form: unset optional fields are left out to save tokens."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def to_compact_json(self) -> str:
+        return self.model_dump_json(exclude_none=True)
+
+
+class ToolQuery(BaseModel):
+    """Base of every query model: the research-context fields, echoed back per result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mainResearchGoal: str | None = Field(default=None, description="Overall research objective.")
+    researchGoal: str | None = Field(default=None, description="Goal of this specific query.")
+    reasoning: str | None = Field(default=None, description="Why this query helps reach the goal.")
+
+    def cache_key(self) -> str:
+        """Normalised form of everything that changes the answer (context fields excluded)."""
+        return self.model_dump_json(
+            exclude={"mainResearchGoal", "researchGoal", "reasoning"}, exclude_none=True
+        )
+
+
+class ToolResult(BaseModel):
+    """Base of every result model."""
+
+    def is_empty(self) -> bool:
+        """True when the query ran fine but found nothing; the envelope status becomes empty."""
+        return False

@@ -1,0 +1,93 @@
+"""The library face: ``async with octo.Gateway() as gw: await gw.local_search_code([...])``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from octo.config import Config
+from octo.dispatch import dispatch
+from octo.envelope import BulkResponse, ToolQuery
+from octo.registry import ToolSpec, all_tools, get_tool
+from octo.runtime import Runtime
+from octo.security import PathPolicy
+
+if TYPE_CHECKING:
+    import httpx
+
+Queries = Sequence[Mapping[str, Any] | ToolQuery]
+
+
+class Gateway:
+    """A research gateway: every tool of the registry, as an async method.
+
+    Each tool ``fooBar`` is ``await gw.foo_bar(queries)``; ``await gw.call("fooBar", queries)``
+    does the same by name. Queries are dicts or the tool's query models.
+    """
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        roots: Iterable[Path | str] | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        config = config or Config.from_env()
+        if roots is not None:
+            from dataclasses import replace
+
+            config = replace(config, roots=tuple(Path(r) for r in roots))
+        self.runtime = Runtime(config, http_transport=http_transport)
+
+    @property
+    def config(self) -> Config:
+        return self.runtime.config
+
+    async def __aenter__(self) -> Gateway:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release the HTTP client, language servers and every other resource."""
+        await self.runtime.aclose()
+
+    async def call(
+        self, tool: str, queries: Queries, *, roots: Iterable[Path | str] | None = None
+    ) -> BulkResponse[Any]:
+        """Run ``queries`` on the tool named ``tool`` (camelCase or snake_case).
+
+        ``roots`` narrows the allowed roots for this call (an MCP client's roots).
+        """
+        paths = PathPolicy(roots) if roots is not None else None
+        return await dispatch(get_tool(tool), self.runtime, queries, paths=paths)
+
+    @staticmethod
+    def tools() -> tuple[ToolSpec, ...]:
+        return all_tools()
+
+    def __getattr__(self, name: str) -> Any:
+        # One method per registry tool, derived rather than written out per tool.
+        for spec in all_tools():
+            if spec.python_name == name:
+                return self._tool_method(spec)
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
+
+    def _tool_method(self, spec: ToolSpec) -> Any:
+        async def method(queries: Queries) -> BulkResponse[Any]:
+            return await dispatch(spec, self.runtime, queries)
+
+        method.__name__ = spec.python_name
+        method.__doc__ = spec.description
+        return method
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *(spec.python_name for spec in all_tools())]

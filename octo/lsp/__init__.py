@@ -1,0 +1,1 @@
+"""Language-server client, pool and symbol resolution."""

@@ -1,0 +1,1 @@
+"""Backends behind the tools: ripgrep, GitHub, GitLab, package registries."""

@@ -1,0 +1,145 @@
+"""Where octo may read (allowed roots, sensitive files) and what it must never echo (secrets)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from octo.errors import PathNotAllowedError
+
+#: File names whose content is a secret by nature; reading or searching them needs an opt-in.
+SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.kdbx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".htpasswd",
+    "credentials",
+    "credentials.json",
+    "*credentials*.json",
+    "secrets.json",
+    "secrets.yaml",
+    "secrets.yml",
+    "*.tfvars",
+    "service-account*.json",
+)
+
+
+def is_sensitive(path: Path | str) -> bool:
+    """True for files that commonly hold credentials or private keys."""
+    name = os.path.basename(str(path)).lower()
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SENSITIVE_NAME_GLOBS)
+
+
+def is_hidden(path: Path, root: Path) -> bool:
+    """True when any component of ``path`` below ``root`` starts with a dot."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        parts = path.parts
+    return any(part.startswith(".") and part not in (".", "..") for part in parts)
+
+
+class PathPolicy:
+    """The allowed roots; every path is resolved (symlinks included) before it is checked."""
+
+    def __init__(self, roots: Iterable[Path | str]) -> None:
+        resolved = [Path(r).expanduser().resolve() for r in roots]
+        if not resolved:
+            resolved = [Path.cwd().resolve()]
+        self.roots: tuple[Path, ...] = tuple(dict.fromkeys(resolved))
+
+    def root_of(self, path: Path) -> Path | None:
+        """The allowed root that contains the resolved ``path``, if any."""
+        for root in self.roots:
+            if path == root or path.is_relative_to(root):
+                return root
+        return None
+
+    def resolve(self, raw: str | Path) -> Path:
+        """Resolve a user path (absolute, relative to the first root, or a file:// URI).
+
+        Raises PathNotAllowedError when the real path leaves every allowed root.
+        """
+        text = str(raw)
+        if text.startswith("file://"):
+            from urllib.parse import unquote, urlparse
+
+            text = unquote(urlparse(text).path)
+        candidate = Path(text).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.roots[0] / candidate
+        real = candidate.resolve()
+        if self.root_of(real) is None:
+            raise PathNotAllowedError(
+                f"'{raw}' resolves outside the allowed roots",
+                hints=[
+                    "Allowed roots: " + ", ".join(str(r) for r in self.roots),
+                    "Use a path under one of them, or add a root (OCTO_ROOTS or the client's roots).",
+                ],
+            )
+        return real
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to its root, for compact answers."""
+        root = self.root_of(path)
+        if root is None:
+            return str(path)
+        rel = path.relative_to(root)
+        return str(rel) if str(rel) != "." else "."
+
+
+_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----.*?-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----",
+            re.S,
+        ),
+    ),
+    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("openai-key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{32,}")),
+    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
+    ("stripe-key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{20,}")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    ("bearer", re.compile(r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/=-]{20,}")),
+    ("url-credentials", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]{3,}(?=@)")),
+)
+
+# key = "literal" assignments of secret-looking names: keep the key, hide the value. Only
+# quoted literals, so code such as `password = read_password()` stays readable.
+_ASSIGNMENT = re.compile(
+    r"(?i)\b([A-Z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|"
+    r"private[_-]?key|client[_-]?secret)[A-Z0-9_.-]*)(\s*[:=]\s*)([\"'])([^\s\"']{6,})\3"
+)
+
+
+def redact(text: str) -> str:
+    """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched."""
+    for kind, pattern in _SECRET_PATTERNS:
+        text = pattern.sub(f"[REDACTED:{kind}]", text)
+    return _ASSIGNMENT.sub(
+        lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:secret]{m.group(3)}", text
+    )

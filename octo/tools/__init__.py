@@ -1,0 +1,1 @@
+"""Query and result models, one module per tool family."""

@@ -1,0 +1,10 @@
+"""Shared fixtures: every async test runs on asyncio (pygls is asyncio-only)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
