@@ -1,0 +1,113 @@
+"""Token budget cuts and the path policy / redaction rules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from octo.budget import cut_lines, estimate_tokens, token_info
+from octo.errors import PathNotAllowedError
+from octo.security import PathPolicy, is_hidden, is_sensitive, redact
+
+
+def test_estimate_tokens_rounds_up() -> None:
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcde") == 2
+    assert estimate_tokens("abcdef", chars_per_token=3) == 2
+
+
+def test_cut_lines_keeps_whole_lines_within_budget() -> None:
+    lines = [f"line {i:03d}\n" for i in range(1, 101)]  # 9 chars each
+    cut = cut_lines(lines, first_line=1, max_tokens=10)  # 40 chars -> 4 lines
+    assert cut.content == "".join(lines[:4])
+    assert (cut.first_line, cut.last_line, cut.truncated) == (1, 4, True)
+    whole = cut_lines(lines[:3], first_line=7, max_tokens=100)
+    assert (whole.last_line, whole.truncated) == (9, False)
+
+
+def test_cut_lines_always_advances_on_a_huge_line() -> None:
+    cut = cut_lines(["x" * 1000 + "\n", "y\n"], first_line=5, max_tokens=10)
+    assert cut.content == "x" * 40
+    assert (cut.last_line, cut.truncated) == (5, True)
+
+
+def test_token_info_names_the_continuation() -> None:
+    info = token_info("abc", max_tokens=5000, truncated_at_line=180, next_step="startLine=181")
+    assert info.truncated and info.requiresPagination
+    assert info.truncatedAtLine == 180
+    assert info.paginationHint is not None and "startLine=181" in info.paginationHint
+    done = token_info("abc", max_tokens=5000)
+    assert not done.truncated and not done.requiresPagination and done.paginationHint is None
+
+
+def test_path_policy_allows_inside_and_refuses_outside(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("x")
+    policy = PathPolicy([root])
+    assert policy.resolve("src/a.py") == (root / "src" / "a.py").resolve()
+    assert policy.resolve(f"file://{root}/src/a.py") == (root / "src" / "a.py").resolve()
+    assert policy.relative(policy.resolve("src/a.py")) == os.path.join("src", "a.py")
+    with pytest.raises(PathNotAllowedError) as info:
+        policy.resolve("../outside.txt")
+    assert info.value.hints and str(root.resolve()) in info.value.hints[0]
+    with pytest.raises(PathNotAllowedError):
+        policy.resolve("/etc/passwd")
+
+
+def test_symlinks_are_resolved_before_the_check(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s")
+    (root / "link.txt").symlink_to(secret)
+    with pytest.raises(PathNotAllowedError):
+        PathPolicy([root]).resolve("link.txt")
+
+
+@pytest.mark.parametrize(
+    ("name", "sensitive"),
+    [
+        (".env", True),
+        (".env.production", True),
+        ("id_rsa", True),
+        ("server.pem", True),
+        (".npmrc", True),
+        ("credentials.json", True),
+        ("main.py", False),
+        ("environment.py", False),
+        ("README.md", False),
+    ],
+)
+def test_sensitive_names(name: str, sensitive: bool) -> None:
+    assert is_sensitive(Path("/x") / name) is sensitive
+
+
+def test_hidden_components(tmp_path: Path) -> None:
+    assert is_hidden(tmp_path / ".git" / "config", tmp_path)
+    assert not is_hidden(tmp_path / "src" / "a.py", tmp_path)
+
+
+def test_redact_hides_secrets_and_keeps_code() -> None:
+    fake_gh = "ghp_" + "A1b2C3d4" * 5
+    text = "\n".join(
+        [
+            f"token = {fake_gh}",
+            'password = "hunter22secret"',
+            "password = read_password()",
+            "aws = AKIA" + "ABCDEFGHIJKLMNOP",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+            "url = https://user:pa55word@example.test/x",
+            "def main(): return 1",
+        ]
+    )
+    out = redact(text)
+    assert fake_gh not in out and "[REDACTED:github-token]" in out
+    assert "hunter22secret" not in out and 'password = "[REDACTED:secret]"' in out
+    assert "password = read_password()" in out
+    assert "AKIAABCDEFGHIJKLMNOP" not in out
+    assert "MIIEow" not in out
+    assert "pa55word" not in out
+    assert "def main(): return 1" in out
