@@ -136,10 +136,18 @@ _ASSIGNMENT = re.compile(
 )
 
 
+# .env style lines (NAME=value, no spaces around "="): unquoted values of secret-looking names.
+_ENV_LINE = re.compile(
+    r"(?m)^(\s*(?:export\s+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|"
+    r"PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*=)([^\s\"'#]{6,})$"
+)
+
+
 def redact(text: str) -> str:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched."""
     for kind, pattern in _SECRET_PATTERNS:
         text = pattern.sub(f"[REDACTED:{kind}]", text)
+    text = _ENV_LINE.sub(lambda m: f"{m.group(1)}[REDACTED:secret]", text)
     return _ASSIGNMENT.sub(
         lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:secret]{m.group(3)}", text
     )

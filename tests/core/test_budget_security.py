@@ -100,6 +100,8 @@ def test_redact_hides_secrets_and_keeps_code() -> None:
             "aws = AKIA" + "ABCDEFGHIJKLMNOP",
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
             "url = https://user:pa55word@example.test/x",
+            "export DB_PASSWORD=s3cr3tvalue",
+            "API_TOKEN = os.environ['API_TOKEN']",
             "def main(): return 1",
         ]
     )
@@ -110,4 +112,6 @@ def test_redact_hides_secrets_and_keeps_code() -> None:
     assert "AKIAABCDEFGHIJKLMNOP" not in out
     assert "MIIEow" not in out
     assert "pa55word" not in out
+    assert "s3cr3tvalue" not in out and "export DB_PASSWORD=[REDACTED:secret]" in out
+    assert "API_TOKEN = os.environ['API_TOKEN']" in out
     assert "def main(): return 1" in out
