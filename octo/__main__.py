@@ -1,0 +1,5 @@
+"""``python -m octo``: the same as the ``octo`` command."""
+
+from octo.cli import main
+
+raise SystemExit(main())

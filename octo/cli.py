@@ -1,0 +1,191 @@
+"""The command line face: ``octo tools``, ``octo call``, ``octo serve``, ``octo docs``.
+
+Only ``octo serve`` imports the MCP SDK, so the other commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from octo import __version__
+
+EXIT_OK = 0
+EXIT_ALL_FAILED = 1
+EXIT_BAD_CALL = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="octo",
+        description="Bulk-query research gateway: local code, GitHub, packages and LSP.",
+    )
+    parser.add_argument("--version", action="version", version=f"octo {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    commands.add_parser("tools", help="list the tools")
+
+    call = commands.add_parser(
+        "call",
+        help="run one tool with 1-N queries",
+        description="Run TOOL with the given queries and print one result per query.",
+    )
+    call.add_argument("tool", metavar="TOOL", help="tool name, e.g. localSearchCode")
+    call.add_argument(
+        "-q",
+        "--query",
+        dest="queries",
+        action="append",
+        required=True,
+        metavar="JSON",
+        help="one query as a JSON object (repeat for more); @FILE reads a JSON object or list",
+    )
+    call.add_argument(
+        "--json", action="store_true", help="print exactly the bulk response as JSON on stdout"
+    )
+    call.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        metavar="PATH",
+        help="allowed root for local paths (repeatable; default OCTO_ROOTS, else the cwd)",
+    )
+
+    serve = commands.add_parser("serve", help="run the MCP server (stdio unless --http)")
+    serve.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+
+    docs = commands.add_parser("docs", help="write docs/tools.md from the registry")
+    docs.add_argument("--check", action="store_true", help="fail if the file is out of date")
+    docs.add_argument(
+        "--output", type=Path, default=Path("docs/tools.md"), help="default docs/tools.md"
+    )
+    return parser
+
+
+def _load_queries(raw_queries: Sequence[str]) -> list[Any]:
+    """Each ``--query`` is a JSON object, or ``@file`` holding an object or a list of them."""
+    queries: list[Any] = []
+    for raw in raw_queries:
+        text = Path(raw[1:]).read_text(encoding="utf-8") if raw.startswith("@") else raw
+        value = json.loads(text)
+        if raw.startswith("@") and isinstance(value, list):
+            queries.extend(value)
+        else:
+            queries.append(value)
+    return queries
+
+
+def _render_value(key: str, value: Any) -> list[str]:
+    if isinstance(value, str) and "\n" in value:
+        return [f"  {key}:", *(f"    {line}" for line in value.splitlines())]
+    if isinstance(value, (dict, list)):
+        return [f"  {key}: {json.dumps(value, ensure_ascii=False, separators=(',', ':'))}"]
+    return [f"  {key}: {json.dumps(value, ensure_ascii=False)}"]
+
+
+def render_readable(wire: dict[str, Any]) -> str:
+    """A bulk response for people: per query its status, error, data fields and hints."""
+    lines: list[str] = []
+    for result in wire["results"]:
+        head = f"[{result['queryIndex']}] {result['status']}"
+        if result.get("cached"):
+            head += " (cached)"
+        if "error" in result:
+            head += f" {result['error']['code']}: {result['error']['message']}"
+        lines.append(head)
+        data = result.get("data")
+        if isinstance(data, dict):
+            for key, value in data.items():
+                lines.extend(_render_value(key, value))
+        lines.extend(f"  hint: {hint}" for hint in result.get("hints", []))
+    return "\n".join(lines)
+
+
+def _tools() -> int:
+    from octo.registry import all_tools
+
+    specs = all_tools()
+    if not specs:
+        print("no tools registered")
+        return EXIT_OK
+    name_width = max(len(spec.name) for spec in specs)
+    for spec in specs:
+        summary = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
+        print(
+            f"{spec.name:<{name_width}}  {spec.category.value:<7}  max {spec.max_queries}  {summary}"
+        )
+    return EXIT_OK
+
+
+async def _call(tool: str, queries: list[Any], roots: list[str] | None, as_json: bool) -> int:
+    from octo.errors import CallError
+    from octo.gateway import Gateway
+
+    try:
+        async with Gateway(roots=roots) as gateway:
+            response = await gateway.call(tool, queries)
+    except CallError as exc:
+        print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
+        return EXIT_BAD_CALL
+    print(response.to_compact_json() if as_json else render_readable(response.to_wire()))
+    return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
+
+
+def _serve(http: bool, host: str, port: int) -> int:
+    from octo import server
+
+    if http:
+        anyio.run(server.serve_http, host, port)
+    else:
+        anyio.run(server.serve_stdio)
+    return EXIT_OK
+
+
+def _docs(output: Path, check: bool) -> int:
+    from octo.docs import render_tools_markdown
+
+    fresh = render_tools_markdown()
+    if check:
+        current = output.read_text(encoding="utf-8") if output.exists() else ""
+        if current != fresh:
+            print(f"octo: {output} is out of date; run `octo docs`", file=sys.stderr)
+            return EXIT_ALL_FAILED
+        print(f"{output} is up to date")
+        return EXIT_OK
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(fresh, encoding="utf-8")
+    print(f"wrote {output}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``octo`` command; returns the exit code."""
+    args = _parser().parse_args(argv)
+    # stdout may be the MCP wire (octo serve): every log line goes to stderr.
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "tools":
+        return _tools()
+    if args.command == "call":
+        try:
+            queries = _load_queries(args.queries)
+        except (OSError, ValueError) as exc:
+            print(f"octo: bad --query: {exc}", file=sys.stderr)
+            return EXIT_BAD_CALL
+        return anyio.run(_call, args.tool, queries, args.roots, args.json)
+    if args.command == "serve":
+        return _serve(args.http, args.host, args.port)
+    return _docs(args.output, args.check)

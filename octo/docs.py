@@ -1,0 +1,209 @@
+"""Render docs/tools.md from the registry (``octo docs``); a test keeps the file in step."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from octo.envelope import ToolQuery
+from octo.errors import ErrorCode
+from octo.registry import ToolSpec, all_tools
+
+_CONTEXT_FIELDS = frozenset(ToolQuery.model_fields)
+# Nested models deeper than this show as "{...}" in response shapes (trees can recurse).
+_SHAPE_DEPTH = 4
+
+_HEADER = """\
+# Tools
+
+<!-- Generated from the registry by `octo docs`; edit the tool definitions, not this file. -->
+
+Every tool takes one argument, `queries`: a list of 1 to *max queries* query objects that run
+concurrently. Every query also accepts the research-context fields `mainResearchGoal`,
+`researchGoal` and `reasoning` (optional strings, echoed back in its result).
+
+The answer is `{{"results": [...]}}` with one envelope per query, in query order:
+
+| field | meaning |
+|---|---|
+| `queryIndex` | position of the query in the call, from 0 |
+| `status` | `success`, `empty` (ran fine, found nothing) or `error` |
+| `data` | the tool's result (below), absent on error |
+| `error` | `{{"code", "message"}}` (and `resetAt` for rate limits) when `status` is `error` |
+| `hints` | concrete next steps: the next page's parameters, a narrower filter, a better tool |
+| `cached` | `true` when the answer came from the cache |
+
+Error codes: {codes}. A query that breaks its tool's rules fails alone with `VALIDATION_ERROR`;
+more queries than a tool allows fail the whole call. Over MCP, `isError` is true only when every
+query failed.
+"""
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        resolved: dict[str, Any] = defs.get(ref.rsplit("/", 1)[-1], {})
+        return resolved
+    return schema
+
+
+def _type_name(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A short type for the parameter table: ``integer``, ``string[]``, ``"a" | "b"``."""
+    if "$ref" in schema:
+        target = _resolve(schema, defs)
+        return _type_name(target, defs) if "enum" in target else str(target.get("title", "object"))
+    if "enum" in schema:
+        return " | ".join(json.dumps(value) for value in schema["enum"])
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        names = [_type_name(option, defs) for option in options if option.get("type") != "null"]
+        return " | ".join(dict.fromkeys(names))
+    kind = schema.get("type")
+    if kind == "array":
+        item = _type_name(schema.get("items", {}), defs)
+        return f"({item})[]" if " | " in item else f"{item}[]"
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind if k != "null")
+    return str(kind or "any")
+
+
+def _constraints(schema: dict[str, Any]) -> list[str]:
+    """Ranges and lengths of a property (looking inside ``anyOf`` for nullable ones)."""
+    parts = []
+    for option in [schema, *(schema.get("anyOf") or [])]:
+        low, high = option.get("minimum"), option.get("maximum")
+        if low is not None and high is not None:
+            parts.append(f"range {low}-{high}")
+        elif low is not None:
+            parts.append(f"min {low}")
+        elif high is not None:
+            parts.append(f"max {high}")
+        if option.get("exclusiveMinimum") is not None:
+            parts.append(f"> {option['exclusiveMinimum']}")
+        if option.get("minLength") is not None:
+            parts.append(f"min length {option['minLength']}")
+        if option.get("maxLength") is not None:
+            parts.append(f"max length {option['maxLength']}")
+        if option.get("minItems") is not None:
+            parts.append(f"min items {option['minItems']}")
+        if option.get("maxItems") is not None:
+            parts.append(f"max items {option['maxItems']}")
+        if option.get("pattern") is not None:
+            parts.append(f"pattern `{option['pattern']}`")
+    return parts
+
+
+def _parameter_table(spec: ToolSpec) -> list[str]:
+    schema = spec.query_model.model_json_schema()
+    defs = schema.get("$defs", {})
+    required = set(schema.get("required", []))
+    rows = [
+        "| name | type | required | default | description |",
+        "|---|---|---|---|---|",
+    ]
+    for name, prop in schema.get("properties", {}).items():
+        if name in _CONTEXT_FIELDS:
+            continue
+        default = f"`{json.dumps(prop['default'])}`" if "default" in prop else ""
+        if default == "`null`":
+            default = ""
+        description = " ".join(
+            [prop.get("description", ""), *(f"({c})" for c in _constraints(prop))]
+        )
+        rows.append(
+            f"| `{name}` | `{_cell(_type_name(prop, defs))}` | {'yes' if name in required else 'no'} "
+            f"| {_cell(default)} | {_cell(description)} |"
+        )
+    return rows
+
+
+def _shape(schema: dict[str, Any], defs: dict[str, Any], depth: int) -> Any:
+    """A placeholder value of the schema's shape: each leaf names its type."""
+    schema = _resolve(schema, defs)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        concrete = [o for o in options if o.get("type") != "null"]
+        return _shape(concrete[0], defs, depth) if concrete else None
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        if depth >= _SHAPE_DEPTH:
+            return {"...": "..."}
+        properties = schema.get("properties", {})
+        if not properties:
+            return {}
+        return {key: _shape(value, defs, depth + 1) for key, value in properties.items()}
+    if kind == "array":
+        return [_shape(schema.get("items", {}), defs, depth + 1)]
+    return f"<{kind or 'any'}>"
+
+
+def _response_shape(spec: ToolSpec) -> dict[str, Any]:
+    schema = spec.result_model.model_json_schema()
+    data = _shape(schema, schema.get("$defs", {}), 0)
+    return {
+        "results": [{"queryIndex": 0, "status": "success", "data": data, "hints": ["<string>"]}]
+    }
+
+
+def _tool_section(spec: ToolSpec) -> list[str]:
+    reach = "reaches remote services" if spec.open_world else "local only"
+    request = {"queries": [spec.example]}
+    return [
+        f"## {spec.name}",
+        "",
+        f"**{spec.title}**: category `{spec.category.value}`, up to {spec.max_queries} "
+        f"queries per call, read-only, {reach}. Library: `gw.{spec.python_name}([...])`.",
+        "",
+        spec.description.strip(),
+        "",
+        "### Parameters",
+        "",
+        *_parameter_table(spec),
+        "",
+        "### Example",
+        "",
+        "Request:",
+        "",
+        "```json",
+        json.dumps(request, indent=2, ensure_ascii=False),
+        "```",
+        "",
+        "Response shape (each leaf names its type; optional fields are left out when unset):",
+        "",
+        "```json",
+        json.dumps(_response_shape(spec), indent=2, ensure_ascii=False),
+        "```",
+        "",
+        "CLI: `octo call "
+        + spec.name
+        + " --query '"
+        + json.dumps(spec.example, ensure_ascii=False)
+        + "'`",
+        "",
+    ]
+
+
+def render_tools_markdown() -> str:
+    """The full text of docs/tools.md for the tools registered now."""
+    specs = all_tools()
+    codes = ", ".join(f"`{code.value}`" for code in ErrorCode)
+    lines = [_HEADER.format(codes=codes), "## Contents", ""]
+    lines.extend(
+        f"- [{spec.name}](#{spec.name.lower()}) ({spec.category.value}, max {spec.max_queries}): "
+        + (spec.description.strip().splitlines() or [""])[0]
+        for spec in specs
+    )
+    lines.append("")
+    for spec in specs:
+        lines.extend(_tool_section(spec))
+    return "\n".join(lines).rstrip("\n") + "\n"

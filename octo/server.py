@@ -1,0 +1,220 @@
+"""The MCP face: every registry tool published on the low-level server of the ``mcp`` SDK.
+
+The low-level ``Server`` is used rather than ``MCPServer`` because the latter validates a
+call's arguments against a signature before the tool runs, which would reject a whole call
+for one bad query; here the dispatcher validates each query and a bad one becomes that
+query's VALIDATION_ERROR envelope while the others still run.
+
+Importing this module imports ``mcp`` (about a second); only ``octo serve`` and tests do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from octo import __version__
+from octo.errors import CallError
+from octo.gateway import Gateway
+from octo.registry import ToolSpec, all_tools, get_tool
+
+logger = logging.getLogger("octo.server")
+
+INSTRUCTIONS = (
+    "octo answers research questions about code: local files (ripgrep), GitHub, packages and "
+    "language servers. Every tool takes {'queries': [...]} with up to its maxItems queries, runs "
+    "them concurrently and answers one result per query (status success | empty | error, data, "
+    "hints). Batch related queries into one call and follow the hints for the next step."
+)
+
+# Per-connection cache of the client's roots; the SDK's connection scratch space holds it.
+_ROOTS_KEY = "octo.client_roots"
+# Key of the roots request inside an InputRequiredResult (2026-07-28 multi-round-trip).
+_ROOTS_INPUT = "roots"
+
+Context = ServerRequestContext[Gateway]
+
+
+@asynccontextmanager
+async def _lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
+    # One gateway per server process: its cache, HTTP client and language servers are shared
+    # by every connection; nothing slow happens here, so initialize answers at once.
+    async with Gateway() as gateway:
+        yield gateway
+
+
+def tool_definition(spec: ToolSpec) -> types.Tool:
+    """The MCP tool published for a registry tool."""
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema(),
+        output_schema=spec.output_schema(),
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=spec.open_world,
+        ),
+    )
+
+
+def _root_paths(roots: Sequence[types.Root]) -> list[Path]:
+    """Local paths of the client's ``file://`` roots; other schemes cannot hold local files."""
+    paths = []
+    for root in roots:
+        uri = urlparse(str(root.uri))
+        if uri.scheme == "file":
+            paths.append(Path(unquote(uri.path)))
+    return paths
+
+
+def _connection_state(ctx: Context) -> dict[str, Any]:
+    # The SDK keeps per-connection scratch state on the Connection, which the
+    # request context reaches only through the session.
+    state: dict[str, Any] = ctx.session._connection.state
+    return state
+
+
+def _client_has_roots(ctx: Context) -> bool:
+    capabilities = ctx.session.client_capabilities
+    return capabilities is not None and capabilities.roots is not None
+
+
+async def _legacy_client_roots(ctx: Context) -> list[Path] | None:
+    """Ask a handshake-era client for its roots once per connection (until roots change)."""
+    state = _connection_state(ctx)
+    if _ROOTS_KEY not in state:
+        try:
+            result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+            state[_ROOTS_KEY] = _root_paths(result.roots) or None
+        except (MCPError, NoBackChannelError) as exc:
+            logger.warning("client advertised roots but roots/list failed: %s", exc)
+            state[_ROOTS_KEY] = None
+    roots: list[Path] | None = state[_ROOTS_KEY]
+    return roots
+
+
+async def _client_roots(
+    ctx: Context, params: types.CallToolRequestParams
+) -> list[Path] | types.InputRequiredResult | None:
+    """The client's roots as allowed roots for this call, or None to use the configured ones.
+
+    On 2026-07-28 connections the server may not send requests, so roots are asked for with
+    an InputRequiredResult and arrive in the retried call's ``input_responses``.
+    """
+    if not _client_has_roots(ctx):
+        return None
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return await _legacy_client_roots(ctx)
+    answer = (params.input_responses or {}).get(_ROOTS_INPUT)
+    if isinstance(answer, types.ListRootsResult):
+        return _root_paths(answer.roots) or None
+    return types.InputRequiredResult(input_requests={_ROOTS_INPUT: types.ListRootsRequest()})
+
+
+def _call_error_result(exc: CallError) -> types.CallToolResult:
+    text = "\n".join([exc.message, *exc.hints])
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+async def _call_tool(
+    ctx: Context, params: types.CallToolRequestParams
+) -> types.CallToolResult | types.InputRequiredResult:
+    try:
+        spec = get_tool(params.name)
+    except CallError as exc:
+        raise MCPError(
+            types.INVALID_PARAMS, f"Unknown tool: {params.name}", data=exc.hints
+        ) from None
+    roots = await _client_roots(ctx, params)
+    if isinstance(roots, types.InputRequiredResult):
+        return roots
+    arguments: Mapping[str, Any] = params.arguments or {}
+    # Any shape is passed on: the dispatcher turns a non-list into a call error with a hint.
+    queries: Any = arguments.get("queries")
+    unexpected = sorted(set(arguments) - {"queries"})
+    try:
+        if unexpected:
+            raise CallError(
+                f"Unknown argument(s): {', '.join(unexpected)}",
+                hints=['Put every parameter inside a query: {"queries": [{...}]}'],
+            )
+        response = await ctx.lifespan_context.call(spec.name, queries, roots=roots)
+    except CallError as exc:
+        return _call_error_result(exc)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=response.to_compact_json())],
+        structured_content=response.to_wire(),
+        is_error=response.all_failed,
+    )
+
+
+async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> None:
+    _connection_state(ctx).pop(_ROOTS_KEY, None)
+
+
+def build_server() -> Server[Gateway]:
+    """A new MCP server publishing every registry tool; its lifespan owns one Gateway."""
+    definitions: list[types.Tool] = []
+
+    def tool_definitions() -> list[types.Tool]:
+        # Built on the first tools/list rather than at start-up, so initialize stays instant.
+        if not definitions:
+            definitions.extend(tool_definition(spec) for spec in all_tools())
+        return definitions
+
+    async def list_tools(
+        _ctx: Context, _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_definitions())
+
+    def input_schema_of(name: str) -> dict[str, Any] | None:
+        return next((t.input_schema for t in tool_definitions() if t.name == name), None)
+
+    server: Server[Gateway] = Server(
+        "octo",
+        version=__version__,
+        title="octo research gateway",
+        instructions=INSTRUCTIONS,
+        lifespan=_lifespan,
+        get_tool_input_schema=input_schema_of,
+        on_list_tools=list_tools,
+        on_call_tool=_call_tool,
+    )
+    # Registered directly: the constructor argument warns that roots are deprecated in the
+    # 2026-07-28 protocol, while handshake-era clients still send this notification.
+    server.add_notification_handler(
+        "notifications/roots/list_changed", types.NotificationParams, _roots_changed
+    )
+    return server
+
+
+async def serve_stdio() -> None:
+    """Serve one MCP client over stdin/stdout until it disconnects."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server()
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(host: str, port: int) -> None:
+    """Serve MCP over streamable HTTP at ``http://host:port/mcp``."""
+    import uvicorn
+
+    app = build_server().streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+    await uvicorn.Server(config).serve()
