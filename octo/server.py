@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from octo import __version__
+from octo.config import Config
 from octo.errors import CallError
 from octo.gateway import Gateway
 from octo.registry import ToolSpec, all_tools, get_tool
@@ -43,14 +44,6 @@ _ROOTS_KEY = "octo.client_roots"
 _ROOTS_INPUT = "roots"
 
 Context = ServerRequestContext[Gateway]
-
-
-@asynccontextmanager
-async def _lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
-    # One gateway per server process: its cache, HTTP client and language servers are shared
-    # by every connection; nothing slow happens here, so initialize answers at once.
-    async with Gateway() as gateway:
-        yield gateway
 
 
 def tool_definition(spec: ToolSpec) -> types.Tool:
@@ -166,9 +159,19 @@ async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> Non
     _connection_state(ctx).pop(_ROOTS_KEY, None)
 
 
-def build_server() -> Server[Gateway]:
-    """A new MCP server publishing every registry tool; its lifespan owns one Gateway."""
+def build_server(config: Config | None = None) -> Server[Gateway]:
+    """A new MCP server publishing every registry tool.
+
+    Its lifespan owns one Gateway (``config``, else read from the environment): the cache,
+    HTTP client and language servers are shared by every connection of the process.
+    """
     definitions: list[types.Tool] = []
+
+    @asynccontextmanager
+    async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
+        # Nothing slow happens here, so initialize answers at once.
+        async with Gateway(config) as gateway:
+            yield gateway
 
     def tool_definitions() -> list[types.Tool]:
         # Built on the first tools/list rather than at start-up, so initialize stays instant.
@@ -189,7 +192,7 @@ def build_server() -> Server[Gateway]:
         version=__version__,
         title="octo research gateway",
         instructions=INSTRUCTIONS,
-        lifespan=_lifespan,
+        lifespan=lifespan,
         get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
         on_call_tool=_call_tool,
