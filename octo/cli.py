@@ -112,6 +112,7 @@ def render_readable(wire: dict[str, Any]) -> str:
 
 
 def _tools() -> int:
+    from octo.docs import summary
     from octo.registry import all_tools
 
     specs = all_tools()
@@ -120,9 +121,9 @@ def _tools() -> int:
         return EXIT_OK
     name_width = max(len(spec.name) for spec in specs)
     for spec in specs:
-        summary = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
         print(
-            f"{spec.name:<{name_width}}  {spec.category.value:<7}  max {spec.max_queries}  {summary}"
+            f"{spec.name:<{name_width}}  {spec.category.value:<7}  max {spec.max_queries}"
+            f"  {summary(spec, 72)}"
         )
     return EXIT_OK
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from octo.envelope import ToolQuery
@@ -37,6 +38,15 @@ Error codes: {codes}. A query that breaks its tool's rules fails alone with `VAL
 more queries than a tool allows fail the whole call. Over MCP, `isError` is true only when every
 query failed.
 """
+
+
+def summary(spec: ToolSpec, width: int = 100) -> str:
+    """The first sentence of a tool's description, cut at a word boundary to ``width``."""
+    text = " ".join(spec.description.split())
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    if len(sentence) <= width:
+        return sentence
+    return sentence[: width - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
 
 
 def _cell(text: str) -> str:
@@ -200,7 +210,7 @@ def render_tools_markdown() -> str:
     lines = [_HEADER.format(codes=codes), "## Contents", ""]
     lines.extend(
         f"- [{spec.name}](#{spec.name.lower()}) ({spec.category.value}, max {spec.max_queries}): "
-        + (spec.description.strip().splitlines() or [""])[0]
+        + summary(spec)
         for spec in specs
     )
     lines.append("")
