@@ -145,10 +145,13 @@ async def _call(tool: str, queries: list[Any], roots: list[str] | None, as_json:
 def _serve(http: bool, host: str, port: int) -> int:
     from octo import server
 
-    if http:
-        anyio.run(server.serve_http, host, port)
-    else:
-        anyio.run(server.serve_stdio)
+    try:
+        if http:
+            anyio.run(server.serve_http, host, port)
+        else:
+            anyio.run(server.serve_stdio)
+    except KeyboardInterrupt:
+        return 130
     return EXIT_OK
 
 
