@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from octo.errors import PathNotAllowedError
@@ -143,10 +143,19 @@ _ENV_LINE = re.compile(
 )
 
 
-def redact(text: str) -> str:
-    """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched."""
+def _line_keeping(marker: str) -> Callable[[re.Match[str]], str]:
+    return lambda match: marker + "\n" * match[0].count("\n")
+
+
+def redact(text: str, *, keep_lines: bool = False) -> str:
+    """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
+
+    With ``keep_lines`` a secret spanning lines (a private key block) leaves its
+    line breaks behind, so line numbers after it stay right.
+    """
     for kind, pattern in _SECRET_PATTERNS:
-        text = pattern.sub(f"[REDACTED:{kind}]", text)
+        marker = f"[REDACTED:{kind}]"
+        text = pattern.sub(_line_keeping(marker) if keep_lines else marker, text)
     text = _ENV_LINE.sub(lambda m: f"{m.group(1)}[REDACTED:secret]", text)
     return _ASSIGNMENT.sub(
         lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:secret]{m.group(3)}", text

@@ -1,13 +1,31 @@
-"""Locating the rg binary: the one the ``ripgrep`` wheel put beside our interpreter, else PATH."""
+"""Running rg: locating the binary, and streaming its output with a deadline.
+
+Every rg process runs in its own process group, so stopping it early (a page is
+full, the deadline passed) kills rg and anything it spawned, then reaps it.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
 import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
 
-from octo.errors import ToolNotAvailableError
+import anyio
+from anyio.abc import Process
+
+from octo.errors import QueryTimeoutError, ToolNotAvailableError
+from octo.security import SENSITIVE_NAME_GLOBS
+
+#: Spec 003: rg's --max-filesize is configurable but never above this.
+MAX_FILESIZE_CAP = 200 * 1024 * 1024
+
+_STDERR_KEEP = 16 * 1024
 
 
 @cache
@@ -23,3 +41,113 @@ def rg_binary() -> str:
         "ripgrep (rg) is not installed",
         hints=["pip install ripgrep==14.1.0 (a dependency of octo-gateway), or put rg on PATH."],
     )
+
+
+def max_filesize_arg(size: str) -> str:
+    """rg's ``--max-filesize`` for a configured size ("10M"), capped at 200 MiB (spec 003)."""
+    from octo.tools.local_files import parse_size
+
+    return f"--max-filesize={min(parse_size(size), MAX_FILESIZE_CAP)}"
+
+
+def sensitive_exclude_args() -> list[str]:
+    """rg arguments that skip credential files; put them last so they win over include globs."""
+    return [f"--iglob=!{glob}" for glob in SENSITIVE_NAME_GLOBS]
+
+
+def rg_error_message(stderr: str) -> str:
+    """rg's complaint without its ``rg: `` prefix and with collapsed indentation."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    return " ".join(line.removeprefix("rg: ") for line in lines) or "rg failed"
+
+
+class RgProcess:
+    """A running rg: stdout is read as lines, stderr is collected on the side."""
+
+    def __init__(self, process: Process) -> None:
+        self._process = process
+        self._stderr = bytearray()
+
+    @property
+    def stderr(self) -> str:
+        """What rg wrote to stderr so far (the first 16 KiB)."""
+        return self._stderr.decode("utf-8", errors="replace")
+
+    async def lines(self) -> AsyncIterator[bytes]:
+        """stdout, one line at a time, without the line ending."""
+        assert self._process.stdout is not None
+        partial = bytearray()
+        async for chunk in self._process.stdout:
+            pieces = chunk.split(b"\n")
+            if len(pieces) == 1:
+                partial += chunk
+                continue
+            partial += pieces[0]
+            yield bytes(partial)
+            partial.clear()
+            for piece in pieces[1:-1]:
+                yield piece
+            partial += pieces[-1]
+        if partial:
+            yield bytes(partial)
+
+    async def wait(self) -> int:
+        """Wait for rg to exit and return its exit code (0 found, 1 nothing found, 2 error)."""
+        return await self._process.wait()
+
+    async def _drain_stderr(self) -> None:
+        # Read stderr to its end so rg never blocks on a full pipe; keep only the start.
+        assert self._process.stderr is not None
+        async for chunk in self._process.stderr:
+            if len(self._stderr) < _STDERR_KEEP:
+                self._stderr += chunk[: _STDERR_KEEP - len(self._stderr)]
+
+    def kill(self) -> None:
+        """Kill rg's whole process group, if rg has not been reaped yet."""
+        if self._process.returncode is not None:
+            return
+        try:
+            if sys.platform == "win32":
+                self._process.kill()
+            else:
+                os.killpg(self._process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@asynccontextmanager
+async def open_rg(
+    args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int
+) -> AsyncIterator[RgProcess]:
+    """Run ``rg args`` in ``cwd``; leaving the block kills rg if it still runs.
+
+    The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
+    flag): when it passes, rg is killed and QueryTimeoutError is raised.
+    """
+    process = await anyio.open_process(
+        [rg_binary(), "--no-config", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    rg = RgProcess(process)
+    try:
+        with anyio.fail_after(timeout_ms / 1000):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(rg._drain_stderr)
+                try:
+                    yield rg
+                finally:
+                    rg.kill()
+    except TimeoutError:
+        raise QueryTimeoutError(
+            f"ripgrep did not finish within {timeout_ms} ms",
+            hints=[
+                "Narrow the search: a sub-directory as path, a type, or include globs.",
+                "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
+            ],
+        ) from None
+    finally:
+        rg.kill()
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
