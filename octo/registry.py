@@ -88,11 +88,217 @@ class ToolSpec:
 
 
 def _github_tools() -> list[ToolSpec]:
-    return []
+    from octo.errors import ToolNotAvailableError
+    from octo.providers.github import GitHubProvider
+    from octo.tools.github import (
+        CodeHost,
+        FileContentQuery,
+        FileContentResult,
+        HostAnswer,
+        RepoStructureQuery,
+        RepoStructureResult,
+        SearchCodeQuery,
+        SearchCodeResult,
+        SearchPullRequestsQuery,
+        SearchPullRequestsResult,
+        SearchRepositoriesQuery,
+        SearchRepositoriesResult,
+    )
+
+    def host(run: QueryRun, name: str) -> CodeHost:
+        if name == "github":
+            return run.provider(GitHubProvider)
+        raise ToolNotAvailableError(
+            f"The {name} code host is not available in this build",
+            hints=['Use provider="github".'],
+        )
+
+    def answer(run: QueryRun, got: HostAnswer[Any]) -> Any:
+        for text in got.hints:
+            run.hint(text)
+        run.cached = got.cached
+        return got.result
+
+    async def search_code(run: QueryRun, query: SearchCodeQuery) -> SearchCodeResult:
+        return answer(run, await host(run, query.provider).search_code(query))  # type: ignore[no-any-return]
+
+    async def get_file(run: QueryRun, query: FileContentQuery) -> FileContentResult:
+        return answer(run, await host(run, query.provider).get_file_content(query))  # type: ignore[no-any-return]
+
+    async def view_structure(run: QueryRun, query: RepoStructureQuery) -> RepoStructureResult:
+        return answer(run, await host(run, query.provider).view_repo_structure(query))  # type: ignore[no-any-return]
+
+    async def search_repos(
+        run: QueryRun, query: SearchRepositoriesQuery
+    ) -> SearchRepositoriesResult:
+        return answer(run, await host(run, query.provider).search_repositories(query))  # type: ignore[no-any-return]
+
+    async def search_pulls(
+        run: QueryRun, query: SearchPullRequestsQuery
+    ) -> SearchPullRequestsResult:
+        return answer(run, await host(run, query.provider).search_pull_requests(query))  # type: ignore[no-any-return]
+
+    context = {
+        "mainResearchGoal": "Understand how React schedules state updates",
+        "researchGoal": "Find the useState implementation",
+        "reasoning": "The hook's source shows the update queue",
+    }
+    return [
+        ToolSpec(
+            name="githubSearchCode",
+            title="Search code on GitHub",
+            category=ToolCategory.GITHUB,
+            description=(
+                "Search code in GitHub repositories (default branches) by 1-5 keywords, all of"
+                " which must match, narrowed by owner/repo, extension, filename, path (a"
+                " directory prefix) and match (file content or path). Answers paths, URLs and"
+                " text-match fragments (no line numbers: read a hit with githubGetFileContent"
+                " and matchString). Regex, symbol: and globs are rewritten and explained in a"
+                " hint. Needs a token (GITHUB_TOKEN, GH_TOKEN or gh auth login). Cached 1 h."
+            ),
+            query_model=SearchCodeQuery,
+            result_model=SearchCodeResult,
+            handler=search_code,
+            max_queries=3,
+            example={
+                **context,
+                "owner": "facebook",
+                "repo": "react",
+                "keywordsToSearch": ["useState"],
+                "extension": "js",
+                "limit": 10,
+            },
+        ),
+        ToolSpec(
+            name="githubGetFileContent",
+            title="Read a file from GitHub",
+            category=ToolCategory.GITHUB,
+            description=(
+                "Read a file of a GitHub repository (branch, tag or SHA; default branch when"
+                " omitted): the whole file (fullContent), a line range (startLine+endLine), or"
+                " the lines around each matchString occurrence (matchStringContextLines)"
+                " (these three are mutually exclusive), paged with charOffset/charLength."
+                " Files over 300 KB need paging or a range. Secrets are redacted; answers fit"
+                " the token budget. Cached 1 h."
+            ),
+            query_model=FileContentQuery,
+            result_model=FileContentResult,
+            handler=get_file,
+            max_queries=3,
+            example={
+                **context,
+                "owner": "facebook",
+                "repo": "react",
+                "path": "packages/react/src/ReactHooks.js",
+                "matchString": "export function useState",
+                "matchStringContextLines": 10,
+            },
+        ),
+        ToolSpec(
+            name="githubViewRepoStructure",
+            title="View a GitHub repository's structure",
+            category=ToolCategory.GITHUB,
+            description=(
+                "List the files and folders of a GitHub repository at a branch, under path,"
+                " depth 1-2, entriesPerPage per page, with a summary (files, folders, and"
+                " whether GitHub truncated the tree). Cached 1 h."
+            ),
+            query_model=RepoStructureQuery,
+            result_model=RepoStructureResult,
+            handler=view_structure,
+            max_queries=3,
+            example={
+                **context,
+                "owner": "facebook",
+                "repo": "react",
+                "branch": "main",
+                "path": "packages",
+                "depth": 1,
+            },
+        ),
+        ToolSpec(
+            name="githubSearchRepositories",
+            title="Search GitHub repositories",
+            category=ToolCategory.GITHUB,
+            description=(
+                "Search GitHub repositories by keywords and/or topics, narrowed by owner, stars,"
+                " size, created and updated (last push) ranges, where keywords match (name,"
+                " description, readme), sorted by stars, forks, updated or best match. Answers"
+                " name, description, stars, forks, language, topics, default branch and URL."
+                " Works without a token. Cached 2 h."
+            ),
+            query_model=SearchRepositoriesQuery,
+            result_model=SearchRepositoriesResult,
+            handler=search_repos,
+            max_queries=3,
+            example={
+                **context,
+                "topicsToSearch": ["typescript", "cli"],
+                "stars": ">1000",
+                "sort": "stars",
+                "limit": 10,
+            },
+        ),
+        ToolSpec(
+            name="githubSearchPullRequests",
+            title="Search GitHub pull requests",
+            category=ToolCategory.GITHUB,
+            description=(
+                "Find GitHub pull requests by number (owner, repo, prNumber) or by free text,"
+                " state, merged, draft, author, assignee, labels, created and updated ranges."
+                " type metadata answers the basics; fullContent adds each changed file with its"
+                " diff (per file, capped to the token budget); partialContent only the files in"
+                " partialContentMetadata. withComments and withCommits add those. Cached 30 min."
+            ),
+            query_model=SearchPullRequestsQuery,
+            result_model=SearchPullRequestsResult,
+            handler=search_pulls,
+            max_queries=3,
+            example={
+                **context,
+                "owner": "facebook",
+                "repo": "react",
+                "query": "useState",
+                "state": "closed",
+                "merged": True,
+                "limit": 5,
+            },
+        ),
+    ]
 
 
 def _package_tools() -> list[ToolSpec]:
-    return []
+    from octo.providers.registries import PackageRegistries
+    from octo.tools.packages import PackageSearchQuery, PackageSearchResult
+
+    async def package_search(run: QueryRun, query: PackageSearchQuery) -> PackageSearchResult:
+        answer = await run.provider(PackageRegistries).search(query)
+        for hint in answer.hints:
+            run.hint(hint)
+        run.cached = answer.cached
+        return answer.result
+
+    return [
+        ToolSpec(
+            name="packageSearch",
+            title="Search npm and Python packages",
+            category=ToolCategory.PACKAGE,
+            description=(
+                "Look up packages on the npm registry or the Python index the user configured"
+                " (OCTO_NPM_REGISTRY / .npmrc / npm; OCTO_PYPI_INDEX / PIP_INDEX_URL / pip.conf /"
+                " pip): name, latest version, description, source repository {url, owner, repo,"
+                " directory} normalised from every form registries use, homepage, author,"
+                " license, deprecation. npmFetchMetadata / pythonFetchMetadata add versions with"
+                " dates. searchLimit above 1 also lists similar names where the registry can"
+                " search. A missing package is NOT_FOUND with close names when known. Cached 4 h."
+            ),
+            query_model=PackageSearchQuery,
+            result_model=PackageSearchResult,
+            handler=package_search,
+            max_queries=3,
+            example={"name": "axios", "ecosystem": "npm", "searchLimit": 1},
+        )
+    ]
 
 
 def _local_code_tools() -> list[ToolSpec]:
@@ -100,7 +306,61 @@ def _local_code_tools() -> list[ToolSpec]:
 
 
 def _local_files_tools() -> list[ToolSpec]:
-    return []
+    from octo.providers.local_files import LocalFilesProvider
+    from octo.tools.local_files import (
+        FindFilesQuery,
+        FindFilesResult,
+        ViewStructureQuery,
+        ViewStructureResult,
+    )
+
+    async def view_structure(run: QueryRun, query: ViewStructureQuery) -> ViewStructureResult:
+        return await run.provider(LocalFilesProvider).view_structure(run, query)
+
+    async def find_files(run: QueryRun, query: FindFilesQuery) -> FindFilesResult:
+        return await run.provider(LocalFilesProvider).find_files(run, query)
+
+    walk_rules = (
+        " .gitignore rules are respected and hidden entries skipped unless noIgnore / hidden;"
+        " symlinks are listed, never followed. Sensitive files (.env, keys) are listed with"
+        " sensitive: true; reading them is gated by localGetFileContent."
+    )
+    return [
+        ToolSpec(
+            name="localViewStructure",
+            title="View local directory structure",
+            category=ToolCategory.LOCAL,
+            description=(
+                "List a local directory: entries (paths relative to it) with type and, with"
+                " details, size, modified time and permissions; depth 1-5 or recursive; sorted by"
+                " time (newest first), size, name or extension; filtered by files/directories,"
+                " extensions or a name pattern; a summary of totals; 20 entries per page."
+                " Directories show when they hold a visible file." + walk_rules
+            ),
+            query_model=ViewStructureQuery,
+            result_model=ViewStructureResult,
+            handler=view_structure,
+            max_queries=5,
+            example={"path": "src", "depth": 2, "sortBy": "name", "entriesPerPage": 20},
+        ),
+        ToolSpec(
+            name="localFindFiles",
+            title="Find local files",
+            category=ToolCategory.LOCAL,
+            description=(
+                "Find files, directories or symlinks under a local directory by name globs,"
+                " type, depth, modification time (modifiedWithin / modifiedBefore: 30m, 2h, 7d,"
+                " 1w), size (sizeGreater / sizeLess: 500k, 10M, 1G), octal permissions or"
+                " access, skipping excludeDir; most recently modified first, 20 per page, at"
+                " most limit results." + walk_rules
+            ),
+            query_model=FindFilesQuery,
+            result_model=FindFilesResult,
+            handler=find_files,
+            max_queries=5,
+            example={"path": ".", "name": "*.py", "type": "f", "modifiedWithin": "7d"},
+        ),
+    ]
 
 
 def _lsp_tools() -> list[ToolSpec]:

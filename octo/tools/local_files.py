@@ -1,0 +1,353 @@
+"""Query and result models of localViewStructure and localFindFiles.
+
+Every rule of the spec's tables lives here, so a bad query fails alone with a
+VALIDATION_ERROR naming the field. Durations ("7d") and sizes ("10M") are
+parsed once, by the helpers below, for validation and filtering alike.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from octo.envelope import ToolQuery, ToolResult
+
+EntryType = Literal["file", "dir", "symlink"]
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_DURATION_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([bkmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_SIZE_FACTOR = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+_OCTAL_MODE = re.compile(r"^[0-7]{3,4}$")
+
+
+def parse_duration(text: str) -> int:
+    """Seconds in a duration such as "30m", "2h", "7d", "1w"; raises ValueError otherwise."""
+    match = _DURATION.match(text)
+    if match is None:
+        raise ValueError(
+            f"'{text}' is not a duration: use a number and a unit s, m, h, d or w, e.g. \"7d\""
+        )
+    return int(match.group(1)) * _DURATION_SECONDS[match.group(2)]
+
+
+def parse_size(text: str) -> int:
+    """Bytes in a size such as "500k", "10M", "1G" or "2048" (units of 1024)."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(
+            f"'{text}' is not a size: use bytes or a number with k, M, G or T, e.g. \"10M\""
+        )
+    return int(float(match.group(1)) * _SIZE_FACTOR[match.group(2).lower()])
+
+
+def normalize_extension(ext: str) -> str:
+    """ "ts", ".ts" and "TS" all mean the extension ``ts``."""
+    return ext.strip().lstrip(".").lower()
+
+
+class ListingPagination(BaseModel):
+    """Where this page sits in the whole listing."""
+
+    currentPage: int
+    totalPages: int
+    hasMore: bool
+
+
+class _LocalListingQuery(ToolQuery):
+    """Fields both listing tools share: the start directory and what the walk may enter."""
+
+    path: str = Field(
+        min_length=1,
+        description="Directory to start from: absolute, relative to the first allowed root, or file://.",
+    )
+    hidden: bool = Field(
+        default=False, description="Include hidden entries (names starting with a dot)."
+    )
+    noIgnore: bool = Field(
+        default=False,
+        description=".gitignore, .ignore and .rgignore rules are respected by default; "
+        "true lists ignored entries too.",
+    )
+
+
+class ViewStructureQuery(_LocalListingQuery):
+    """One localViewStructure query."""
+
+    depth: int | None = Field(
+        default=None,
+        ge=1,
+        le=5,
+        description="Levels to list (1 = direct children). Default 1, or 5 with recursive.",
+    )
+    recursive: bool = Field(
+        default=False, description="List nested levels too (up to depth, else 5 levels)."
+    )
+    details: bool = Field(
+        default=False,
+        description="Add size (files, bytes), modified (ISO 8601 UTC) and permissions (octal).",
+    )
+    sortBy: Literal["name", "size", "time", "extension"] = Field(
+        default="time",
+        description="time: newest first; size: largest first; name and extension: A to Z, ignoring case.",
+    )
+    filesOnly: bool = Field(default=False, description="Only files.")
+    directoriesOnly: bool = Field(default=False, description="Only directories.")
+    extension: str | None = Field(
+        default=None, min_length=1, description='Keep files with this extension ("ts" or ".ts").'
+    )
+    extensions: list[str] | None = Field(
+        default=None, min_length=1, description="Keep files with any of these extensions."
+    )
+    pattern: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Entry name filter, case-insensitive: a glob when it has * ? or [, "
+        "else a substring. With a / it matches the path below the directory.",
+    )
+    entriesPerPage: int = Field(default=20, ge=1, le=20, description="Entries per page (1-20).")
+    entryPageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=10000,
+        description="Keep at most this many entries (after sorting) for paging.",
+    )
+
+    @model_validator(mode="after")
+    def _one_kind_filter(self) -> ViewStructureQuery:
+        if self.filesOnly and self.directoriesOnly:
+            raise ValueError(
+                "filesOnly and directoriesOnly are mutually exclusive: set at most one"
+            )
+        return self
+
+    @property
+    def effective_depth(self) -> int:
+        return self.depth or (5 if self.recursive else 1)
+
+    @property
+    def wanted_extensions(self) -> frozenset[str]:
+        given = [*(self.extensions or []), *([self.extension] if self.extension else [])]
+        return frozenset(normalize_extension(e) for e in given if normalize_extension(e))
+
+
+class StructureEntry(BaseModel):
+    """One entry of a directory listing."""
+
+    name: str = Field(description="Path relative to the listed directory.")
+    type: EntryType
+    size: int | None = Field(default=None, description="Bytes (files, with details).")
+    modified: str | None = Field(default=None, description="ISO 8601 UTC (with details).")
+    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
+    sensitive: bool | None = Field(
+        default=None,
+        description="True for files that usually hold secrets (.env, keys): "
+        "listed, but reading them needs an explicit opt-in.",
+    )
+
+
+class StructureSummary(BaseModel):
+    """Totals over every entry that matched the filters (before limit and paging)."""
+
+    totalFiles: int
+    totalDirs: int
+    totalSize: int = Field(description="Bytes of the matched files.")
+
+
+class ViewStructureResult(ToolResult):
+    """A page of a directory listing."""
+
+    path: str = Field(description="The listed directory (absolute).")
+    entries: list[StructureEntry]
+    summary: StructureSummary
+    pagination: ListingPagination | None = None
+    truncated: bool | None = Field(
+        default=None,
+        description="True when the walk stopped early (time or size cap): totals are partial.",
+    )
+
+    def is_empty(self) -> bool:
+        return not self.entries
+
+
+class FindFilesQuery(_LocalListingQuery):
+    """One localFindFiles query."""
+
+    name: str | None = Field(
+        default=None, min_length=1, description='Name glob, case-sensitive (e.g. "*.test.ts").'
+    )
+    iname: str | None = Field(
+        default=None, min_length=1, description="Name glob, case-insensitive."
+    )
+    names: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Several name globs; an entry matching any of them (or name/iname) is kept.",
+    )
+    type: Literal["f", "d", "l"] | None = Field(
+        default=None, description="f = file, d = directory, l = symlink."
+    )
+    maxDepth: int = Field(
+        default=5, ge=1, le=10, description="Deepest level to search (1 = direct children)."
+    )
+    minDepth: int | None = Field(
+        default=None,
+        ge=0,
+        le=10,
+        description="Shallowest level to report (the start directory itself is never listed).",
+    )
+    modifiedWithin: str | None = Field(
+        default=None, description='Modified less than this long ago: "30m", "2h", "7d", "1w".'
+    )
+    modifiedBefore: str | None = Field(
+        default=None, description='Modified more than this long ago, e.g. "30d".'
+    )
+    sizeGreater: str | None = Field(
+        default=None,
+        description='Files larger than this: bytes, or "500k", "10M", "1G" (units of 1024).',
+    )
+    sizeLess: str | None = Field(default=None, description='Files smaller than this, e.g. "1M".')
+    permissions: str | None = Field(
+        default=None, description='Exact octal mode, e.g. "755" or "0644".'
+    )
+    executable: bool | None = Field(
+        default=None, description="true: only entries you may execute; false: only others."
+    )
+    readable: bool | None = Field(
+        default=None, description="true: only entries you may read; false: only others."
+    )
+    writable: bool | None = Field(
+        default=None, description="true: only entries you may write; false: only others."
+    )
+    excludeDir: list[str] | None = Field(
+        default=None,
+        description='Directories to skip: a name anywhere ("node_modules") or a path below '
+        'the start directory ("src/generated").',
+    )
+    filesPerPage: int = Field(default=20, ge=1, le=20, description="Results per page (1-20).")
+    filePageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
+    limit: int = Field(
+        default=1000, ge=1, le=10000, description="Keep at most this many results for paging."
+    )
+
+    @field_validator("name", "iname")
+    @classmethod
+    def _name_is_not_a_path(cls, value: str | None) -> str | None:
+        if value is not None and "/" in value:
+            raise ValueError(
+                f"'{value}' has a '/': name patterns match entry names; "
+                "start from a sub-directory with path instead"
+            )
+        return value
+
+    @field_validator("names")
+    @classmethod
+    def _names_are_not_paths(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            if not item or "/" in item:
+                raise ValueError(
+                    f"'{item}' is not a name pattern: use non-empty globs without '/', e.g. \"*.py\""
+                )
+        return value
+
+    @field_validator("modifiedWithin", "modifiedBefore")
+    @classmethod
+    def _valid_duration(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_duration(value)
+        return value
+
+    @field_validator("sizeGreater", "sizeLess")
+    @classmethod
+    def _valid_size(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_size(value)
+        return value
+
+    @field_validator("permissions")
+    @classmethod
+    def _valid_mode(cls, value: str | None) -> str | None:
+        if value is not None and not _OCTAL_MODE.match(value):
+            raise ValueError(
+                f"'{value}' is not an octal mode: use 3 or 4 octal digits, e.g. \"755\""
+            )
+        return value
+
+    @field_validator("excludeDir")
+    @classmethod
+    def _valid_excludes(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            cleaned = item.strip().strip("/").removeprefix("./")
+            if not cleaned or ".." in cleaned.split("/"):
+                raise ValueError(
+                    f"'{item}' is not a directory to exclude: use a name or a path below the "
+                    'start directory, e.g. "node_modules"'
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _consistent_ranges(self) -> FindFilesQuery:
+        if self.minDepth is not None and self.minDepth > self.maxDepth:
+            raise ValueError(
+                f"minDepth ({self.minDepth}) must not exceed maxDepth ({self.maxDepth})"
+            )
+        if (
+            self.sizeGreater is not None
+            and self.sizeLess is not None
+            and parse_size(self.sizeGreater) >= parse_size(self.sizeLess)
+        ):
+            raise ValueError(
+                f"sizeGreater ({self.sizeGreater}) must be below sizeLess ({self.sizeLess})"
+            )
+        if (
+            self.modifiedWithin is not None
+            and self.modifiedBefore is not None
+            and parse_duration(self.modifiedBefore) >= parse_duration(self.modifiedWithin)
+        ):
+            raise ValueError(
+                f"modifiedBefore ({self.modifiedBefore}) must be shorter than "
+                f"modifiedWithin ({self.modifiedWithin}) or no entry can match"
+            )
+        return self
+
+    @property
+    def name_patterns(self) -> list[tuple[str, bool]]:
+        """Every name glob with whether it is case-sensitive; empty means any name."""
+        patterns = [(p, True) for p in [*([self.name] if self.name else []), *(self.names or [])]]
+        if self.iname:
+            patterns.append((self.iname, False))
+        return patterns
+
+
+class FoundFile(BaseModel):
+    """One entry found by localFindFiles."""
+
+    path: str = Field(description="Path relative to the start directory.")
+    type: EntryType
+    size: int | None = Field(default=None, description="Bytes (files).")
+    modified: str = Field(description="ISO 8601 UTC.")
+    permissions: str = Field(description='Octal mode, e.g. "644".')
+    sensitive: bool | None = Field(
+        default=None,
+        description="True for files that usually hold secrets (.env, keys): "
+        "listed, but reading them needs an explicit opt-in.",
+    )
+
+
+class FindFilesResult(ToolResult):
+    """A page of entries found, most recently modified first."""
+
+    path: str = Field(description="The start directory (absolute).")
+    files: list[FoundFile]
+    totalCount: int = Field(description="Entries found (at most limit).")
+    pagination: ListingPagination | None = None
+    truncated: bool | None = Field(
+        default=None,
+        description="True when more entries matched than limit, or the walk stopped early.",
+    )
+
+    def is_empty(self) -> bool:
+        return not self.files
