@@ -88,6 +88,8 @@ class ToolSpec:
 
 
 def _github_tools() -> list[ToolSpec]:
+    from typing import TypeVar
+
     from octo.errors import ToolNotAvailableError
     from octo.providers.github import GitHubProvider
     from octo.tools.github import (
@@ -113,30 +115,32 @@ def _github_tools() -> list[ToolSpec]:
             hints=['Use provider="github".'],
         )
 
-    def answer(run: QueryRun, got: HostAnswer[Any]) -> Any:
+    R = TypeVar("R", bound=ToolResult)
+
+    def answer(run: QueryRun, got: HostAnswer[R]) -> R:
         for text in got.hints:
             run.hint(text)
         run.cached = got.cached
         return got.result
 
     async def search_code(run: QueryRun, query: SearchCodeQuery) -> SearchCodeResult:
-        return answer(run, await host(run, query.provider).search_code(query))  # type: ignore[no-any-return]
+        return answer(run, await host(run, query.provider).search_code(query))
 
     async def get_file(run: QueryRun, query: FileContentQuery) -> FileContentResult:
-        return answer(run, await host(run, query.provider).get_file_content(query))  # type: ignore[no-any-return]
+        return answer(run, await host(run, query.provider).get_file_content(query))
 
     async def view_structure(run: QueryRun, query: RepoStructureQuery) -> RepoStructureResult:
-        return answer(run, await host(run, query.provider).view_repo_structure(query))  # type: ignore[no-any-return]
+        return answer(run, await host(run, query.provider).view_repo_structure(query))
 
     async def search_repos(
         run: QueryRun, query: SearchRepositoriesQuery
     ) -> SearchRepositoriesResult:
-        return answer(run, await host(run, query.provider).search_repositories(query))  # type: ignore[no-any-return]
+        return answer(run, await host(run, query.provider).search_repositories(query))
 
     async def search_pulls(
         run: QueryRun, query: SearchPullRequestsQuery
     ) -> SearchPullRequestsResult:
-        return answer(run, await host(run, query.provider).search_pull_requests(query))  # type: ignore[no-any-return]
+        return answer(run, await host(run, query.provider).search_pull_requests(query))
 
     context = {
         "mainResearchGoal": "Understand how React schedules state updates",

@@ -1,0 +1,470 @@
+"""The remote transport every HTTP provider shares (GitHub, GitLab, package registries).
+
+A :class:`RemoteClient` wraps the runtime's one ``httpx.AsyncClient`` for one host.
+It tracks rate limits per resource and sends nothing while a resource is exhausted,
+honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
+(tenacity, with an injectable ``sleep``), revalidates cached answers with their ETag
+through the runtime's :class:`~octo.cache.ResultCache`, lets identical requests in
+flight share one upstream request, and maps HTTP statuses to :mod:`octo.errors`.
+
+Everything specific to a host (rate-limit header names, how a secondary limit reads,
+authentication, hints) lives in a :class:`HostPolicy` subclass, so a new provider
+writes a small policy and reuses the client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, Generic, TypeVar
+
+import anyio
+import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
+
+from octo.cache import ResultCache
+from octo.errors import (
+    AuthenticationError,
+    InvalidQueryError,
+    NotFoundError,
+    OctoError,
+    RateLimitError,
+    ToolNotAvailableError,
+)
+
+logger = logging.getLogger("octo.http")
+
+T = TypeVar("T")
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass
+class RateLimit:
+    """The last known state of one rate-limited resource of a host."""
+
+    resource: str
+    remaining: int
+    reset_at: float | None = None
+    limit: int | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        return self.remaining <= 0
+
+    @property
+    def running_low(self) -> bool:
+        """True when at most max(3, 15 %) of the limit is left."""
+        if self.limit is None:
+            return self.remaining <= 3
+        return self.remaining <= max(3, math.floor(0.15 * self.limit))
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff with jitter: ``first``, doubled per try, capped at ``maximum``."""
+
+    first: float
+    maximum: float
+    attempts: int
+    jitter: float = 0.0
+
+    def delay(self, retry_number: int) -> float:
+        """The wait before retry number ``retry_number`` (1 = the first retry)."""
+        base = min(self.maximum, self.first * 2.0 ** (retry_number - 1))
+        return base + random.uniform(0, self.jitter)
+
+
+class HostPolicy:
+    """What a host does differently; subclass it per host and override what differs.
+
+    The defaults fit a host with no rate-limit headers, no authentication and
+    JSON error bodies carrying a ``message``.
+    """
+
+    #: Name used in error messages ("GitHub", "GitLab", "the npm registry").
+    name: str = "the remote API"
+    #: Backoff for secondary limits (a 403/429 without a wait the host told us).
+    secondary_backoff: Backoff = Backoff(first=60.0, maximum=300.0, attempts=4, jitter=5.0)
+    #: Backoff for 5xx answers and read timeouts.
+    server_error_backoff: Backoff = Backoff(first=0.5, maximum=4.0, attempts=3, jitter=0.5)
+
+    async def headers(self) -> dict[str, str]:
+        """Headers sent with every request (authentication, API version, media type)."""
+        return {}
+
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never appear in an error message (tokens)."""
+        return ()
+
+    def resource_for(self, path: str) -> str:
+        """The rate-limit resource a request to ``path`` spends."""
+        return "core"
+
+    def concurrency(self, resource: str) -> int:
+        """How many requests to ``resource`` may be in flight at once."""
+        return 8
+
+    def rate_limit(self, response: httpx.Response) -> RateLimit | None:
+        """The rate-limit state a response reports, or None when it reports none."""
+        return None
+
+    def is_secondary_limit(self, response: httpx.Response) -> bool:
+        """True when a 403/429 is a rate limit without a stated wait; a bare 429 always is."""
+        return response.status_code == 429
+
+    def error_message(self, response: httpx.Response) -> str:
+        """The host's own words for a failed request."""
+        try:
+            body = response.json()
+        except ValueError:
+            return response.text.strip()[:300] or response.reason_phrase
+        if isinstance(body, dict):
+            message = body.get("message") or body.get("error") or ""
+            details = body.get("errors")
+            if isinstance(details, list) and details:
+                extra = "; ".join(
+                    str(d.get("message") or d.get("code") or d) if isinstance(d, dict) else str(d)
+                    for d in details
+                )
+                message = f"{message} ({extra})" if message else extra
+            if message:
+                return str(message)[:500]
+        return response.text.strip()[:300] or response.reason_phrase
+
+    def auth_hints(self) -> list[str]:
+        return []
+
+    def rate_limit_hints(self) -> list[str]:
+        return ["Narrow the query or retry after the reset time."]
+
+
+@dataclass(frozen=True)
+class Fetched(Generic[T]):
+    """A parsed answer and where it came from."""
+
+    value: T
+    cached: bool = False
+    revalidated: bool = False
+    rate_limit: RateLimit | None = None
+
+
+class _Retry(Exception):
+    """A response worth retrying; ``delay`` is a wait the host asked for, else ``backoff``."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        rate_limited: bool,
+        delay: float | None = None,
+        backoff: Backoff | None = None,
+        attempts: int = 3,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.rate_limited = rate_limited
+        self.delay = delay
+        self.backoff = backoff
+        self.attempts = backoff.attempts if backoff else attempts
+
+    def wait(self, retry_number: int) -> float:
+        if self.delay is not None:
+            return self.delay
+        assert self.backoff is not None
+        return self.backoff.delay(retry_number)
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class _Attempts:
+    """Retry bookkeeping of one request: time waited so far and the wait that was refused."""
+
+    waited: float = 0.0
+    last: _Retry | None = None
+    refused_wait: float = 0.0
+
+
+class RemoteClient:
+    """Requests to one host through the shared HTTP client and cache.
+
+    ``sleep`` and ``clock`` (Unix time) are public so tests can inject a recording
+    sleep and a fixed clock. ``max_wait`` bounds any single wait when the caller has
+    no deadline; with a deadline (the dispatcher's per-query timeout) the remaining
+    time bounds the waits too, and a longer wait fails fast with RateLimitError.
+    """
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        cache: ResultCache,
+        base_url: str,
+        policy: HostPolicy,
+        *,
+        max_wait: float = 60.0,
+    ) -> None:
+        self.http = http
+        self.cache = cache
+        self.base_url = base_url.rstrip("/")
+        self.policy = policy
+        self.max_wait = max_wait
+        self.sleep: Sleep = anyio.sleep
+        self.clock: Callable[[], float] = time.time
+        self.rate_limits: dict[str, RateLimit] = {}
+        self.requests_sent = 0
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
+
+    def url(self, path: str) -> str:
+        """Absolute URL of ``path`` (an absolute URL, e.g. from a ``link`` header, passes)."""
+        if path.startswith(("http://", "https://")):
+            return path
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def _budget(self) -> float:
+        """Seconds this request may still spend waiting."""
+        deadline = anyio.current_effective_deadline()
+        if math.isinf(deadline):
+            return self.max_wait
+        # Keep a second for the request itself after the wait.
+        return max(0.0, min(self.max_wait, deadline - anyio.current_time() - 1.0))
+
+    def _limiter(self, resource: str) -> anyio.CapacityLimiter:
+        limiter = self._limiters.get(resource)
+        if limiter is None:
+            limiter = self._limiters[resource] = anyio.CapacityLimiter(
+                self.policy.concurrency(resource)
+            )
+        return limiter
+
+    def _scrub(self, text: str) -> str:
+        for secret in self.policy.secrets():
+            if secret:
+                text = text.replace(secret, "[REDACTED]")
+        return text
+
+    def _rate_limit_error(self, wait: float, reason: str) -> RateLimitError:
+        reset_at = self.clock() + wait
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reset_at))
+        return RateLimitError(
+            f"{self.policy.name} rate limit: {reason}; retry after {math.ceil(wait)} s ({when})",
+            reset_at=reset_at,
+            hints=[f"Limit resets at {when}", *self.policy.rate_limit_hints()],
+        )
+
+    async def _await_quota(self, resource: str) -> None:
+        """Send nothing to an exhausted resource: wait for its reset if the budget allows."""
+        state = self.rate_limits.get(resource)
+        if state is None or not state.exhausted or state.reset_at is None:
+            return
+        wait = state.reset_at - self.clock() + 1.0
+        if wait <= 0:
+            return
+        if wait > self._budget():
+            raise self._rate_limit_error(wait, f"the {resource} quota is used up")
+        logger.info("%s %s quota exhausted; waiting %.0f s", self.policy.name, resource, wait)
+        await self.sleep(wait)
+        self.rate_limits.pop(resource, None)
+
+    def _record(self, response: httpx.Response, resource: str) -> None:
+        state = self.policy.rate_limit(response)
+        if state is not None:
+            self.rate_limits[state.resource or resource] = state
+
+    def _classify(self, response: httpx.Response, resource: str) -> httpx.Response:
+        """Return a usable response; raise _Retry for a retryable one, OctoError otherwise."""
+        status = response.status_code
+        if status < 400:
+            return response
+        now = self.clock()
+        if status in (403, 429):
+            retry_after = retry_after_seconds(response.headers.get("retry-after"), now)
+            if retry_after is not None:
+                raise _Retry("the host asked to retry later", rate_limited=True, delay=retry_after)
+            state = self.rate_limits.get(resource)
+            if state is not None and state.exhausted and state.reset_at is not None:
+                raise _Retry(
+                    f"the {resource} quota is used up",
+                    rate_limited=True,
+                    delay=max(0.0, state.reset_at - now) + 1.0,
+                    attempts=2,
+                )
+            if self.policy.is_secondary_limit(response):
+                raise _Retry(
+                    "secondary rate limit", rate_limited=True, backoff=self.policy.secondary_backoff
+                )
+        if status >= 500:
+            raise _Retry(
+                f"{self.policy.name} answered {status}",
+                rate_limited=False,
+                backoff=self.policy.server_error_backoff,
+            )
+        raise self._status_error(response)
+
+    def _status_error(self, response: httpx.Response) -> OctoError:
+        status = response.status_code
+        message = self._scrub(
+            f"{self.policy.name} answered {status}: {self.policy.error_message(response)}"
+        )
+        if status in (401, 403):
+            return AuthenticationError(message, hints=self.policy.auth_hints())
+        if status in (404, 410):
+            return NotFoundError(message)
+        return InvalidQueryError(message)
+
+    async def _send_once(
+        self, method: str, url: str, params: Mapping[str, Any] | None, headers: dict[str, str]
+    ) -> httpx.Response:
+        resource = self.policy.resource_for(httpx.URL(url).path)
+        await self._await_quota(resource)
+        async with self._limiter(resource):
+            self.requests_sent += 1
+            try:
+                response = await self.http.request(method, url, params=params, headers=headers)
+            except httpx.TimeoutException:
+                raise _Retry(
+                    f"{self.policy.name} timed out",
+                    rate_limited=False,
+                    backoff=self.policy.server_error_backoff,
+                ) from None
+            except httpx.TransportError as exc:
+                raise ToolNotAvailableError(
+                    self._scrub(f"{self.policy.name} is unreachable at {self.base_url}: {exc}"),
+                    hints=["Check the network and the configured API URL."],
+                ) from None
+        self._record(response, resource)
+        return self._classify(response, resource)
+
+    async def send(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        method: str = "GET",
+    ) -> httpx.Response:
+        """Send one request with rate-limit handling and retries; a 304 is returned as is.
+
+        Raises RateLimitError when a needed wait exceeds the budget or retries run out,
+        AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
+        (other 4xx, with the host's message), ToolNotAvailableError (5xx after retries,
+        unreachable host).
+        """
+        url = self.url(path)
+        all_headers = {**await self.policy.headers(), **(headers or {})}
+        attempts = _Attempts()
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            assert isinstance(exc, _Retry)
+            attempts.last = exc
+            return exc.wait(state.attempt_number)
+
+        def stop(state: RetryCallState) -> bool:
+            exc = attempts.last
+            upcoming = state.upcoming_sleep
+            if exc is None or state.attempt_number >= exc.attempts:
+                attempts.refused_wait = upcoming
+                return True
+            if attempts.waited + upcoming > self._budget():
+                attempts.refused_wait = upcoming
+                return True
+            attempts.waited += upcoming
+            return False
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(_Retry),
+            wait=wait,
+            stop=stop,
+            sleep=self._sleep_logged,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._send_once(method, url, params, all_headers)
+        except _Retry as exc:
+            if exc.rate_limited:
+                raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
+            raise ToolNotAvailableError(
+                f"{exc.reason}; gave up after {exc.attempts} tries",
+                hints=[f"{self.policy.name} seems to be having trouble; retry in a minute."],
+            ) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    async def _sleep_logged(self, seconds: float) -> None:
+        logger.info("%s: waiting %.1f s before retrying", self.policy.name, seconds)
+        await self.sleep(seconds)
+
+    def cache_key(
+        self,
+        kind: str,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> str:
+        """The cache key of a request whose parsed answer is of ``kind``."""
+        return json.dumps(
+            [kind, self.url(path), sorted((params or {}).items()), sorted((headers or {}).items())],
+            default=str,
+            separators=(",", ":"),
+        )
+
+    async def fetch(
+        self,
+        path: str,
+        *,
+        kind: str,
+        ttl: float,
+        parse: Callable[[httpx.Response], T],
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        cacheable: Callable[[T], bool] | None = None,
+    ) -> Fetched[T]:
+        """GET ``path`` and ``parse`` the response, through the cache.
+
+        A fresh entry answers without a request; identical fetches in flight share one
+        request; a stale entry with an ETag is revalidated (a 304 refreshes it). ``kind``
+        names what ``parse`` makes, so two parsers of one URL never share entries.
+        ``cacheable`` can refuse to cache a value (partial search results).
+        """
+        key = self.cache_key(kind, path, params, headers)
+        entry = self.cache.entry(key)
+        if entry is not None and entry.fresh:
+            self.cache.hits += 1
+            return Fetched(entry.value, cached=True)
+
+        async def load() -> Fetched[T]:
+            stale = self.cache.entry(key)
+            conditional = dict(headers or {})
+            if stale is not None and stale.etag:
+                conditional["If-None-Match"] = stale.etag
+            response = await self.send(path, params=params, headers=conditional)
+            rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
+            if response.status_code == 304 and stale is not None:
+                self.cache.set(key, stale.value, ttl, etag=stale.etag)
+                return Fetched(stale.value, cached=True, revalidated=True, rate_limit=rate)
+            value = parse(response)
+            self.cache.misses += 1
+            if cacheable is None or cacheable(value):
+                self.cache.set(key, value, ttl, etag=response.headers.get("etag"))
+            return Fetched(value, rate_limit=rate)
+
+        fetched, _shared = await self.cache.coalesce(key, load)
+        return fetched

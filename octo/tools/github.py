@@ -1,0 +1,395 @@
+"""Query and result models of the five code-host tools (githubSearchCode and friends).
+
+Every rule of the spec's tables lives here, so a bad query fails alone with a
+VALIDATION_ERROR naming the field. The models speak of owners, repositories and
+branches rather than GitHub objects, so another code host (``provider="gitlab"``)
+can answer the same queries through the :class:`CodeHost` protocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field, model_validator
+
+from octo.envelope import ToolQuery, ToolResult
+
+CodeHostName = Literal["github", "gitlab"]
+ResultT = TypeVar("ResultT", bound=ToolResult)
+
+_OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
+_REPO = Field(min_length=1, max_length=150, description="Repository name.")
+
+
+class _RemoteQuery(ToolQuery):
+    """Fields every remote code-host query shares."""
+
+    provider: CodeHostName = Field(
+        default="github", description="Code host that answers the query."
+    )
+
+
+class SearchPagination(BaseModel):
+    currentPage: int
+    hasMore: bool
+
+
+# githubSearchCode
+
+
+class SearchCodeQuery(_RemoteQuery):
+    """One githubSearchCode query."""
+
+    keywordsToSearch: list[str] = Field(
+        min_length=1, max_length=5, description="1-5 keywords, all of which must match."
+    )
+    owner: str | None = Field(default=None, min_length=1, max_length=200)
+    repo: str | None = Field(default=None, min_length=1, max_length=150)
+    extension: str | None = Field(
+        default=None, min_length=1, description='File extension, e.g. "ts".'
+    )
+    filename: str | None = Field(default=None, min_length=1, description="File name.")
+    path: str | None = Field(
+        default=None, min_length=1, description="Directory prefix, e.g. src/auth."
+    )
+    match: Literal["file", "path"] | None = Field(
+        default=None, description="Match keywords in file content or in the path."
+    )
+    limit: int = Field(default=10, ge=1, le=100, description="Results per page.")
+    page: int = Field(default=1, ge=1, le=10, description="Page number.")
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchCodeQuery:
+        if any(not k.strip() for k in self.keywordsToSearch):
+            raise ValueError("keywordsToSearch: keywords must not be blank")
+        if self.repo and not self.owner:
+            raise ValueError("repo needs owner as well")
+        return self
+
+
+class TextMatchSpan(BaseModel):
+    text: str
+    indices: tuple[int, int] = Field(description="Start and end of the match in the fragment.")
+
+
+class TextMatch(BaseModel):
+    fragment: str
+    matches: list[TextMatchSpan]
+
+
+class CodeSearchHit(BaseModel):
+    file: str = Field(description="Path in the repository.")
+    repository: str = Field(description="owner/repo")
+    matches: int = Field(description="Matches in the returned fragments.")
+    url: str
+    text_matches: list[TextMatch] | None = None
+
+
+class SearchCodeResult(ToolResult):
+    results: list[CodeSearchHit]
+    totalCount: int
+    pagination: SearchPagination
+    incompleteResults: bool | None = Field(
+        default=None, description="True when the host timed out and the results are partial."
+    )
+
+    def is_empty(self) -> bool:
+        return not self.results
+
+
+# githubGetFileContent
+
+
+class FileContentQuery(_RemoteQuery):
+    """One githubGetFileContent query."""
+
+    owner: str = _OWNER
+    repo: str = _REPO
+    path: str = Field(min_length=1, description="File path in the repository.")
+    branch: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=255,
+        description="Branch, tag or SHA; default branch.",
+    )
+    fullContent: bool = Field(default=False, description="Return the entire file.")
+    startLine: int | None = Field(default=None, ge=1, description="First line (1-indexed).")
+    endLine: int | None = Field(default=None, ge=1, description="Last line (inclusive).")
+    matchString: str | None = Field(
+        default=None, min_length=1, description="Return the lines around each occurrence."
+    )
+    matchStringContextLines: int = Field(default=5, ge=1, le=50)
+    charOffset: int = Field(default=0, ge=0, description="Character offset for paging.")
+    charLength: int | None = Field(
+        default=None, ge=50, le=50_000, description="Characters to return."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> FileContentQuery:
+        has_range = self.startLine is not None or self.endLine is not None
+        modes = [
+            name
+            for name, used in (
+                ("fullContent", self.fullContent),
+                ("startLine/endLine", has_range),
+                ("matchString", self.matchString is not None),
+            )
+            if used
+        ]
+        if len(modes) > 1:
+            raise ValueError(f"{' and '.join(modes)} are mutually exclusive: use one")
+        if has_range and (self.startLine is None or self.endLine is None):
+            raise ValueError("startLine and endLine must be used together")
+        if (
+            self.startLine is not None
+            and self.endLine is not None
+            and self.startLine > self.endLine
+        ):
+            raise ValueError(f"startLine ({self.startLine}) must be <= endLine ({self.endLine})")
+        return self
+
+
+class CharPagination(BaseModel):
+    charOffset: int
+    charLength: int
+    totalChars: int
+    hasMore: bool
+    nextCharOffset: int | None = None
+
+
+class FileContentResult(ToolResult):
+    owner: str
+    repo: str
+    path: str
+    branch: str | None = None
+    content: str
+    encoding: Literal["utf-8", "base64"] = "utf-8"
+    size: int = Field(description="File size in bytes.")
+    sha: str
+    startLine: int | None = Field(default=None, description="First line of content.")
+    endLine: int | None = Field(default=None, description="Last line of content.")
+    totalLines: int | None = None
+    matchCount: int | None = Field(default=None, description="Occurrences of matchString.")
+    pagination: CharPagination | None = None
+
+    def is_empty(self) -> bool:
+        return self.matchCount == 0
+
+
+# githubViewRepoStructure
+
+
+class RepoStructureQuery(_RemoteQuery):
+    """One githubViewRepoStructure query."""
+
+    owner: str = _OWNER
+    repo: str = _REPO
+    branch: str = Field(min_length=1, max_length=255, description="Branch, tag or SHA.")
+    path: str = Field(default="", description="Directory to view; empty for the root.")
+    depth: int = Field(default=1, ge=1, le=2, description="Levels below path.")
+    entriesPerPage: int = Field(default=50, ge=1, le=200)
+    entryPageNumber: int = Field(default=1, ge=1)
+
+
+class TreeEntry(BaseModel):
+    type: Literal["file", "dir"]
+    size: int | None = None
+
+
+class StructureSummary(BaseModel):
+    totalFiles: int
+    totalFolders: int
+    truncated: bool = Field(description="True when the host cut the tree listing short.")
+
+
+class ListingPagination(BaseModel):
+    currentPage: int
+    totalPages: int
+    hasMore: bool
+
+
+class RepoStructureResult(ToolResult):
+    owner: str
+    repo: str
+    branch: str
+    path: str
+    structure: dict[str, TreeEntry] = Field(description="Entries by path relative to path.")
+    summary: StructureSummary
+    pagination: ListingPagination | None = None
+
+    def is_empty(self) -> bool:
+        return not self.structure
+
+
+# githubSearchRepositories
+
+
+class SearchRepositoriesQuery(_RemoteQuery):
+    """One githubSearchRepositories query."""
+
+    keywordsToSearch: list[str] | None = Field(default=None, min_length=1, max_length=10)
+    topicsToSearch: list[str] | None = Field(default=None, min_length=1, max_length=10)
+    owner: str | None = Field(default=None, min_length=1, max_length=200)
+    stars: str | None = Field(default=None, description='e.g. ">1000" or "100..500".')
+    size: str | None = Field(default=None, description='Size in KB, e.g. "<1000".')
+    created: str | None = Field(default=None, description='e.g. ">2024-01-01".')
+    updated: str | None = Field(default=None, description="Last push, e.g. >2024-06-01.")
+    match: list[Literal["name", "description", "readme"]] | None = Field(default=None, min_length=1)
+    sort: Literal["forks", "stars", "updated", "best-match"] | None = None
+    limit: int = Field(default=10, ge=1, le=100)
+    page: int = Field(default=1, ge=1, le=10)
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchRepositoriesQuery:
+        if not self.keywordsToSearch and not self.topicsToSearch:
+            raise ValueError("give keywordsToSearch or topicsToSearch (at least one)")
+        return self
+
+
+class Repository(BaseModel):
+    name: str
+    full_name: str
+    description: str | None = None
+    stars: int
+    forks: int
+    language: str | None = None
+    topics: list[str] = Field(default_factory=list)
+    default_branch: str | None = None
+    updated_at: str | None = Field(default=None, description="Last push.")
+    archived: bool | None = None
+    html_url: str
+
+
+class SearchRepositoriesResult(ToolResult):
+    repositories: list[Repository]
+    totalCount: int
+    pagination: SearchPagination
+
+    def is_empty(self) -> bool:
+        return not self.repositories
+
+
+# githubSearchPullRequests
+
+
+class PartialContentFile(BaseModel):
+    file: str = Field(min_length=1, description="Path of a changed file whose diff to return.")
+
+
+class SearchPullRequestsQuery(_RemoteQuery):
+    """One githubSearchPullRequests query."""
+
+    owner: str | None = Field(default=None, min_length=1, max_length=200)
+    repo: str | None = Field(default=None, min_length=1, max_length=150)
+    prNumber: int | None = Field(
+        default=None, ge=1, description="One pull request (other filters are ignored)."
+    )
+    query: str | None = Field(default=None, min_length=1, max_length=256)
+    state: Literal["open", "closed"] | None = None
+    author: str | None = Field(default=None, min_length=1)
+    assignee: str | None = Field(default=None, min_length=1)
+    label: str | list[str] | None = None
+    merged: bool | None = None
+    draft: bool | None = None
+    created: str | None = Field(default=None, description='e.g. "2024-01-01..2024-12-31".')
+    updated: str | None = None
+    type: Literal["metadata", "fullContent", "partialContent"] = "metadata"
+    partialContentMetadata: list[PartialContentFile] | None = Field(
+        default=None, min_length=1, description="Files whose diffs partialContent returns."
+    )
+    withComments: bool = False
+    withCommits: bool = False
+    limit: int = Field(default=5, ge=1, le=10)
+    page: int = Field(default=1, ge=1, le=10)
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchPullRequestsQuery:
+        if self.repo and not self.owner:
+            raise ValueError("repo needs owner as well")
+        if self.prNumber is not None and not (self.owner and self.repo):
+            raise ValueError("prNumber needs owner and repo")
+        if self.type == "partialContent" and not self.partialContentMetadata:
+            raise ValueError("type partialContent needs partialContentMetadata ([{file: path}])")
+        return self
+
+
+class PullRequestComment(BaseModel):
+    author: str
+    body: str
+    created_at: str
+
+
+class PullRequestCommit(BaseModel):
+    sha: str
+    message: str
+    author: str
+
+
+class PullRequestFile(BaseModel):
+    filename: str
+    status: str = Field(description="added, removed, modified, renamed, copied, changed")
+    additions: int
+    deletions: int
+    previous_filename: str | None = None
+    patch: str | None = None
+    patchTruncated: bool | None = None
+
+
+class PullRequest(BaseModel):
+    number: int
+    title: str
+    state: Literal["open", "closed"]
+    merged: bool
+    draft: bool | None = None
+    author: str
+    repository: str
+    created_at: str
+    updated_at: str
+    merged_at: str | None = None
+    html_url: str
+    labels: list[str] = Field(default_factory=list)
+    head: str | None = None
+    base: str | None = None
+    body: str | None = None
+    comments: list[PullRequestComment] | None = None
+    commits: list[PullRequestCommit] | None = None
+    files: list[PullRequestFile] | None = None
+
+
+class SearchPullRequestsResult(ToolResult):
+    pullRequests: list[PullRequest]
+    totalCount: int
+    pagination: SearchPagination | None = None
+
+    def is_empty(self) -> bool:
+        return not self.pullRequests
+
+
+@dataclass
+class HostAnswer(Generic[ResultT]):
+    """A code host's answer to one query: the result, next-step hints, whether it was cached."""
+
+    result: ResultT
+    hints: list[str] = field(default_factory=list)
+    cached: bool = False
+
+
+class CodeHost(Protocol):
+    """What a code-host provider answers; the five tools call one through this."""
+
+    async def search_code(self, query: SearchCodeQuery) -> HostAnswer[SearchCodeResult]: ...
+
+    async def get_file_content(self, query: FileContentQuery) -> HostAnswer[FileContentResult]: ...
+
+    async def view_repo_structure(
+        self, query: RepoStructureQuery
+    ) -> HostAnswer[RepoStructureResult]: ...
+
+    async def search_repositories(
+        self, query: SearchRepositoriesQuery
+    ) -> HostAnswer[SearchRepositoriesResult]: ...
+
+    async def search_pull_requests(
+        self, query: SearchPullRequestsQuery
+    ) -> HostAnswer[SearchPullRequestsResult]: ...
