@@ -1,0 +1,278 @@
+"""Where the user's package registries are: read from their npm and pip configuration.
+
+octo writes no registry hostname of its own. npm's registry comes from
+``OCTO_NPM_REGISTRY``, npm's environment settings, the project, user and global
+``.npmrc``, then ``npm config get registry`` (npm's own default). The Python
+index comes from ``OCTO_PYPI_INDEX``, ``PIP_INDEX_URL`` / ``UV_INDEX_URL`` /
+``UV_DEFAULT_INDEX``, pip's configuration files, then pip's own default index.
+Indexes that are not HTTP (``file://`` mirrors, local folders) are skipped.
+"""
+
+from __future__ import annotations
+
+import configparser
+import logging
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import anyio
+
+logger = logging.getLogger("octo.registries")
+
+#: How long a configuration command (npm, pip) may take before we give up on it.
+COMMAND_TIMEOUT = 10.0
+
+# Asks pip for its built-in default index, so no hostname is written here.
+_PIP_DEFAULT_INDEX_SCRIPT = "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"
+
+_ENV_REFERENCE = re.compile(r"\$\{([^}]+)\}")
+
+
+def is_http_url(url: str) -> bool:
+    """True for an http(s) URL with a host; file:// indexes and local paths are not."""
+    parts = urlsplit(url.strip())
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def env_lookup(env: Mapping[str, str], name: str) -> str | None:
+    """A variable by name, ignoring case as npm does (``npm_config_registry``)."""
+    if env.get(name):
+        return env[name]
+    lowered = name.lower()
+    for key, value in env.items():
+        if key.lower() == lowered and value:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class NpmRegistry:
+    """The npm registry to ask, where that setting came from, and its scoped overrides."""
+
+    url: str
+    source: str
+    scopes: Mapping[str, str] = field(default_factory=dict)
+    auth_tokens: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def for_package(self, name: str) -> str:
+        """The registry URL serving ``name`` (``@scope:registry`` wins for scoped names)."""
+        if name.startswith("@") and "/" in name:
+            return self.scopes.get(name.split("/", 1)[0], self.url)
+        return self.url
+
+    def token_for(self, registry_url: str) -> str | None:
+        """The ``//host/path/:_authToken`` that covers ``registry_url``, longest match first."""
+        parts = urlsplit(registry_url)
+        nerf = f"//{parts.netloc}{parts.path}"
+        for prefix in sorted(self.auth_tokens, key=len, reverse=True):
+            if nerf.startswith(prefix):
+                return self.auth_tokens[prefix]
+        return None
+
+
+@dataclass(frozen=True)
+class PythonIndex:
+    """A Python package index: its simple (PEP 503/691) URL and its JSON API base."""
+
+    simple_url: str
+    source: str
+
+    @property
+    def json_api_url(self) -> str:
+        """``{base}/pypi``: where ``/{name}/json`` lives when the index offers the JSON API."""
+        base = self.simple_url.rstrip("/")
+        for suffix in ("/+simple", "/simple"):
+            if base.endswith(suffix):
+                return base[: -len(suffix)] + "/pypi"
+        return base + "/pypi"
+
+
+def with_trailing_slash(url: str) -> str:
+    return url if url.endswith("/") else url + "/"
+
+
+# --- npm ----------------------------------------------------------------------------------
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    return _ENV_REFERENCE.sub(lambda m: env.get(m.group(1), ""), value)
+
+
+def parse_npmrc(text: str, env: Mapping[str, str]) -> dict[str, str]:
+    """``key=value`` pairs of an ``.npmrc`` (ini without sections), ``${VAR}`` expanded."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith((";", "#")) or "=" not in line:
+            continue
+        key, value = (part.strip() for part in line.split("=", 1))
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[_expand(key, env)] = _expand(value, env)
+    return values
+
+
+def _project_prefix(cwd: Path) -> Path:
+    """npm's local prefix: the nearest folder holding package.json or node_modules."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / "package.json").exists() or (folder / "node_modules").exists():
+            return folder
+    return cwd
+
+
+def _npm_global_prefix(env: Mapping[str, str]) -> Path | None:
+    configured = env_lookup(env, "NPM_CONFIG_PREFIX") or env.get("PREFIX")
+    if configured:
+        return Path(configured)
+    node = shutil.which("node", path=env.get("PATH", ""))
+    return Path(node).resolve().parent.parent if node else None
+
+
+def npmrc_files(env: Mapping[str, str], cwd: Path) -> list[Path]:
+    """The project, user and global ``.npmrc`` paths, highest precedence first."""
+    home = env.get("HOME") or env.get("USERPROFILE")
+    user = env_lookup(env, "NPM_CONFIG_USERCONFIG") or (f"{home}/.npmrc" if home else None)
+    global_config = env_lookup(env, "NPM_CONFIG_GLOBALCONFIG")
+    if global_config is None and (prefix := _npm_global_prefix(env)) is not None:
+        global_config = str(prefix / "etc" / "npmrc")
+    project = _project_prefix(cwd) / ".npmrc"
+    files = [project]
+    if user:
+        files.append(Path(user))
+    if global_config:
+        files.append(Path(global_config))
+    unique: list[Path] = []
+    for path in files:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+async def _run_command(argv: list[str], env: Mapping[str, str], cwd: Path) -> str | None:
+    """stdout of a configuration command, or None when it fails or hangs."""
+    try:
+        with anyio.fail_after(COMMAND_TIMEOUT):
+            result = await anyio.run_process(
+                argv, env=dict(env), cwd=cwd, check=False, stderr=subprocess.DEVNULL
+            )
+    except (OSError, TimeoutError) as exc:
+        logger.info("%s failed: %s", argv[0], exc)
+        return None
+    if result.returncode != 0:
+        return None
+    return result.stdout.decode("utf-8", "replace").strip() or None
+
+
+async def discover_npm_registry(env: Mapping[str, str], cwd: Path) -> NpmRegistry | None:
+    """The npm registry the user configured, or npm's default; None when neither is known."""
+    scopes: dict[str, str] = {}
+    tokens: dict[str, str] = {}
+    found: tuple[str, str] | None = None
+    for name in ("OCTO_NPM_REGISTRY", "NPM_CONFIG_REGISTRY"):
+        value = env_lookup(env, name)
+        if value and is_http_url(value):
+            found = (value, name)
+            break
+    # Lower files never override what a higher one set; tokens and scopes merge.
+    for path in npmrc_files(env, cwd):
+        text = _read_text(path)
+        if text is None:
+            continue
+        for key, value in parse_npmrc(text, env).items():
+            if key == "registry" and found is None and is_http_url(value):
+                found = (value, str(path))
+            elif key.startswith("@") and key.endswith(":registry") and is_http_url(value):
+                scopes.setdefault(key.removesuffix(":registry"), with_trailing_slash(value))
+            elif key.startswith("//") and key.endswith(":_authToken") and value:
+                tokens.setdefault(key.removesuffix(":_authToken"), value)
+    if found is None:
+        npm = shutil.which("npm", path=env.get("PATH", ""))
+        if npm is not None:
+            answer = await _run_command([npm, "config", "get", "registry"], env, cwd)
+            if answer and is_http_url(answer):
+                found = (answer, "npm config get registry")
+    if found is None:
+        return None
+    url, source = found
+    return NpmRegistry(with_trailing_slash(url.strip()), source, scopes, tokens)
+
+
+# --- Python -------------------------------------------------------------------------------
+
+
+def _first_http(values: Iterable[str]) -> str | None:
+    for value in values:
+        for url in value.split():
+            if is_http_url(url):
+                return url
+    return None
+
+
+def pip_config_files(env: Mapping[str, str]) -> list[Path]:
+    """pip's configuration files, lowest precedence first (pip lets later files win)."""
+    home = env.get("HOME", "")
+    xdg_dirs = env.get("XDG_CONFIG_DIRS") or "/etc/xdg"
+    files = [Path(d) / "pip" / "pip.conf" for d in xdg_dirs.split(os.pathsep) if d]
+    files.append(Path("/etc/pip.conf"))
+    if home:
+        files.append(Path(home) / ".pip" / "pip.conf")
+    config_home = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
+    if config_home:
+        files.append(Path(config_home) / "pip" / "pip.conf")
+    if env.get("VIRTUAL_ENV"):
+        files.append(Path(env["VIRTUAL_ENV"]) / "pip.conf")
+    if env.get("PIP_CONFIG_FILE") and env["PIP_CONFIG_FILE"] != os.devnull:
+        files.append(Path(env["PIP_CONFIG_FILE"]))
+    return files
+
+
+def _pip_file_indexes(path: Path) -> Iterator[str]:
+    """Index URLs a pip config file names: ``index-url`` first, then the extra ones."""
+    text = _read_text(path)
+    if text is None:
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return
+    for key in ("index-url", "index_url", "extra-index-url", "extra_index_url"):
+        for section in ("install", "global"):
+            if parser.has_option(section, key):
+                yield parser.get(section, key)
+
+
+async def _pip_default_index(env: Mapping[str, str], cwd: Path) -> str | None:
+    for interpreter in ("python3", "python"):
+        python = shutil.which(interpreter, path=env.get("PATH", ""))
+        if python is not None:
+            return await _run_command([python, "-c", _PIP_DEFAULT_INDEX_SCRIPT], env, cwd)
+    return None
+
+
+async def discover_python_index(env: Mapping[str, str], cwd: Path) -> PythonIndex | None:
+    """The Python index the user configured, or pip's default; None when neither is known."""
+    for name in ("OCTO_PYPI_INDEX", "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"):
+        value = env.get(name)
+        if value and (url := _first_http([value])):
+            return PythonIndex(with_trailing_slash(url), name)
+    for path in reversed(pip_config_files(env)):
+        if url := _first_http(_pip_file_indexes(path)):
+            return PythonIndex(with_trailing_slash(url), str(path))
+    answer = await _pip_default_index(env, cwd)
+    if answer and is_http_url(answer):
+        return PythonIndex(with_trailing_slash(answer), "pip's default index")
+    return None

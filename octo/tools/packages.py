@@ -1,0 +1,118 @@
+"""Query and result models of packageSearch (npm and Python package registries)."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from octo.envelope import ToolQuery, ToolResult
+
+Ecosystem = Literal["npm", "python"]
+
+# npm allows legacy upper-case names; both patterns keep names out of URL paths' way.
+_NPM_NAME = re.compile(r"^(?:@[A-Za-z0-9~][\w.~-]*/)?[A-Za-z0-9~][\w.~-]*$")
+_PYTHON_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+#: How many versions a fetch-metadata answer lists (newest first).
+MAX_LISTED_VERSIONS = 20
+
+
+class PackageSearchQuery(ToolQuery):
+    """Look up a package by name on the configured npm registry or Python index."""
+
+    name: str = Field(
+        min_length=1,
+        max_length=214,
+        description='Package name, e.g. "axios", "@babel/core", "requests".',
+    )
+    ecosystem: Ecosystem = Field(description='"npm" or "python".')
+    searchLimit: int = Field(
+        default=1,
+        ge=1,
+        le=10,
+        description="Max packages to return (1-10); above 1, similar names are searched too.",
+    )
+    npmFetchMetadata: bool = Field(
+        default=False, description="npm: also list versions with their publish dates."
+    )
+    pythonFetchMetadata: bool = Field(
+        default=False, description="python: also list versions with their upload dates."
+    )
+
+    @model_validator(mode="after")
+    def _check_name(self) -> PackageSearchQuery:
+        self.name = self.name.strip()
+        pattern = _NPM_NAME if self.ecosystem == "npm" else _PYTHON_NAME
+        if not pattern.match(self.name):
+            example = '"lodash" or "@scope/name"' if self.ecosystem == "npm" else '"requests"'
+            raise ValueError(
+                f"name: '{self.name}' is not a valid {self.ecosystem} package name (e.g. {example})"
+            )
+        return self
+
+    @property
+    def fetch_metadata(self) -> bool:
+        """The fetch-metadata flag of this query's ecosystem."""
+        return self.npmFetchMetadata if self.ecosystem == "npm" else self.pythonFetchMetadata
+
+
+class PackageRepository(BaseModel):
+    """A package's source repository, normalised from whatever form the registry gave."""
+
+    type: str = "git"
+    url: str = Field(description="Browsable repository root, https://host/owner/repo.")
+    owner: str | None = Field(default=None, description="Owner; a group path on GitLab.")
+    repo: str | None = None
+    directory: str | None = Field(default=None, description="The package's folder in a monorepo.")
+    webUrl: str | None = Field(default=None, description="Browsable URL of that folder.")
+
+
+class PackageVersion(BaseModel):
+    version: str
+    date: str | None = Field(default=None, description="Publish or upload time (ISO 8601).")
+
+
+class PackageInfo(BaseModel):
+    """One package as the registry describes it."""
+
+    name: str
+    version: str | None = Field(default=None, description="Latest version.")
+    description: str | None = None
+    repository: PackageRepository | None = None
+    homepage: str | None = None
+    author: str | None = None
+    license: str | None = None
+    deprecated: bool | None = None
+    deprecationMessage: str | None = None
+    # Filled with npmFetchMetadata / pythonFetchMetadata:
+    versions: list[PackageVersion] | None = Field(
+        default=None, description=f"Up to {MAX_LISTED_VERSIONS} versions, newest first."
+    )
+    versionCount: int | None = None
+    created: str | None = Field(default=None, description="First publish time.")
+    lastPublished: str | None = Field(default=None, description="Latest publish time.")
+    keywords: list[str] | None = None
+    requiresPython: str | None = None
+
+    def without_metadata(self) -> PackageInfo:
+        """This package without the fetch-metadata fields."""
+        return self.model_copy(
+            update={
+                "versions": None,
+                "versionCount": None,
+                "created": None,
+                "lastPublished": None,
+                "keywords": None,
+                "requiresPython": None,
+            }
+        )
+
+
+class PackageSearchResult(ToolResult):
+    ecosystem: Ecosystem
+    packages: list[PackageInfo]
+
+    def is_empty(self) -> bool:
+        return not self.packages
