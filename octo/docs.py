@@ -123,9 +123,10 @@ def _parameter_table(spec: ToolSpec) -> list[str]:
         default = f"`{json.dumps(prop['default'])}`" if "default" in prop else ""
         if default == "`null`":
             default = ""
-        description = " ".join(
-            [prop.get("description", ""), *(f"({c})" for c in _constraints(prop))]
-        )
+        constraints = _constraints(prop)
+        description = prop.get("description", "")
+        if constraints:
+            description = f"{description} ({', '.join(constraints)})".strip()
         rows.append(
             f"| `{name}` | `{_cell(_type_name(prop, defs))}` | {'yes' if name in required else 'no'} "
             f"| {_cell(default)} | {_cell(description)} |"
