@@ -1,0 +1,168 @@
+"""Query and result models of lspGotoDefinition, lspFindReferences and lspCallHierarchy.
+
+Lines are 1-based everywhere (``lineHint`` and every ``range``), so an answer's
+line can be fed straight back as a ``lineHint`` or to localGetFileContent;
+characters are 0-based UTF-16 code units, as in LSP.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from octo.envelope import ToolQuery, ToolResult
+
+
+class _SymbolQuery(ToolQuery):
+    """Where the symbol is: a file and a name near a line."""
+
+    uri: str = Field(
+        min_length=1,
+        description="File path (absolute, relative to the first allowed root) or file:// URI.",
+    )
+    symbolName: str = Field(
+        min_length=1,
+        max_length=255,
+        description="The symbol as written in the file (whole word; for a.b the last part is used).",
+    )
+    lineHint: int = Field(
+        ge=1,
+        description="1-based line where the symbol appears; lines within +-5 are tried next.",
+    )
+    orderHint: int = Field(
+        default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
+    )
+
+
+class GotoDefinitionQuery(_SymbolQuery):
+    """One lspGotoDefinition query."""
+
+    contextLines: int = Field(
+        default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
+    )
+
+
+class FindReferencesQuery(_SymbolQuery):
+    """One lspFindReferences query."""
+
+    includeDeclaration: bool = Field(
+        default=True, description="Also list the declaration itself among the references."
+    )
+    contextLines: int = Field(
+        default=2, ge=0, le=10, description="Lines of code shown before and after each reference."
+    )
+    referencesPerPage: int = Field(default=20, ge=1, le=50, description="References per page.")
+    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+
+
+class CallHierarchyQuery(_SymbolQuery):
+    """One lspCallHierarchy query."""
+
+    direction: Literal["incoming", "outgoing"] = Field(
+        description="incoming: who calls the function; outgoing: what the function calls."
+    )
+    depth: int = Field(
+        default=1, ge=1, le=3, description="Levels of calls to follow, breadth-first (1-3)."
+    )
+    contextLines: int = Field(
+        default=2, ge=0, le=10, description="Lines of code shown before and after each call site."
+    )
+    callsPerPage: int = Field(default=15, ge=1, le=30, description="Calls per page.")
+    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+
+
+class Position(BaseModel):
+    line: int = Field(description="1-based line.")
+    character: int = Field(description="0-based column in UTF-16 code units.")
+
+
+class Range(BaseModel):
+    start: Position
+    end: Position
+
+
+class ResolvedSymbol(BaseModel):
+    """Where octo found the symbol it asked the server about."""
+
+    line: int = Field(description="1-based line the symbol was found on.")
+    character: int = Field(description="0-based UTF-16 column of its first character.")
+    lineOffset: int = Field(description="Found line minus lineHint (0 when the hint was exact).")
+    text: str = Field(description="That line of code.")
+
+
+class CodeLocation(BaseModel):
+    """A place in the code with the lines around it."""
+
+    uri: str = Field(description="Path relative to its allowed root (absolute when external).")
+    range: Range
+    content: str = Field(description="The line at range.start.")
+    contextBefore: list[str] = Field(default_factory=list)
+    contextAfter: list[str] = Field(default_factory=list)
+    external: bool | None = Field(
+        default=None, description="True for a file outside the allowed roots (not read)."
+    )
+
+
+class LspPagination(BaseModel):
+    currentPage: int
+    totalPages: int
+    hasMore: bool
+
+
+class _NavigationResult(ToolResult):
+    resolved: ResolvedSymbol
+    server: str = Field(description="The language server that answered.")
+    partial: bool | None = Field(
+        default=None,
+        description="True when the server was still indexing: the answer may be incomplete.",
+    )
+
+
+class GotoDefinitionResult(_NavigationResult):
+    definitions: list[CodeLocation]
+
+    def is_empty(self) -> bool:
+        return not self.definitions
+
+
+class FindReferencesResult(_NavigationResult):
+    references: list[CodeLocation]
+    totalReferences: int
+    pagination: LspPagination
+
+    def is_empty(self) -> bool:
+        return self.totalReferences == 0
+
+
+class CallEnd(BaseModel):
+    """A function at one end of a call."""
+
+    name: str
+    uri: str
+    range: Range = Field(description="The function's name (its selection range).")
+    external: bool | None = None
+
+
+class Call(BaseModel):
+    """``from`` calls ``to`` at ``fromRanges`` (positions in ``from``'s file)."""
+
+    from_: CallEnd = Field(alias="from")
+    to: CallEnd
+    fromRanges: list[Range]
+    content: str = Field(description="The line of the first call site.")
+    contextBefore: list[str] = Field(default_factory=list)
+    contextAfter: list[str] = Field(default_factory=list)
+    depth: int = Field(description="1 for direct calls, 2-3 for calls of those.")
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
+class CallHierarchyResult(_NavigationResult):
+    item: CallEnd = Field(description="The function the hierarchy starts from.")
+    calls: list[Call]
+    totalCalls: int
+    pagination: LspPagination
+
+    def is_empty(self) -> bool:
+        return self.totalCalls == 0
