@@ -1,0 +1,74 @@
+"""The `octo` command as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from octo import Gateway
+from octo.registry import all_tools
+
+
+def test_tools_lists_every_tool_with_its_limit(run_octo: Any) -> None:
+    done = run_octo("tools")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(all_tools())
+    for line, spec in zip(lines, all_tools(), strict=True):
+        assert line.split()[:4] == [spec.name, spec.category.value, "max", str(spec.max_queries)]
+
+
+async def test_call_json_prints_exactly_the_bulk_response(run_octo: Any, tree: Path) -> None:
+    queries = [{"path": str(tree), "name": "*.py"}, {"name": "*.py"}]
+    args = [f"--query={json.dumps(q)}" for q in queries]
+    done = run_octo("call", "localFindFiles", "--json", *args, roots=tree)
+    assert done.returncode == 0, done.stderr
+    async with Gateway(roots=[tree]) as gateway:
+        expected = (await gateway.call("localFindFiles", queries)).to_wire()
+    assert json.loads(done.stdout) == expected
+
+
+def test_call_prints_a_readable_answer(run_octo: Any, tree: Path) -> None:
+    done = run_octo(
+        "call",
+        "localFindFiles",
+        "--query",
+        json.dumps({"path": str(tree), "name": "*.py"}),
+        "--query",
+        json.dumps({"path": str(tree), "maxDepth": 99}),
+        roots=tree,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("[0] success")
+    assert "[1] error VALIDATION_ERROR: maxDepth" in done.stdout
+    assert "  hint: " in done.stdout
+
+
+def test_query_file_holds_one_query_or_a_list(run_octo: Any, tree: Path, tmp_path: Path) -> None:
+    query_file = tmp_path / "queries.json"
+    query_file.write_text(json.dumps([{"path": str(tree), "name": "*.py"}] * 2))
+    done = run_octo("call", "localFindFiles", "--json", f"--query=@{query_file}", roots=tree)
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["results"]) == 2
+
+
+def test_every_query_failing_exits_non_zero(run_octo: Any, tree: Path) -> None:
+    done = run_octo("call", "localFindFiles", "--json", '--query={"name": "*.py"}', roots=tree)
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["results"][0]["status"] == "error"
+
+
+def test_malformed_calls_exit_2_with_a_message(run_octo: Any, tree: Path) -> None:
+    too_many = ["--query=" + json.dumps({"path": str(tree)})] * 6
+    cases = {
+        "unknown tool": ["call", "localFindFile", '--query={"path": "."}'],
+        "bad json": ["call", "localFindFiles", "--query={path"],
+        "too many": ["call", "localFindFiles", *too_many],
+    }
+    for case, args in cases.items():
+        done = run_octo(*args, roots=tree)
+        assert done.returncode == 2, case
+        assert done.stdout == "", case
+        assert done.stderr.startswith("octo: "), case
+    assert "Did you mean: localFindFiles" in run_octo(*cases["unknown tool"]).stderr
