@@ -17,7 +17,6 @@ import json
 import math
 import os
 import stat
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,8 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from octo.errors import InvalidQueryError, NotFoundError
-from octo.providers.ripgrep import rg_binary
+from octo.errors import InvalidQueryError, NotFoundError, QueryTimeoutError
+from octo.providers.ripgrep import open_rg, rg_error_message
 from octo.security import is_sensitive
 from octo.tools.local_files import (
     EntryType,
@@ -98,48 +97,35 @@ class _Entry:
 
 
 async def _rg_files(
-    args: Sequence[str], cwd: Path, *, max_files: int, time_budget: float
+    args: Sequence[str], cwd: Path, *, max_files: int, timeout_ms: int
 ) -> tuple[list[str], bool]:
-    """Run ``rg --files`` in ``cwd``, streaming its output; stop at ``max_files`` or after ``time_budget`` seconds.
+    """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
 
-    Returns the listed paths and whether the listing was cut short.
+    Returns the paths and whether the listing was cut short; a listing that runs
+    out of time keeps what it found instead of failing.
     """
-    command = [rg_binary(), "--files", "--no-config", "--no-messages", *args]
     paths: list[str] = []
-    errors = bytearray()
     cut_short = False
-    process = await anyio.open_process(command, cwd=cwd, stdin=subprocess.DEVNULL)
-    assert process.stdout is not None and process.stderr is not None
-    stdout, stderr = process.stdout, process.stderr
-
-    async def drain_stderr() -> None:
-        async for chunk in stderr:
-            errors.extend(chunk[: 4096 - len(errors)])
-
+    rejected: str | None = None
     try:
-        with anyio.move_on_after(time_budget) as scope:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(drain_stderr)
-                pending = b""
-                async for chunk in stdout:
-                    *lines, pending = (pending + chunk).split(b"\n")
-                    paths.extend(os.fsdecode(line) for line in lines if line)
-                    if len(paths) >= max_files:
-                        del paths[max_files:]
-                        cut_short = True
-                        process.kill()
-                        break
-                if pending and not cut_short:
-                    paths.append(os.fsdecode(pending))
-        cut_short = cut_short or scope.cancelled_caught
-    finally:
-        if process.returncode is None:
-            process.kill()
-        with anyio.CancelScope(shield=True):
-            await process.aclose()
-    if process.returncode == 2 and not paths and not cut_short:
+        async with open_rg(
+            ["--files", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
+        ) as rg:
+            async for line in rg.lines():
+                if line:
+                    paths.append(os.fsdecode(line))
+                if len(paths) >= max_files:
+                    cut_short = True
+                    break
+            else:
+                if await rg.wait() == 2 and not paths:
+                    rejected = rg_error_message(rg.stderr)
+    except QueryTimeoutError:
+        cut_short = True
+    # Raised out here: inside open_rg's task group it would arrive wrapped in a group.
+    if rejected is not None:
         raise InvalidQueryError(
-            "ripgrep rejected the listing: " + errors.decode(errors="replace").strip(),
+            f"ripgrep rejected the listing: {rejected}",
             hints=['Check excludeDir: names or paths such as "node_modules" or "src/gen".'],
         )
     return paths, cut_short
@@ -155,8 +141,8 @@ def _rg_args(options: _WalkOptions) -> list[str]:
     if not options.need_dirs:
         args += ["--max-depth", str(options.max_depth)]
     for raw in options.exclude_dirs:
-        cleaned = raw.strip().strip("/").removeprefix("./")
-        args += ["--glob", f"!{cleaned}/"]
+        cleaned, anchored = _exclude_pattern(raw)
+        args += ["--glob", f"!/{cleaned}/" if anchored else f"!{cleaned}/"]
     return args
 
 
@@ -181,11 +167,20 @@ def _split_walk(paths: list[str], options: _WalkOptions) -> tuple[list[str], lis
     return files, sorted(dirs)
 
 
+def _exclude_pattern(raw: str) -> tuple[str, bool]:
+    """An excludeDir entry as a glob, and whether it is anchored at the start directory.
+
+    "node_modules" is a name anywhere; "src/gen", "./build" and "/build" are paths.
+    """
+    text = raw.strip()
+    cleaned = text.removeprefix("./").strip("/")
+    return cleaned, "/" in cleaned or text.startswith(("./", "/"))
+
+
 def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
     for raw in exclude_dirs:
-        cleaned = raw.strip().strip("/").removeprefix("./")
-        target = rel if "/" in cleaned else name
-        if fnmatch.fnmatchcase(target, cleaned):
+        cleaned, anchored = _exclude_pattern(raw)
+        if fnmatch.fnmatchcase(rel if anchored else name, cleaned):
             return True
     return False
 
@@ -210,9 +205,9 @@ def _symlinks(start: Path, dirs: Iterable[str], options: _WalkOptions) -> list[s
     return found
 
 
-async def _walk(start: Path, options: _WalkOptions, time_budget: float) -> _Walk:
+async def _walk(start: Path, options: _WalkOptions, timeout_ms: int) -> _Walk:
     paths, cut_short = await _rg_files(
-        _rg_args(options), start, max_files=MAX_SCANNED_FILES, time_budget=time_budget
+        _rg_args(options), start, max_files=MAX_SCANNED_FILES, timeout_ms=timeout_ms
     )
 
     def split() -> _Walk:
@@ -303,9 +298,9 @@ def _sensitive_hint(run: QueryRun, names: Iterable[str]) -> None:
         )
 
 
-def _truncated_hint(run: QueryRun, timeout: float) -> None:
+def _truncated_hint(run: QueryRun, timeout_ms: int) -> None:
     run.hint(
-        f"The walk stopped early ({MAX_SCANNED_FILES} files or {timeout:g} s): totals are "
+        f"The walk stopped early ({MAX_SCANNED_FILES} files or {timeout_ms} ms): totals are "
         "partial; start from a sub-directory or add excludeDir / filters."
     )
 
@@ -314,7 +309,7 @@ class LocalFilesProvider:
     """localViewStructure and localFindFiles on ``rg --files`` plus lstat."""
 
     def __init__(self, runtime: Runtime) -> None:
-        self.timeout = runtime.config.rg_timeout_ms / 1000
+        self.timeout_ms = runtime.config.rg_timeout_ms
 
     async def view_structure(self, run: QueryRun, query: ViewStructureQuery) -> ViewStructureResult:
         """List a directory: filter, sort, summarise, then page."""
@@ -326,7 +321,7 @@ class LocalFilesProvider:
             need_dirs=not query.filesOnly,
             need_symlinks=not (query.filesOnly or query.directoriesOnly),
         )
-        walk = await _walk(start, options, self.timeout)
+        walk = await _walk(start, options, self.timeout_ms)
         entries = await anyio.to_thread.run_sync(partial(_select_structure, start, walk, query))
         files = [e for e in entries if e.type == "file"]
         summary = StructureSummary(
@@ -345,7 +340,7 @@ class LocalFilesProvider:
         )
         _structure_hints(run, query, start, result, len(entries), len(kept), walk)
         if walk.truncated:
-            _truncated_hint(run, self.timeout)
+            _truncated_hint(run, self.timeout_ms)
         return result
 
     async def find_files(self, run: QueryRun, query: FindFilesQuery) -> FindFilesResult:
@@ -359,7 +354,7 @@ class LocalFilesProvider:
             need_dirs=query.type in (None, "d", "l"),
             need_symlinks=query.type in (None, "l"),
         )
-        walk = await _walk(start, options, self.timeout)
+        walk = await _walk(start, options, self.timeout_ms)
         found = await anyio.to_thread.run_sync(
             partial(_select_found, start, walk, query, time.time())
         )
@@ -374,7 +369,7 @@ class LocalFilesProvider:
         )
         _find_hints(run, query, start, result, len(found))
         if walk.truncated:
-            _truncated_hint(run, self.timeout)
+            _truncated_hint(run, self.timeout_ms)
         return result
 
 
