@@ -167,7 +167,7 @@ async def test_file_content_line_range_match_windows_and_char_pages(
         [
             {**README, "startLine": 3, "endLine": 5},
             {**README, "matchString": "auto_paginate", "matchStringContextLines": 1},
-            {**README, "charOffset": 10, "charLength": 50},
+            {**README, "charOffset": 11, "charLength": 50},
         ]
     )
     lines, matched, paged = (row["data"] for row in rows(response))
@@ -176,13 +176,13 @@ async def test_file_content_line_range_match_windows_and_char_pages(
     assert matched["matchCount"] == 2
     assert matched["content"].startswith("--- lines 29-33 ---\n")
     assert "client.auto_paginate = true" in matched["content"]
-    assert paged["content"] == "Ruby toolkit for the GitHub API.\n\n## Quick start\n\nInst"
+    assert paged["content"] == "Ruby toolkit for the GitHub API.\n\n## Quick start\n\n"
     assert paged["pagination"] == {
-        "charOffset": 10,
+        "charOffset": 11,
         "charLength": 50,
         "totalChars": paged["size"],
         "hasMore": True,
-        "nextCharOffset": 60,
+        "nextCharOffset": 61,
     }
     # One upstream request: the file is cached once and every slice is served from it.
     assert routes["/repos/octokit/octokit.rb/contents/README.md"].call_count == 1
