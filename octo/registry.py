@@ -306,7 +306,67 @@ def _package_tools() -> list[ToolSpec]:
 
 
 def _local_code_tools() -> list[ToolSpec]:
-    return []
+    from octo.providers.local import LocalSearchProvider
+    from octo.tools.local import (
+        LocalGetFileContentQuery,
+        LocalGetFileContentResult,
+        LocalSearchCodeQuery,
+        LocalSearchCodeResult,
+    )
+
+    async def search_code(run: QueryRun, query: LocalSearchCodeQuery) -> LocalSearchCodeResult:
+        return await run.provider(LocalSearchProvider).search_code(run, query)
+
+    async def get_file_content(
+        run: QueryRun, query: LocalGetFileContentQuery
+    ) -> LocalGetFileContentResult:
+        return await run.provider(LocalSearchProvider).get_file_content(run, query)
+
+    safety = (
+        " Only under the allowed roots (symlinks resolved); dot-files need hidden: true and"
+        " credential files (.env, keys) includeSensitive: true; secrets in returned text are"
+        " redacted."
+    )
+    return [
+        ToolSpec(
+            name="localSearchCode",
+            title="Search local code",
+            category=ToolCategory.LOCAL,
+            description=(
+                "Search file contents under a local directory with ripgrep (regex or fixedString,"
+                " smartCase), filtered by type and include/exclude globs, respecting .gitignore."
+                " Files come in path order, filesPerPage per page (filePageNumber), each with its"
+                " match count and first matchesPerPage matching lines plus contextLines around"
+                " them; filesOnly lists files only. Modes: discovery (filesOnly), paginated,"
+                " detailed (contextLines=3). Paths are relative to the returned root; the search"
+                " stops once the page is full, so stats may be lower bounds (stats.complete)."
+                + safety
+            ),
+            query_model=LocalSearchCodeQuery,
+            result_model=LocalSearchCodeResult,
+            handler=search_code,
+            max_queries=5,
+            example={"pattern": "def load_config", "path": "src", "type": "py"},
+        ),
+        ToolSpec(
+            name="localGetFileContent",
+            title="Read a local file",
+            category=ToolCategory.LOCAL,
+            description=(
+                "Read a local text file: by default from its start up to the token budget, cut"
+                " at a line boundary, with the exact parameters to continue; or one of"
+                " startLine+endLine, matchString (matching lines with matchStringContextLines"
+                " around them), charOffset+charLength pages, or fullContent (up to 300 KB)."
+                " Binary files are refused (INVALID_QUERY); files above OCTO_RG_MAX_FILESIZE"
+                " are FILE_TOO_LARGE." + safety
+            ),
+            query_model=LocalGetFileContentQuery,
+            result_model=LocalGetFileContentResult,
+            handler=get_file_content,
+            max_queries=5,
+            example={"path": "src/app.py", "matchString": "def load_config"},
+        ),
+    ]
 
 
 def _local_files_tools() -> list[ToolSpec]:

@@ -11,10 +11,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import cache
 from pathlib import Path
+from typing import IO
 
 import anyio
 from anyio.abc import Process
@@ -62,16 +64,17 @@ def rg_error_message(stderr: str) -> str:
 
 
 class RgProcess:
-    """A running rg: stdout is read as lines, stderr is collected on the side."""
+    """A running rg: stdout is read as lines; stderr goes to a temporary file."""
 
-    def __init__(self, process: Process) -> None:
+    def __init__(self, process: Process, stderr: IO[bytes]) -> None:
         self._process = process
-        self._stderr = bytearray()
+        self._stderr = stderr
 
     @property
     def stderr(self) -> str:
-        """What rg wrote to stderr so far (the first 16 KiB)."""
-        return self._stderr.decode("utf-8", errors="replace")
+        """The start of what rg wrote to stderr (complete once :meth:`wait` returned)."""
+        self._stderr.seek(0)
+        return self._stderr.read(_STDERR_KEEP).decode("utf-8", errors="replace")
 
     async def lines(self) -> AsyncIterator[bytes]:
         """stdout, one line at a time, without the line ending."""
@@ -95,13 +98,6 @@ class RgProcess:
         """Wait for rg to exit and return its exit code (0 found, 1 nothing found, 2 error)."""
         return await self._process.wait()
 
-    async def _drain_stderr(self) -> None:
-        # Read stderr to its end so rg never blocks on a full pipe; keep only the start.
-        assert self._process.stderr is not None
-        async for chunk in self._process.stderr:
-            if len(self._stderr) < _STDERR_KEEP:
-                self._stderr += chunk[: _STDERR_KEEP - len(self._stderr)]
-
     def kill(self) -> None:
         """Kill rg's whole process group, if rg has not been reaped yet."""
         if self._process.returncode is not None:
@@ -124,30 +120,28 @@ async def open_rg(
     The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
     flag): when it passes, rg is killed and QueryTimeoutError is raised.
     """
-    process = await anyio.open_process(
-        [rg_binary(), "--no-config", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    rg = RgProcess(process)
-    try:
-        with anyio.fail_after(timeout_ms / 1000):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(rg._drain_stderr)
-                try:
-                    yield rg
-                finally:
-                    rg.kill()
-    except TimeoutError:
-        raise QueryTimeoutError(
-            f"ripgrep did not finish within {timeout_ms} ms",
-            hints=[
-                "Narrow the search: a sub-directory as path, a type, or include globs.",
-                "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
-            ],
-        ) from None
-    finally:
-        rg.kill()
-        with anyio.CancelScope(shield=True):
-            await process.aclose()
+    # stderr goes to a file, not a pipe: rg can never block on it and nothing must drain it.
+    with tempfile.TemporaryFile() as stderr:
+        process = await anyio.open_process(
+            [rg_binary(), "--no-config", *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+        rg = RgProcess(process, stderr)
+        try:
+            with anyio.fail_after(timeout_ms / 1000):
+                yield rg
+        except TimeoutError:
+            raise QueryTimeoutError(
+                f"ripgrep did not finish within {timeout_ms} ms",
+                hints=[
+                    "Narrow the search: a sub-directory as path, a type, or include globs.",
+                    "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
+                ],
+            ) from None
+        finally:
+            rg.kill()
+            with anyio.CancelScope(shield=True):
+                await process.aclose()

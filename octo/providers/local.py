@@ -1,0 +1,762 @@
+"""localSearchCode on ripgrep's JSON stream, and localGetFileContent under the token budget.
+
+Search runs ``rg --json --sort=path`` (a stable file order makes file pages
+line up across calls) and stops rg as soon as the requested page is full; the
+stats then say they are lower bounds. File reads decode and redact a file once
+per version (path, mtime, size) and serve every page from the cache.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import re
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from octo.budget import TokenInfo, cut_lines, token_info
+from octo.errors import (
+    FileTooLargeError,
+    InvalidQueryError,
+    NotFoundError,
+    PathNotAllowedError,
+)
+from octo.providers.ripgrep import (
+    MAX_FILESIZE_CAP,
+    max_filesize_arg,
+    open_rg,
+    rg_error_message,
+    sensitive_exclude_args,
+)
+from octo.security import is_hidden, is_sensitive, redact
+from octo.tools.local import (
+    CharPagination,
+    FilePaging,
+    LocalGetFileContentQuery,
+    LocalGetFileContentResult,
+    LocalSearchCodeQuery,
+    LocalSearchCodeResult,
+    MatchPagination,
+    SearchFile,
+    SearchMatch,
+    SearchStats,
+)
+
+if TYPE_CHECKING:
+    from octo.dispatch import QueryRun
+    from octo.runtime import Runtime
+
+#: Longest line returned; a longer (minified) line is cut around its match.
+MAX_LINE_CHARS = 300
+#: fullContent skips the token budget, but not beyond this (spec: FILE_TOO_LARGE above 300 KB).
+MAX_FULL_CONTENT_BYTES = 300 * 1024
+#: Default and largest charLength (spec: 1-10000).
+MAX_CHAR_LENGTH = 10_000
+_BINARY_SNIFF_BYTES = 8192
+_FILE_TEXT_TTL = 300.0
+_CONTEXT_FIELDS = {"mainResearchGoal", "researchGoal", "reasoning"}
+_REGEX_SYNTAX = re.compile(r"[\\^$.|?*+()\[\]{}]")
+
+
+def clip_line(text: str, focus: int = 0, limit: int = MAX_LINE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters around ``focus``, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    start = max(0, min(focus - limit // 4, len(text) - limit))
+    end = start + limit
+    head = f"[...{start} chars] " if start else ""
+    tail = f" [...{len(text) - end} chars]" if end < len(text) else ""
+    return head + text[start:end] + tail
+
+
+def group_matches(lines: Iterable[tuple[int, str, bool]], context: int) -> list[SearchMatch]:
+    """Matches with their context, from numbered ``(line, text, is_match)`` lines in order.
+
+    Each context line is attached once: after the previous match when within
+    ``context`` lines of it, else before the next match. Lines after the last
+    match beyond its context are dropped.
+    """
+    built: list[tuple[int, str, list[str], list[str]]] = []
+    before: list[str] = []
+    for number, text, is_match in lines:
+        if is_match:
+            built.append((number, text, before, []))
+            before = []
+        elif built and number - built[-1][0] <= context and not before:
+            built[-1][3].append(text)
+        else:
+            before.append(text)
+    return [
+        SearchMatch(
+            lineNumber=number,
+            content=text,
+            beforeContext=prior or None,
+            afterContext=after or None,
+        )
+        for number, text, prior, after in built
+    ]
+
+
+class LineRedactor:
+    """Redacts a file's lines seen one at a time, in line order, possibly with gaps.
+
+    ``redact`` needs a whole private-key block to recognise it; here the block's
+    lines arrive one by one, so the body lines after a BEGIN line are hidden too.
+    """
+
+    _BEGIN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----")
+    _END = re.compile(r"-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----")
+    _BODY = re.compile(r"^\s*[A-Za-z0-9+/=:,\- ]+\s*$")
+
+    def __init__(self) -> None:
+        self._in_key = False
+
+    def __call__(self, line: str) -> str:
+        if self._in_key:
+            if self._END.search(line):
+                self._in_key = False
+                return line
+            if self._BODY.match(line):
+                return "[REDACTED:private-key]"
+            self._in_key = False
+        if self._BEGIN.search(line) and not self._END.search(line):
+            self._in_key = True
+            return line
+        return redact(line)
+
+
+def _rg_text(value: dict[str, Any]) -> str:
+    """rg's JSON carries text as {"text": ...}, or {"bytes": base64} when not UTF-8."""
+    if "text" in value:
+        return str(value["text"])
+    return base64.b64decode(value["bytes"]).decode("utf-8", errors="replace")
+
+
+def _strip_newline(text: str) -> str:
+    return text[:-1].removesuffix("\r") if text.endswith("\n") else text
+
+
+def _char_offset(line: str, byte_offset: int) -> int:
+    return len(line.encode()[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _iso_mtime(path: Path) -> str | None:
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass
+class _FileScan:
+    """The file rg is currently reporting."""
+
+    path: str
+    on_page: bool
+    skipped: bool = False
+    lines: list[tuple[int, str, bool]] = field(default_factory=list)
+    shown: int = 0
+    last_match: int = 0
+    collecting_after: bool = False
+    redactor: LineRedactor = field(default_factory=LineRedactor)
+
+
+class _PageScan:
+    """Consumes rg's JSON lines and keeps one page of files.
+
+    Only events of files on the page are parsed in full; for the others a prefix
+    check suffices, so long streams before the page cost little.
+    """
+
+    def __init__(self, query: LocalSearchCodeQuery) -> None:
+        self.query = query
+        self.first = (query.filePageNumber - 1) * query.filesPerPage
+        self.stop_at = self.first + query.filesPerPage
+        self.context = 0 if query.filesOnly else (query.contextLines or 0)
+        self.files: list[SearchFile] = []
+        self.files_seen = 0
+        self.files_with_matches = 0
+        self.total_matches = 0
+        self.stopped = False
+        self._current: _FileScan | None = None
+
+    def feed(self, line: bytes) -> bool:
+        """Take one line of rg's output; True once the page is full and rg may stop."""
+        current = self._current
+        if line.startswith(b'{"type":"match"'):
+            if current is not None and current.on_page and not self.query.filesOnly:
+                self._match(current, line)
+        elif line.startswith(b'{"type":"context"'):
+            if current is not None and current.on_page and not self.query.filesOnly:
+                self._context(current, line)
+        elif line.startswith(b'{"type":"begin"'):
+            return self._begin(line)
+        elif line.startswith(b'{"type":"end"'):
+            self._end(line)
+        return False
+
+    def _begin(self, line: bytes) -> bool:
+        path = _rg_text(json.loads(line)["data"]["path"]).removeprefix("./")
+        if not self.query.includeSensitive and is_sensitive(path):
+            self._current = _FileScan(path, on_page=False, skipped=True)
+            return False
+        if self.files_seen == self.stop_at:
+            self.stopped = True
+            return True
+        self._current = _FileScan(path, on_page=self.files_seen >= self.first)
+        self.files_seen += 1
+        return False
+
+    def _match(self, current: _FileScan, line: bytes) -> None:
+        if current.shown >= self.query.matchesPerPage:
+            current.collecting_after = False
+            return
+        data = json.loads(line)["data"]
+        text = _strip_newline(_rg_text(data["lines"]))
+        submatches = data.get("submatches") or []
+        focus = _char_offset(text, submatches[0]["start"]) if submatches else 0
+        number = int(data["line_number"])
+        current.lines.append((number, clip_line(current.redactor(text), focus), True))
+        current.shown += 1
+        current.last_match = number
+        current.collecting_after = current.shown == self.query.matchesPerPage
+
+    def _context(self, current: _FileScan, line: bytes) -> None:
+        if current.shown >= self.query.matchesPerPage and not current.collecting_after:
+            return
+        data = json.loads(line)["data"]
+        number = int(data["line_number"])
+        if current.collecting_after and number - current.last_match > self.context:
+            current.collecting_after = False
+            return
+        text = _strip_newline(_rg_text(data["lines"]))
+        current.lines.append((number, clip_line(current.redactor(text)), False))
+
+    def _end(self, line: bytes) -> None:
+        current, self._current = self._current, None
+        if current is None or current.skipped:
+            return
+        matched = int(json.loads(line)["data"]["stats"]["matched_lines"])
+        self.files_with_matches += 1
+        self.total_matches += matched
+        if current.on_page:
+            self.files.append(self._file(current, matched))
+
+    def _file(self, current: _FileScan, matched: int) -> SearchFile:
+        if self.query.filesOnly:
+            return SearchFile(path=current.path, matchCount=matched)
+        more = matched > current.shown
+        return SearchFile(
+            path=current.path,
+            matchCount=matched,
+            matches=group_matches(current.lines, self.context),
+            pagination=MatchPagination(hasMore=True, matchesOnPage=current.shown) if more else None,
+        )
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on "\\n" only (as rg numbers them)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
+    return lines
+
+
+class LocalSearchProvider:
+    """localSearchCode and localGetFileContent."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.config = runtime.config
+        self.cache = runtime.cache
+
+    # -- localSearchCode -------------------------------------------------------------------
+
+    async def search_code(
+        self, run: QueryRun, query: LocalSearchCodeQuery
+    ) -> LocalSearchCodeResult:
+        target = run.paths.resolve(query.path)
+        root = run.paths.root_of(target) or target
+        if not target.exists():
+            raise _not_found(target, root, query.path)
+        _check_opt_ins(
+            target, root, query.path, query.hidden, query.includeSensitive or target.is_dir()
+        )
+        if target.is_dir():
+            cwd, search_arg = target, "."
+        else:
+            cwd, search_arg = target.parent, f"./{target.name}"
+
+        filters = self._filter_args(query)
+        args = ["--json", "--sort=path", "--no-messages", *self._match_args(query), *filters]
+        scan = _PageScan(query)
+        started = time.monotonic()
+        async with open_rg(
+            [*args, "--", query.pattern, search_arg], cwd=cwd, timeout_ms=self.config.rg_timeout_ms
+        ) as rg:
+            async for line in rg.lines():
+                if scan.feed(line):
+                    break
+            else:
+                # --no-messages silences unreadable files; what remains is about the query.
+                if await rg.wait() == 2 and rg.stderr.strip():
+                    raise _rg_rejected(rg_error_message(rg.stderr))
+        elapsed_ms = round((time.monotonic() - started) * 1000)
+
+        if query.filesOnly:
+            for entry in scan.files:
+                entry.modified = _iso_mtime(cwd / entry.path)
+        files_searched = None
+        if not scan.files_with_matches:
+            files_searched = await self._count_files(filters, cwd, search_arg)
+        complete = not scan.stopped
+        result = LocalSearchCodeResult(
+            root=str(cwd),
+            files=scan.files,
+            stats=SearchStats(
+                filesSearched=files_searched,
+                filesWithMatches=scan.files_with_matches,
+                totalMatches=scan.total_matches,
+                searchTimeMs=elapsed_ms,
+                complete=complete,
+            ),
+            pagination=FilePaging(
+                currentPage=query.filePageNumber,
+                totalPages=math.ceil(scan.files_with_matches / query.filesPerPage)
+                if complete
+                else None,
+                hasMore=scan.stopped,
+            ),
+        )
+        _search_hints(run, query, result, cwd)
+        return result
+
+    def _match_args(self, query: LocalSearchCodeQuery) -> list[str]:
+        args = ["--smart-case" if query.smartCase else "--case-sensitive"]
+        if query.fixedString:
+            args.append("--fixed-strings")
+        if query.contextLines and not query.filesOnly:
+            args.append(f"--context={query.contextLines}")
+        return args
+
+    def _filter_args(self, query: LocalSearchCodeQuery) -> list[str]:
+        """Which files rg looks at: shared by the search and the files-searched count."""
+        args = ["--no-require-git", max_filesize_arg(self.config.rg_max_filesize)]
+        if query.hidden:
+            args.append("--hidden")
+        if query.noIgnore:
+            args.append("--no-ignore")
+        if query.type:
+            args.append(f"--type={query.type}")
+        args += [f"--glob={glob}" for glob in query.include or ()]
+        args += [f"--glob=!{glob.removeprefix('!')}" for glob in query.exclude or ()]
+        args.append("--glob=!.git/")
+        if not query.includeSensitive:
+            args += sensitive_exclude_args()
+        return args
+
+    async def _count_files(self, filters: list[str], cwd: Path, search_arg: str) -> int:
+        count = 0
+        async with open_rg(
+            ["--files", "--no-messages", *filters, "--", search_arg],
+            cwd=cwd,
+            timeout_ms=self.config.rg_timeout_ms,
+        ) as rg:
+            async for _ in rg.lines():
+                count += 1
+        return count
+
+    # -- localGetFileContent ---------------------------------------------------------------
+
+    async def get_file_content(
+        self, run: QueryRun, query: LocalGetFileContentQuery
+    ) -> LocalGetFileContentResult:
+        real = run.paths.resolve(query.path)
+        root = run.paths.root_of(real) or real
+        try:
+            info = real.stat()
+        except FileNotFoundError:
+            raise _not_found(real, root, query.path) from None
+        if stat.S_ISDIR(info.st_mode):
+            raise InvalidQueryError(
+                f"'{query.path}' is a directory, not a file",
+                hints=[f"List it with localViewStructure {_compact({'path': query.path})}"],
+            )
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidQueryError(f"'{query.path}' is not a regular file")
+        _check_opt_ins(real, root, query.path, query.hidden, query.includeSensitive)
+        self._check_size(query, info.st_size)
+
+        text, run.cached = await self._file_text(real, info)
+        lines = _split_lines(text)
+        base: dict[str, Any] = {
+            "path": run.paths.relative(real),
+            "size": info.st_size,
+            "totalLines": len(lines),
+        }
+        if query.matchString is not None:
+            return self._read_matches(run, query, lines, base)
+        if query.char_mode:
+            return self._read_chars(run, query, text, base)
+        if query.fullContent:
+            return LocalGetFileContentResult(
+                **base,
+                content=text,
+                startLine=1 if lines else None,
+                endLine=len(lines) or None,
+                tokens=self._tokens(text),
+            )
+        if query.startLine is not None and query.endLine is not None:
+            if lines and query.startLine > len(lines):
+                raise InvalidQueryError(
+                    f"startLine {query.startLine} is past the end of the file ({len(lines)} lines)",
+                    hints=[
+                        f"Read the end: startLine={max(1, len(lines) - 49)}, endLine={len(lines)}"
+                    ],
+                )
+            return self._read_lines(run, query, lines, query.startLine, query.endLine, base)
+        return self._read_lines(run, query, lines, 1, len(lines), base)
+
+    def _check_size(self, query: LocalGetFileContentQuery, size: int) -> None:
+        from octo.tools.local_files import parse_size
+
+        limit = min(parse_size(self.config.rg_max_filesize), MAX_FILESIZE_CAP)
+        if size > limit:
+            raise FileTooLargeError(
+                f"'{query.path}' has {size} bytes; octo reads files up to {limit} bytes",
+                hints=[
+                    "OCTO_RG_MAX_FILESIZE raises the limit (at most 200M).",
+                    "Find the lines you need with localSearchCode on a smaller file set.",
+                ],
+            )
+        if query.fullContent and size > MAX_FULL_CONTENT_BYTES:
+            raise FileTooLargeError(
+                f"'{query.path}' has {size} bytes; fullContent is limited to "
+                f"{MAX_FULL_CONTENT_BYTES} bytes",
+                hints=[
+                    "Read it in token-sized pages: drop fullContent (the answer says how to go on).",
+                    f"Or page by characters: {_compact({'path': query.path, 'charOffset': 0, 'charLength': MAX_CHAR_LENGTH})}",
+                    "Or read just the part you need with matchString or startLine/endLine.",
+                ],
+            )
+
+    async def _file_text(self, real: Path, info: os.stat_result) -> tuple[str, bool]:
+        """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
+
+        def load_sync() -> str:
+            data = real.read_bytes()
+            if b"\0" in data[:_BINARY_SNIFF_BYTES]:
+                raise InvalidQueryError(
+                    f"'{real.name}' is a binary file; localGetFileContent returns text only",
+                    hints=["Inspect its size and type with localViewStructure (details=true)."],
+                )
+            return redact(data.decode("utf-8", errors="replace"), keep_lines=True)
+
+        async def load() -> str:
+            return await anyio.to_thread.run_sync(load_sync)
+
+        key = f"localGetFileContent:{real}:{info.st_mtime_ns}:{info.st_size}"
+        return await self.cache.get_or_load(key, _FILE_TEXT_TTL, load)
+
+    def _tokens(
+        self, content: str, *, truncated_at_line: int | None = None, next_step: str | None = None
+    ) -> TokenInfo:
+        return token_info(
+            content,
+            max_tokens=self.config.max_tokens,
+            chars_per_token=self.config.chars_per_token,
+            truncated_at_line=truncated_at_line,
+            next_step=next_step,
+        )
+
+    @property
+    def _budget_chars(self) -> int:
+        return self.config.max_tokens * self.config.chars_per_token
+
+    def _read_lines(
+        self,
+        run: QueryRun,
+        query: LocalGetFileContentQuery,
+        lines: list[str],
+        first: int,
+        last: int,
+        base: dict[str, Any],
+    ) -> LocalGetFileContentResult:
+        last = min(last, len(lines))
+        wanted = lines[first - 1 : last]
+        cut = cut_lines(wanted, first, self.config.max_tokens, self.config.chars_per_token)
+        whole_lines = sum(len(line) for line in wanted[: cut.last_line - first + 1])
+        next_query: dict[str, Any] | None = None
+        truncated_at: int | None = None
+        if wanted and len(cut.content) < whole_lines:
+            # One line alone is over the budget: continue inside it, by characters.
+            offset = sum(len(line) for line in lines[: first - 1]) + len(cut.content)
+            next_query = {
+                "charOffset": offset,
+                "charLength": min(MAX_CHAR_LENGTH, self._budget_chars),
+            }
+            truncated_at = cut.last_line
+        elif cut.truncated:
+            next_query = {"startLine": cut.last_line + 1, "endLine": last}
+            truncated_at = cut.last_line
+        next_step = None
+        if next_query is not None:
+            next_step = ", ".join(f"{key}={value}" for key, value in next_query.items())
+            run.hint(
+                f"Continue reading: localGetFileContent {_compact({'path': query.path, **next_query})}"
+            )
+        return LocalGetFileContentResult(
+            **base,
+            content=cut.content,
+            startLine=first if wanted else None,
+            endLine=cut.last_line if wanted else None,
+            tokens=self._tokens(cut.content, truncated_at_line=truncated_at, next_step=next_step),
+        )
+
+    def _read_chars(
+        self, run: QueryRun, query: LocalGetFileContentQuery, text: str, base: dict[str, Any]
+    ) -> LocalGetFileContentResult:
+        total = len(text)
+        if query.charOffset >= total and total:
+            raise InvalidQueryError(
+                f"charOffset {query.charOffset} is past the end of the file ({total} characters)",
+                hints=[f"Use a charOffset below {total}."],
+            )
+        length = min(query.charLength or MAX_CHAR_LENGTH, self._budget_chars)
+        content = text[query.charOffset : query.charOffset + length]
+        end = query.charOffset + len(content)
+        next_offset = end if end < total else None
+        next_step = None
+        if next_offset is not None:
+            next_step = f"charOffset={next_offset}, charLength={length}"
+            run.hint(
+                "Continue reading: localGetFileContent "
+                + _compact({"path": query.path, "charOffset": next_offset, "charLength": length})
+            )
+        return LocalGetFileContentResult(
+            **base,
+            content=content,
+            startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
+            endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
+            pagination=CharPagination(
+                charOffset=query.charOffset,
+                charLength=len(content),
+                totalChars=total,
+                hasMore=next_offset is not None,
+                nextCharOffset=next_offset,
+            ),
+            tokens=self._tokens(content, next_step=next_step),
+        )
+
+    def _read_matches(
+        self,
+        run: QueryRun,
+        query: LocalGetFileContentQuery,
+        lines: list[str],
+        base: dict[str, Any],
+    ) -> LocalGetFileContentResult:
+        assert query.matchString is not None
+        flags = 0 if query.matchStringCaseSensitive else re.IGNORECASE
+        source = query.matchString if query.matchStringIsRegex else re.escape(query.matchString)
+        regex = re.compile(source, flags)
+        bare = [_strip_newline(line) for line in lines]
+        hits = [index + 1 for index, line in enumerate(bare) if regex.search(line)]
+        hit_set = set(hits)
+        context = query.matchStringContextLines
+
+        numbered: list[tuple[int, str, bool]] = []
+        used = 0
+        covered = 0
+        for hit in hits:
+            if hit <= covered:
+                continue
+            window = range(max(hit - context, covered + 1), min(hit + context, len(lines)) + 1)
+            window_lines = []
+            for number in window:
+                text = bare[number - 1]
+                if number in hit_set:
+                    found = regex.search(text)
+                    window_lines.append(
+                        (number, clip_line(text, found.start() if found else 0), True)
+                    )
+                else:
+                    window_lines.append((number, clip_line(text), False))
+            cost = sum(len(text) + 1 for _, text, _ in window_lines)
+            if numbered and used + cost > self._budget_chars:
+                break
+            numbered += window_lines
+            used += cost
+            covered = window[-1]
+        matches = group_matches(numbered, context)
+        shown_text = "".join(text + "\n" for _, text, _ in numbered)
+
+        next_step = None
+        truncated_at = None
+        rest = [hit for hit in hits if hit > covered]
+        if rest:
+            truncated_at = covered
+            start = max(rest[0] - context, covered + 1)
+            next_step = f"startLine={start}, endLine={len(lines)}"
+            run.hint(
+                f"{len(rest)} more matching lines after line {covered} did not fit the token "
+                "budget: make matchString more specific, or read on with localGetFileContent "
+                + _compact({"path": query.path, "startLine": start, "endLine": len(lines)})
+            )
+        if not hits:
+            _no_match_hints(run, query)
+        return LocalGetFileContentResult(
+            **base,
+            matchCount=len(hits),
+            matches=matches,
+            tokens=self._tokens(shown_text, truncated_at_line=truncated_at, next_step=next_step),
+        )
+
+
+# -- checks and hints shared by both tools ------------------------------------------------
+
+
+def _check_opt_ins(real: Path, root: Path, raw: str, hidden: bool, include_sensitive: bool) -> None:
+    """Hidden and credential files need the query's explicit opt-in."""
+    if not include_sensitive and (is_sensitive(real) or is_sensitive(raw)):
+        raise PathNotAllowedError(
+            f"'{raw}' looks like a credential file",
+            hints=["Set includeSensitive: true to use it anyway (secrets stay redacted)."],
+        )
+    if not hidden and is_hidden(real, root):
+        raise PathNotAllowedError(
+            f"'{raw}' is hidden (a dot-file or inside a dot-directory)",
+            hints=["Set hidden: true to use it."],
+        )
+
+
+def _not_found(real: Path, root: Path, raw: str) -> NotFoundError:
+    parent = real.parent
+    while parent != root and not parent.is_dir() and parent.is_relative_to(root):
+        parent = parent.parent
+    where = str(parent) if parent.is_dir() else str(root)
+    return NotFoundError(
+        f"'{raw}' does not exist",
+        hints=[
+            "Find it: localFindFiles " + _compact({"path": where, "iname": f"*{real.name}*"}),
+            "Or look around: localViewStructure " + _compact({"path": where}),
+        ],
+    )
+
+
+def _rg_rejected(message: str) -> InvalidQueryError:
+    hints: list[str] = []
+    if "regex" in message:
+        hints.append(
+            "Search the text literally with fixedString: true, or escape regex characters "
+            "(\\( \\[ \\. \\*)."
+        )
+    if "file type" in message:
+        hints.append(
+            "Common types: py, js, ts, rust, go, java, c, cpp, md, json, yaml; "
+            "or filter by name with include globs such as '*.ext'."
+        )
+    return InvalidQueryError(f"ripgrep rejected the query: {message}", hints=hints)
+
+
+def _search_hints(
+    run: QueryRun, query: LocalSearchCodeQuery, result: LocalSearchCodeResult, cwd: Path
+) -> None:
+    repeat = query.model_dump(mode="json", exclude_defaults=True, exclude=_CONTEXT_FIELDS)
+    if not result.files:
+        _empty_search_hints(run, query, result, repeat)
+        return
+    if result.pagination.hasMore:
+        run.hint(
+            "Next page: localSearchCode "
+            + _compact({**repeat, "filePageNumber": query.filePageNumber + 1})
+        )
+    if not result.stats.complete:
+        run.hint(
+            "Counts cover the files up to this page only: octo stopped ripgrep once the page "
+            "was full."
+        )
+    first = result.files[0]
+    if query.filesOnly:
+        run.hint(
+            "See the matching lines: localSearchCode "
+            + _compact({**repeat, "path": str(cwd / first.path), "filesOnly": False})
+        )
+    read: dict[str, Any] = {"path": str(cwd / first.path), "matchString": query.pattern}
+    if not query.fixedString and _REGEX_SYNTAX.search(query.pattern):
+        read["matchStringIsRegex"] = True
+    if not query.smartCase or query.pattern != query.pattern.lower():
+        read["matchStringCaseSensitive"] = True
+    run.hint("Read around a hit: localGetFileContent " + _compact(read))
+    crowded = next((f for f in result.files if f.pagination is not None), None)
+    if crowded is not None:
+        run.hint(
+            f"{crowded.path} has {crowded.matchCount} matching lines; "
+            f"{query.matchesPerPage} are shown: raise matchesPerPage (up to 100) or use "
+            "localGetFileContent with matchString on it."
+        )
+
+
+def _empty_search_hints(
+    run: QueryRun,
+    query: LocalSearchCodeQuery,
+    result: LocalSearchCodeResult,
+    repeat: dict[str, Any],
+) -> None:
+    if result.stats.filesWithMatches:
+        run.hint(
+            f"Only {result.pagination.totalPages} page(s) of files: use filePageNumber "
+            f"1-{result.pagination.totalPages}."
+        )
+        return
+    if result.stats.filesSearched == 0:
+        run.hint("No file passed the filters: check path, type, include and exclude.")
+    dropped = [name for name in ("type", "include", "exclude") if name in repeat]
+    if dropped:
+        run.hint(
+            "Drop a filter ("
+            + ", ".join(dropped)
+            + "): localSearchCode "
+            + _compact({k: v for k, v in repeat.items() if k not in dropped})
+        )
+    if not query.smartCase or query.pattern != query.pattern.lower():
+        run.hint(
+            "Ignore case: use an all-lowercase pattern with smartCase: true "
+            f"(pattern {_compact(query.pattern.lower())})."
+        )
+    if not query.fixedString and _REGEX_SYNTAX.search(query.pattern):
+        run.hint("The pattern is a regex; to search its text literally set fixedString: true.")
+    if not query.hidden:
+        run.hint("Dot-files and dot-directories were skipped: set hidden: true to include them.")
+    if not query.noIgnore:
+        run.hint("Files excluded by .gitignore were skipped: set noIgnore: true to include them.")
+
+
+def _no_match_hints(run: QueryRun, query: LocalGetFileContentQuery) -> None:
+    if query.matchStringCaseSensitive:
+        run.hint("Match case-insensitively: drop matchStringCaseSensitive.")
+    if (
+        not query.matchStringIsRegex
+        and query.matchString
+        and _REGEX_SYNTAX.search(query.matchString)
+    ):
+        run.hint("matchString was taken literally; set matchStringIsRegex: true for a regex.")
+    run.hint(
+        "Search more files: localSearchCode "
+        + _compact(
+            {"pattern": query.matchString, "path": ".", "fixedString": not query.matchStringIsRegex}
+        )
+    )
