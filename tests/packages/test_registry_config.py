@@ -1,0 +1,191 @@
+"""Registry endpoints come from the user's npm and pip configuration, in their precedence."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from octo.providers.registry_config import (
+    PythonIndex,
+    discover_npm_registry,
+    discover_python_index,
+    is_http_url,
+    parse_npmrc,
+)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def fake_command(folder: Path, name: str, output: str) -> str:
+    """An executable ``name`` in ``folder`` printing ``output``: stands in for npm or python."""
+    script = write(folder / name, f"#!/bin/sh\necho '{output}'\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return str(folder)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    write(folder / "package.json", "{}")
+    return folder
+
+
+def base_env(home: Path, **extra: str) -> dict[str, str]:
+    return {"HOME": str(home), "PATH": "", "NPM_CONFIG_GLOBALCONFIG": str(home / "none"), **extra}
+
+
+# npm
+
+
+async def test_octo_variable_wins(home: Path, project: Path) -> None:
+    write(project / ".npmrc", "registry=https://project.test/\n")
+    env = base_env(
+        home, OCTO_NPM_REGISTRY="https://octo.test/npm", npm_config_registry="https://x.test/"
+    )
+    found = await discover_npm_registry(env, project)
+    assert found is not None
+    assert (found.url, found.source) == ("https://octo.test/npm/", "OCTO_NPM_REGISTRY")
+
+
+async def test_npm_environment_setting_any_case(home: Path, project: Path) -> None:
+    write(project / ".npmrc", "registry=https://project.test/\n")
+    found = await discover_npm_registry(
+        base_env(home, npm_config_registry="https://env.test/"), project
+    )
+    assert found is not None and found.url == "https://env.test/"
+
+
+async def test_project_then_user_then_global_npmrc(home: Path, project: Path) -> None:
+    write(home / ".npmrc", "registry=https://user.test/\n")
+    global_rc = write(home / "global" / "npmrc", "registry=https://global.test/\n")
+    env = base_env(home, NPM_CONFIG_GLOBALCONFIG=str(global_rc))
+    nested = project / "src" / "deep"
+    nested.mkdir(parents=True)
+
+    assert (await discover_npm_registry(env, nested)).url == "https://user.test/"  # type: ignore[union-attr]
+    write(project / ".npmrc", '; comment\nregistry = "https://project.test/npm"\n')
+    found = await discover_npm_registry(env, nested)
+    assert found is not None
+    assert (found.url, found.source) == ("https://project.test/npm/", str(project / ".npmrc"))
+    (home / ".npmrc").unlink()
+    (project / ".npmrc").unlink()
+    assert (await discover_npm_registry(env, nested)).url == "https://global.test/"  # type: ignore[union-attr]
+
+
+async def test_npmrc_scopes_tokens_and_variables(home: Path, project: Path) -> None:
+    write(
+        project / ".npmrc",
+        "registry=${REG}\n"
+        "@corp:registry=https://corp.test/npm/\n"
+        "//corp.test/npm/:_authToken=${CORP_TOKEN}\n",
+    )
+    env = base_env(home, REG="https://main.test/", CORP_TOKEN="test-token-not-real")
+    found = await discover_npm_registry(env, project)
+    assert found is not None
+    assert found.url == "https://main.test/"
+    assert found.for_package("@corp/tool") == "https://corp.test/npm/"
+    assert found.for_package("lodash") == "https://main.test/"
+    assert found.token_for("https://corp.test/npm/") == "test-token-not-real"
+    assert found.token_for("https://main.test/") is None
+    assert "test-token-not-real" not in repr(found)
+
+
+async def test_non_http_registries_are_skipped(home: Path, project: Path) -> None:
+    write(project / ".npmrc", "registry=file:///srv/npm\n")
+    write(home / ".npmrc", "registry=https://user.test/\n")
+    found = await discover_npm_registry(base_env(home, OCTO_NPM_REGISTRY="/local/dir"), project)
+    assert found is not None and found.url == "https://user.test/"
+
+
+async def test_npm_itself_is_asked_last(home: Path, project: Path, tmp_path: Path) -> None:
+    bin_dir = fake_command(tmp_path / "bin", "npm", "https://from-npm.test/")
+    found = await discover_npm_registry(base_env(home, PATH=bin_dir), project)
+    assert found is not None
+    assert (found.url, found.source) == ("https://from-npm.test/", "npm config get registry")
+
+
+async def test_nothing_configured(home: Path, project: Path) -> None:
+    assert await discover_npm_registry(base_env(home), project) is None
+
+
+def test_parse_npmrc() -> None:
+    text = "# c\n;c\nkey = 'quoted'\nempty=\nurl=${A}/x\nnot a pair\n"
+    assert parse_npmrc(text, {"A": "https://a.test"}) == {
+        "key": "quoted",
+        "empty": "",
+        "url": "https://a.test/x",
+    }
+
+
+# Python
+
+
+async def test_python_variables_in_order(home: Path, project: Path) -> None:
+    env = base_env(
+        home,
+        PIP_INDEX_URL="file:///opt/pypi/simple",
+        UV_INDEX_URL="https://uv.test/simple",
+        UV_DEFAULT_INDEX="https://uv-default.test/simple",
+    )
+    found = await discover_python_index(env, project)
+    assert found == PythonIndex("https://uv.test/simple/", "UV_INDEX_URL")
+    env["OCTO_PYPI_INDEX"] = "https://octo.test/simple"
+    found = await discover_python_index(env, project)
+    assert found == PythonIndex("https://octo.test/simple/", "OCTO_PYPI_INDEX")
+
+
+async def test_pip_config_files(home: Path, project: Path, tmp_path: Path) -> None:
+    xdg = tmp_path / "xdg"
+    write(
+        xdg / "pip" / "pip.conf",
+        "[global]\nextra-index-url = file:///opt/pypi/simple file:///opt/more/simple\n",
+    )
+    env = base_env(home, XDG_CONFIG_DIRS=str(xdg))
+    # Only file:// indexes and nothing else: pip's default is asked (no python on PATH here).
+    assert await discover_python_index(env, project) is None
+
+    user = write(
+        home / ".config" / "pip" / "pip.conf", "[install]\nindex-url = https://user.test/simple\n"
+    )
+    found = await discover_python_index(env, project)
+    assert found == PythonIndex("https://user.test/simple/", str(user))
+
+    chosen = write(tmp_path / "chosen.conf", "[global]\nindex-url = https://chosen.test/simple/\n")
+    found = await discover_python_index({**env, "PIP_CONFIG_FILE": str(chosen)}, project)
+    assert found == PythonIndex("https://chosen.test/simple/", str(chosen))
+
+
+async def test_pip_default_index_comes_from_pip(home: Path, project: Path) -> None:
+    # The interpreter running the tests: its pip knows the default index.
+    python_dir = os.path.dirname(sys.executable)
+    found = await discover_python_index(base_env(home, PATH=python_dir), project)
+    if found is None:
+        pytest.skip("the python3 on PATH has no pip")
+    assert found.source == "pip's default index"
+    assert is_http_url(found.simple_url) and found.simple_url.endswith("/simple/")
+    assert found.json_api_url.endswith("/pypi")
+
+
+def test_json_api_url_of_an_index() -> None:
+    assert PythonIndex("https://i.test/simple/", "x").json_api_url == "https://i.test/pypi"
+    assert (
+        PythonIndex("https://i.test/repository/py/simple/", "x").json_api_url
+        == "https://i.test/repository/py/pypi"
+    )
+    assert (
+        PythonIndex("https://i.test/root/+simple/", "x").json_api_url == "https://i.test/root/pypi"
+    )
+    assert PythonIndex("https://i.test/", "x").json_api_url == "https://i.test/pypi"
