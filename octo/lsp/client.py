@@ -208,6 +208,7 @@ class LspClient:
             lsp.WINDOW_SHOW_MESSAGE,
             lsp.TELEMETRY_EVENT,
             lsp.LOG_TRACE,
+            "$/typescriptVersion",
         ):
             answers[method] = lambda params: None
         for method, answer in answers.items():

@@ -89,6 +89,20 @@ async def _target(run: QueryRun, uri: str, symbol: str, line_hint: int, order: i
     return _Target(path, slot, resolved, {"line": found.line, "character": found.character})
 
 
+async def _ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
+    """One request; asked again once indexing ends when the server was busy while answering.
+
+    typescript-language-server first points at the import line, clangd at the header,
+    until their indexing is done.
+    """
+    result = await slot.request(method, params)
+    client = slot.client
+    if client is not None and client.progress.busy:
+        await client.progress.settle(slot.settle_cap)
+        result = await slot.request(method, params)
+    return result
+
+
 def _require(slot: ServerSlot, capability: str, what: str) -> None:
     if not slot.live_client().supports(capability):
         raise LspNotAvailableError(
@@ -219,7 +233,7 @@ async def goto_definition(run: QueryRun, query: GotoDefinitionQuery) -> GotoDefi
     target = await _target(run, query.uri, query.symbolName, query.lineHint, query.orderHint)
     _require(target.slot, "definitionProvider", "go to definition")
     params = {"textDocument": target.text_document, "position": target.position}
-    places = _places(await target.slot.request(lsp.TEXT_DOCUMENT_DEFINITION, params))
+    places = _places(await _ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, params))
     definitions = [_location(run.paths, p, query.contextLines) for p in places]
     if not definitions:
         run.hint(
@@ -244,7 +258,7 @@ async def find_references(run: QueryRun, query: FindReferencesQuery) -> FindRefe
         "position": target.position,
         "context": {"includeDeclaration": query.includeDeclaration},
     }
-    places = _places(await target.slot.request(lsp.TEXT_DOCUMENT_REFERENCES, params))
+    places = _places(await _ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params))
     chosen, pagination = _page(places, query.referencesPerPage, query.page)
     _page_hints(run, pagination, len(places), "references")
     return FindReferencesResult(
@@ -303,7 +317,7 @@ async def _walk(
     method = lsp.CALL_HIERARCHY_INCOMING_CALLS if incoming else lsp.CALL_HIERARCHY_OUTGOING_CALLS
     visited = {_item_key(root)}
     frontier: list[Mapping[str, Any]] = [root]
-    edges: list[_Edge] = []
+    edges: dict[tuple[tuple[str, int, int], str, str], _Edge] = {}
     cut = False
     with anyio.move_on_after(slot.pool.settings.calls_deadline) as deadline:
         for level in range(1, depth + 1):
@@ -319,12 +333,16 @@ async def _walk(
                     other = call.get("from") if incoming else call.get("to")
                     if not isinstance(other, Mapping):
                         raise MalformedReplyError(f"Bad call hierarchy entry: {call!r:.100}")
-                    ranges = call.get("fromRanges") or []
-                    edges.append(
-                        _Edge(level, other, item, ranges)
-                        if incoming
-                        else _Edge(level, item, other, ranges)
-                    )
+                    ranges = list(call.get("fromRanges") or [])
+                    caller, callee = (other, item) if incoming else (item, other)
+                    edge_key = (_item_key(item), str(other.get("uri")), str(other.get("name")))
+                    if edge_key in edges:
+                        # Overloads (print in typeshed) come back as one edge per signature.
+                        edges[edge_key].from_ranges.extend(
+                            r for r in ranges if r not in edges[edge_key].from_ranges
+                        )
+                    else:
+                        edges[edge_key] = _Edge(level, caller, callee, ranges)
                     key = _item_key(other)
                     if key in visited:
                         continue
@@ -336,7 +354,7 @@ async def _walk(
             frontier = next_frontier
             if not frontier:
                 break
-    return edges, cut or deadline.cancelled_caught
+    return list(edges.values()), cut or deadline.cancelled_caught
 
 
 def _call(paths: PathPolicy, edge: _Edge, context: int) -> Call:
@@ -363,7 +381,7 @@ async def call_hierarchy(run: QueryRun, query: CallHierarchyQuery) -> CallHierar
     target = await _target(run, query.uri, query.symbolName, query.lineHint, query.orderHint)
     _require(target.slot, "callHierarchyProvider", "call hierarchy")
     params = {"textDocument": target.text_document, "position": target.position}
-    items = await target.slot.request(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, params)
+    items = await _ask(target.slot, lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, params)
     if not isinstance(items, list) or not items:
         raise NotFoundError(
             f"'{query.symbolName}' at line {target.resolved.line} is not a function the server "

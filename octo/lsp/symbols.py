@@ -40,22 +40,48 @@ def utf16_length(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
+def _interpolation(line: str, quote_at: int, quote: str, language: str) -> str | None:
+    """What opens code inside this string: ``{`` for Python f-strings, ``${`` for JS templates."""
+    if quote == "`":
+        return "${"
+    if language != "python":
+        return None
+    start = quote_at
+    while start > 0 and line[start - 1].isalpha():
+        start -= 1
+    prefix = line[start:quote_at].lower()
+    return "{" if "f" in prefix and len(prefix) <= 2 else None
+
+
 def _code_mask(lines: list[str], language: str) -> list[list[bool]]:
     """Per character: True when it is code, False inside a comment or string.
 
     A small lexer: line comments (``#`` or ``//`` or ``--``), block comments
-    (``/* */``), quotes with escapes, Python triple quotes across lines.
+    (``/* */``), quotes with escapes, Python triple quotes across lines, and the
+    code inside f-string / template-literal interpolations.
     """
     line_comment = "#" if language in _HASH_COMMENT else "--" if language == "lua" else "//"
     block = language not in _HASH_COMMENT
     triple = language == "python"
     state: str | None = None  # the closing delimiter we are inside of, if any
+    opener: str | None = None  # what starts an interpolation in the current string
+    depth = 0  # brace depth inside an interpolation (code)
     masks: list[list[bool]] = []
     for line in lines:
         mask = [True] * len(line)
         i = 0
         while i < len(line):
+            if depth:
+                depth += {"{": 1, "}": -1}.get(line[i], 0)
+                mask[i] = depth > 0
+                i += 1
+                continue
             if state is not None:
+                if opener and line.startswith(opener, i) and not line.startswith("{{", i):
+                    mask[i : i + len(opener)] = [False] * len(opener)
+                    i += len(opener)
+                    depth = 1
+                    continue
                 if state not in ('"""', "'''", "*/") and line[i] == "\\":
                     mask[i : i + 2] = [False] * len(mask[i : i + 2])
                     i += 2
@@ -63,7 +89,7 @@ def _code_mask(lines: list[str], language: str) -> list[list[bool]]:
                 if line.startswith(state, i):
                     mask[i : i + len(state)] = [False] * len(state)
                     i += len(state)
-                    state = None
+                    state = opener = None
                     continue
                 mask[i] = False
                 i += 1
@@ -78,12 +104,14 @@ def _code_mask(lines: list[str], language: str) -> list[list[bool]]:
             elif line[i] in "\"'`":
                 state = line[i]
             if state is not None:
+                if state != "*/":
+                    opener = _interpolation(line, i, state[0], language)
                 mask[i : i + len(state)] = [False] * len(state)
                 i += len(state)
                 continue
             i += 1
-        if state in ('"', "'"):
-            state = None  # ordinary quotes never span lines
+        if state in ('"', "'") and not depth:
+            state = opener = None  # ordinary quotes never span lines
         masks.append(mask)
     return masks
 
