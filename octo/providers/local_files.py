@@ -88,10 +88,6 @@ class _Entry:
         return self.rel.rsplit("/", 1)[-1]
 
     @property
-    def depth(self) -> int:
-        return self.rel.count("/") + 1
-
-    @property
     def size(self) -> int:
         return self.stat.st_size if self.type == "file" else 0
 
@@ -263,7 +259,7 @@ def _as_call(query: ToolQuery, **changes: Any) -> str:
     return json.dumps(params, separators=(",", ":"))
 
 
-async def _start_directory(run: QueryRun, raw: str, tool: str) -> Path:
+def _start_directory(run: QueryRun, raw: str, tool: str) -> Path:
     """The resolved start directory; NOT_FOUND or INVALID_QUERY with a way forward otherwise."""
     start = run.paths.resolve(raw)
     if not start.exists():
@@ -313,7 +309,7 @@ class LocalFilesProvider:
 
     async def view_structure(self, run: QueryRun, query: ViewStructureQuery) -> ViewStructureResult:
         """List a directory: filter, sort, summarise, then page."""
-        start = await _start_directory(run, query.path, "localViewStructure")
+        start = _start_directory(run, query.path, "localViewStructure")
         options = _WalkOptions(
             max_depth=query.effective_depth,
             hidden=query.hidden,
@@ -345,7 +341,7 @@ class LocalFilesProvider:
 
     async def find_files(self, run: QueryRun, query: FindFilesQuery) -> FindFilesResult:
         """Find entries by name, type, depth, time, size and permissions; newest first."""
-        start = await _start_directory(run, query.path, "localFindFiles")
+        start = _start_directory(run, query.path, "localFindFiles")
         options = _WalkOptions(
             max_depth=query.maxDepth,
             hidden=query.hidden,

@@ -387,3 +387,16 @@ def test_registered_as_a_local_tool() -> None:
         "entryPageNumber",
         "limit",
     }
+
+
+async def test_walk_out_of_time_returns_what_it_has_marked_truncated(
+    tree: Any, tmp_path: Path
+) -> None:
+    tree({"a.txt": "x", "sub/b.txt": "x"})
+    config = octo.Config(roots=(tmp_path,), rg_timeout_ms=0)
+    async with octo.Gateway(config) as gw:
+        view = (await gw.local_view_structure([{"path": "."}])).to_wire()["results"][0]
+        found = (await gw.local_find_files([{"path": "."}])).to_wire()["results"][0]
+    for result in (view, found):
+        assert result["data"]["truncated"] is True
+        assert any("walk stopped early" in h for h in result["hints"])
