@@ -165,9 +165,12 @@ class _Retry(Exception):
         delay: float | None = None,
         backoff: Backoff | None = None,
         attempts: int = 3,
+        resets: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
+        #: The exhausted resource this wait outlasts: its state is dropped before retrying.
+        self.resets = resets
         self.rate_limited = rate_limited
         self.delay = delay
         self.backoff = backoff
@@ -304,6 +307,7 @@ class RemoteClient:
                     rate_limited=True,
                     delay=max(0.0, state.reset_at - now) + 1.0,
                     attempts=2,
+                    resets=resource,
                 )
             if self.policy.is_secondary_limit(response):
                 raise _Retry(
@@ -386,6 +390,8 @@ class RemoteClient:
                 attempts.refused_wait = upcoming
                 return True
             attempts.waited += upcoming
+            if exc.resets:
+                self.rate_limits.pop(exc.resets, None)
             return False
 
         retrying = AsyncRetrying(
