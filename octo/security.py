@@ -128,11 +128,11 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("url-credentials", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]{3,}(?=@)")),
 )
 
-# key = "literal" assignments of secret-looking names: keep the key, hide the value. Only
-# quoted literals, so code such as `password = read_password()` stays readable.
+# key = "literal" assignments of secret-looking names (also quoted JSON/YAML keys): keep the
+# key, hide the value. Only quoted literals, so `password = read_password()` stays readable.
 _ASSIGNMENT = re.compile(
     r"(?i)\b([A-Z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|"
-    r"private[_-]?key|client[_-]?secret)[A-Z0-9_.-]*)(\s*[:=]\s*)([\"'])([^\s\"']{6,})\3"
+    r"private[_-]?key|client[_-]?secret)[A-Z0-9_.-]*)([\"']?\s*[:=]\s*)([\"'])([^\s\"']{6,})\3"
 )
 
 
