@@ -370,7 +370,6 @@ def _local_code_tools() -> list[ToolSpec]:
 
 
 def _local_files_tools() -> list[ToolSpec]:
-    from octo.providers.local_files import LocalFilesProvider
     from octo.tools.local_files import (
         FindFilesQuery,
         FindFilesResult,
@@ -378,10 +377,15 @@ def _local_files_tools() -> list[ToolSpec]:
         ViewStructureResult,
     )
 
+    # The provider loads on the first call, so tools/list needs only the models.
     async def view_structure(run: QueryRun, query: ViewStructureQuery) -> ViewStructureResult:
+        from octo.providers.local_files import LocalFilesProvider
+
         return await run.provider(LocalFilesProvider).view_structure(run, query)
 
     async def find_files(run: QueryRun, query: FindFilesQuery) -> FindFilesResult:
+        from octo.providers.local_files import LocalFilesProvider
+
         return await run.provider(LocalFilesProvider).find_files(run, query)
 
     walk_rules = (
