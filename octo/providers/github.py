@@ -21,6 +21,7 @@ import httpx
 from pydantic import BaseModel
 
 from octo.budget import cut_lines
+from octo.config import Config
 from octo.errors import (
     AuthenticationError,
     FileTooLargeError,
@@ -594,6 +595,140 @@ def _select(text: str, query: FileContentQuery) -> _Selection:
     return _Selection(text, 1, total)
 
 
+def file_content_answer(
+    config: Config, query: FileContentQuery, blob: _FileBlob
+) -> tuple[FileContentResult, list[str]]:
+    """A file query's answer from the file itself, for every code host.
+
+    Refuses binary and oversized files, selects lines, cuts the char page and the token budget.
+    """
+    if blob.binary or blob.text is None:
+        raise InvalidQueryError(
+            f"{query.path} is a binary file ({blob.size} bytes)",
+            hints=["Binary files are not returned; look for a text source instead."],
+        )
+    sliced = query.startLine is not None or query.matchString is not None
+    if blob.size > MAX_FILE_BYTES and not sliced and query.charLength is None:
+        raise FileTooLargeError(
+            f"{query.path} is {blob.size} bytes; one answer holds at most {MAX_FILE_BYTES} bytes",
+            hints=[
+                f"Read it in pages: charOffset={query.charOffset}, charLength=50000 "
+                f"(the file has {len(blob.text)} characters).",
+                "Or read part of it: matchString, or startLine/endLine.",
+            ],
+        )
+    selection = _select(blob.text, query)
+    text = selection.text
+    total = len(text)
+    start = min(query.charOffset, total)
+    end = total if query.charLength is None else min(total, start + query.charLength)
+    page = text[start:end]
+    budget = config.max_tokens * config.chars_per_token
+    hints: list[str] = []
+    if len(page) > budget:
+        cut = cut_lines(
+            page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
+        )
+        page = cut.content
+        end = start + len(page)
+        hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")
+    paged = start > 0 or end < total
+    pagination = None
+    if paged:
+        pagination = CharPagination(
+            charOffset=start,
+            charLength=end - start,
+            totalChars=total,
+            hasMore=end < total,
+            nextCharOffset=end if end < total else None,
+        )
+        if end < total:
+            hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
+    first = selection.first_line + text.count("\n", 0, start)
+    last = first + page.count("\n", 0, max(0, len(page) - 1)) if page else None
+    if selection.match_count == 0:
+        hints.append(
+            f'"{query.matchString}" does not occur in {query.path}; matching is exact and '
+            "case-sensitive."
+        )
+    result = FileContentResult(
+        owner=query.owner,
+        repo=query.repo,
+        path=query.path,
+        branch=query.branch,
+        content=redact(page),
+        size=blob.size,
+        sha=blob.sha,
+        startLine=first if page and query.matchString is None else None,
+        endLine=last if query.matchString is None else None,
+        totalLines=selection.total_lines,
+        matchCount=selection.match_count,
+        pagination=pagination,
+    )
+    return result, hints
+
+
+def repo_structure_answer(
+    query: RepoStructureQuery, tree: _Tree
+) -> tuple[RepoStructureResult, list[str]]:
+    """A structure query's answer from a repository tree, for every code host.
+
+    ``tree`` holds full paths from the repository root; this applies depth, paging and summary.
+    """
+    prefix = query.path.strip("/")
+    below = f"{prefix}/" if prefix else ""
+    if (
+        prefix
+        and not tree.truncated
+        and not any(p == prefix and kind == "dir" for p, kind, _ in tree.entries)
+    ):
+        raise NotFoundError(
+            f"{prefix} is not a directory of {query.owner}/{query.repo}@{query.branch}",
+            hints=[f'View the root first: path="", branch="{query.branch}".'],
+        )
+    chosen = [
+        (p[len(below) :], kind, size)
+        for p, kind, size in tree.entries
+        if p.startswith(below) and p[len(below) :].count("/") < query.depth
+    ]
+    chosen.sort(key=lambda e: (e[0].split("/")[0], e[1] != "dir", e[0]))
+    per_page = query.entriesPerPage
+    pages = max(1, -(-len(chosen) // per_page))
+    shown = chosen[(query.entryPageNumber - 1) * per_page : query.entryPageNumber * per_page]
+    result = RepoStructureResult(
+        owner=query.owner,
+        repo=query.repo,
+        branch=query.branch,
+        path=prefix,
+        structure={
+            p: TreeEntry(
+                type="file" if kind == "file" else "dir", size=size if kind == "file" else None
+            )
+            for p, kind, size in shown
+        },
+        summary=StructureSummary(
+            totalFiles=sum(1 for _, kind, _ in chosen if kind == "file"),
+            totalFolders=sum(1 for _, kind, _ in chosen if kind == "dir"),
+            truncated=tree.truncated,
+        ),
+        pagination=ListingPagination(
+            currentPage=query.entryPageNumber,
+            totalPages=pages,
+            hasMore=query.entryPageNumber < pages,
+        )
+        if pages > 1 or query.entryPageNumber > 1
+        else None,
+    )
+    hints: list[str] = []
+    if query.entryPageNumber < pages:
+        hints.append(f"More entries: entryPageNumber={query.entryPageNumber + 1}.")
+    first_dir = next((p for p, kind, _ in shown if kind == "dir"), None)
+    if first_dir and query.depth == 1:
+        hints.append(f'Look inside a folder: path="{below}{first_dir}", depth=2.')
+    hints.append("Read a file with githubGetFileContent (same owner, repo, branch).")
+    return result, hints
+
+
 class GitHubProvider:
     """The GitHub code host: one per runtime, sharing its HTTP client and cache."""
 
@@ -701,80 +836,8 @@ class GitHubProvider:
 
     async def get_file_content(self, query: FileContentQuery) -> HostAnswer[FileContentResult]:
         fetched = await self._file_blob(query.owner, query.repo, query.path, query.branch)
-        blob = fetched.value
-        if blob.binary or blob.text is None:
-            raise InvalidQueryError(
-                f"{query.path} is a binary file ({blob.size} bytes)",
-                hints=["Binary files are not returned; look for a text source instead."],
-            )
-        sliced = query.startLine is not None or query.matchString is not None
-        if blob.size > MAX_FILE_BYTES and not sliced and query.charLength is None:
-            raise FileTooLargeError(
-                f"{query.path} is {blob.size} bytes; one answer holds at most "
-                f"{MAX_FILE_BYTES} bytes",
-                hints=[
-                    f"Read it in pages: charOffset={query.charOffset}, charLength=50000 "
-                    f"(the file has {len(blob.text)} characters).",
-                    "Or read part of it: matchString, or startLine/endLine.",
-                ],
-            )
-        selection = _select(blob.text, query)
-        result, hints = self._page_content(query, blob, selection)
+        result, hints = file_content_answer(self.runtime.config, query, fetched.value)
         return HostAnswer(result, hints + self._quota_hints(fetched), fetched.cached)
-
-    def _page_content(
-        self, query: FileContentQuery, blob: _FileBlob, selection: _Selection
-    ) -> tuple[FileContentResult, list[str]]:
-        """Cut the selection to the char page asked for and to the token budget."""
-        config = self.runtime.config
-        text = selection.text
-        total = len(text)
-        start = min(query.charOffset, total)
-        end = total if query.charLength is None else min(total, start + query.charLength)
-        page = text[start:end]
-        budget = config.max_tokens * config.chars_per_token
-        hints: list[str] = []
-        if len(page) > budget:
-            cut = cut_lines(
-                page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
-            )
-            page = cut.content
-            end = start + len(page)
-            hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")
-        paged = start > 0 or end < total
-        pagination = None
-        if paged:
-            pagination = CharPagination(
-                charOffset=start,
-                charLength=end - start,
-                totalChars=total,
-                hasMore=end < total,
-                nextCharOffset=end if end < total else None,
-            )
-            if end < total:
-                hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
-        first = selection.first_line + text.count("\n", 0, start)
-        last = first + page.count("\n", 0, max(0, len(page) - 1)) if page else None
-        if selection.match_count == 0:
-            hints.append(
-                f'"{query.matchString}" does not occur in {query.path}; matching is exact and '
-                "case-sensitive."
-            )
-        result = FileContentResult(
-            owner=query.owner,
-            repo=query.repo,
-            path=query.path,
-            branch=query.branch,
-            content=redact(page),
-            size=blob.size,
-            sha=blob.sha,
-            startLine=first if page and query.matchString is None else None,
-            endLine=last if query.matchString is None else None,
-            totalLines=selection.total_lines,
-            matchCount=selection.match_count,
-            pagination=pagination,
-        )
-        return result, hints
 
     async def view_repo_structure(
         self, query: RepoStructureQuery
@@ -794,63 +857,14 @@ class GitHubProvider:
             ]
             raise
         tree = fetched.value
-        prefix = query.path.strip("/")
-        below = f"{prefix}/" if prefix else ""
-        if (
-            prefix
-            and not tree.truncated
-            and not any(p == prefix and kind == "dir" for p, kind, _ in tree.entries)
-        ):
-            raise NotFoundError(
-                f"{prefix} is not a directory of {query.owner}/{query.repo}@{query.branch}",
-                hints=[f'View the root first: path="", branch="{query.branch}".'],
-            )
-        chosen = [
-            (p[len(below) :], kind, size)
-            for p, kind, size in tree.entries
-            if p.startswith(below) and p[len(below) :].count("/") < query.depth
-        ]
-        chosen.sort(key=lambda e: (e[0].split("/")[0], e[1] != "dir", e[0]))
-        per_page = query.entriesPerPage
-        pages = max(1, -(-len(chosen) // per_page))
-        shown = chosen[(query.entryPageNumber - 1) * per_page : query.entryPageNumber * per_page]
-        result = RepoStructureResult(
-            owner=query.owner,
-            repo=query.repo,
-            branch=query.branch,
-            path=prefix,
-            structure={
-                p: TreeEntry(
-                    type="file" if kind == "file" else "dir", size=size if kind == "file" else None
-                )
-                for p, kind, size in shown
-            },
-            summary=StructureSummary(
-                totalFiles=sum(1 for _, kind, _ in chosen if kind == "file"),
-                totalFolders=sum(1 for _, kind, _ in chosen if kind == "dir"),
-                truncated=tree.truncated,
-            ),
-            pagination=ListingPagination(
-                currentPage=query.entryPageNumber,
-                totalPages=pages,
-                hasMore=query.entryPageNumber < pages,
-            )
-            if pages > 1 or query.entryPageNumber > 1
-            else None,
-        )
-        hints = self._quota_hints(fetched)
+        result, hints = repo_structure_answer(query, tree)
         if tree.truncated:
-            hints.append(
+            hints.insert(
+                0,
                 "GitHub truncated this tree (over 100,000 entries): some entries are missing; "
-                "view a narrower path."
+                "view a narrower path.",
             )
-        if query.entryPageNumber < pages:
-            hints.append(f"More entries: entryPageNumber={query.entryPageNumber + 1}.")
-        first_dir = next((p for p, kind, _ in shown if kind == "dir"), None)
-        if first_dir and query.depth == 1:
-            hints.append(f'Look inside a folder: path="{below}{first_dir}", depth=2.')
-        hints.append("Read a file with githubGetFileContent (same owner, repo, branch).")
-        return HostAnswer(result, hints, fetched.cached)
+        return HostAnswer(result, self._quota_hints(fetched) + hints, fetched.cached)
 
     async def search_repositories(
         self, query: SearchRepositoriesQuery
