@@ -91,6 +91,11 @@ class _Entry:
     def size(self) -> int:
         return self.stat.st_size if self.type == "file" else 0
 
+    @property
+    def shown(self) -> str:
+        """``rel`` fit for JSON: bytes that are not UTF-8 become U+FFFD."""
+        return self.rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
 
 async def _rg_files(
     args: Sequence[str], cwd: Path, *, max_files: int, timeout_ms: int
@@ -416,7 +421,7 @@ def _select_structure(start: Path, walk: _Walk, query: ViewStructureQuery) -> li
 
 def _structure_entry(entry: _Entry, details: bool) -> StructureEntry:
     return StructureEntry(
-        name=entry.rel,
+        name=entry.shown,
         type=entry.type,
         size=entry.stat.st_size if details and entry.type == "file" else None,
         modified=_iso(entry.stat.st_mtime) if details else None,
@@ -554,7 +559,7 @@ def _select_found(start: Path, walk: _Walk, query: FindFilesQuery, now: float) -
 
 def _found_file(entry: _Entry) -> FoundFile:
     return FoundFile(
-        path=entry.rel,
+        path=entry.shown,
         type=entry.type,
         size=entry.stat.st_size if entry.type == "file" else None,
         modified=_iso(entry.stat.st_mtime),

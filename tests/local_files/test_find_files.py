@@ -415,3 +415,22 @@ async def test_listing_stops_at_the_file_cap(tree: Any) -> None:
     assert len(listed) == 7 and cut_short
     listed, cut_short = await _rg_files([], root, max_files=100, timeout_ms=30_000)
     assert len(listed) == 30 and not cut_short
+
+
+async def test_names_that_are_not_utf8_still_serialise(
+    gateway: octo.Gateway, tree: Any, tmp_path: Path
+) -> None:
+    tree({"ok.txt": "x"})
+    os.close(os.open(os.fsencode(tmp_path) + b"/bad\xff.txt", os.O_CREAT | os.O_WRONLY))
+    found = await gateway.local_find_files([{"path": ".", "type": "f"}])
+    view = await gateway.local_view_structure([{"path": ".", "sortBy": "name"}])
+    assert json.loads(found.to_compact_json())["results"][0]["data"]["files"][0]["path"] in {
+        "bad\ufffd.txt",
+        "ok.txt",
+    }
+    assert [
+        e["name"] for e in json.loads(view.to_compact_json())["results"][0]["data"]["entries"]
+    ] == [
+        "bad\ufffd.txt",
+        "ok.txt",
+    ]
