@@ -1,0 +1,84 @@
+"""LSP test helpers: environments that find our servers, and the no-leftover-process check."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import anyio
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+FAKE_SERVER = HERE / "fake_server.py"
+NPM_BIN = HERE.parent.parent / ".ci" / "lsp" / "node_modules" / ".bin"
+
+
+def lsp_env(**overrides: str) -> dict[str, str]:
+    """The test process's environment, with .ci's npm servers on OCTO_LSP_PATH."""
+    env = dict(os.environ)
+    extra = [p for p in (env.get("OCTO_LSP_PATH", ""), str(NPM_BIN)) if p]
+    env["OCTO_LSP_PATH"] = os.pathsep.join(extra)
+    env.update(overrides)
+    return env
+
+
+def fake_env(mode: str, *extra: str, **overrides: str) -> dict[str, str]:
+    command = " ".join([sys.executable, str(FAKE_SERVER), mode, *extra])
+    return lsp_env(OCTO_LSP_PYTHON_COMMAND=command, **overrides)
+
+
+def _processes() -> list[tuple[int, int, int]]:
+    """(pid, ppid, session id) of every process, read from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":
+            continue
+        found.append((int(entry), int(fields[1]), int(fields[3])))
+    return found
+
+
+def leftovers(sessions: Iterable[int] = ()) -> list[int]:
+    """Our live descendants, plus any process still in one of ``sessions`` (orphans included)."""
+    wanted = set(sessions)
+    table = _processes()
+    parent = {pid: ppid for pid, ppid, _ in table}
+    me = os.getpid()
+    result = []
+    for pid, _, sid in table:
+        ancestor = parent.get(pid)
+        seen = 0
+        while ancestor and ancestor != me and seen < 64:
+            ancestor, seen = parent.get(ancestor), seen + 1
+        if ancestor == me or sid in wanted:
+            result.append(pid)
+    return result
+
+
+def server_sessions() -> set[int]:
+    """Session ids of our descendants: every server runs in its own session."""
+    table = {pid: sid for pid, _, sid in _processes()}
+    return {table[pid] for pid in leftovers() if pid in table}
+
+
+async def assert_no_leftovers(sessions: Iterable[int]) -> None:
+    sessions = set(sessions)
+    for _ in range(100):  # dying processes get up to 5 s
+        left = leftovers(sessions)
+        if not left:
+            return
+        await anyio.sleep(0.05)
+    assert left == [], f"processes left behind: {left}"
+
+
+def result_of(response: object, index: int = 0) -> Mapping[str, object]:
+    wire = response.to_wire()  # type: ignore[attr-defined]
+    return wire["results"][index]

@@ -1,0 +1,89 @@
+"""A tiny language server of our own, for the failures real servers rarely show on demand.
+
+Usage: fake_server.py MODE [STATE_DIR]. Every mode answers initialize with a
+notebookDocumentSync selector that has ``cells`` (the reply some cattrs releases
+cannot parse) and answers definition with line 1 of the queried file, except:
+
+- hang: definition never answers (the client must time out and cancel).
+- crash: definition prints to stderr and exits 3; with STATE_DIR only the first time.
+- malformed: definition answers with something that is not a location.
+- progress: a work-done progress begins at initialized and never ends.
+- slow-progress: a work-done progress begins at initialized and ends 0.5 s later.
+- nocalls: plain, and without callHierarchyProvider.
+- grandchild: starts a `sleep` child that outlives the server unless its group is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+MODE = sys.argv[1]
+STATE = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+
+server = LanguageServer(
+    "fake-lsp",
+    "0.1",
+    notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+        notebook_selector=[
+            lsp.NotebookDocumentFilterWithCells(
+                cells=[lsp.NotebookCellLanguage(language="python")], notebook="jupyter-notebook"
+            )
+        ]
+    ),
+)
+
+
+def _location(uri: str) -> lsp.Location:
+    start = lsp.Position(line=0, character=0)
+    return lsp.Location(uri=uri, range=lsp.Range(start=start, end=start))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
+    if MODE == "hang":
+        await asyncio.sleep(3600)
+    if MODE == "crash" and not (STATE and (STATE / "crashed").exists()):
+        if STATE:
+            (STATE / "crashed").touch()
+        print("fake-lsp: simulated crash in definition", file=sys.stderr, flush=True)
+        os._exit(3)
+    if MODE == "malformed":
+        return {"this is": "not a location"}
+    return [_location(params.text_document.uri)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+def references(ls: LanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    return [_location(params.text_document.uri)]
+
+
+if MODE != "nocalls":
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+    def prepare(ls: LanguageServer, params: lsp.CallHierarchyPrepareParams) -> None:
+        return None
+
+
+@server.feature(lsp.INITIALIZED)
+async def initialized(ls: LanguageServer, params: lsp.InitializedParams) -> None:
+    if MODE in ("progress", "slow-progress"):
+        token = "indexing"
+        await ls.work_done_progress.create_async(token)
+        ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="Indexing"))
+        if MODE == "slow-progress":
+            await asyncio.sleep(0.5)
+            ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
+
+
+if __name__ == "__main__":
+    if MODE == "grandchild":
+        subprocess.Popen(["sleep", "60"])
+    server.start_io()
