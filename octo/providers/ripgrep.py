@@ -71,8 +71,13 @@ class RgProcess:
         self._stderr = stderr
 
     @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
     def stderr(self) -> str:
-        """The start of what rg wrote to stderr (complete once :meth:`wait` returned)."""
+        """The start of what rg wrote to stderr: complete once :meth:`wait` returned, readable
+        until the ``open_rg`` block ends."""
         self._stderr.seek(0)
         return self._stderr.read(_STDERR_KEEP).decode("utf-8", errors="replace")
 

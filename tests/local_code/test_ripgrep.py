@@ -1,0 +1,59 @@
+"""The rg process plumbing: streamed lines, the deadline, and the kill on early exit."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from octo.errors import QueryTimeoutError
+from octo.providers.ripgrep import open_rg
+
+
+def assert_reaped(pid: int) -> None:
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_deadline_kills_a_stuck_rg(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # no writer: rg blocks opening it
+    with pytest.raises(QueryTimeoutError, match="within 200 ms") as caught:
+        async with open_rg(["needle", str(fifo)], timeout_ms=200) as rg:
+            pid = rg.pid
+            async for _ in rg.lines():
+                pass
+    assert any("OCTO_RG_TIMEOUT_MS" in h for h in caught.value.hints)
+    assert_reaped(pid)
+
+
+async def test_leaving_early_kills_rg(tmp_path: Path) -> None:
+    for i in range(200):
+        (tmp_path / f"f{i:03d}.txt").write_text("needle\n" * 50)
+    async with open_rg(
+        ["--json", "--sort=path", "needle", "."], cwd=tmp_path, timeout_ms=10_000
+    ) as rg:
+        pid = rg.pid
+        async for line in rg.lines():
+            assert json.loads(line)["type"] == "begin"
+            break
+    assert_reaped(pid)
+
+
+async def test_lines_longer_than_a_pipe_chunk_arrive_whole(tmp_path: Path) -> None:
+    (tmp_path / "min.js").write_text("a" * 300_000 + "needle\nneedle again\n")
+    async with open_rg(["--json", "needle", "min.js"], cwd=tmp_path, timeout_ms=10_000) as rg:
+        events = [json.loads(line) async for line in rg.lines()]
+        assert await rg.wait() == 0
+    kinds = [event["type"] for event in events]
+    assert kinds == ["begin", "match", "match", "end", "summary"]
+    assert len(events[1]["data"]["lines"]["text"]) == 300_007
+
+
+async def test_exit_code_and_stderr_of_a_rejected_pattern(tmp_path: Path) -> None:
+    async with open_rg(["--json", "(", "."], cwd=tmp_path, timeout_ms=10_000) as rg:
+        assert [line async for line in rg.lines()] == []
+        assert await rg.wait() == 2
+        assert "regex parse error" in rg.stderr
