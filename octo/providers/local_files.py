@@ -284,19 +284,31 @@ def _start_directory(run: QueryRun, raw: str, tool: str) -> Path:
     return start
 
 
-def _next_steps(run: QueryRun, start: Path, first_file: str | None) -> None:
-    if first_file is not None:
-        run.hint(f'Read a file: localGetFileContent {{"path":"{start / first_file}"}}')
-    run.hint(f'Search inside: localSearchCode {{"path":"{start}","pattern":"<regex>"}}')
+def _read_call(start: Path, rel: str, sensitive: bool) -> str:
+    """localGetFileContent's exact parameters for ``rel``, with the opt-ins it needs."""
+    params: dict[str, Any] = {"path": str(start / rel)}
+    if any(part.startswith(".") for part in rel.split("/")):
+        params["hidden"] = True
+    if sensitive:
+        params["includeSensitive"] = True
+    return json.dumps(params, separators=(",", ":"))
 
 
-def _sensitive_hint(run: QueryRun, names: Iterable[str]) -> None:
-    flagged = [n for n in names if is_sensitive(n)]
+def _next_steps(run: QueryRun, start: Path, files: list[tuple[str, bool]]) -> None:
+    """Hints to read a listed file (sensitive ones need an opt-in) and to search the directory.
+
+    ``files`` are the page's files as (path relative to ``start``, sensitive).
+    """
+    plain = next((rel for rel, sensitive in files if not sensitive), None)
+    if plain is not None:
+        run.hint(f"Read a file: localGetFileContent {_read_call(start, plain, False)}")
+    flagged = [rel for rel, sensitive in files if sensitive]
     if flagged:
         run.hint(
-            f"{', '.join(flagged[:3])} may hold secrets (sensitive: true): reading needs an "
-            "explicit opt-in and secrets are redacted."
+            f"{', '.join(flagged[:3])} may hold secrets (sensitive: true); to read one "
+            f"(secrets redacted): localGetFileContent {_read_call(start, flagged[0], True)}"
         )
+    run.hint(f'Search inside: localSearchCode {{"path":"{start}","pattern":"<regex>"}}')
 
 
 def _truncated_hint(run: QueryRun, timeout_ms: int) -> None:
@@ -481,9 +493,9 @@ def _structure_hints(
         run.hint(
             f'Look inside: localViewStructure {{"path":"{start / dirs[0]}"}} or add "depth":2.'
         )
-    first_file = next((e.name for e in result.entries if e.type == "file"), None)
-    _sensitive_hint(run, (e.name for e in result.entries if e.sensitive))
-    _next_steps(run, start, first_file)
+    _next_steps(
+        run, start, [(e.name, bool(e.sensitive)) for e in result.entries if e.type == "file"]
+    )
 
 
 # localFindFiles
@@ -626,6 +638,4 @@ def _find_hints(
         run.hint(
             f"{matched} matches: narrow with name, type, modifiedWithin, sizeGreater or excludeDir."
         )
-    first_file = next((f.path for f in result.files if f.type == "file"), None)
-    _sensitive_hint(run, (f.path for f in result.files if f.sensitive))
-    _next_steps(run, start, first_file)
+    _next_steps(run, start, [(f.path, bool(f.sensitive)) for f in result.files if f.type == "file"])

@@ -262,14 +262,22 @@ async def test_hidden_entries_need_opt_in_and_git_internals_stay_out(
     assert names(hidden) == [".config", ".config/settings.json", ".profile", "visible.txt"]
 
 
-async def test_sensitive_files_are_listed_and_marked(run_one: Any, tree: Any) -> None:
+async def test_sensitive_files_are_listed_and_marked(
+    run_one: Any, tree: Any, tmp_path: Path
+) -> None:
     tree({".env": "TOKEN=test-token-not-real", "server.pem": "x", "main.py": "x"})
     result = await run_one(TOOL, {"path": ".", "hidden": True, "sortBy": "name"})
     entries = {e["name"]: e for e in result["data"]["entries"]}
     assert entries[".env"]["sensitive"] is True
     assert entries["server.pem"]["sensitive"] is True
     assert "sensitive" not in entries["main.py"]
-    assert any("may hold secrets" in h for h in result["hints"])
+    secret_hint = next(h for h in result["hints"] if "may hold secrets" in h)
+    call = json.loads(secret_hint.split("localGetFileContent ", 1)[1])
+    assert call == {"path": str(tmp_path / ".env"), "hidden": True, "includeSensitive": True}
+    read_hint = next(h for h in result["hints"] if h.startswith("Read a file"))
+    assert json.loads(read_hint.split("localGetFileContent ", 1)[1]) == {
+        "path": str(tmp_path / "main.py")
+    }
 
 
 async def test_empty_directories_are_left_out(run_one: Any, tree: Any, tmp_path: Path) -> None:
