@@ -91,7 +91,6 @@ def _github_tools() -> list[ToolSpec]:
     from typing import TypeVar
 
     from octo.errors import ToolNotAvailableError
-    from octo.providers.github import GitHubProvider
     from octo.tools.github import (
         CodeHost,
         FileContentQuery,
@@ -108,6 +107,9 @@ def _github_tools() -> list[ToolSpec]:
     )
 
     def host(run: QueryRun, name: str) -> CodeHost:
+        # The provider (httpx, tenacity) loads on the first call, not with the registry.
+        from octo.providers.github import GitHubProvider
+
         if name == "github":
             return run.provider(GitHubProvider)
         raise ToolNotAvailableError(

@@ -441,6 +441,7 @@ async def test_search_pull_requests_metadata(gateway: octo.Gateway, recorded: An
     assert first["repository"] == "octocat/Hello-World" and first["labels"] == ["bug"]
     assert first["author"] == "Nick3C" and "files" not in first
     assert row["data"]["totalCount"] == 2
+    assert row["data"]["pagination"] == {"currentPage": 1, "hasMore": False}
     q = routes["/search/issues"].calls.last.request.url.params["q"]
     assert q == "is:pr repo:octocat/Hello-World state:closed is:merged label:bug"
 
