@@ -41,6 +41,7 @@ def test_call_prints_a_readable_answer(run_octo: Any, tree: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("[0] success")
+    assert "\n    - path: src/app.py\n" in done.stdout
     assert "[1] error VALIDATION_ERROR: maxDepth" in done.stdout
     assert "  hint: " in done.stdout
 
