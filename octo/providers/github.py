@@ -160,6 +160,7 @@ class GitHubPolicy(HostPolicy):
     """GitHub's headers, rate-limit resources and secondary-limit wording."""
 
     name = "GitHub"
+    # GitHub asks for at least a minute after a secondary limit; retrying sooner risks a ban.
     secondary_backoff = Backoff(first=60.0, maximum=300.0, attempts=4, jitter=5.0)
 
     def __init__(self, auth: GitHubAuth) -> None:

@@ -90,7 +90,7 @@ class HostPolicy:
     #: Name used in error messages ("GitHub", "GitLab", "the npm registry").
     name: str = "the remote API"
     #: Backoff for secondary limits (a 403/429 without a wait the host told us).
-    secondary_backoff: Backoff = Backoff(first=60.0, maximum=300.0, attempts=4, jitter=5.0)
+    secondary_backoff: Backoff = Backoff(first=5.0, maximum=60.0, attempts=4, jitter=1.0)
     #: Backoff for 5xx answers and read timeouts.
     server_error_backoff: Backoff = Backoff(first=0.5, maximum=4.0, attempts=3, jitter=0.5)
 
@@ -231,7 +231,6 @@ class RemoteClient:
         self.sleep: Sleep = anyio.sleep
         self.clock: Callable[[], float] = time.time
         self.rate_limits: dict[str, RateLimit] = {}
-        self.requests_sent = 0
         self._limiters: dict[str, anyio.CapacityLimiter] = {}
 
     def url(self, path: str) -> str:
@@ -338,7 +337,6 @@ class RemoteClient:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource)
         async with self._limiter(resource):
-            self.requests_sent += 1
             try:
                 response = await self.http.request(method, url, params=params, headers=headers)
             except httpx.TimeoutException:
