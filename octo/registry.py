@@ -308,7 +308,6 @@ def _package_tools() -> list[ToolSpec]:
 
 
 def _local_code_tools() -> list[ToolSpec]:
-    from octo.providers.local import LocalSearchProvider
     from octo.tools.local import (
         LocalGetFileContentQuery,
         LocalGetFileContentResult,
@@ -316,12 +315,17 @@ def _local_code_tools() -> list[ToolSpec]:
         LocalSearchCodeResult,
     )
 
+    # The provider loads on first use: listing tools needs only the models.
     async def search_code(run: QueryRun, query: LocalSearchCodeQuery) -> LocalSearchCodeResult:
+        from octo.providers.local import LocalSearchProvider
+
         return await run.provider(LocalSearchProvider).search_code(run, query)
 
     async def get_file_content(
         run: QueryRun, query: LocalGetFileContentQuery
     ) -> LocalGetFileContentResult:
+        from octo.providers.local import LocalSearchProvider
+
         return await run.provider(LocalSearchProvider).get_file_content(run, query)
 
     safety = (
