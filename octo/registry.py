@@ -448,6 +448,22 @@ def _lsp_tools() -> list[ToolSpec]:
         GotoDefinitionResult,
     )
 
+    # octo.lsp.navigate loads pygls; it is imported on the first LSP query, not by the registry.
+    async def goto_definition(run: QueryRun, query: GotoDefinitionQuery) -> GotoDefinitionResult:
+        from octo.lsp import navigate
+
+        return await navigate.goto_definition(run, query)
+
+    async def find_references(run: QueryRun, query: FindReferencesQuery) -> FindReferencesResult:
+        from octo.lsp import navigate
+
+        return await navigate.find_references(run, query)
+
+    async def call_hierarchy(run: QueryRun, query: CallHierarchyQuery) -> CallHierarchyResult:
+        from octo.lsp import navigate
+
+        return await navigate.call_hierarchy(run, query)
+
     located = (
         " The symbol is found by name near lineHint (whole word, outside comments and strings;"
         " orderHint picks the nth on the line; lines +-5 are tried next) and the answer echoes"
