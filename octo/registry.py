@@ -438,7 +438,6 @@ def _local_files_tools() -> list[ToolSpec]:
 
 
 def _lsp_tools() -> list[ToolSpec]:
-    from octo.lsp.navigate import call_hierarchy, find_references, goto_definition
     from octo.tools.lsp import (
         CallHierarchyQuery,
         CallHierarchyResult,
