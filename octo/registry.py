@@ -90,7 +90,6 @@ class ToolSpec:
 def _github_tools() -> list[ToolSpec]:
     from typing import TypeVar
 
-    from octo.errors import ToolNotAvailableError
     from octo.tools.github import (
         CodeHost,
         FileContentQuery,
@@ -106,16 +105,25 @@ def _github_tools() -> list[ToolSpec]:
         SearchRepositoriesResult,
     )
 
-    def host(run: QueryRun, name: str) -> CodeHost:
-        # The provider (httpx, tenacity) loads on the first call, not with the registry.
-        from octo.providers.github import GitHubProvider
+    RemoteQuery = (
+        SearchCodeQuery
+        | FileContentQuery
+        | RepoStructureQuery
+        | SearchRepositoriesQuery
+        | SearchPullRequestsQuery
+    )
 
-        if name == "github":
-            return run.provider(GitHubProvider)
-        raise ToolNotAvailableError(
-            f"The {name} code host is not available in this build",
-            hints=['Use provider="github".'],
-        )
+    def host(run: QueryRun, query: RemoteQuery) -> CodeHost:
+        # The providers (httpx, tenacity) load on the first call, not with the registry.
+        from octo.providers.github import GitHubProvider
+        from octo.providers.gitlab import GitLabProvider, gitlab_is_default
+
+        name = query.provider
+        if "provider" not in query.model_fields_set and gitlab_is_default(run.runtime.config.env):
+            name = "gitlab"
+        if name == "gitlab":
+            return run.provider(GitLabProvider)
+        return run.provider(GitHubProvider)
 
     R = TypeVar("R", bound=ToolResult)
 
@@ -126,23 +134,23 @@ def _github_tools() -> list[ToolSpec]:
         return got.result
 
     async def search_code(run: QueryRun, query: SearchCodeQuery) -> SearchCodeResult:
-        return answer(run, await host(run, query.provider).search_code(query))
+        return answer(run, await host(run, query).search_code(query))
 
     async def get_file(run: QueryRun, query: FileContentQuery) -> FileContentResult:
-        return answer(run, await host(run, query.provider).get_file_content(query))
+        return answer(run, await host(run, query).get_file_content(query))
 
     async def view_structure(run: QueryRun, query: RepoStructureQuery) -> RepoStructureResult:
-        return answer(run, await host(run, query.provider).view_repo_structure(query))
+        return answer(run, await host(run, query).view_repo_structure(query))
 
     async def search_repos(
         run: QueryRun, query: SearchRepositoriesQuery
     ) -> SearchRepositoriesResult:
-        return answer(run, await host(run, query.provider).search_repositories(query))
+        return answer(run, await host(run, query).search_repositories(query))
 
     async def search_pulls(
         run: QueryRun, query: SearchPullRequestsQuery
     ) -> SearchPullRequestsResult:
-        return answer(run, await host(run, query.provider).search_pull_requests(query))
+        return answer(run, await host(run, query).search_pull_requests(query))
 
     context = {
         "mainResearchGoal": "Understand how React schedules state updates",

@@ -26,7 +26,11 @@ class _RemoteQuery(ToolQuery):
     """Fields every remote code-host query shares."""
 
     provider: CodeHostName = Field(
-        default="github", description="Code host that answers the query."
+        default="github",
+        description=(
+            'Code host that answers: "github", or "gitlab" (GITLAB_HOST, default gitlab.com;'
+            " owner may be a group path). Unset means gitlab when only GitLab is configured."
+        ),
     )
 
 

@@ -560,18 +560,6 @@ async def test_a_bulk_where_one_query_fails_and_two_succeed(
     assert rows(response)[0]["data"]["content"] == "# Octokit\n"
 
 
-async def test_the_gitlab_provider_is_not_in_this_build(
-    gateway: octo.Gateway, router: respx.MockRouter
-) -> None:
-    [row] = rows(
-        await gateway.github_search_repositories(
-            [{"keywordsToSearch": ["x"], "provider": "gitlab"}]
-        )
-    )
-    assert row["error"]["code"] == "TOOL_NOT_AVAILABLE"
-    assert router.calls.call_count == 0
-
-
 async def test_ghes_base_url_is_used(
     gateway_factory: Any, env: Any, router: respx.MockRouter
 ) -> None:
