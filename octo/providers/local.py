@@ -50,6 +50,7 @@ from octo.tools.local import (
     SearchMatch,
     SearchStats,
 )
+from octo.tools.local_files import parse_size
 
 if TYPE_CHECKING:
     from octo.dispatch import QueryRun
@@ -115,7 +116,7 @@ class LineRedactor:
 
     _BEGIN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----")
     _END = re.compile(r"-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----")
-    _BODY = re.compile(r"^\s*[A-Za-z0-9+/=:,\- ]+\s*$")
+    _BODY = re.compile(r"^\s*(?:[A-Za-z0-9+/]+={0,2}|(?:Proc-Type|DEK-Info|Comment):.*)?\s*$")
 
     def __init__(self) -> None:
         self._in_key = False
@@ -298,8 +299,10 @@ class LocalSearchProvider:
         )
         if target.is_dir():
             cwd, search_arg = target, "."
-        else:
+        elif target.is_file():
             cwd, search_arg = target.parent, f"./{target.name}"
+        else:
+            raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
 
         filters = self._filter_args(query)
         args = ["--json", "--sort=path", "--no-messages", *self._match_args(query), *filters]
@@ -432,8 +435,6 @@ class LocalSearchProvider:
         return self._read_lines(run, query, lines, 1, len(lines), base)
 
     def _check_size(self, query: LocalGetFileContentQuery, size: int) -> None:
-        from octo.tools.local_files import parse_size
-
         limit = min(parse_size(self.config.rg_max_filesize), MAX_FILESIZE_CAP)
         if size > limit:
             raise FileTooLargeError(

@@ -23,6 +23,7 @@ from anyio.abc import Process
 
 from octo.errors import QueryTimeoutError, ToolNotAvailableError
 from octo.security import SENSITIVE_NAME_GLOBS
+from octo.tools.local_files import parse_size
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
@@ -47,8 +48,6 @@ def rg_binary() -> str:
 
 def max_filesize_arg(size: str) -> str:
     """rg's ``--max-filesize`` for a configured size ("10M"), capped at 200 MiB (spec 003)."""
-    from octo.tools.local_files import parse_size
-
     return f"--max-filesize={min(parse_size(size), MAX_FILESIZE_CAP)}"
 
 

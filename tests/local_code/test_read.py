@@ -364,3 +364,11 @@ async def test_validation_errors_name_the_fields(
     for field in named:
         assert field in bad["error"]["message"]
     assert good["status"] == "success"
+
+
+async def test_special_files_are_refused(tree: Tree, read: CallOne) -> None:
+    root = tree({"a.txt": "x\n"})
+    os.mkfifo(root / "pipe")
+    found = await read(path="pipe")
+    assert found["error"]["code"] == "INVALID_QUERY"
+    assert "regular file" in found["error"]["message"]

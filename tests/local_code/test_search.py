@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -431,3 +432,10 @@ async def test_max_filesize_skips_big_files(root: Path) -> None:
     async with octo.Gateway(Config(rg_max_filesize="1K"), roots=[root]) as gw:
         response = await gw.local_search_code([{"pattern": "needle", "path": "."}])
     assert [f.path for f in response.results[0].data.files] == ["small.txt"]
+
+
+async def test_special_files_are_refused(tree: Tree, search: CallOne) -> None:
+    root = tree({"a.txt": "x\n"})
+    os.mkfifo(root / "pipe")
+    found = await search(pattern="x", path="pipe")
+    assert found["error"]["code"] == "INVALID_QUERY"
