@@ -2,8 +2,10 @@
 
 Search runs ``rg --json --sort=path`` (a stable file order makes file pages
 line up across calls) and stops rg as soon as the requested page is full; the
-stats then say they are lower bounds. File reads decode and redact a file once
-per version (path, mtime, size) and serve every page from the cache.
+stats then say they are lower bounds. Searches are not cached: files change
+under an agent's hands and nothing cheap tells when. File reads decode and
+redact a file once per version (path, mtime, size) and serve every page from
+the cache.
 """
 
 from __future__ import annotations
