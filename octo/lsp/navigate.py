@@ -80,6 +80,7 @@ async def _target(run: QueryRun, uri: str, symbol: str, line_hint: int, order: i
         # The first answers of a fresh server can point at the wrong place while it indexes.
         await client.progress.settle(slot.settle_cap)
         slot.settled = True
+        slot.pool.touch(slot)
     resolved = ResolvedSymbol(
         line=found.line + 1,
         character=found.character,

@@ -94,6 +94,7 @@ class ServerSlot:
     async def request(self, method: str, params: Any, seconds: float | None = None) -> Any:
         """One request under the per-server concurrency limit, with crash and hang bookkeeping."""
         client = self.live_client()
+        self.pool.touch(self)
         async with self.in_flight:
             try:
                 result = await client.request(
@@ -108,6 +109,8 @@ class ServerSlot:
                 if self.timeouts >= 2:
                     await self.pool.retire(self, crashed=False)
                 raise
+            finally:
+                self.pool.touch(self)
         self.timeouts = 0
         self.crashes = 0
         return result
@@ -180,7 +183,7 @@ class LspPool:
                     self._note_crash(slot)
                     raise
                 slot.settled = False
-        self._touch(slot)
+        self.touch(slot)
         return slot
 
     def _server_env(self) -> dict[str, str]:
@@ -206,18 +209,23 @@ class LspPool:
         while len(live) >= self.settings.max_servers:
             await self.retire(self._slots[live.pop(0)], crashed=False)
 
-    def _touch(self, slot: ServerSlot) -> None:
+    def touch(self, slot: ServerSlot) -> None:
+        """Mark ``slot`` as used now; its idle timer starts again."""
         slot.last_used = time.monotonic()
+        self._arm_idle_timer(slot, self.settings.idle_timeout)
+
+    def _arm_idle_timer(self, slot: ServerSlot, delay: float) -> None:
         if slot.idle_timer is not None:
             slot.idle_timer.cancel()
-        slot.idle_timer = asyncio.get_running_loop().call_later(
-            self.settings.idle_timeout, self._expire_idle, slot
-        )
+        slot.idle_timer = asyncio.get_running_loop().call_later(delay, self._expire_idle, slot)
 
     def _expire_idle(self, slot: ServerSlot) -> None:
         # A timer callback cannot await a polite shutdown; an idle server has nothing to
         # lose, so its group is killed now and the client finished on the next pool use.
         slot.idle_timer = None
+        if slot.in_flight.value < _IN_FLIGHT:  # a request is running: not idle
+            self._arm_idle_timer(slot, self.settings.idle_timeout)
+            return
         client = slot.client
         if client is None or client.pid is None:
             return

@@ -46,8 +46,8 @@ def _processes() -> list[tuple[int, int, int]]:
     return found
 
 
-def leftovers(sessions: Iterable[int] = ()) -> list[int]:
-    """Our live descendants, plus any process still in one of ``sessions`` (orphans included)."""
+def leftovers(sessions: Iterable[int] = (), *, descendants: bool = True) -> list[int]:
+    """Processes still in one of ``sessions`` (orphans included), and our live descendants."""
     wanted = set(sessions)
     table = _processes()
     parent = {pid: ppid for pid, ppid, _ in table}
@@ -58,7 +58,7 @@ def leftovers(sessions: Iterable[int] = ()) -> list[int]:
         seen = 0
         while ancestor and ancestor != me and seen < 64:
             ancestor, seen = parent.get(ancestor), seen + 1
-        if ancestor == me or sid in wanted:
+        if (descendants and ancestor == me) or sid in wanted:
             result.append(pid)
     return result
 
@@ -69,10 +69,10 @@ def server_sessions() -> set[int]:
     return {table[pid] for pid in leftovers() if pid in table}
 
 
-async def assert_no_leftovers(sessions: Iterable[int]) -> None:
+async def assert_no_leftovers(sessions: Iterable[int], *, descendants: bool = True) -> None:
     sessions = set(sessions)
     for _ in range(100):  # dying processes get up to 5 s
-        left = leftovers(sessions)
+        left = leftovers(sessions, descendants=descendants)
         if not left:
             return
         await anyio.sleep(0.05)

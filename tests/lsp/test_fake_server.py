@@ -206,3 +206,36 @@ def test_sigterm_leaves_no_server_behind(project: Path) -> None:
     pids = {int(p) for p in done.stdout.split()}
     assert pids
     assert leftovers(pids) == []
+
+
+async def test_racing_queries_start_one_server(gateway: GatewayFactory) -> None:
+    gw = gateway(fake_env("plain"))
+    response = await gw.lsp_goto_definition([DEFINITION] * 5)
+    assert [r.status for r in response.results] == ["success"] * 5
+    assert len(pool_of(gw).process_ids()) == 1
+
+
+async def test_idle_servers_stop_and_restart_on_demand(gateway: GatewayFactory) -> None:
+    gw = gateway(fake_env("plain", OCTO_LSP_IDLE_TIMEOUT="1"))
+    assert result_of(await gw.lsp_goto_definition([DEFINITION]))["status"] == "success"
+    (first,) = pool_of(gw).process_ids()
+    await assert_no_leftovers({first}, descendants=False)  # the idle timer killed it
+    assert result_of(await gw.lsp_goto_definition([DEFINITION]))["status"] == "success"
+    assert pool_of(gw).process_ids() not in ([], [first])
+
+
+async def test_the_least_recently_used_server_makes_room(
+    gateway: GatewayFactory, project: Path
+) -> None:
+    other = project / "other"
+    other.mkdir()
+    (other / "pyproject.toml").touch()
+    (other / "mod.py").write_text(SOURCE)
+    gw = gateway(fake_env("plain", OCTO_LSP_MAX_SERVERS="1"))
+    assert result_of(await gw.lsp_goto_definition([DEFINITION]))["status"] == "success"
+    (first,) = pool_of(gw).process_ids()
+    second_query = {**DEFINITION, "uri": "other/mod.py"}
+    assert result_of(await gw.lsp_goto_definition([second_query]))["status"] == "success"
+    (second,) = pool_of(gw).process_ids()
+    assert second != first
+    await assert_no_leftovers({first}, descendants=False)
