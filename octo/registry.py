@@ -282,10 +282,12 @@ def _github_tools() -> list[ToolSpec]:
 
 
 def _package_tools() -> list[ToolSpec]:
-    from octo.providers.registries import PackageRegistries
     from octo.tools.packages import PackageSearchQuery, PackageSearchResult
 
     async def package_search(run: QueryRun, query: PackageSearchQuery) -> PackageSearchResult:
+        # The provider (httpx, tenacity) loads on the first call, not with the registry.
+        from octo.providers.registries import PackageRegistries
+
         answer = await run.provider(PackageRegistries).search(query)
         for hint in answer.hints:
             run.hint(hint)
