@@ -49,14 +49,15 @@ async def test_stdio_lists_tools_and_runs_a_bulk_call(mode: str, tree: Path) -> 
     assert _statuses(result) == ["success", "error"]
 
 
-async def test_stdio_client_roots_narrow_the_configured_roots(tree: Path) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_stdio_client_roots_narrow_the_configured_roots(mode: str, tree: Path) -> None:
     async def list_roots(_context: Any) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=(tree / "src").as_uri())])
 
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "octo", "serve"], env=_env(tree)
     )
-    async with Client(params, mode="legacy", list_roots_callback=list_roots) as client:
+    async with Client(params, mode=mode, list_roots_callback=list_roots) as client:
         result = await client.call_tool(
             "localFindFiles", {"queries": [_find(tree / "src"), _find(tree)]}
         )
