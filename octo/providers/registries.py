@@ -115,8 +115,8 @@ def _person(value: object) -> str | None:
 def _python_person(value: object) -> str | None:
     """Display names from a core-metadata person field, e.g. "A <a@x>, B <b@x>"."""
     text = _text(value)
-    if text is None:
-        return None
+    if text is None or "@" not in text:
+        return text
     names = [name or address for name, address in email.utils.getaddresses([text])]
     return ", ".join(n for n in names if n) or text
 

@@ -179,6 +179,7 @@ async def test_python_json_api(gateway: Gateway, recorded: Load) -> None:
     assert requests["license"]
     assert "versions" not in requests
     six = package(response, 1)  # only the legacy home_page names the repository
+    assert six["author"] == "Benjamin Peterson"
     assert (six["repository"]["owner"], six["repository"]["repo"]) == ("benjaminp", "six")
 
 
