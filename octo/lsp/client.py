@@ -128,7 +128,7 @@ class ProgressTracker:
             await anyio.sleep(0.02)
 
 
-def _stderr_pipe(ring: collections.deque[str]) -> int:
+def _stderr_pipe(ring: collections.deque[str]) -> tuple[int, threading.Thread]:
     """A pipe whose read end a daemon thread drains into ``ring``; returns the write end.
 
     A thread rather than a task: it needs no task group to outlive the query that
@@ -141,8 +141,9 @@ def _stderr_pipe(ring: collections.deque[str]) -> int:
             for raw in stream:
                 ring.append(raw.decode("utf-8", "replace").rstrip())
 
-    threading.Thread(target=drain, name="octo-lsp-stderr", daemon=True).start()
-    return write_fd
+    thread = threading.Thread(target=drain, name="octo-lsp-stderr", daemon=True)
+    thread.start()
+    return write_fd, thread
 
 
 def _child_setup(stderr_fd: int) -> Callable[[], None]:
@@ -166,6 +167,7 @@ class LspClient:
         self.progress = ProgressTracker()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.capabilities: dict[str, Any] = {}
+        self._stderr_drain: threading.Thread | None = None
         self._documents: collections.OrderedDict[Path, tuple[int, int, int]] = (
             collections.OrderedDict()
         )
@@ -226,7 +228,7 @@ class LspClient:
     ) -> LspClient:
         """Spawn the server in its own process group and run the initialize handshake."""
         self = cls(server_id, root)
-        stderr_fd = _stderr_pipe(self.stderr_tail)
+        stderr_fd, self._stderr_drain = _stderr_pipe(self.stderr_tail)
         try:
             await self._client.start_io(
                 *argv,
@@ -293,6 +295,10 @@ class LspClient:
         return value is not None and value is not False
 
     def crash_error(self) -> ServerCrashedError:
+        if self._stderr_drain is not None:
+            # The last words of a dying server may still be in the pipe; EOF comes at once
+            # unless a child of the server holds stderr open, so the wait is short either way.
+            self._stderr_drain.join(timeout=0.2)
         process = self._client._server
         code = process.returncode if process is not None else None
         tail = [line for line in self.stderr_tail if line.strip()][-8:]
