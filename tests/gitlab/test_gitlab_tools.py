@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -549,3 +551,27 @@ async def test_gitlab_com_is_the_default_host(
     gateway = gateway_factory({})
     [row] = rows(await gateway.github_view_repo_structure([gl(branch="main", **OWNER)]))
     assert route.call_count == 1 and row["status"] == "empty"
+
+
+# hygiene
+
+
+async def test_errors_never_carry_the_token(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    router.get(f"{API}/projects/{PROJECT}/search").respond(
+        401, json={"message": "token test-token-not-real-gl is revoked"}
+    )
+    text = (
+        await gateway.github_search_code([gl(keywordsToSearch=["a"], **OWNER)])
+    ).to_compact_json()
+    assert "test-token-not-real-gl" not in text and "[REDACTED]" in text
+
+
+def test_recordings_name_only_placeholder_hosts_and_no_token() -> None:
+    for path in (Path(__file__).parent / "recordings").glob("*.json"):
+        text = path.read_text(encoding="utf-8")
+        hosts = set(re.findall(r"https?://([^/\s\"]+)", text))
+        hosts |= set(re.findall(r"@([\w-]+(?:\.[\w-]+)+)", text))
+        assert hosts <= {"gl.test", "example.test"}, (path.name, hosts)
+        assert not re.search(r"glpat-|gh[pousr]_|private-token", text, re.IGNORECASE), path.name
