@@ -132,7 +132,8 @@ async def _call_tool(
         raise MCPError(
             types.INVALID_PARAMS, f"Unknown tool: {params.name}", data=exc.hints
         ) from None
-    roots = await _client_roots(ctx, params)
+    # Remote tools read no local path, so they skip the roots round trip.
+    roots = None if spec.open_world else await _client_roots(ctx, params)
     if isinstance(roots, types.InputRequiredResult):
         return roots
     arguments: Mapping[str, Any] = params.arguments or {}
