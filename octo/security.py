@@ -43,10 +43,13 @@ SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
 )
 
 
+# One regex for all globs: a search checks every matching file, often thousands.
+_SENSITIVE_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in SENSITIVE_NAME_GLOBS))
+
+
 def is_sensitive(path: Path | str) -> bool:
     """True for files that commonly hold credentials or private keys."""
-    name = os.path.basename(str(path)).lower()
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SENSITIVE_NAME_GLOBS)
+    return _SENSITIVE_NAME.match(os.path.basename(str(path)).lower()) is not None
 
 
 def is_hidden(path: Path, root: Path) -> bool:

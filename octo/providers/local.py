@@ -1,9 +1,12 @@
 """localSearchCode on ripgrep's JSON stream, and localGetFileContent under the token budget.
 
-Search runs ``rg --json --sort=path`` (a stable file order makes file pages
-line up across calls) and stops rg as soon as the requested page is full; the
-stats then say they are lower bounds. Searches are not cached: files change
-under an agent's hands and nothing cheap tells when. File reads decode and
+Search runs rg twice. A counting pass (``rg --count``, multithreaded, in any
+order) finds every matching file with its count; sorted by path in Python,
+that gives exact stats and file pages that line up across calls (sorting in rg
+would make it single-threaded). A detail pass (``rg --json``) then reads just
+the page's files, each only up to its matchesPerPage-th match, so its cost
+follows the page, not the tree. Searches are not cached: files change under an
+agent's hands and nothing cheap tells when. File reads decode and
 redact a file once per version (path, mtime, size) and serve every page from
 the cache.
 """
@@ -35,8 +38,8 @@ from octo.errors import (
 from octo.providers.ripgrep import (
     MAX_FILESIZE_CAP,
     max_filesize_arg,
-    open_rg,
     rg_error_message,
+    run_rg,
     sensitive_exclude_args,
 )
 from octo.security import is_hidden, is_sensitive, redact
@@ -164,13 +167,74 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def _rg_path(value: dict[str, Any]) -> bytes:
+    """A path in rg's JSON, as the bytes rg was given (see :func:`_rg_text`)."""
+    if "text" in value:
+        return str(value["text"]).encode()
+    return base64.b64decode(value["bytes"])
+
+
+@dataclass(frozen=True)
+class _MatchingFile:
+    """A file the counting pass found: its path as rg printed it, and its matching lines."""
+
+    arg: bytes
+    count: int
+
+    @property
+    def path(self) -> str:
+        """The path shown to the caller: relative to the searched directory."""
+        return self.arg.decode("utf-8", errors="replace").removeprefix("./")
+
+    @property
+    def sort_key(self) -> list[bytes]:
+        """rg --sort=path's order: component by component, so "a/b" comes before "a.txt"."""
+        return self.arg.split(b"/")
+
+
+class _CountScan:
+    """Consumes ``rg --count --null --with-filename --stats``: files, then searched-file count.
+
+    Each file is a ``path NUL count`` line; a newline inside a file name splits it
+    over several lines. An empty line starts rg's stats block (paths start with
+    "./", so no path piece is empty at the start of a line).
+    """
+
+    _SEARCHED = re.compile(rb"(\d+) files? searched")
+
+    def __init__(self, include_sensitive: bool) -> None:
+        self.include_sensitive = include_sensitive
+        self.files: list[_MatchingFile] = []
+        self.files_searched: int | None = None
+        self._pending = b""
+        self._in_stats = False
+
+    def feed(self, line: bytes) -> None:
+        """Take one line of rg's output."""
+        if self._in_stats:
+            searched = self._SEARCHED.fullmatch(line)
+            if searched:
+                self.files_searched = int(searched[1])
+            return
+        if not line and not self._pending:
+            self._in_stats = True
+            return
+        line = self._pending + line
+        arg, nul, count = line.partition(b"\0")
+        if not nul:
+            self._pending = line + b"\n"
+            return
+        self._pending = b""
+        found = _MatchingFile(arg, int(count))
+        # rg's --iglob exclusions already skip these; the name check is the backstop.
+        if self.include_sensitive or not is_sensitive(found.path):
+            self.files.append(found)
+
+
 @dataclass
 class _FileScan:
-    """The file rg is currently reporting."""
+    """The lines kept of one file on the page."""
 
-    path: str
-    on_page: bool
-    skipped: bool = False
     lines: list[tuple[int, str, bool]] = field(default_factory=list)
     shown: int = 0
     last_match: int = 0
@@ -179,50 +243,32 @@ class _FileScan:
 
 
 class _PageScan:
-    """Consumes rg's JSON lines and keeps one page of files.
+    """Consumes ``rg --json`` over the page's files and keeps their first matching lines.
 
-    Only events of files on the page are parsed in full; for the others a prefix
-    check suffices, so long streams before the page cost little.
+    rg writes each file's events together (begin, matches and context, end),
+    even when it searches files in parallel.
     """
 
-    def __init__(self, query: LocalSearchCodeQuery) -> None:
+    def __init__(self, query: LocalSearchCodeQuery, page: list[_MatchingFile]) -> None:
         self.query = query
-        self.first = (query.filePageNumber - 1) * query.filesPerPage
-        self.stop_at = self.first + query.filesPerPage
-        self.context = 0 if query.filesOnly else (query.contextLines or 0)
-        self.files: list[SearchFile] = []
-        self.files_seen = 0
-        self.files_with_matches = 0
-        self.total_matches = 0
-        self.stopped = False
+        self.context = query.contextLines or 0
+        self.page = page
+        self._scans = {entry.arg: _FileScan() for entry in page}
         self._current: _FileScan | None = None
 
-    def feed(self, line: bytes) -> bool:
-        """Take one line of rg's output; True once the page is full and rg may stop."""
+    def feed(self, line: bytes) -> None:
+        """Take one line of rg's output."""
         current = self._current
         if line.startswith(b'{"type":"match"'):
-            if current is not None and current.on_page and not self.query.filesOnly:
+            if current is not None:
                 self._match(current, line)
         elif line.startswith(b'{"type":"context"'):
-            if current is not None and current.on_page and not self.query.filesOnly:
+            if current is not None:
                 self._context(current, line)
         elif line.startswith(b'{"type":"begin"'):
-            return self._begin(line)
+            self._current = self._scans.get(_rg_path(json.loads(line)["data"]["path"]))
         elif line.startswith(b'{"type":"end"'):
-            self._end(line)
-        return False
-
-    def _begin(self, line: bytes) -> bool:
-        path = _rg_text(json.loads(line)["data"]["path"]).removeprefix("./")
-        if not self.query.includeSensitive and is_sensitive(path):
-            self._current = _FileScan(path, on_page=False, skipped=True)
-            return False
-        if self.files_seen == self.stop_at:
-            self.stopped = True
-            return True
-        self._current = _FileScan(path, on_page=self.files_seen >= self.first)
-        self.files_seen += 1
-        return False
+            self._current = None
 
     def _match(self, current: _FileScan, line: bytes) -> None:
         if current.shown >= self.query.matchesPerPage:
@@ -249,25 +295,18 @@ class _PageScan:
         text = _strip_newline(_rg_text(data["lines"]))
         current.lines.append((number, clip_line(current.redactor(text)), False))
 
-    def _end(self, line: bytes) -> None:
-        current, self._current = self._current, None
-        if current is None or current.skipped:
-            return
-        matched = int(json.loads(line)["data"]["stats"]["matched_lines"])
-        self.files_with_matches += 1
-        self.total_matches += matched
-        if current.on_page:
-            self.files.append(self._file(current, matched))
+    def files(self) -> list[SearchFile]:
+        """The page's files in page order, each with its lines grouped by match."""
+        return [self._file(entry, self._scans[entry.arg]) for entry in self.page]
 
-    def _file(self, current: _FileScan, matched: int) -> SearchFile:
-        if self.query.filesOnly:
-            return SearchFile(path=current.path, matchCount=matched)
-        more = matched > current.shown
+    def _file(self, entry: _MatchingFile, scan: _FileScan) -> SearchFile:
+        # The count comes from the counting pass: this pass stops reading after the page.
+        more = entry.count > scan.shown
         return SearchFile(
-            path=current.path,
-            matchCount=matched,
-            matches=group_matches(current.lines, self.context),
-            pagination=MatchPagination(hasMore=True, matchesOnPage=current.shown) if more else None,
+            path=entry.path,
+            matchCount=entry.count,
+            matches=group_matches(scan.lines, self.context),
+            pagination=MatchPagination(hasMore=True, matchesOnPage=scan.shown) if more else None,
         )
 
 
@@ -306,60 +345,96 @@ class LocalSearchProvider:
         else:
             raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
 
-        filters = self._filter_args(query)
-        args = ["--json", "--sort=path", "--no-messages", *self._match_args(query), *filters]
-        scan = _PageScan(query)
         started = time.monotonic()
-        async with open_rg(
-            [*args, "--", query.pattern, search_arg], cwd=cwd, timeout_ms=self.config.rg_timeout_ms
-        ) as rg:
-            async for line in rg.lines():
-                if scan.feed(line):
-                    break
-            else:
-                # --no-messages silences unreadable files; what remains is about the query.
-                if await rg.wait() == 2 and rg.stderr.strip():
-                    raise _rg_rejected(rg_error_message(rg.stderr))
+        counted = await self._count_matches(query, cwd, search_arg)
+        matching = sorted(counted.files, key=lambda entry: entry.sort_key)
+        first = (query.filePageNumber - 1) * query.filesPerPage
+        page = matching[first : first + query.filesPerPage]
+        if query.filesOnly:
+            files = [
+                SearchFile(
+                    path=entry.path,
+                    matchCount=entry.count,
+                    modified=_iso_mtime(cwd / os.fsdecode(entry.arg)),
+                )
+                for entry in page
+            ]
+        else:
+            files = await self._page_matches(query, cwd, page)
         elapsed_ms = round((time.monotonic() - started) * 1000)
 
-        if query.filesOnly:
-            for entry in scan.files:
-                entry.modified = _iso_mtime(cwd / entry.path)
-        files_searched = None
-        if not scan.files_with_matches:
-            files_searched = await self._count_files(filters, cwd, search_arg)
-        complete = not scan.stopped
         result = LocalSearchCodeResult(
             root=str(cwd),
-            files=scan.files,
+            files=files,
             stats=SearchStats(
-                filesSearched=files_searched,
-                filesWithMatches=scan.files_with_matches,
-                totalMatches=scan.total_matches,
+                filesSearched=counted.files_searched,
+                filesWithMatches=len(matching),
+                totalMatches=sum(entry.count for entry in matching),
                 searchTimeMs=elapsed_ms,
-                complete=complete,
+                complete=True,
             ),
             pagination=FilePaging(
                 currentPage=query.filePageNumber,
-                totalPages=math.ceil(scan.files_with_matches / query.filesPerPage)
-                if complete
-                else None,
-                hasMore=scan.stopped,
+                totalPages=math.ceil(len(matching) / query.filesPerPage),
+                hasMore=first + query.filesPerPage < len(matching),
             ),
         )
         _search_hints(run, query, result, cwd)
         return result
 
+    async def _count_matches(
+        self, query: LocalSearchCodeQuery, cwd: Path, search_arg: str
+    ) -> _CountScan:
+        """Pass 1: every matching file with its count, from multithreaded rg in any order."""
+        args = [
+            "--count",
+            "--null",
+            "--with-filename",
+            "--stats",
+            "--no-messages",
+            *self._match_args(query),
+            *self._filter_args(query),
+        ]
+        done = await run_rg(
+            [*args, "--", query.pattern, search_arg], cwd=cwd, timeout_ms=self.config.rg_timeout_ms
+        )
+        # --no-messages silences unreadable files; what remains is about the query.
+        if done.returncode == 2 and done.stderr.strip():
+            raise _rg_rejected(rg_error_message(done.stderr))
+        scan = _CountScan(query.includeSensitive)
+        for line in done.stdout.split(b"\n"):
+            scan.feed(line)
+        return scan
+
+    async def _page_matches(
+        self, query: LocalSearchCodeQuery, cwd: Path, page: list[_MatchingFile]
+    ) -> list[SearchFile]:
+        """Pass 2: the matching lines of just the page's files, named explicitly."""
+        if not page:
+            return []
+        args = ["--json", "--no-messages", *self._match_args(query)]
+        # One match past the page ends the last shown match's after-context where it begins.
+        args.append(f"--max-count={query.matchesPerPage + 1}")
+        if query.contextLines:
+            args.append(f"--context={query.contextLines}")
+        done = await run_rg(
+            [*args, "--", query.pattern, *(os.fsdecode(entry.arg) for entry in page)],
+            cwd=cwd,
+            timeout_ms=self.config.rg_timeout_ms,
+        )
+        scan = _PageScan(query, page)
+        for line in done.stdout.split(b"\n"):
+            scan.feed(line)
+        return scan.files()
+
     def _match_args(self, query: LocalSearchCodeQuery) -> list[str]:
         args = ["--smart-case" if query.smartCase else "--case-sensitive"]
         if query.fixedString:
             args.append("--fixed-strings")
-        if query.contextLines and not query.filesOnly:
-            args.append(f"--context={query.contextLines}")
         return args
 
     def _filter_args(self, query: LocalSearchCodeQuery) -> list[str]:
-        """Which files rg looks at: shared by the search and the files-searched count."""
+        """Which files rg looks at."""
         args = ["--no-require-git", max_filesize_arg(self.config.rg_max_filesize)]
         if query.hidden:
             args.append("--hidden")
@@ -373,17 +448,6 @@ class LocalSearchProvider:
         if not query.includeSensitive:
             args += sensitive_exclude_args()
         return args
-
-    async def _count_files(self, filters: list[str], cwd: Path, search_arg: str) -> int:
-        count = 0
-        async with open_rg(
-            ["--files", "--no-messages", *filters, "--", search_arg],
-            cwd=cwd,
-            timeout_ms=self.config.rg_timeout_ms,
-        ) as rg:
-            async for _ in rg.lines():
-                count += 1
-        return count
 
     # -- localGetFileContent ---------------------------------------------------------------
 
@@ -686,11 +750,6 @@ def _search_hints(
         run.hint(
             "Next page: localSearchCode "
             + _compact({**repeat, "filePageNumber": query.filePageNumber + 1})
-        )
-    if not result.stats.complete:
-        run.hint(
-            "Counts cover the files up to this page only: octo stopped ripgrep once the page "
-            "was full."
         )
     first = result.files[0]
     if query.filesOnly:

@@ -1,4 +1,4 @@
-"""Running rg: locating the binary, and streaming its output with a deadline.
+"""Running rg: locating the binary, and running it under a deadline, streamed or to the end.
 
 Every rg process runs in its own process group, so stopping it early (a page is
 full, the deadline passed) kills rg and anything it spawned, then reaps it.
@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO
@@ -115,6 +116,15 @@ class RgProcess:
             pass
 
 
+@dataclass(frozen=True)
+class RgRun:
+    """What a finished rg left: exit code (0 found, 1 nothing found, 2 error), stdout, stderr."""
+
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+
 @asynccontextmanager
 async def open_rg(
     args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int
@@ -124,12 +134,35 @@ async def open_rg(
     The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
     flag): when it passes, rg is killed and QueryTimeoutError is raised.
     """
+    async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=subprocess.PIPE) as rg:
+        yield rg
+
+
+async def run_rg(args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int) -> RgRun:
+    """Run ``rg args`` in ``cwd`` to the end, under the same deadline as :func:`open_rg`.
+
+    For output that is needed whole: rg writes it to a temporary file, so a
+    search printing thousands of lines costs no wake-up per line it writes.
+    """
+    with tempfile.TemporaryFile() as stdout:
+        async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout) as rg:
+            returncode = await rg.wait()
+            stderr = rg.stderr
+        stdout.seek(0)
+        return RgRun(returncode, stdout.read(), stderr)
+
+
+@asynccontextmanager
+async def _spawn_rg(
+    args: Sequence[str], *, cwd: Path | None, timeout_ms: int, stdout: int | IO[bytes]
+) -> AsyncIterator[RgProcess]:
     # stderr goes to a file, not a pipe: rg can never block on it and nothing must drain it.
     with tempfile.TemporaryFile() as stderr:
         process = await anyio.open_process(
             [rg_binary(), "--no-config", *args],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
+            stdout=stdout,
             stderr=stderr,
             start_new_session=True,
         )

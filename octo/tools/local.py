@@ -142,16 +142,14 @@ class SearchStats(BaseModel):
     """What the search covered."""
 
     filesSearched: int | None = Field(
-        default=None,
-        description="Files the filters let through; counted only for empty results (rg's JSON "
-        "stream does not report files without matches).",
+        default=None, description="Files the filters let through, as rg counted them."
     )
     filesWithMatches: int
     totalMatches: int = Field(description="Matching lines.")
     searchTimeMs: int
     complete: bool = Field(
-        description="False when octo stopped rg once the page was full: the counts then cover "
-        "only the files up to this page and are lower bounds."
+        description="True: the counts cover every file searched, not only the files up to this "
+        "page."
     )
 
 
@@ -159,9 +157,7 @@ class FilePaging(BaseModel):
     """Where this page of files sits."""
 
     currentPage: int
-    totalPages: int | None = Field(
-        default=None, description="Known when the search ran to the end."
-    )
+    totalPages: int
     hasMore: bool
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from octo.errors import QueryTimeoutError
-from octo.providers.ripgrep import open_rg
+from octo.providers.ripgrep import open_rg, run_rg
 
 
 def assert_reaped(pid: int) -> None:
@@ -57,3 +57,35 @@ async def test_exit_code_and_stderr_of_a_rejected_pattern(tmp_path: Path) -> Non
         assert [line async for line in rg.lines()] == []
         assert await rg.wait() == 2
         assert "regex parse error" in rg.stderr
+
+
+async def test_run_rg_returns_whole_output_and_exit_code(tmp_path: Path) -> None:
+    for i in range(300):
+        (tmp_path / f"f{i:03d}.txt").write_text("needle\n" * 3)
+    done = await run_rg(["--count", "needle", "."], cwd=tmp_path, timeout_ms=10_000)
+    assert done.returncode == 0
+    assert sorted(done.stdout.splitlines()) == [f"./f{i:03d}.txt:3".encode() for i in range(300)]
+    rejected = await run_rg(["("], cwd=tmp_path, timeout_ms=10_000)
+    assert rejected.returncode == 2
+    assert "regex parse error" in rejected.stderr
+
+
+async def test_run_rg_deadline_kills_a_stuck_rg(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    before = set(os.listdir("/proc"))
+    with pytest.raises(QueryTimeoutError, match="within 200 ms"):
+        await run_rg(["needle", str(fifo)], timeout_ms=200)
+    rg_left = [
+        pid
+        for pid in set(os.listdir("/proc")) - before
+        if pid.isdigit() and str(fifo) in _cmdline(pid)
+    ]
+    assert rg_left == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""

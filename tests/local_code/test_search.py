@@ -146,33 +146,69 @@ async def test_file_pages_follow_the_next_page_hint_to_the_end(tree: Tree, searc
         seen += paths(page)
         if not page["data"]["pagination"]["hasMore"]:
             break
-        assert page["data"]["stats"]["complete"] is False
-        assert page["data"]["pagination"].get("totalPages") is None
+        assert page["data"]["stats"]["complete"] is True
+        assert page["data"]["pagination"]["totalPages"] == 3
         query = hinted_query(page, "Next page")
     assert seen == sorted(names)
     assert [p["currentPage"] for p in pages] == [1, 2, 3]
     assert pages[-1] == {"currentPage": 3, "totalPages": 3, "hasMore": False}
 
 
-async def test_stops_early_with_honest_lower_bound_stats(tree: Tree, search: CallOne) -> None:
-    tree({f"f{i:03d}.txt": "needle\nneedle\n" for i in range(300)})
+async def test_stats_are_exact_on_every_page(tree: Tree, search: CallOne) -> None:
+    tree({f"f{i:03d}.txt": "needle\nneedle\n" for i in range(300)} | {"other.txt": "hay\n"})
     found = await search(pattern="needle", path=".", filesPerPage=2, filePageNumber=2)
     data = found["data"]
     assert paths(found) == ["f002.txt", "f003.txt"]
-    # rg was stopped at the fifth file: the counts cover the four files read so far.
     assert data["stats"] == {
-        "filesWithMatches": 4,
-        "totalMatches": 8,
+        "filesSearched": 301,
+        "filesWithMatches": 300,
+        "totalMatches": 600,
         "searchTimeMs": data["stats"]["searchTimeMs"],
-        "complete": False,
+        "complete": True,
     }
-    assert data["pagination"] == {"currentPage": 2, "hasMore": True}
-    assert any("lower" in h or "up to this page" in h for h in found["hints"])
+    assert data["pagination"] == {"currentPage": 2, "totalPages": 150, "hasMore": True}
+    assert hinted_query(found, "Next page")["filePageNumber"] == 3
     last = await search(pattern="needle", path=".", filesPerPage=20, filePageNumber=15)
-    assert last["data"]["stats"]["complete"] is True
+    assert paths(last)[-1] == "f299.txt"
     assert last["data"]["stats"]["filesWithMatches"] == 300
-    assert last["data"]["stats"]["totalMatches"] == 600
     assert last["data"]["pagination"] == {"currentPage": 15, "totalPages": 15, "hasMore": False}
+    assert not any(h.startswith("Next page") for h in last["hints"])
+
+
+async def test_files_come_in_rgs_path_order(tree: Tree, search: CallOne) -> None:
+    # Component by component, as rg --sort=path: a directory "a" before the file "a.txt",
+    # although "." sorts before "/" in the joined strings.
+    tree({"a.txt": "needle\n", "a/z.txt": "needle\n", "B.txt": "needle\n", "a-b/y.txt": "needle\n"})
+    found = await search(pattern="needle", path=".")
+    assert paths(found) == ["B.txt", "a/z.txt", "a-b/y.txt", "a.txt"]
+    listed = await search(pattern="needle", path=".", filesOnly=True, filesPerPage=2)
+    assert paths(listed) == ["B.txt", "a/z.txt"]
+
+
+async def test_odd_file_names_survive_both_passes(tree: Tree, search: CallOne) -> None:
+    tree({"line\nbreak.txt": "needle one\n", "col:on.txt": "needle two\n", "plain.txt": "x\n"})
+    (tree({}) / os.fsdecode(b"latin\xe9.txt")).write_text("needle three\n")
+    found = await search(pattern="needle", path=".")
+    files = found["data"]["files"]
+    assert [(f["path"], f["matches"][0]["content"]) for f in files] == [
+        ("col:on.txt", "needle two"),
+        ("latin\ufffd.txt", "needle three"),
+        ("line\nbreak.txt", "needle one"),
+    ]
+    assert found["data"]["stats"]["filesSearched"] == 4
+    listed = await search(pattern="needle", path=".", filesOnly=True)
+    assert all(f["modified"].endswith("Z") for f in listed["data"]["files"])
+
+
+async def test_many_matches_in_a_file_keep_its_full_count(tree: Tree, search: CallOne) -> None:
+    tree({"big.txt": "needle\n" * 5000, "small.txt": "needle\n"})
+    found = await search(pattern="needle", path=".", matchesPerPage=3)
+    big, small = found["data"]["files"]
+    assert big["matchCount"] == 5000
+    assert [m["lineNumber"] for m in big["matches"]] == [1, 2, 3]
+    assert big["pagination"] == {"currentPage": 1, "hasMore": True, "matchesOnPage": 3}
+    assert small["matchCount"] == 1 and "pagination" not in small
+    assert found["data"]["stats"]["totalMatches"] == 5001
 
 
 async def test_page_past_the_end_is_empty_with_a_hint(tree: Tree, search: CallOne) -> None:
