@@ -354,9 +354,8 @@ def _local_code_tools() -> list[ToolSpec]:
                 " Files come in path order, filesPerPage per page (filePageNumber), each with its"
                 " match count and first matchesPerPage matching lines plus contextLines around"
                 " them; filesOnly lists files only. Modes: discovery (filesOnly), paginated,"
-                " detailed (contextLines=3). Paths are relative to the returned root; the search"
-                " stops once the page is full, so stats may be lower bounds (stats.complete)."
-                + safety
+                " detailed (contextLines=3). Paths are relative to the returned root; stats count"
+                " every matching file, whichever page is asked for." + safety
             ),
             query_model=LocalSearchCodeQuery,
             result_model=LocalSearchCodeResult,
