@@ -1,14 +1,13 @@
-"""localSearchCode on ripgrep's JSON stream, and localGetFileContent under the token budget.
+"""localSearchCode on ripgrep, in two passes; localGetFileContent under the token budget.
 
-Search runs rg twice. A counting pass (``rg --count``, multithreaded, in any
-order) finds every matching file with its count; sorted by path in Python,
-that gives exact stats and file pages that line up across calls (sorting in rg
-would make it single-threaded). A detail pass (``rg --json``) then reads just
-the page's files, each only up to its matchesPerPage-th match, so its cost
-follows the page, not the tree. Searches are not cached: files change under an
-agent's hands and nothing cheap tells when. File reads decode and
-redact a file once per version (path, mtime, size) and serve every page from
-the cache.
+A counting pass (``rg --count``, multithreaded, files in any order) finds every
+matching file with its count; sorted by path here, that gives exact stats and
+file pages that line up across calls (sorting in rg would make it
+single-threaded). A detail pass (``rg --json``) then reads just the page's
+files, each only up to its matchesPerPage-th match, so its cost follows the
+page, not the tree. Searches are not cached: files change under an agent's
+hands and nothing cheap tells when. File reads decode and redact a file once
+per version (path, mtime, size) and serve every page from the cache.
 """
 
 from __future__ import annotations

@@ -211,6 +211,17 @@ async def test_many_matches_in_a_file_keep_its_full_count(tree: Tree, search: Ca
     assert found["data"]["stats"]["totalMatches"] == 5001
 
 
+async def test_opted_in_files_keep_their_matches(tree: Tree, search: CallOne) -> None:
+    # The detail pass names the page's files explicitly: it must show the same files'
+    # lines whatever filter let them onto the page.
+    tree({".gitignore": "build/\n", "build/out.py": "needle 1\n", ".cfg/x.txt": "needle 2\n"})
+    found = await search(pattern="needle", path=".", hidden=True, noIgnore=True, exclude=[".git*"])
+    assert [(f["path"], [m["content"] for m in f["matches"]]) for f in found["data"]["files"]] == [
+        (".cfg/x.txt", ["needle 2"]),
+        ("build/out.py", ["needle 1"]),
+    ]
+
+
 async def test_page_past_the_end_is_empty_with_a_hint(tree: Tree, search: CallOne) -> None:
     tree({"a.txt": "needle\n"})
     found = await search(pattern="needle", path=".", filePageNumber=3)
