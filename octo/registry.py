@@ -77,10 +77,30 @@ class ToolSpec:
         }
         if defs:
             schema["$defs"] = defs
-        return schema
+        return _compact_schema(schema, drop=("title",))
 
     def output_schema(self) -> dict[str, Any]:
-        return self.bulk_model.model_json_schema()
+        """JSON schema of the bulk response; field prose lives in the input schema and docs."""
+        return _compact_schema(self.bulk_model.model_json_schema(), drop=("title", "description"))
+
+
+def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:
+    """``node`` without the annotation keywords in ``drop`` and without ``"default": null``.
+
+    tools/list goes into every model's context: pydantic's per-field titles and
+    null defaults cost tokens and say nothing. Only string-valued keywords are
+    dropped, so a property that happens to be called "title" survives.
+    """
+    if isinstance(node, list):
+        return [_compact_schema(item, drop) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: _compact_schema(value, drop)
+        for key, value in node.items()
+        if not (key in drop and isinstance(value, str))
+        and not (key == "default" and value is None)
+    }
 
 
 # One function per tool family builds its specs; imports stay inside so that
