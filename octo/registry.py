@@ -77,11 +77,14 @@ class ToolSpec:
         }
         if defs:
             schema["$defs"] = defs
-        return _compact_schema(schema, drop=("title",))
+        compact: dict[str, Any] = _compact_schema(schema, drop=("title",))
+        return compact
 
     def output_schema(self) -> dict[str, Any]:
         """JSON schema of the bulk response; field prose lives in the input schema and docs."""
-        return _compact_schema(self.bulk_model.model_json_schema(), drop=("title", "description"))
+        schema = self.bulk_model.model_json_schema()
+        compact: dict[str, Any] = _compact_schema(schema, drop=("title", "description"))
+        return compact
 
 
 def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:
@@ -98,8 +101,7 @@ def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:
     return {
         key: _compact_schema(value, drop)
         for key, value in node.items()
-        if not (key in drop and isinstance(value, str))
-        and not (key == "default" and value is None)
+        if not (key in drop and isinstance(value, str)) and not (key == "default" and value is None)
     }
 
 
