@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
@@ -173,12 +173,11 @@ def _rg_path(value: dict[str, Any]) -> bytes:
     return base64.b64decode(value["bytes"])
 
 
-@dataclass(frozen=True)
-class _MatchingFile:
+class _MatchingFile(NamedTuple):
     """A file the counting pass found: its path as rg printed it, and its matching lines."""
 
     arg: bytes
-    count: int
+    matched_lines: int
 
     @property
     def path(self) -> str:
@@ -186,48 +185,37 @@ class _MatchingFile:
         return self.arg.decode("utf-8", errors="replace").removeprefix("./")
 
     @property
-    def sort_key(self) -> list[bytes]:
-        """rg --sort=path's order: component by component, so "a/b" comes before "a.txt"."""
-        return self.arg.split(b"/")
+    def sort_key(self) -> bytes:
+        """rg --sort=path's order, component by component ("a/b" before "a.txt"): with "/"
+        as NUL, which no name holds, plain byte order compares components."""
+        return self.arg.replace(b"/", b"\0")
 
 
-class _CountScan:
-    """Consumes ``rg --count --null --with-filename --stats``: files, then searched-file count.
+_FILES_SEARCHED = re.compile(rb"^(\d+) files? searched$", re.MULTILINE)
 
-    Each file is a ``path NUL count`` line; a newline inside a file name splits it
-    over several lines. An empty line starts rg's stats block (paths start with
-    "./", so no path piece is empty at the start of a line).
+
+def _read_counts(stdout: bytes, include_sensitive: bool) -> tuple[list[_MatchingFile], int | None]:
+    """Files with their counts, and the searched-file count, from
+    ``rg --count --null --with-filename --stats``.
+
+    Each file is ``path NUL count`` and a newline; a path may hold newlines, never
+    NUL. The stats follow after a blank line, and hold none themselves, so the
+    last blank line starts them (the output starts with it when nothing matched).
     """
-
-    _SEARCHED = re.compile(rb"(\d+) files? searched")
-
-    def __init__(self, include_sensitive: bool) -> None:
-        self.include_sensitive = include_sensitive
-        self.files: list[_MatchingFile] = []
-        self.files_searched: int | None = None
-        self._pending = b""
-        self._in_stats = False
-
-    def feed(self, line: bytes) -> None:
-        """Take one line of rg's output."""
-        if self._in_stats:
-            searched = self._SEARCHED.fullmatch(line)
-            if searched:
-                self.files_searched = int(searched[1])
-            return
-        if not line and not self._pending:
-            self._in_stats = True
-            return
-        line = self._pending + line
-        arg, nul, count = line.partition(b"\0")
-        if not nul:
-            self._pending = line + b"\n"
-            return
-        self._pending = b""
-        found = _MatchingFile(arg, int(count))
+    body, _, stats = stdout.rpartition(b"\n\n")
+    searched = _FILES_SEARCHED.search(stats)
+    files: list[_MatchingFile] = []
+    if body:
+        pieces = body.split(b"\0")
+        arg = pieces[0]
+        for piece in pieces[1:]:
+            count, _, next_arg = piece.partition(b"\n")
+            files.append(_MatchingFile(arg, int(count)))
+            arg = next_arg
+    if not include_sensitive:
         # rg's --iglob exclusions already skip these; the name check is the backstop.
-        if self.include_sensitive or not is_sensitive(found.path):
-            self.files.append(found)
+        files = [entry for entry in files if not is_sensitive(entry.path)]
+    return files, int(searched[1]) if searched else None
 
 
 @dataclass
@@ -300,10 +288,10 @@ class _PageScan:
 
     def _file(self, entry: _MatchingFile, scan: _FileScan) -> SearchFile:
         # The count comes from the counting pass: this pass stops reading after the page.
-        more = entry.count > scan.shown
+        more = entry.matched_lines > scan.shown
         return SearchFile(
             path=entry.path,
-            matchCount=entry.count,
+            matchCount=entry.matched_lines,
             matches=group_matches(scan.lines, self.context),
             pagination=MatchPagination(hasMore=True, matchesOnPage=scan.shown) if more else None,
         )
@@ -345,15 +333,15 @@ class LocalSearchProvider:
             raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
 
         started = time.monotonic()
-        counted = await self._count_matches(query, cwd, search_arg)
-        matching = sorted(counted.files, key=lambda entry: entry.sort_key)
+        counted, files_searched = await self._count_matches(query, cwd, search_arg)
+        matching = sorted(counted, key=lambda entry: entry.sort_key)
         first = (query.filePageNumber - 1) * query.filesPerPage
         page = matching[first : first + query.filesPerPage]
         if query.filesOnly:
             files = [
                 SearchFile(
                     path=entry.path,
-                    matchCount=entry.count,
+                    matchCount=entry.matched_lines,
                     modified=_iso_mtime(cwd / os.fsdecode(entry.arg)),
                 )
                 for entry in page
@@ -366,9 +354,9 @@ class LocalSearchProvider:
             root=str(cwd),
             files=files,
             stats=SearchStats(
-                filesSearched=counted.files_searched,
+                filesSearched=files_searched,
                 filesWithMatches=len(matching),
-                totalMatches=sum(entry.count for entry in matching),
+                totalMatches=sum(entry.matched_lines for entry in matching),
                 searchTimeMs=elapsed_ms,
                 complete=True,
             ),
@@ -383,7 +371,7 @@ class LocalSearchProvider:
 
     async def _count_matches(
         self, query: LocalSearchCodeQuery, cwd: Path, search_arg: str
-    ) -> _CountScan:
+    ) -> tuple[list[_MatchingFile], int | None]:
         """Pass 1: every matching file with its count, from multithreaded rg in any order."""
         args = [
             "--count",
@@ -400,10 +388,7 @@ class LocalSearchProvider:
         # --no-messages silences unreadable files; what remains is about the query.
         if done.returncode == 2 and done.stderr.strip():
             raise _rg_rejected(rg_error_message(done.stderr))
-        scan = _CountScan(query.includeSensitive)
-        for line in done.stdout.split(b"\n"):
-            scan.feed(line)
-        return scan
+        return _read_counts(done.stdout, query.includeSensitive)
 
     async def _page_matches(
         self, query: LocalSearchCodeQuery, cwd: Path, page: list[_MatchingFile]
