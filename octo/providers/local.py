@@ -37,6 +37,7 @@ from octo.errors import (
 from octo.providers.ripgrep import (
     MAX_FILESIZE_CAP,
     max_filesize_arg,
+    open_rg,
     rg_error_message,
     run_rg,
     sensitive_exclude_args,
@@ -401,14 +402,15 @@ class LocalSearchProvider:
         args.append(f"--max-count={query.matchesPerPage + 1}")
         if query.contextLines:
             args.append(f"--context={query.contextLines}")
-        done = await run_rg(
+        scan = _PageScan(query, page)
+        # Streamed: few lines, but a minified file's line may be megabytes long.
+        async with open_rg(
             [*args, "--", query.pattern, *(os.fsdecode(entry.arg) for entry in page)],
             cwd=cwd,
             timeout_ms=self.config.rg_timeout_ms,
-        )
-        scan = _PageScan(query, page)
-        for line in done.stdout.split(b"\n"):
-            scan.feed(line)
+        ) as rg:
+            async for line in rg.lines():
+                scan.feed(line)
         return scan.files()
 
     def _match_args(self, query: LocalSearchCodeQuery) -> list[str]:
