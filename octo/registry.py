@@ -110,13 +110,10 @@ def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:
 
 
 def _github_tools() -> list[ToolSpec]:
-    from typing import TypeVar
-
     from octo.tools.github import (
         CodeHost,
         FileContentQuery,
         FileContentResult,
-        HostAnswer,
         RepoStructureQuery,
         RepoStructureResult,
         SearchCodeQuery,
@@ -147,32 +144,24 @@ def _github_tools() -> list[ToolSpec]:
             return run.provider(GitLabProvider)
         return run.provider(GitHubProvider)
 
-    R = TypeVar("R", bound=ToolResult)
-
-    def answer(run: QueryRun, got: HostAnswer[R]) -> R:
-        for text in got.hints:
-            run.hint(text)
-        run.cached = got.cached
-        return got.result
-
     async def search_code(run: QueryRun, query: SearchCodeQuery) -> SearchCodeResult:
-        return answer(run, await host(run, query).search_code(query))
+        return (await host(run, query).search_code(query)).deliver(run)
 
     async def get_file(run: QueryRun, query: FileContentQuery) -> FileContentResult:
-        return answer(run, await host(run, query).get_file_content(query))
+        return (await host(run, query).get_file_content(query)).deliver(run)
 
     async def view_structure(run: QueryRun, query: RepoStructureQuery) -> RepoStructureResult:
-        return answer(run, await host(run, query).view_repo_structure(query))
+        return (await host(run, query).view_repo_structure(query)).deliver(run)
 
     async def search_repos(
         run: QueryRun, query: SearchRepositoriesQuery
     ) -> SearchRepositoriesResult:
-        return answer(run, await host(run, query).search_repositories(query))
+        return (await host(run, query).search_repositories(query)).deliver(run)
 
     async def search_pulls(
         run: QueryRun, query: SearchPullRequestsQuery
     ) -> SearchPullRequestsResult:
-        return answer(run, await host(run, query).search_pull_requests(query))
+        return (await host(run, query).search_pull_requests(query)).deliver(run)
 
     context = {
         "mainResearchGoal": "Understand how React schedules state updates",
@@ -310,11 +299,7 @@ def _package_tools() -> list[ToolSpec]:
         # The provider (httpx, tenacity) loads on the first call, not with the registry.
         from octo.providers.registries import PackageRegistries
 
-        answer = await run.provider(PackageRegistries).search(query)
-        for hint in answer.hints:
-            run.hint(hint)
-        run.cached = answer.cached
-        return answer.result
+        return (await run.provider(PackageRegistries).search(query)).deliver(run)
 
     return [
         ToolSpec(

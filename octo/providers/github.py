@@ -11,32 +11,41 @@ import base64
 import binascii
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, urlparse
 
 import anyio
 import httpx
 from pydantic import BaseModel
 
-from octo.budget import cut_lines
-from octo.config import Config
-from octo.errors import (
-    AuthenticationError,
-    FileTooLargeError,
-    InvalidQueryError,
-    NotFoundError,
+from octo.errors import AuthenticationError, InvalidQueryError, NotFoundError
+from octo.providers.codehost import (
+    FileBlob,
+    PullRequestParts,
+    RepoTree,
+    blob_from_bytes,
+    detail_pull_requests,
+    file_content_answer,
+    pull_request_hints,
+    repo_structure_answer,
+    short_body,
 )
-from octo.providers.http import Backoff, Fetched, HostPolicy, RateLimit, RemoteClient
+from octo.providers.http import (
+    Backoff,
+    Fetched,
+    HostPolicy,
+    RateLimit,
+    RemoteClient,
+    rate_limit_from_headers,
+)
 from octo.security import redact
+from octo.tools.answer import HostAnswer
 from octo.tools.github import (
-    CharPagination,
     CodeSearchHit,
     FileContentQuery,
     FileContentResult,
-    HostAnswer,
-    ListingPagination,
     PullRequest,
     PullRequestComment,
     PullRequestCommit,
@@ -51,21 +60,17 @@ from octo.tools.github import (
     SearchPullRequestsResult,
     SearchRepositoriesQuery,
     SearchRepositoriesResult,
-    StructureSummary,
     TextMatch,
     TextMatchSpan,
-    TreeEntry,
 )
 
 if TYPE_CHECKING:
     from octo.runtime import Runtime
 
+T = TypeVar("T")
+
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
-#: The spec's size limit for one file answer.
-MAX_FILE_BYTES = 300 * 1024
-#: Largest diff of one file that a pull-request answer carries.
-MAX_PATCH_CHARS = 8000
 #: Code search: at most this many results per query, whatever the paging.
 MAX_SEARCH_RESULTS = 1000
 _GH_TIMEOUT = 5.0
@@ -193,18 +198,11 @@ class GitHubPolicy(HostPolicy):
         return {"code_search": 3, "search": 4}.get(resource, 8)
 
     def rate_limit(self, response: httpx.Response) -> RateLimit | None:
-        headers = response.headers
-        remaining = headers.get("x-ratelimit-remaining")
-        if remaining is None or not remaining.isdigit():
-            return None
-        reset = headers.get("x-ratelimit-reset")
-        limit = headers.get("x-ratelimit-limit")
-        return RateLimit(
-            resource=headers.get("x-ratelimit-resource")
-            or self.resource_for(response.request.url.path),
-            remaining=int(remaining),
-            reset_at=float(reset) if reset and reset.isdigit() else None,
-            limit=int(limit) if limit and limit.isdigit() else None,
+        resource = response.headers.get("x-ratelimit-resource")
+        return rate_limit_from_headers(
+            response.headers,
+            "x-ratelimit-",
+            resource or self.resource_for(response.request.url.path),
         )
 
     def is_secondary_limit(self, response: httpx.Response) -> bool:
@@ -319,21 +317,6 @@ class _CodeSearchPage(BaseModel):
     hits: list[CodeSearchHit]
 
 
-class _FileBlob(BaseModel):
-    sha: str
-    size: int
-    text: str | None = None
-    binary: bool = False
-    #: Over 1 MB the contents API sends no content; the blob API has it.
-    needs_blob: bool = False
-    html_url: str | None = None
-
-
-class _Tree(BaseModel):
-    truncated: bool
-    entries: list[tuple[str, str, int | None]]
-
-
 class _RepoPage(BaseModel):
     total: int
     repositories: list[Repository]
@@ -351,14 +334,7 @@ def _decode_base64(content: str) -> bytes:
         raise InvalidQueryError(f"GitHub sent undecodable base64 content: {exc}") from None
 
 
-def _blob_from_bytes(raw: bytes, sha: str, size: int, html_url: str | None = None) -> _FileBlob:
-    try:
-        return _FileBlob(sha=sha, size=size, text=raw.decode("utf-8"), html_url=html_url)
-    except UnicodeDecodeError:
-        return _FileBlob(sha=sha, size=size, binary=True, html_url=html_url)
-
-
-def _parse_contents(response: httpx.Response) -> _FileBlob:
+def _parse_contents(response: httpx.Response) -> FileBlob:
     body = response.json()
     if isinstance(body, list):
         raise InvalidQueryError(
@@ -375,14 +351,14 @@ def _parse_contents(response: httpx.Response) -> _FileBlob:
     sha, size = str(body["sha"]), int(body.get("size") or 0)
     content = body.get("content") or ""
     if body.get("encoding") == "none" or (not content and size):
-        return _FileBlob(sha=sha, size=size, needs_blob=True, html_url=body.get("html_url"))
-    return _blob_from_bytes(_decode_base64(content), sha, size, body.get("html_url"))
+        return FileBlob(sha=sha, size=size, needs_blob=True, html_url=body.get("html_url"))
+    return blob_from_bytes(_decode_base64(content), sha, size, body.get("html_url"))
 
 
-def _parse_blob(response: httpx.Response) -> _FileBlob:
+def _parse_blob(response: httpx.Response) -> FileBlob:
     body = response.json()
     raw = _decode_base64(body.get("content") or "")
-    return _blob_from_bytes(raw, str(body["sha"]), int(body.get("size") or len(raw)))
+    return blob_from_bytes(raw, str(body["sha"]), int(body.get("size") or len(raw)))
 
 
 def _text_matches(item: Mapping[str, Any]) -> list[TextMatch]:
@@ -423,13 +399,13 @@ def _parse_code_search(response: httpx.Response) -> _CodeSearchPage:
     )
 
 
-def _parse_tree(response: httpx.Response) -> _Tree:
+def _parse_tree(response: httpx.Response) -> RepoTree:
     body = response.json()
     entries = [
         (str(e["path"]), "file" if e.get("type") == "blob" else "dir", e.get("size"))
         for e in body.get("tree") or []
     ]
-    return _Tree(truncated=bool(body.get("truncated")), entries=entries)
+    return RepoTree(truncated=bool(body.get("truncated")), entries=entries)
 
 
 def _parse_repositories(response: httpx.Response) -> _RepoPage:
@@ -455,13 +431,6 @@ def _parse_repositories(response: httpx.Response) -> _RepoPage:
     )
 
 
-def _short_body(text: str | None, limit: int) -> str | None:
-    if not text:
-        return None
-    text = redact(text.strip())
-    return text if len(text) <= limit else text[:limit] + " [...]"
-
-
 def _repository_of(url: str) -> str:
     # ".../repos/OWNER/REPO" (search items) or ".../repos/OWNER/REPO/pulls/N".
     parts = urlparse(url).path.split("/")
@@ -484,7 +453,7 @@ def _pull_from_issue(item: Mapping[str, Any], body_limit: int) -> PullRequest:
         merged_at=pull.get("merged_at"),
         html_url=item.get("html_url", ""),
         labels=[label.get("name", "") for label in item.get("labels") or []],
-        body=_short_body(item.get("body"), body_limit),
+        body=short_body(item.get("body"), body_limit),
     )
 
 
@@ -505,7 +474,7 @@ def _pull_from_detail(item: Mapping[str, Any], body_limit: int) -> PullRequest:
         labels=[label.get("name", "") for label in item.get("labels") or []],
         head=(item.get("head") or {}).get("ref"),
         base=(item.get("base") or {}).get("ref"),
-        body=_short_body(item.get("body"), body_limit),
+        body=short_body(item.get("body"), body_limit),
     )
 
 
@@ -556,180 +525,6 @@ def repository_terms(query: SearchRepositoriesQuery) -> str:
     return " ".join(p for p in parts if p)
 
 
-@dataclass(frozen=True)
-class _Selection:
-    text: str
-    first_line: int
-    total_lines: int
-    match_count: int | None = None
-
-
-def _select(text: str, query: FileContentQuery) -> _Selection:
-    """The lines a file query asks for (all, a range, or windows around matches)."""
-    lines = text.splitlines(keepends=True)
-    total = len(lines)
-    if query.startLine is not None and query.endLine is not None:
-        if query.startLine > total:
-            raise InvalidQueryError(
-                f"startLine {query.startLine} is past the end of the file ({total} lines)",
-                hints=[f"Use startLine between 1 and {total}."],
-            )
-        chosen = lines[query.startLine - 1 : query.endLine]
-        return _Selection("".join(chosen), query.startLine, total)
-    if query.matchString is not None:
-        hits = [i for i, line in enumerate(lines) if query.matchString in line]
-        context = query.matchStringContextLines
-        windows: list[list[int]] = []
-        for i in hits:
-            start, end = max(0, i - context), min(total - 1, i + context)
-            if windows and start <= windows[-1][1] + 1:
-                windows[-1][1] = max(windows[-1][1], end)
-            else:
-                windows.append([start, end])
-        if not windows:
-            return _Selection("", 1, total, 0)
-        parts = []
-        for start, end in windows:
-            parts.append(f"--- lines {start + 1}-{end + 1} ---\n")
-            parts.append("".join(lines[start : end + 1]))
-        return _Selection("".join(parts), windows[0][0] + 1, total, len(hits))
-    return _Selection(text, 1, total)
-
-
-def file_content_answer(
-    config: Config, query: FileContentQuery, blob: _FileBlob
-) -> tuple[FileContentResult, list[str]]:
-    """A file query's answer from the file itself, for every code host.
-
-    Refuses binary and oversized files, selects lines, cuts the char page and the token budget.
-    """
-    if blob.binary or blob.text is None:
-        raise InvalidQueryError(
-            f"{query.path} is a binary file ({blob.size} bytes)",
-            hints=["Binary files are not returned; look for a text source instead."],
-        )
-    sliced = query.startLine is not None or query.matchString is not None
-    if blob.size > MAX_FILE_BYTES and not sliced and query.charLength is None:
-        raise FileTooLargeError(
-            f"{query.path} is {blob.size} bytes; one answer holds at most {MAX_FILE_BYTES} bytes",
-            hints=[
-                f"Read it in pages: charOffset={query.charOffset}, charLength=50000 "
-                f"(the file has {len(blob.text)} characters).",
-                "Or read part of it: matchString, or startLine/endLine.",
-            ],
-        )
-    selection = _select(blob.text, query)
-    text = selection.text
-    total = len(text)
-    start = min(query.charOffset, total)
-    end = total if query.charLength is None else min(total, start + query.charLength)
-    page = text[start:end]
-    budget = config.max_tokens * config.chars_per_token
-    hints: list[str] = []
-    if len(page) > budget:
-        cut = cut_lines(
-            page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
-        )
-        page = cut.content
-        end = start + len(page)
-        hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")
-    paged = start > 0 or end < total
-    pagination = None
-    if paged:
-        pagination = CharPagination(
-            charOffset=start,
-            charLength=end - start,
-            totalChars=total,
-            hasMore=end < total,
-            nextCharOffset=end if end < total else None,
-        )
-        if end < total:
-            hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
-    first = selection.first_line + text.count("\n", 0, start)
-    last = first + page.count("\n", 0, max(0, len(page) - 1)) if page else None
-    if selection.match_count == 0:
-        hints.append(
-            f'"{query.matchString}" does not occur in {query.path}; matching is exact and '
-            "case-sensitive."
-        )
-    result = FileContentResult(
-        owner=query.owner,
-        repo=query.repo,
-        path=query.path,
-        branch=query.branch,
-        content=redact(page),
-        size=blob.size,
-        sha=blob.sha,
-        startLine=first if page and query.matchString is None else None,
-        endLine=last if query.matchString is None else None,
-        totalLines=selection.total_lines,
-        matchCount=selection.match_count,
-        pagination=pagination,
-    )
-    return result, hints
-
-
-def repo_structure_answer(
-    query: RepoStructureQuery, tree: _Tree
-) -> tuple[RepoStructureResult, list[str]]:
-    """A structure query's answer from a repository tree, for every code host.
-
-    ``tree`` holds full paths from the repository root; this applies depth, paging and summary.
-    """
-    prefix = query.path.strip("/")
-    below = f"{prefix}/" if prefix else ""
-    if (
-        prefix
-        and not tree.truncated
-        and not any(p == prefix and kind == "dir" for p, kind, _ in tree.entries)
-    ):
-        raise NotFoundError(
-            f"{prefix} is not a directory of {query.owner}/{query.repo}@{query.branch}",
-            hints=[f'View the root first: path="", branch="{query.branch}".'],
-        )
-    chosen = [
-        (p[len(below) :], kind, size)
-        for p, kind, size in tree.entries
-        if p.startswith(below) and p[len(below) :].count("/") < query.depth
-    ]
-    chosen.sort(key=lambda e: (e[0].split("/")[0], e[1] != "dir", e[0]))
-    per_page = query.entriesPerPage
-    pages = max(1, -(-len(chosen) // per_page))
-    shown = chosen[(query.entryPageNumber - 1) * per_page : query.entryPageNumber * per_page]
-    result = RepoStructureResult(
-        owner=query.owner,
-        repo=query.repo,
-        branch=query.branch,
-        path=prefix,
-        structure={
-            p: TreeEntry(
-                type="file" if kind == "file" else "dir", size=size if kind == "file" else None
-            )
-            for p, kind, size in shown
-        },
-        summary=StructureSummary(
-            totalFiles=sum(1 for _, kind, _ in chosen if kind == "file"),
-            totalFolders=sum(1 for _, kind, _ in chosen if kind == "dir"),
-            truncated=tree.truncated,
-        ),
-        pagination=ListingPagination(
-            currentPage=query.entryPageNumber,
-            totalPages=pages,
-            hasMore=query.entryPageNumber < pages,
-        )
-        if pages > 1 or query.entryPageNumber > 1
-        else None,
-    )
-    hints: list[str] = []
-    if query.entryPageNumber < pages:
-        hints.append(f"More entries: entryPageNumber={query.entryPageNumber + 1}.")
-    first_dir = next((p for p, kind, _ in shown if kind == "dir"), None)
-    if first_dir and query.depth == 1:
-        hints.append(f'Look inside a folder: path="{below}{first_dir}", depth=2.')
-    hints.append("Read a file with githubGetFileContent (same owner, repo, branch).")
-    return result, hints
-
-
 class GitHubProvider:
     """The GitHub code host: one per runtime, sharing its HTTP client and cache."""
 
@@ -744,16 +539,6 @@ class GitHubProvider:
             GitHubPolicy(self.auth),
             max_wait=runtime.config.query_timeout,
         )
-
-    def _quota_hints(self, fetched: Fetched[Any]) -> list[str]:
-        rate = fetched.rate_limit
-        if rate is None or not rate.running_low:
-            return []
-        return [
-            f"GitHub {rate.resource} quota running low: {rate.remaining}"
-            + (f"/{rate.limit}" if rate.limit else "")
-            + " left; batch related queries and prefer cached ones."
-        ]
 
     async def search_code(self, query: SearchCodeQuery) -> HostAnswer[SearchCodeResult]:
         q, notes = code_search_terms(query)
@@ -782,7 +567,7 @@ class GitHubProvider:
             incompleteResults=True if page.incomplete else None,
         )
         hints = [f"Query rewritten: {note}." for note in notes]
-        hints += self._quota_hints(fetched)
+        hints += self.remote.quota_hints(fetched)
         if page.incomplete:
             hints.append("GitHub timed out and returned partial results: narrow with owner/repo.")
         if page.hits:
@@ -808,7 +593,7 @@ class GitHubProvider:
 
     async def _file_blob(
         self, owner: str, repo: str, path: str, ref: str | None
-    ) -> Fetched[_FileBlob]:
+    ) -> Fetched[FileBlob]:
         contents_path = f"/repos/{quote(owner)}/{quote(repo)}/contents/{quote(path.strip('/'))}"
         try:
             fetched = await self.remote.fetch(
@@ -838,7 +623,7 @@ class GitHubProvider:
     async def get_file_content(self, query: FileContentQuery) -> HostAnswer[FileContentResult]:
         fetched = await self._file_blob(query.owner, query.repo, query.path, query.branch)
         result, hints = file_content_answer(self.runtime.config, query, fetched.value)
-        return HostAnswer(result, hints + self._quota_hints(fetched), fetched.cached)
+        return HostAnswer(result, hints + self.remote.quota_hints(fetched), fetched.cached)
 
     async def view_repo_structure(
         self, query: RepoStructureQuery
@@ -865,7 +650,7 @@ class GitHubProvider:
                 "GitHub truncated this tree (over 100,000 entries): some entries are missing; "
                 "view a narrower path.",
             )
-        return HostAnswer(result, self._quota_hints(fetched) + hints, fetched.cached)
+        return HostAnswer(result, self.remote.quota_hints(fetched) + hints, fetched.cached)
 
     async def search_repositories(
         self, query: SearchRepositoriesQuery
@@ -893,7 +678,7 @@ class GitHubProvider:
                 currentPage=query.page, hasMore=query.page * query.limit < reachable
             ),
         )
-        hints = self._quota_hints(fetched)
+        hints = self.remote.quota_hints(fetched)
         if page.repositories:
             top = page.repositories[0]
             owner, _, repo = top.full_name.partition("/")
@@ -947,80 +732,46 @@ class GitHubProvider:
                 currentPage=query.page,
                 hasMore=query.page * query.limit < min(page.total, MAX_SEARCH_RESULTS),
             )
-        hints = self._quota_hints(fetched)
-        all_cached = fetched.cached
-        pulls = list(page.pulls)
-        budget = [self.runtime.config.max_tokens * self.runtime.config.chars_per_token]
-        left_out: list[str] = []
-
-        async def enrich(index: int) -> None:
-            nonlocal all_cached
-            pull = pulls[index]
-            update: dict[str, Any] = {}
-            base = f"/repos/{pull.repository}"
-            if query.withComments:
-                got = await self.remote.fetch(
-                    f"{base}/issues/{pull.number}/comments",
-                    kind="pull-comments",
-                    ttl=ttl,
-                    params={"per_page": 30},
-                    parse=_parse_comments,
-                )
-                update["comments"], all_cached = got.value, all_cached and got.cached
-            if query.withCommits:
-                got_commits = await self.remote.fetch(
-                    f"{base}/pulls/{pull.number}/commits",
-                    kind="pull-commits",
-                    ttl=ttl,
-                    params={"per_page": 100},
-                    parse=_parse_commits,
-                )
-                update["commits"] = got_commits.value
-                all_cached = all_cached and got_commits.cached
-            if query.type != "metadata":
-                got_files = await self.remote.fetch(
-                    f"{base}/pulls/{pull.number}/files",
-                    kind="pull-files",
-                    ttl=ttl,
-                    params={"per_page": 100},
-                    parse=_parse_files,
-                )
-                all_cached = all_cached and got_files.cached
-                update["files"] = _budget_patches(
-                    got_files.value, query, budget, left_out, pull.number
-                )
-            pulls[index] = pull.model_copy(update=update)
-
-        async with anyio.create_task_group() as tg:
-            for index in range(len(pulls)):
-                tg.start_soon(enrich, index)
-        if left_out:
-            shown = ", ".join(left_out[:5])
-            hints.append(
-                f"Diffs of {len(left_out)} file(s) were left out to fit the token budget "
-                f'({shown}); ask for them with type="partialContent", '
-                'partialContentMetadata=[{"file": ...}].'
-            )
-        if pagination and pagination.hasMore:
-            hints.append(f"More pull requests: page={query.page + 1}.")
-        if not pulls:
-            hints.append("Nothing found: drop a filter (state, label, dates) or widen the query.")
-        elif query.type == "metadata" and not query.prNumber:
-            hints.append(
-                'Read one in full: prNumber=N with type="fullContent" (diffs per file), '
-                "withComments, withCommits."
-            )
-        result = SearchPullRequestsResult(
-            pullRequests=pulls, totalCount=page.total, pagination=pagination
+        detailed = await detail_pull_requests(
+            page.pulls, query, self._pull_parts, self.runtime.config
         )
-        return HostAnswer(result, hints, all_cached)
+        hints = self.remote.quota_hints(fetched)
+        hints += pull_request_hints(query, detailed, bool(pagination and pagination.hasMore))
+        result = SearchPullRequestsResult(
+            pullRequests=detailed.pulls, totalCount=page.total, pagination=pagination
+        )
+        return HostAnswer(result, hints, fetched.cached and detailed.cached)
+
+    @property
+    def _pull_parts(self) -> PullRequestParts:
+        return PullRequestParts(
+            comments=self._pull_part("pull-comments", "issues/{n}/comments", 30, _parse_comments),
+            commits=self._pull_part("pull-commits", "pulls/{n}/commits", 100, _parse_commits),
+            files=self._pull_part("pull-files", "pulls/{n}/files", 100, _parse_files),
+        )
+
+    def _pull_part(
+        self, kind: str, path: str, per_page: int, parse: Callable[[httpx.Response], T]
+    ) -> Callable[[PullRequest], Awaitable[Fetched[T]]]:
+        """A fetcher of one part of a pull request; ``path`` below the repository, {n} its number."""
+
+        async def fetch(pull: PullRequest) -> Fetched[T]:
+            return await self.remote.fetch(
+                f"/repos/{pull.repository}/{path.format(n=pull.number)}",
+                kind=kind,
+                ttl=self.settings.ttl_pull_requests,
+                params={"per_page": per_page},
+                parse=parse,
+            )
+
+        return fetch
 
 
 def _parse_comments(response: httpx.Response) -> list[PullRequestComment]:
     return [
         PullRequestComment(
             author=(c.get("user") or {}).get("login", ""),
-            body=_short_body(c.get("body"), 2000) or "",
+            body=short_body(c.get("body"), 2000) or "",
             created_at=c.get("created_at", ""),
         )
         for c in response.json()
@@ -1051,34 +802,3 @@ def _parse_files(response: httpx.Response) -> list[PullRequestFile]:
         )
         for f in response.json()
     ]
-
-
-def _budget_patches(
-    files: list[PullRequestFile],
-    query: SearchPullRequestsQuery,
-    budget: list[int],
-    left_out: list[str],
-    number: int,
-) -> list[PullRequestFile]:
-    """Per-file diffs, each capped, until the shared character budget runs out."""
-    wanted = {p.file.strip("/") for p in query.partialContentMetadata or []}
-    if query.type == "partialContent":
-        files = [f for f in files if f.filename in wanted or f.previous_filename in wanted]
-    shaped = []
-    for f in files:
-        patch = f.patch
-        if patch is None:
-            shaped.append(f)
-            continue
-        if budget[0] <= 0:
-            left_out.append(f"#{number} {f.filename}")
-            shaped.append(f.model_copy(update={"patch": None, "patchTruncated": True}))
-            continue
-        limit = min(MAX_PATCH_CHARS, budget[0])
-        cut = len(patch) > limit
-        patch = redact(patch[:limit])
-        budget[0] -= len(patch)
-        shaped.append(
-            f.model_copy(update={"patch": patch, "patchTruncated": True if cut else None})
-        )
-    return shaped

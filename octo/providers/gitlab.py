@@ -3,8 +3,9 @@
 gitlab.com or a self-managed instance (``GITLAB_HOST``, a relative root such as
 ``https://host/gitlab`` allowed); ``GITLAB_TOKEN`` or ``GL_TOKEN`` is sent as
 ``PRIVATE-TOKEN``, and public projects answer without one. Owners may be nested
-group paths. File content and structure are shaped by the same functions as
-GitHub's; where GitLab cannot do what a parameter asks, the answer says so.
+group paths. Answers are shaped by the functions GitHub's use too
+(:mod:`octo.providers.codehost`); where GitLab cannot do what a parameter asks,
+the answer says so.
 """
 
 from __future__ import annotations
@@ -15,28 +16,25 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
-import anyio
 import httpx
 from pydantic import BaseModel
 
 from octo.errors import InvalidQueryError, NotFoundError
-from octo.providers.github import (
-    GitHubSettings,
-    _blob_from_bytes,
-    _budget_patches,
-    _FileBlob,
-    _short_body,
-    _Tree,
-    file_content_answer,
-    repo_structure_answer,
+from octo.providers import codehost
+from octo.providers.github import GitHubSettings
+from octo.providers.http import (
+    Fetched,
+    HostPolicy,
+    RateLimit,
+    RemoteClient,
+    rate_limit_from_headers,
 )
-from octo.providers.http import Fetched, HostPolicy, RateLimit, RemoteClient
 from octo.security import redact
+from octo.tools.answer import HostAnswer
 from octo.tools.github import (
     CodeSearchHit,
     FileContentQuery,
     FileContentResult,
-    HostAnswer,
     PullRequest,
     PullRequestComment,
     PullRequestCommit,
@@ -121,17 +119,8 @@ class GitLabPolicy(HostPolicy):
         return 3 if resource == "search" else 8
 
     def rate_limit(self, response: httpx.Response) -> RateLimit | None:
-        headers = response.headers
-        remaining = headers.get("ratelimit-remaining")
-        if remaining is None or not remaining.isdigit():
-            return None
-        reset = headers.get("ratelimit-reset")
-        limit = headers.get("ratelimit-limit")
-        return RateLimit(
-            resource=self.resource_for(response.request.url.path),
-            remaining=int(remaining),
-            reset_at=float(reset) if reset and reset.isdigit() else None,
-            limit=int(limit) if limit and limit.isdigit() else None,
+        return rate_limit_from_headers(
+            response.headers, "ratelimit-", self.resource_for(response.request.url.path)
         )
 
     def error_message(self, response: httpx.Response) -> str:
@@ -200,13 +189,13 @@ def _parse_blob_search(response: httpx.Response) -> _BlobPage:
 
 
 class _TreePage(BaseModel):
-    entries: list[tuple[str, str, int | None]]
+    entries: list[codehost.TreeRow]
     next_url: str | None = None
     next_page: int | None = None
 
 
 def _parse_tree_page(response: httpx.Response) -> _TreePage:
-    entries: list[tuple[str, str, int | None]] = [
+    entries: list[codehost.TreeRow] = [
         (str(e["path"]), "file" if e.get("type") == "blob" else "dir", None)
         for e in response.json()
     ]
@@ -215,11 +204,11 @@ def _parse_tree_page(response: httpx.Response) -> _TreePage:
     return _TreePage(entries=entries, next_url=next_link, next_page=_next_page(response))
 
 
-def _parse_raw_file(response: httpx.Response) -> _FileBlob:
+def _parse_raw_file(response: httpx.Response) -> codehost.FileBlob:
     raw = response.content
     sha = response.headers.get("x-gitlab-blob-id") or git_blob_sha(raw)
     size = response.headers.get("x-gitlab-size", "")
-    return _blob_from_bytes(raw, sha, int(size) if size.isdigit() else len(raw))
+    return codehost.blob_from_bytes(raw, sha, int(size) if size.isdigit() else len(raw))
 
 
 class _Project(BaseModel):
@@ -287,7 +276,7 @@ def _merge_request(item: Mapping[str, Any], body_limit: int) -> PullRequest:
         labels=labels,
         head=item.get("source_branch"),
         base=item.get("target_branch"),
-        body=_short_body(item.get("description"), body_limit),
+        body=codehost.short_body(item.get("description"), body_limit),
     )
 
 
@@ -312,7 +301,7 @@ def _parse_notes(response: httpx.Response) -> list[PullRequestComment]:
     return [
         PullRequestComment(
             author=(n.get("author") or {}).get("username", ""),
-            body=_short_body(n.get("body"), 2000) or "",
+            body=codehost.short_body(n.get("body"), 2000) or "",
             created_at=n.get("created_at", ""),
         )
         for n in response.json()
@@ -461,16 +450,6 @@ class GitLabProvider:
             max_wait=runtime.config.query_timeout,
         )
 
-    def _quota_hints(self, fetched: Fetched[Any]) -> list[str]:
-        rate = fetched.rate_limit
-        if rate is None or not rate.running_low:
-            return []
-        return [
-            f"GitLab {rate.resource} quota running low: {rate.remaining}"
-            + (f"/{rate.limit}" if rate.limit else "")
-            + " left; batch related queries and prefer cached ones."
-        ]
-
     def _not_found_hints(self, what: str) -> list[str]:
         hints = [f"Check {what} (owner may be a group path such as group/subgroup)."]
         if not self.token:
@@ -530,7 +509,7 @@ class GitLabProvider:
             totalCount=page.total if page.total is not None else seen + int(page.has_next),
             pagination=SearchPagination(currentPage=query.page, hasMore=page.has_next),
         )
-        hints = self._quota_hints(fetched)
+        hints = self.remote.quota_hints(fetched)
         if keep is not None:
             hints.append(
                 "GitLab's basic search has no extension/filename/path filters: they were applied "
@@ -627,12 +606,12 @@ class GitLabProvider:
                 "Find the path with githubViewRepoStructure (provider gitlab).",
             ]
             raise
-        result, hints = file_content_answer(self.runtime.config, query, fetched.value)
-        return HostAnswer(result, hints + self._quota_hints(fetched), fetched.cached)
+        result, hints = codehost.file_content_answer(self.runtime.config, query, fetched.value)
+        return HostAnswer(result, hints + self.remote.quota_hints(fetched), fetched.cached)
 
     async def _tree(
         self, owner: str, repo: str, ref: str, path: str, recursive: bool
-    ) -> tuple[list[tuple[str, str, int | None]], bool, bool]:
+    ) -> tuple[list[codehost.TreeRow], bool, bool]:
         """``(entries, truncated, cached)`` of a tree listing, every page followed."""
         url = f"/projects/{project_id(owner, repo)}/repository/tree"
         params: dict[str, Any] | None = {
@@ -642,7 +621,7 @@ class GitLabProvider:
             **({"path": path} if path else {}),
             **({"recursive": "true"} if recursive else {}),
         }
-        entries: list[tuple[str, str, int | None]] = []
+        entries: list[codehost.TreeRow] = []
         cached = True
         for _ in range(MAX_TREE_PAGES):
             try:
@@ -677,7 +656,9 @@ class GitLabProvider:
         if prefix:
             # GitLab lists what is below a path (404 when it does not exist), not the path itself.
             entries.append((prefix, "dir", None))
-        result, hints = repo_structure_answer(query, _Tree(truncated=truncated, entries=entries))
+        result, hints = codehost.repo_structure_answer(
+            query, codehost.RepoTree(truncated=truncated, entries=entries)
+        )
         if truncated:
             hints.insert(
                 0,
@@ -730,7 +711,7 @@ class GitLabProvider:
             totalCount=page.total if page.total is not None else seen + int(page.has_next),
             pagination=SearchPagination(currentPage=query.page, hasMore=page.has_next),
         )
-        hints += self._quota_hints(fetched)
+        hints += self.remote.quota_hints(fetched)
         if projects:
             top = projects[0].repository
             owner, _, repo = top.full_name.rpartition("/")
@@ -862,68 +843,63 @@ class GitLabProvider:
         pulls = list(page.pulls)
         if query.merged is False and query.prNumber is None:
             pulls = [p for p in pulls if not p.merged]
-        hints += self._quota_hints(fetched)
-        all_cached = fetched.cached
-        budget = [self.runtime.config.max_tokens * self.runtime.config.chars_per_token]
-        left_out: list[str] = []
-        projects = dict(zip((p.number for p in page.pulls), page.project_ids, strict=True))
-
-        async def enrich(index: int) -> None:
-            nonlocal all_cached
-            pull = pulls[index]
-            base = f"/projects/{projects[pull.number]}/merge_requests/{pull.number}"
-            update: dict[str, Any] = {}
-            if query.withComments:
-                notes = await self.remote.fetch(
-                    f"{base}/notes",
-                    kind="gitlab-mr-notes",
-                    ttl=ttl,
-                    params={"sort": "asc", "order_by": "created_at", "per_page": 30},
-                    parse=_parse_notes,
-                )
-                update["comments"], all_cached = notes.value, all_cached and notes.cached
-            if query.withCommits:
-                commits = await self.remote.fetch(
-                    f"{base}/commits",
-                    kind="gitlab-mr-commits",
-                    ttl=ttl,
-                    params={"per_page": 100},
-                    parse=_parse_mr_commits,
-                )
-                update["commits"], all_cached = commits.value, all_cached and commits.cached
-            if query.type != "metadata":
-                files, cached = await self._diffs(base, ttl)
-                all_cached = all_cached and cached
-                update["files"] = _budget_patches(files, query, budget, left_out, pull.number)
-            pulls[index] = pull.model_copy(update=update)
-
-        async with anyio.create_task_group() as tg:
-            for index in range(len(pulls)):
-                tg.start_soon(enrich, index)
-        if left_out:
-            shown = ", ".join(left_out[:5])
-            hints.append(
-                f"Diffs of {len(left_out)} file(s) were left out to fit the token budget "
-                f'({shown}); ask for them with type="partialContent", '
-                'partialContentMetadata=[{"file": ...}].'
-            )
-        if pagination and pagination.hasMore:
-            hints.append(f"More merge requests: page={query.page + 1}.")
-        if not pulls:
-            hints.append("Nothing found: drop a filter (state, label, dates) or widen the query.")
-        elif query.type == "metadata" and not query.prNumber:
-            hints.append(
-                'Read one in full: prNumber=IID with type="fullContent" (diffs per file), '
-                "withComments, withCommits."
-            )
+        hints += self.remote.quota_hints(fetched)
+        projects = {
+            (pull.repository, pull.number): project
+            for pull, project in zip(page.pulls, page.project_ids, strict=True)
+        }
+        detailed = await codehost.detail_pull_requests(
+            pulls, query, self._merge_request_parts(projects), self.runtime.config
+        )
+        hints += codehost.pull_request_hints(
+            query,
+            detailed,
+            bool(pagination and pagination.hasMore),
+            noun="merge requests",
+            number="IID",
+        )
         seen = (query.page - 1) * query.limit + len(page.pulls)
         total = page.total if page.total is not None else seen + int(page.has_next)
         result = SearchPullRequestsResult(
-            pullRequests=pulls, totalCount=total, pagination=pagination
+            pullRequests=detailed.pulls, totalCount=total, pagination=pagination
         )
-        return HostAnswer(result, [*hints, _PROVIDER_HINT], all_cached)
+        return HostAnswer(result, [*hints, _PROVIDER_HINT], fetched.cached and detailed.cached)
 
-    async def _diffs(self, base: str, ttl: float) -> tuple[list[PullRequestFile], bool]:
+    def _merge_request_parts(
+        self, projects: Mapping[tuple[str, int], int]
+    ) -> codehost.PullRequestParts:
+        """Notes, commits and diffs of merge requests, by their project's numeric id."""
+        ttl = self.settings.ttl_pull_requests
+
+        def base(pull: PullRequest) -> str:
+            return (
+                f"/projects/{projects[pull.repository, pull.number]}/merge_requests/{pull.number}"
+            )
+
+        async def notes(pull: PullRequest) -> Fetched[list[PullRequestComment]]:
+            return await self.remote.fetch(
+                f"{base(pull)}/notes",
+                kind="gitlab-mr-notes",
+                ttl=ttl,
+                params={"sort": "asc", "order_by": "created_at", "per_page": 30},
+                parse=_parse_notes,
+            )
+
+        async def commits(pull: PullRequest) -> Fetched[list[PullRequestCommit]]:
+            return await self.remote.fetch(
+                f"{base(pull)}/commits",
+                kind="gitlab-mr-commits",
+                ttl=ttl,
+                params={"per_page": 100},
+                parse=_parse_mr_commits,
+            )
+
+        async def diffs(pull: PullRequest) -> Fetched[list[PullRequestFile]]:
+            return await self._diffs(base(pull), ttl)
+
+        return codehost.PullRequestParts(comments=notes, commits=commits, files=diffs)
+
+    async def _diffs(self, base: str, ttl: float) -> Fetched[list[PullRequestFile]]:
         """Every file diff of a merge request, page by page (``/changes`` on old instances)."""
         files: list[PullRequestFile] = []
         cached = True
@@ -943,13 +919,13 @@ class GitLabProvider:
                 changes = await self.remote.fetch(
                     f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=_parse_diffs
                 )
-                return changes.value.files, changes.cached
+                return Fetched(changes.value.files, cached=changes.cached)
             cached = cached and fetched.cached
             files.extend(fetched.value.files)
             if fetched.value.next_page is None:
                 break
             params = {**params, "page": fetched.value.next_page}
-        return files, cached
+        return Fetched(files, cached=cached)
 
 
 def _parse_merge_requests_one(response: httpx.Response, body_limit: int) -> _MergeRequestPage:

@@ -65,6 +65,24 @@ class RateLimit:
         return self.remaining <= max(3, math.floor(0.15 * self.limit))
 
 
+def rate_limit_from_headers(
+    headers: Mapping[str, str], prefix: str, resource: str
+) -> RateLimit | None:
+    """The state that ``{prefix}remaining``, ``reset`` (Unix time) and ``limit`` headers tell;
+    None without a remaining count (a host with limits off)."""
+    remaining = headers.get(f"{prefix}remaining")
+    if remaining is None or not remaining.isdigit():
+        return None
+    reset = headers.get(f"{prefix}reset")
+    limit = headers.get(f"{prefix}limit")
+    return RateLimit(
+        resource=resource,
+        remaining=int(remaining),
+        reset_at=float(reset) if reset and reset.isdigit() else None,
+        limit=int(limit) if limit and limit.isdigit() else None,
+    )
+
+
 @dataclass(frozen=True)
 class Backoff:
     """Exponential backoff with jitter: ``first``, doubled per try, capped at ``maximum``."""
@@ -238,6 +256,17 @@ class RemoteClient:
         if path.startswith(("http://", "https://")):
             return path
         return f"{self.base_url}/{path.lstrip('/')}"
+
+    def quota_hints(self, fetched: Fetched[Any]) -> list[str]:
+        """A hint when the quota ``fetched`` spent is running low, else none."""
+        rate = fetched.rate_limit
+        if rate is None or not rate.running_low:
+            return []
+        return [
+            f"{self.policy.name} {rate.resource} quota running low: {rate.remaining}"
+            + (f"/{rate.limit}" if rate.limit else "")
+            + " left; batch related queries and prefer cached ones."
+        ]
 
     def _budget(self) -> float:
         """Seconds this request may still spend waiting."""

@@ -15,7 +15,7 @@ import email.parser
 import email.utils
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
@@ -45,6 +45,7 @@ from octo.providers.repository_url import (
     normalize_repository,
     repository_from_project_urls,
 )
+from octo.tools.answer import HostAnswer
 from octo.tools.packages import (
     MAX_LISTED_VERSIONS,
     PackageInfo,
@@ -79,15 +80,6 @@ class RegistryPolicy(HostPolicy):
 
     def auth_hints(self) -> list[str]:
         return ["The registry wants credentials: configure them where npm or pip reads them."]
-
-
-@dataclass
-class PackageAnswer:
-    """What a lookup found, the hints it has for the caller, and whether the cache answered."""
-
-    result: PackageSearchResult
-    hints: list[str] = field(default_factory=list)
-    cached: bool = True
 
 
 # --- shared field readers -----------------------------------------------------------------
@@ -486,7 +478,7 @@ class PackageRegistries:
             )
         return found
 
-    async def search(self, query: PackageSearchQuery) -> PackageAnswer:
+    async def search(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         """Answer one packageSearch query."""
         if query.ecosystem == "npm":
             answer = await self._search_npm(query)
@@ -503,11 +495,11 @@ class PackageRegistries:
 
     # npm
 
-    async def _search_npm(self, query: PackageSearchQuery) -> PackageAnswer:
+    async def _search_npm(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         registry = await self.npm_registry()
         base = registry.for_package(query.name)
         client = self.client(base, "the npm registry", registry.token_for(base))
-        answer = PackageAnswer(PackageSearchResult(ecosystem="npm", packages=[]))
+        answer = HostAnswer(PackageSearchResult(ecosystem="npm", packages=[]), cached=True)
         exact: PackageInfo | None = None
         try:
             exact = await self._npm_package(client, query.name, query.npmFetchMetadata, answer)
@@ -532,7 +524,11 @@ class PackageRegistries:
         return answer
 
     async def _npm_package(
-        self, client: RemoteClient, name: str, with_metadata: bool, answer: PackageAnswer
+        self,
+        client: RemoteClient,
+        name: str,
+        with_metadata: bool,
+        answer: HostAnswer[PackageSearchResult],
     ) -> PackageInfo:
         path = npm_package_path(name)
         if not with_metadata:
@@ -551,7 +547,7 @@ class PackageRegistries:
         return whole.value if with_metadata else whole.value.without_metadata()
 
     async def _npm_similar(
-        self, client: RemoteClient, name: str, size: int, answer: PackageAnswer
+        self, client: RemoteClient, name: str, size: int, answer: HostAnswer[PackageSearchResult]
     ) -> list[PackageInfo] | None:
         """Packages the registry's search finds for ``name``; None without a search endpoint."""
         try:
@@ -569,10 +565,10 @@ class PackageRegistries:
 
     # Python
 
-    async def _search_python(self, query: PackageSearchQuery) -> PackageAnswer:
+    async def _search_python(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         index = await self.python_index()
         client = self.client(index.simple_url, "the Python index")
-        answer = PackageAnswer(PackageSearchResult(ecosystem="python", packages=[]))
+        answer = HostAnswer(PackageSearchResult(ecosystem="python", packages=[]), cached=True)
         info = None
         if self._json_api.get(index.simple_url, True):
             info = await self._python_json(client, index, query.name, answer)
@@ -589,7 +585,11 @@ class PackageRegistries:
         return answer
 
     async def _python_json(
-        self, client: RemoteClient, index: PythonIndex, name: str, answer: PackageAnswer
+        self,
+        client: RemoteClient,
+        index: PythonIndex,
+        name: str,
+        answer: HostAnswer[PackageSearchResult],
     ) -> PackageInfo | None:
         """The JSON API's answer; None when the index may simply lack the JSON API."""
         try:
@@ -608,7 +608,11 @@ class PackageRegistries:
         return found.value
 
     async def _python_simple(
-        self, client: RemoteClient, index: PythonIndex, name: str, answer: PackageAnswer
+        self,
+        client: RemoteClient,
+        index: PythonIndex,
+        name: str,
+        answer: HostAnswer[PackageSearchResult],
     ) -> PackageInfo:
         try:
             page = await client.fetch(

@@ -8,15 +8,14 @@ can answer the same queries through the :class:`CodeHost` protocol.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field, model_validator
 
 from octo.envelope import ToolQuery, ToolResult
+from octo.tools.answer import HostAnswer
 
 CodeHostName = Literal["github", "gitlab"]
-ResultT = TypeVar("ResultT", bound=ToolResult)
 
 _OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
 _REPO = Field(min_length=1, max_length=150, description="Repository name.")
@@ -368,15 +367,6 @@ class SearchPullRequestsResult(ToolResult):
 
     def is_empty(self) -> bool:
         return not self.pullRequests
-
-
-@dataclass
-class HostAnswer(Generic[ResultT]):
-    """A code host's answer to one query: the result, next-step hints, whether it was cached."""
-
-    result: ResultT
-    hints: list[str] = field(default_factory=list)
-    cached: bool = False
 
 
 class CodeHost(Protocol):
