@@ -68,13 +68,17 @@ def token_info(
     chars_per_token: int = 4,
     truncated_at_line: int | None = None,
     next_step: str | None = None,
+    truncated: bool | None = None,
 ) -> TokenInfo:
-    """Metadata for ``content``; ``next_step`` names the parameters that read on."""
+    """Metadata for ``content``; ``next_step`` names the parameters that read on.
+
+    ``truncated`` defaults to whether ``truncated_at_line`` is given.
+    """
     return TokenInfo(
         chars=len(content),
         estimatedTokens=estimate_tokens(content, chars_per_token),
         maxTokensPerRequest=max_tokens,
-        truncated=truncated_at_line is not None,
+        truncated=truncated_at_line is not None if truncated is None else truncated,
         truncatedAtLine=truncated_at_line,
         requiresPagination=next_step is not None,
         paginationHint=f"More content: continue with {next_step}" if next_step else None,

@@ -207,6 +207,16 @@ def _docs(output: Path, check: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``octo`` command; returns the exit code."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The reader left early (`octo call ... | head`): not a failure of the call. Point
+        # stdout at /dev/null so the interpreter's final flush does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     # stdout may be the MCP wire (octo serve): every log line goes to stderr.
     logging.basicConfig(

@@ -13,7 +13,14 @@ from typing import Any, TypeVar
 import anyio
 import pydantic
 
-from octo.envelope import BulkResponse, ErrorInfo, QueryStatus, ResultEnvelope, ToolQuery
+from octo.envelope import (
+    CONTEXT_FIELDS,
+    BulkResponse,
+    ErrorInfo,
+    QueryStatus,
+    ResultEnvelope,
+    ToolQuery,
+)
 from octo.errors import (
     CallError,
     ErrorCode,
@@ -99,11 +106,7 @@ def _context_echo(raw: Any) -> dict[str, Any]:
     source = raw.model_dump() if isinstance(raw, pydantic.BaseModel) else raw
     if not isinstance(source, Mapping):
         return {}
-    return {
-        key: source[key]
-        for key in ("mainResearchGoal", "researchGoal", "reasoning")
-        if isinstance(source.get(key), str)
-    }
+    return {key: source[key] for key in sorted(CONTEXT_FIELDS) if isinstance(source.get(key), str)}
 
 
 async def _run_query(

@@ -61,6 +61,10 @@ class BulkResponse(BaseModel, Generic[DataT]):
         return self.model_dump_json(exclude_none=True)
 
 
+#: The research-context fields every query may carry; echoed back, never part of the answer.
+CONTEXT_FIELDS = frozenset({"mainResearchGoal", "researchGoal", "reasoning"})
+
+
 class ToolQuery(BaseModel):
     """Base of every query model: the research-context fields, echoed back per result."""
 
@@ -72,9 +76,15 @@ class ToolQuery(BaseModel):
 
     def cache_key(self) -> str:
         """Normalised form of everything that changes the answer (context fields excluded)."""
-        return self.model_dump_json(
-            exclude={"mainResearchGoal", "researchGoal", "reasoning"}, exclude_none=True
+        return self.model_dump_json(exclude=set(CONTEXT_FIELDS), exclude_none=True)
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that differ from their defaults, JSON-ready, context fields left out:
+        the base of a follow-up query in a hint."""
+        params: dict[str, Any] = self.model_dump(
+            mode="json", exclude_defaults=True, exclude=set(CONTEXT_FIELDS)
         )
+        return params
 
 
 class ToolResult(BaseModel):

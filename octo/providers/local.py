@@ -34,6 +34,7 @@ from octo.errors import (
     NotFoundError,
     PathNotAllowedError,
 )
+from octo.providers.local_files import read_params
 from octo.providers.ripgrep import (
     MAX_FILESIZE_CAP,
     max_filesize_arg,
@@ -44,6 +45,7 @@ from octo.providers.ripgrep import (
 )
 from octo.security import is_hidden, is_sensitive, redact
 from octo.tools.local import (
+    MODE_PRESETS,
     CharPagination,
     FilePaging,
     LocalGetFileContentQuery,
@@ -69,7 +71,6 @@ MAX_FULL_CONTENT_BYTES = 300 * 1024
 MAX_CHAR_LENGTH = 10_000
 _BINARY_SNIFF_BYTES = 8192
 _FILE_TEXT_TTL = 300.0
-_CONTEXT_FIELDS = {"mainResearchGoal", "researchGoal", "reasoning"}
 _REGEX_SYNTAX = re.compile(r"[\\^$.|?*+()\[\]{}]")
 
 
@@ -298,6 +299,72 @@ class _PageScan:
         )
 
 
+@dataclass(frozen=True)
+class _PageFit:
+    """A page's files with their matches cut to the token budget, in page order.
+
+    ``cut`` is the index of the file where matches stopped (None: all fit);
+    ``text`` is what the page shows, for its size.
+    """
+
+    files: list[SearchFile]
+    text: str
+    cut: int | None = None
+    cut_after_line: int | None = None
+    unshown_lines: tuple[int, ...] = ()
+
+
+def _match_lines(match: SearchMatch) -> list[str]:
+    return [*(match.beforeContext or ()), match.content, *(match.afterContext or ())]
+
+
+def _fit_budget(files: list[SearchFile], budget_chars: int) -> _PageFit:
+    """Keep matches, in page order, while their lines fit ``budget_chars``.
+
+    The first match always stays, so every page shows something. From the first
+    match that does not fit, the files keep their path and matchCount only, and
+    their pagination says how many matches they show.
+    """
+    shown: list[str] = []
+    used = 0
+    for index, file in enumerate(files):
+        shown.append(file.path)
+        for position, match in enumerate(file.matches or ()):
+            lines = _match_lines(match)
+            cost = sum(len(line) + 1 for line in lines)
+            if used and used + cost > budget_chars:
+                return _cut_page(files, index, position, "\n".join(shown))
+            shown += lines
+            used += cost
+    return _PageFit(files, "\n".join(shown))
+
+
+def _cut_page(files: list[SearchFile], index: int, position: int, text: str) -> _PageFit:
+    cut_file = files[index]
+    kept = (cut_file.matches or [])[:position]
+    unshown = tuple(m.lineNumber for m in (cut_file.matches or [])[position:])
+    partial = cut_file.model_copy(
+        update={
+            "matches": kept or None,
+            "pagination": MatchPagination(hasMore=True, matchesOnPage=len(kept)),
+        }
+    )
+    rest = [
+        file.model_copy(
+            update={"matches": None, "pagination": MatchPagination(hasMore=True, matchesOnPage=0)}
+        )
+        for file in files[index + 1 :]
+    ]
+    text += "".join("\n" + file.path for file in rest)
+    return _PageFit(
+        [*files[:index], partial, *rest],
+        text,
+        cut=index,
+        cut_after_line=kept[-1].lineNumber if kept else None,
+        unshown_lines=unshown,
+    )
+
+
 def _split_lines(text: str) -> list[str]:
     """Lines with their endings, split on "\\n" only (as rg numbers them)."""
     lines = [line + "\n" for line in text.split("\n")]
@@ -350,10 +417,11 @@ class LocalSearchProvider:
         else:
             files = await self._page_matches(query, cwd, page)
         elapsed_ms = round((time.monotonic() - started) * 1000)
+        fit = _fit_budget(files, self._budget_chars)
 
         result = LocalSearchCodeResult(
             root=str(cwd),
-            files=files,
+            files=fit.files,
             stats=SearchStats(
                 filesSearched=files_searched,
                 filesWithMatches=len(matching),
@@ -366,6 +434,13 @@ class LocalSearchProvider:
                 totalPages=math.ceil(len(matching) / query.filesPerPage),
                 hasMore=first + query.filesPerPage < len(matching),
             ),
+        )
+        next_step = _budget_hints(run, query, fit, cwd, self.config.max_tokens)
+        result.tokens = self._tokens(
+            fit.text,
+            truncated_at_line=fit.cut_after_line,
+            next_step=next_step,
+            truncated=fit.cut is not None,
         )
         _search_hints(run, query, result, cwd)
         return result
@@ -526,7 +601,12 @@ class LocalSearchProvider:
         return await self.cache.get_or_load(key, _FILE_TEXT_TTL, load)
 
     def _tokens(
-        self, content: str, *, truncated_at_line: int | None = None, next_step: str | None = None
+        self,
+        content: str,
+        *,
+        truncated_at_line: int | None = None,
+        next_step: str | None = None,
+        truncated: bool | None = None,
     ) -> TokenInfo:
         return token_info(
             content,
@@ -534,6 +614,7 @@ class LocalSearchProvider:
             chars_per_token=self.config.chars_per_token,
             truncated_at_line=truncated_at_line,
             next_step=next_step,
+            truncated=truncated,
         )
 
     @property
@@ -572,6 +653,10 @@ class LocalSearchProvider:
             run.hint(
                 f"Continue reading: localGetFileContent {_compact({'path': query.path, **next_query})}"
             )
+        elif wanted and last < len(lines):
+            # The asked range fit; the file goes on (spec 000: requiresPagination).
+            following = min(len(lines), last + (last - first + 1))
+            next_step = f"startLine={last + 1}, endLine={following}"
         return LocalGetFileContentResult(
             **base,
             content=cut.content,
@@ -725,10 +810,17 @@ def _rg_rejected(message: str) -> InvalidQueryError:
     return InvalidQueryError(f"ripgrep rejected the query: {message}", hints=hints)
 
 
+def _repeat(query: LocalSearchCodeQuery) -> dict[str, Any]:
+    """The query's own parameters, as the caller would write them again: defaults, context
+    fields and what its mode already sets are left out."""
+    preset = MODE_PRESETS[query.mode] if query.mode else {}
+    return {k: v for k, v in query.params().items() if k not in preset or preset[k] != v}
+
+
 def _search_hints(
     run: QueryRun, query: LocalSearchCodeQuery, result: LocalSearchCodeResult, cwd: Path
 ) -> None:
-    repeat = query.model_dump(mode="json", exclude_defaults=True, exclude=_CONTEXT_FIELDS)
+    repeat = _repeat(query)
     if not result.files:
         _empty_search_hints(run, query, result, repeat)
         return
@@ -739,23 +831,62 @@ def _search_hints(
         )
     first = result.files[0]
     if query.filesOnly:
-        run.hint(
-            "See the matching lines: localSearchCode "
-            + _compact({**repeat, "path": str(cwd / first.path), "filesOnly": False})
-        )
-    read: dict[str, Any] = {"path": str(cwd / first.path), "matchString": query.pattern}
+        lines = {k: v for k, v in repeat.items() if k != "filesOnly"}
+        if lines.get("mode") == "discovery":
+            del lines["mode"]
+        run.hint("See the matching lines of these files: localSearchCode " + _compact(lines))
+    read = read_params(cwd, first.path)
+    read["matchString"] = query.pattern
     if not query.fixedString and _REGEX_SYNTAX.search(query.pattern):
         read["matchStringIsRegex"] = True
     if not query.smartCase or query.pattern != query.pattern.lower():
         read["matchStringCaseSensitive"] = True
     run.hint("Read around a hit: localGetFileContent " + _compact(read))
-    crowded = next((f for f in result.files if f.pagination is not None), None)
+    crowded = next(
+        (
+            f
+            for f in result.files
+            if f.pagination is not None and f.pagination.matchesOnPage == query.matchesPerPage
+        ),
+        None,
+    )
     if crowded is not None:
+        more = {**repeat, "path": str(cwd / crowded.path)}
+        more.pop("filePageNumber", None)
+        more["matchesPerPage"] = min(100, crowded.matchCount)
         run.hint(
-            f"{crowded.path} has {crowded.matchCount} matching lines; "
-            f"{query.matchesPerPage} are shown: raise matchesPerPage (up to 100) or use "
-            "localGetFileContent with matchString on it."
+            f"{crowded.path} has {crowded.matchCount} matching lines, {query.matchesPerPage} "
+            f"shown; see more: localSearchCode {_compact(more)}"
         )
+
+
+def _budget_hints(
+    run: QueryRun, query: LocalSearchCodeQuery, fit: _PageFit, cwd: Path, max_tokens: int
+) -> str | None:
+    """Hints that continue a page the token budget cut; returns the first continuation."""
+    if fit.cut is None:
+        return None
+    cut_file = fit.files[fit.cut]
+    context = query.contextLines or 0
+    read = read_params(cwd, cut_file.path)
+    read["startLine"] = max(1, fit.unshown_lines[0] - context)
+    read["endLine"] = fit.unshown_lines[-1] + context
+    continuation = "localGetFileContent " + _compact(read)
+    where = f" after line {fit.cut_after_line}" if fit.cut_after_line else ""
+    run.hint(
+        f"The token budget ({max_tokens} tokens) cut the matches in {cut_file.path}{where}: "
+        f"read them with {continuation}"
+    )
+    later = fit.files[fit.cut + 1 :]
+    if later:
+        one = {k: v for k, v in _repeat(query).items() if k != "filePageNumber"}
+        one["path"] = str(cwd / later[0].path)
+        run.hint(
+            f"{len(later)} later file(s) on this page show matchCount only (lower contextLines,"
+            f" matchesPerPage or filesPerPage to fit more); search them one at a time: "
+            f"localSearchCode {_compact(one)}"
+        )
+    return continuation
 
 
 def _empty_search_hints(
@@ -765,9 +896,10 @@ def _empty_search_hints(
     repeat: dict[str, Any],
 ) -> None:
     if result.stats.filesWithMatches:
+        last = {**repeat, "filePageNumber": result.pagination.totalPages}
         run.hint(
-            f"Only {result.pagination.totalPages} page(s) of files: use filePageNumber "
-            f"1-{result.pagination.totalPages}."
+            f"Only {result.pagination.totalPages} page(s) of files; the last one: "
+            f"localSearchCode {_compact(last)}"
         )
         return
     if result.stats.filesSearched == 0:
@@ -780,17 +912,26 @@ def _empty_search_hints(
             + "): localSearchCode "
             + _compact({k: v for k, v in repeat.items() if k not in dropped})
         )
-    if not query.smartCase or query.pattern != query.pattern.lower():
-        run.hint(
-            "Ignore case: use an all-lowercase pattern with smartCase: true "
-            f"(pattern {_compact(query.pattern.lower())})."
-        )
+    # Lower-casing \W or \S would change what the regex means.
+    if (query.pattern != query.pattern.lower() or not query.smartCase) and (
+        query.fixedString or not re.search(r"\\[A-Z]", query.pattern)
+    ):
+        ignore_case = {**repeat, "pattern": query.pattern.lower()}
+        ignore_case.pop("smartCase", None)
+        run.hint("Ignore case: localSearchCode " + _compact(ignore_case))
     if not query.fixedString and _REGEX_SYNTAX.search(query.pattern):
-        run.hint("The pattern is a regex; to search its text literally set fixedString: true.")
-    if not query.hidden:
-        run.hint("Dot-files and dot-directories were skipped: set hidden: true to include them.")
+        run.hint(
+            "The pattern is a regex; search its text literally: localSearchCode "
+            + _compact({**repeat, "fixedString": True})
+        )
+    skipped = {"hidden": True} if not query.hidden else {}
     if not query.noIgnore:
-        run.hint("Files excluded by .gitignore were skipped: set noIgnore: true to include them.")
+        skipped["noIgnore"] = True
+    if skipped:
+        run.hint(
+            "Dot-files and .gitignored files were skipped; include them: localSearchCode "
+            + _compact({**repeat, **skipped})
+        )
 
 
 def _no_match_hints(run: QueryRun, query: LocalGetFileContentQuery) -> None:

@@ -257,11 +257,7 @@ def _page(items: list[T], per_page: int, page: int) -> tuple[list[T], ListingPag
 
 def _as_call(query: ToolQuery, **changes: Any) -> str:
     """The query's own parameters (defaults and context left out) with ``changes``, as JSON."""
-    params = query.model_dump(
-        exclude_defaults=True, exclude={"mainResearchGoal", "researchGoal", "reasoning"}
-    )
-    params.update(changes)
-    return json.dumps(params, separators=(",", ":"))
+    return json.dumps({**query.params(), **changes}, separators=(",", ":"))
 
 
 def _start_directory(run: QueryRun, raw: str, tool: str) -> Path:
@@ -284,14 +280,19 @@ def _start_directory(run: QueryRun, raw: str, tool: str) -> Path:
     return start
 
 
-def _read_call(start: Path, rel: str, sensitive: bool) -> str:
-    """localGetFileContent's exact parameters for ``rel``, with the opt-ins it needs."""
+def read_params(start: Path, rel: str) -> dict[str, Any]:
+    """localGetFileContent's exact parameters for ``rel`` below ``start``, with the opt-ins
+    (hidden, includeSensitive) it needs."""
     params: dict[str, Any] = {"path": str(start / rel)}
     if any(part.startswith(".") for part in rel.split("/")):
         params["hidden"] = True
-    if sensitive:
+    if is_sensitive(rel):
         params["includeSensitive"] = True
-    return json.dumps(params, separators=(",", ":"))
+    return params
+
+
+def _read_call(start: Path, rel: str) -> str:
+    return json.dumps(read_params(start, rel), separators=(",", ":"))
 
 
 def _next_steps(run: QueryRun, start: Path, files: list[tuple[str, bool]]) -> None:
@@ -301,12 +302,12 @@ def _next_steps(run: QueryRun, start: Path, files: list[tuple[str, bool]]) -> No
     """
     plain = next((rel for rel, sensitive in files if not sensitive), None)
     if plain is not None:
-        run.hint(f"Read a file: localGetFileContent {_read_call(start, plain, False)}")
+        run.hint(f"Read a file: localGetFileContent {_read_call(start, plain)}")
     flagged = [rel for rel, sensitive in files if sensitive]
     if flagged:
         run.hint(
             f"{', '.join(flagged[:3])} may hold secrets (sensitive: true); to read one "
-            f"(secrets redacted): localGetFileContent {_read_call(start, flagged[0], True)}"
+            f"(secrets redacted): localGetFileContent {_read_call(start, flagged[0])}"
         )
     run.hint(f'Search inside: localSearchCode {{"path":"{start}","pattern":"<regex>"}}')
 

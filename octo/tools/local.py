@@ -168,6 +168,11 @@ class LocalSearchCodeResult(ToolResult):
     files: list[SearchFile]
     stats: SearchStats
     pagination: FilePaging
+    tokens: TokenInfo | None = Field(
+        default=None,
+        description="Size of the page's text; matches beyond the token budget are left out "
+        "(truncated) and paginationHint says how to read them.",
+    )
 
     def is_empty(self) -> bool:
         return not self.files

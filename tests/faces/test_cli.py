@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from octo import Gateway
 from octo.registry import all_tools
+
+from .conftest import octo_env
 
 
 def test_tools_lists_every_tool_with_its_limit(run_octo: Any) -> None:
@@ -73,3 +78,30 @@ def test_malformed_calls_exit_2_with_a_message(run_octo: Any, tree: Path) -> Non
         assert done.stdout == "", case
         assert done.stderr.startswith("octo: "), case
     assert "Did you mean: localFindFiles" in run_octo(*cases["unknown tool"]).stderr
+
+
+def test_a_reader_that_leaves_early_is_no_error(tree: Path) -> None:
+    # `octo call ... | head -1`: the pipe closes before octo has printed everything.
+    reader, writer = os.pipe()
+    os.close(reader)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "octo",
+            "call",
+            "localSearchCode",
+            '--query={"pattern":"n","path":"."}',
+        ],
+        stdout=writer,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=octo_env(tree),
+        cwd=tree,
+        timeout=60,
+        check=False,
+    )
+    os.close(writer)
+    assert done.returncode == 0
+    assert done.stderr == ""

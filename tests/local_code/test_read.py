@@ -97,9 +97,14 @@ async def test_line_range(tree: Tree, read: CallOne) -> None:
     found = await read(path="f.txt", startLine=10, endLine=12)
     assert found["data"]["content"] == "line 010\nline 011\nline 012\n"
     assert (found["data"]["startLine"], found["data"]["endLine"]) == (10, 12)
-    assert found["data"]["tokens"]["requiresPagination"] is False
+    # The range fit, but the file goes on (spec 000 section 8): the next range of the same size.
+    tokens = found["data"]["tokens"]
+    assert (tokens["truncated"], tokens["requiresPagination"]) == (False, True)
+    assert tokens["paginationHint"].endswith("startLine=13, endLine=15")
+    assert found["hints"] == []
     clipped = await read(path="f.txt", startLine=99, endLine=500)
     assert clipped["data"]["content"] == "line 099\nline 100\n"
+    assert clipped["data"]["tokens"]["requiresPagination"] is False
     past = await read(path="f.txt", startLine=101, endLine=105)
     assert past["error"]["code"] == "INVALID_QUERY"
     assert "100 lines" in past["error"]["message"]

@@ -101,7 +101,21 @@ async def test_files_only_lists_files_with_counts_and_modified(tree: Tree, searc
     files = found["data"]["files"]
     assert [(f["path"], f["matchCount"]) for f in files] == [("a.py", 2), ("b.py", 1)]
     assert all("matches" not in f and f["modified"].endswith("Z") for f in files)
-    assert hinted_query(found, "See the matching lines")["filesOnly"] is False
+    assert hinted_query(found, "See the matching lines") == {"pattern": "hit", "path": "."}
+    discovery = await search(pattern="hit", path=".", mode="discovery", filesPerPage=1)
+    # The mode's own settings are not repeated in the follow-up queries.
+    assert hinted_query(discovery, "Next page") == {
+        "pattern": "hit",
+        "path": ".",
+        "mode": "discovery",
+        "filesPerPage": 1,
+        "filePageNumber": 2,
+    }
+    assert hinted_query(discovery, "See the matching lines") == {
+        "pattern": "hit",
+        "path": ".",
+        "filesPerPage": 1,
+    }
 
 
 async def test_context_lines_attach_each_line_once(tree: Tree, search: CallOne) -> None:
@@ -131,7 +145,14 @@ async def test_matches_per_page_pages_matches_within_a_file(tree: Tree, search: 
         {"lineNumber": 1, "content": "hit 1", "afterContext": ["ctx"]},
         {"lineNumber": 3, "content": "hit 3"},
     ]
-    assert any("raise matchesPerPage" in h for h in found["hints"])
+    more = hinted_query(found, "f.txt has 4 matching lines, 2 shown")
+    assert more == {
+        "pattern": "hit",
+        "path": found["data"]["root"] + "/f.txt",
+        "contextLines": 1,
+        "matchesPerPage": 4,
+    }
+    assert len((await search(**more))["data"]["files"][0]["matches"]) == 4
 
 
 async def test_file_pages_follow_the_next_page_hint_to_the_end(tree: Tree, search: CallOne) -> None:
@@ -226,7 +247,11 @@ async def test_page_past_the_end_is_empty_with_a_hint(tree: Tree, search: CallOn
     tree({"a.txt": "needle\n"})
     found = await search(pattern="needle", path=".", filePageNumber=3)
     assert found["status"] == "empty"
-    assert any("filePageNumber 1-1" in h for h in found["hints"])
+    assert hinted_query(found, "Only 1 page(s)") == {
+        "pattern": "needle",
+        "path": ".",
+        "filePageNumber": 1,
+    }
 
 
 async def test_modes_are_presets_and_explicit_parameters_win(tree: Tree, search: CallOne) -> None:
@@ -391,9 +416,17 @@ async def test_empty_result_explains_itself(tree: Tree, search: CallOne) -> None
     assert data["pagination"]["totalPages"] == 0
     hints = found["hints"]
     assert any(h.startswith("Drop a filter (type)") for h in hints)
-    assert any("smartCase" in h for h in hints)
-    assert any("fixedString: true" in h for h in hints)
-    assert any("hidden: true" in h for h in hints)
+    assert hinted_query(found, "Ignore case") == {
+        "pattern": "hello.world",
+        "path": ".",
+        "type": "py",
+    }
+    assert hinted_query(found, "The pattern is a regex")["fixedString"] is True
+    included = hinted_query(found, "Dot-files and .gitignored files were skipped")
+    assert included["hidden"] is True and included["noIgnore"] is True
+    escaped = await search(pattern="Hello\\W", path=".")
+    # Lower-casing \W would turn it into \w: no ignore-case hint then.
+    assert not any(h.startswith("Ignore case") for h in escaped["hints"])
     nothing = await search(pattern="x", path=".", include=["*.rs"])
     assert nothing["data"]["stats"]["filesSearched"] == 0
     assert any("No file passed the filters" in h for h in nothing["hints"])
@@ -486,3 +519,60 @@ async def test_special_files_are_refused(tree: Tree, search: CallOne) -> None:
     os.mkfifo(root / "pipe")
     found = await search(pattern="x", path="pipe")
     assert found["error"]["code"] == "INVALID_QUERY"
+
+
+async def test_every_page_reports_its_size_in_tokens(tree: Tree, search: CallOne) -> None:
+    tree({"a.txt": "needle one\n", "b.txt": "needle two\n"})
+    tokens = (await search(pattern="needle", path="."))["data"]["tokens"]
+    assert tokens["chars"] == len("a.txt\nneedle one\nb.txt\nneedle two")
+    assert tokens["estimatedTokens"] == -(-tokens["chars"] // 4)
+    assert (tokens["truncated"], tokens["requiresPagination"]) == (False, False)
+
+
+async def test_matches_beyond_the_token_budget_are_cut_with_a_way_to_read_them(
+    root: Path,
+) -> None:
+    import octo
+    from octo.config import Config
+
+    line = "needle " + "x" * 40
+    (root / "a.txt").write_text("".join(f"{line}\nfiller\n" for _ in range(6)))
+    (root / "b.txt").write_text(f"{line}\n")
+    (root / "c.txt").write_text(f"{line}\n")
+    # 60 tokens = 240 characters: four matches of 55 (a 48-character line and "filler").
+    async with octo.Gateway(Config(max_tokens=60), roots=[root]) as gw:
+        response = await gw.local_search_code(
+            [{"pattern": "needle", "path": ".", "contextLines": 1}]
+        )
+        found = response.to_wire()["results"][0]
+        data = found["data"]
+        a, b, c = data["files"]
+        assert [m["lineNumber"] for m in a["matches"]] == [1, 3, 5, 7]
+        assert a["pagination"] == {"currentPage": 1, "hasMore": True, "matchesOnPage": 4}
+        assert a["matchCount"] == 6
+        assert "matches" not in b and "matches" not in c
+        assert b["pagination"]["matchesOnPage"] == 0
+        assert data["tokens"]["truncated"] is True
+        assert data["tokens"]["truncatedAtLine"] == 7
+        assert data["tokens"]["chars"] <= 240 + len("a.txt\nb.txt\nc.txt")
+        read = hinted_query(found, "The token budget (60 tokens) cut the matches in a.txt")
+        assert read == {"path": str(root / "a.txt"), "startLine": 8, "endLine": 12}
+        assert data["tokens"]["paginationHint"].endswith(json.dumps(read, separators=(",", ":")))
+        assert hinted_query(found, "2 later file(s)") == {
+            "pattern": "needle",
+            "path": str(root / "b.txt"),
+            "contextLines": 1,
+        }
+        rest = (await gw.call("localGetFileContent", [read])).to_wire()["results"][0]
+        assert rest["data"]["content"].count("needle") == 2
+
+
+async def test_read_hints_carry_the_opt_ins_a_file_needs(tree: Tree, search: CallOne) -> None:
+    tree({".config/.env": "TOKEN_NAME=needle\n"})
+    found = await search(pattern="needle", path=".", hidden=True, includeSensitive=True)
+    assert hinted_query(found, "Read around a hit") == {
+        "path": found["data"]["root"] + "/.config/.env",
+        "hidden": True,
+        "includeSensitive": True,
+        "matchString": "needle",
+    }
