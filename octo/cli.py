@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 
 from octo import __version__
+from octo.config import Config, ConfigError
 
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1
@@ -161,12 +162,14 @@ def _tools() -> int:
     return EXIT_OK
 
 
-async def _call(tool: str, queries: list[Any], roots: list[str] | None, as_json: bool) -> int:
+async def _call(
+    config: Config, tool: str, queries: list[Any], roots: list[str] | None, as_json: bool
+) -> int:
     from octo.errors import CallError
     from octo.gateway import Gateway
 
     try:
-        async with Gateway(roots=roots) as gateway:
+        async with Gateway(config, roots=roots) as gateway:
             response = await gateway.call(tool, queries)
     except CallError as exc:
         print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
@@ -175,14 +178,14 @@ async def _call(tool: str, queries: list[Any], roots: list[str] | None, as_json:
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
 
-def _serve(http: bool, host: str, port: int) -> int:
+def _serve(config: Config, http: bool, host: str, port: int) -> int:
     from octo import server
 
     try:
         if http:
-            anyio.run(server.serve_http, host, port)
+            anyio.run(server.serve_http, host, port, config)
         else:
-            anyio.run(server.serve_stdio)
+            anyio.run(server.serve_stdio, config)
     except KeyboardInterrupt:
         return 130
     return EXIT_OK
@@ -226,13 +229,19 @@ def _run(argv: Sequence[str] | None) -> int:
     )
     if args.command == "tools":
         return _tools()
-    if args.command == "call":
-        try:
-            queries = _load_queries(args.queries)
-        except (OSError, ValueError) as exc:
-            print(f"octo: bad --query: {exc}", file=sys.stderr)
-            return EXIT_BAD_CALL
-        return anyio.run(_call, args.tool, queries, args.roots, args.json)
+    if args.command == "docs":
+        return _docs(args.output, args.check)
+    try:
+        # Read before anything runs, so a bad variable stops `octo serve` at start-up.
+        config = Config.from_env()
+    except ConfigError as exc:
+        print(f"octo: {exc}", file=sys.stderr)
+        return EXIT_BAD_CALL
     if args.command == "serve":
-        return _serve(args.http, args.host, args.port)
-    return _docs(args.output, args.check)
+        return _serve(config, args.http, args.host, args.port)
+    try:
+        queries = _load_queries(args.queries)
+    except (OSError, ValueError) as exc:
+        print(f"octo: bad --query: {exc}", file=sys.stderr)
+        return EXIT_BAD_CALL
+    return anyio.run(_call, config, args.tool, queries, args.roots, args.json)

@@ -8,14 +8,45 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
+class ConfigError(ValueError):
+    """An environment variable holds a value octo cannot use; the message names it."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
     raw = env.get(name)
-    return int(raw) if raw else default
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
+    return value
 
 
 def _float(env: Mapping[str, str], name: str, default: float) -> float:
     raw = env.get(name)
-    return float(raw) if raw else default
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not value > 0:
+        raise ConfigError(f"{name} must be above 0, got {raw!r}")
+    return value
+
+
+def _size(env: Mapping[str, str], name: str, default: str) -> str:
+    from octo.tools.local_files import parse_size
+
+    raw = env.get(name) or default
+    try:
+        parse_size(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+    return raw
 
 
 @dataclass(frozen=True)
@@ -38,17 +69,21 @@ class Config:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
-        """Build from ``OCTO_*`` variables; ``OCTO_ROOTS`` is an os.pathsep-separated list."""
+        """Build from ``OCTO_*`` variables; ``OCTO_ROOTS`` is an os.pathsep-separated list.
+
+        Raises ConfigError naming the variable when a value is unusable; rg's timeout
+        is capped at 30 s as spec 003 says.
+        """
         env = dict(os.environ if env is None else env)
         roots = tuple(Path(p) for p in env.get("OCTO_ROOTS", "").split(os.pathsep) if p)
         return cls(
             roots=roots,
-            max_tokens=_int(env, "OCTO_MAX_TOKENS", cls.max_tokens),
-            chars_per_token=_int(env, "OCTO_CHARS_PER_TOKEN", cls.chars_per_token),
+            max_tokens=_int(env, "OCTO_MAX_TOKENS", cls.max_tokens, 1, 10**7),
+            chars_per_token=_int(env, "OCTO_CHARS_PER_TOKEN", cls.chars_per_token, 1, 100),
             query_timeout=_float(env, "OCTO_QUERY_TIMEOUT", cls.query_timeout),
-            cache_max_entries=_int(env, "OCTO_CACHE_MAX_ENTRIES", cls.cache_max_entries),
-            cache_max_bytes=_int(env, "OCTO_CACHE_MAX_BYTES", cls.cache_max_bytes),
-            rg_timeout_ms=min(_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms), 30_000),
-            rg_max_filesize=env.get("OCTO_RG_MAX_FILESIZE", cls.rg_max_filesize),
+            cache_max_entries=_int(env, "OCTO_CACHE_MAX_ENTRIES", cls.cache_max_entries, 1, 10**9),
+            cache_max_bytes=_int(env, "OCTO_CACHE_MAX_BYTES", cls.cache_max_bytes, 1, 2**62),
+            rg_timeout_ms=min(_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms, 1, 2**31), 30_000),
+            rg_max_filesize=_size(env, "OCTO_RG_MAX_FILESIZE", cls.rg_max_filesize),
             env=env,
         )

@@ -206,19 +206,19 @@ def build_server(config: Config | None = None) -> Server[Gateway]:
     return server
 
 
-async def serve_stdio() -> None:
+async def serve_stdio(config: Config | None = None) -> None:
     """Serve one MCP client over stdin/stdout until it disconnects."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server()
+    server = build_server(config)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(host: str, port: int) -> None:
+async def serve_http(host: str, port: int, config: Config | None = None) -> None:
     """Serve MCP over streamable HTTP at ``http://host:port/mcp``."""
     import uvicorn
 
-    app = build_server().streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
-    await uvicorn.Server(config).serve()
+    app = build_server(config).streamable_http_app(host=host)
+    settings = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+    await uvicorn.Server(settings).serve()

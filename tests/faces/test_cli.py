@@ -105,3 +105,18 @@ def test_a_reader_that_leaves_early_is_no_error(tree: Path) -> None:
     os.close(writer)
     assert done.returncode == 0
     assert done.stderr == ""
+
+
+def test_an_unusable_variable_stops_call_and_serve_with_its_name(tree: Path) -> None:
+    for args in (["call", "localSearchCode", '--query={"pattern":"n","path":"."}'], ["serve"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "octo", *args],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env={**octo_env(tree), "OCTO_MAX_TOKENS": "lots"},
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2, args
+        assert done.stderr == "octo: OCTO_MAX_TOKENS must be a whole number, got 'lots'\n"
