@@ -291,6 +291,24 @@ def read_params(start: Path, rel: str) -> dict[str, Any]:
     return params
 
 
+def _past_last_page(
+    run: QueryRun,
+    tool: str,
+    query: ViewStructureQuery | FindFilesQuery,
+    pagination: ListingPagination,
+) -> bool:
+    """Hint the last page when ``query`` asked for one past it; True when it did."""
+    field = "entryPageNumber" if isinstance(query, ViewStructureQuery) else "filePageNumber"
+    asked: int = getattr(query, field)
+    if asked <= pagination.totalPages:
+        return False
+    run.hint(
+        f"Page {asked} is past the last page: "
+        f"{tool} {_as_call(query, **{field: pagination.totalPages})}"
+    )
+    return True
+
+
 def _read_call(start: Path, rel: str) -> str:
     return json.dumps(read_params(start, rel), separators=(",", ":"))
 
@@ -455,11 +473,7 @@ def _structure_hints(
     pagination = result.pagination
     assert pagination is not None
     if not result.entries:
-        if matched and query.entryPageNumber > pagination.totalPages:
-            run.hint(
-                f"Page {query.entryPageNumber} is past the last page: "
-                f"localViewStructure {_as_call(query, entryPageNumber=pagination.totalPages)}"
-            )
+        if matched and _past_last_page(run, "localViewStructure", query, pagination):
             return
         relax = []
         if query.pattern:
@@ -591,11 +605,7 @@ def _find_hints(
     pagination = result.pagination
     assert pagination is not None
     if not result.files:
-        if matched and query.filePageNumber > pagination.totalPages:
-            run.hint(
-                f"Page {query.filePageNumber} is past the last page: "
-                f"localFindFiles {_as_call(query, filePageNumber=pagination.totalPages)}"
-            )
+        if matched and _past_last_page(run, "localFindFiles", query, pagination):
             return
         relax = [
             f"{field} {value!r}"
