@@ -95,9 +95,6 @@ class ResultCache:
         while len(self._entries) > self.max_entries:
             self._entries.popitem()
 
-    def clear(self) -> None:
-        self._entries.clear()
-
     async def get_or_load(
         self, key: str, ttl: float, load: Callable[[], Awaitable[T]]
     ) -> tuple[T, bool]:
