@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 from pydantic import BaseModel
@@ -258,6 +258,41 @@ def repo_structure_answer(
 
 # Pull requests (GitHub) and merge requests (GitLab)
 
+ItemT = TypeVar("ItemT", bound=BaseModel)
+
+#: Pages of changed files read for type fullContent (100 files a page on GitHub, 50 on GitLab).
+FULL_CONTENT_FILE_PAGES = 3
+#: Pages read to find the files partialContent names (GitHub lists at most 3,000 files).
+PARTIAL_CONTENT_FILE_PAGES = 60
+
+
+class Listing(BaseModel, Generic[ItemT]):
+    """Items of one listing as far as it was read; ``next`` is where the host has more."""
+
+    items: list[ItemT]
+    #: The next page (a URL or a page number, as the host pages), None on the last page.
+    next: str | None = None
+
+
+async def read_listing(
+    fetch_page: Callable[[str | None], Awaitable[Fetched[Listing[ItemT]]]], max_pages: int
+) -> Fetched[Listing[ItemT]]:
+    """Follow a listing's pages (``fetch_page(None)`` is the first) up to ``max_pages``.
+
+    The answer's ``next`` stays set when pages were left unread.
+    """
+    items: list[ItemT] = []
+    cached = True
+    cursor: str | None = None
+    for _ in range(max_pages):
+        page = await fetch_page(cursor)
+        items.extend(page.value.items)
+        cached = cached and page.cached
+        cursor = page.value.next
+        if cursor is None:
+            break
+    return Fetched(Listing[ItemT](items=items, next=cursor), cached=cached)
+
 
 @dataclass
 class PatchBudget:
@@ -266,14 +301,17 @@ class PatchBudget:
     chars: int
     #: "#N path" of every file whose diff did not fit.
     left_out: list[str] = field(default_factory=list)
+    #: "#N path" of every file whose diff was cut at MAX_PATCH_CHARS.
+    cut: list[str] = field(default_factory=list)
 
     def shape(
         self, files: list[PullRequestFile], query: SearchPullRequestsQuery, number: int
     ) -> list[PullRequestFile]:
-        """Per-file diffs, each capped, until the budget runs out; only the asked-for files
-        with type partialContent."""
-        wanted = {p.file.strip("/") for p in query.partialContentMetadata or []}
-        if query.type == "partialContent":
+        """Per-file diffs until the budget runs out: each capped at MAX_PATCH_CHARS with type
+        fullContent; partialContent keeps only the files asked for, each up to the budget."""
+        partial = query.type == "partialContent"
+        if partial:
+            wanted = {p.file.strip("/") for p in query.partialContentMetadata or []}
             files = [f for f in files if f.filename in wanted or f.previous_filename in wanted]
         shaped = []
         for f in files:
@@ -285,8 +323,10 @@ class PatchBudget:
                 self.left_out.append(f"#{number} {f.filename}")
                 shaped.append(f.model_copy(update={"patch": None, "patchTruncated": True}))
                 continue
-            limit = min(MAX_PATCH_CHARS, self.chars)
+            limit = self.chars if partial else min(MAX_PATCH_CHARS, self.chars)
             cut = len(patch) > limit
+            if cut and limit == MAX_PATCH_CHARS:
+                self.cut.append(f"#{number} {f.filename}")
             patch = redact(patch[:limit])
             self.chars -= len(patch)
             shaped.append(
@@ -297,11 +337,14 @@ class PatchBudget:
 
 @dataclass(frozen=True)
 class PullRequestParts:
-    """How one host fetches what a pull request holds beyond its metadata."""
+    """How one host fetches what a pull request holds beyond its metadata.
 
-    comments: Callable[[PullRequest], Awaitable[Fetched[list[PullRequestComment]]]]
-    commits: Callable[[PullRequest], Awaitable[Fetched[list[PullRequestCommit]]]]
-    files: Callable[[PullRequest], Awaitable[Fetched[list[PullRequestFile]]]]
+    ``files`` gets the most pages of changed files it may read.
+    """
+
+    comments: Callable[[PullRequest], Awaitable[Fetched[Listing[PullRequestComment]]]]
+    commits: Callable[[PullRequest], Awaitable[Fetched[Listing[PullRequestCommit]]]]
+    files: Callable[[PullRequest, int], Awaitable[Fetched[Listing[PullRequestFile]]]]
 
 
 @dataclass
@@ -311,8 +354,9 @@ class DetailedPullRequests:
     pulls: list[PullRequest]
     #: True when every part came from the cache.
     cached: bool
-    #: "#N path" of every file whose diff did not fit the budget.
-    left_out: list[str]
+    budget: PatchBudget
+    #: "#N: more than 30 comments", one per part the host had more of than was read.
+    unread: list[str]
 
 
 async def detail_pull_requests(
@@ -327,28 +371,41 @@ async def detail_pull_requests(
     """
     detailed = list(pulls)
     budget = PatchBudget(config.max_tokens * config.chars_per_token)
+    unread: list[str] = []
     all_cached = True
 
     async def detail(index: int) -> None:
         nonlocal all_cached
         pull = detailed[index]
         update: dict[str, Any] = {}
+        listings: list[tuple[str, Fetched[Listing[Any]]]] = []
         if query.withComments:
             comments = await parts.comments(pull)
-            update["comments"], all_cached = comments.value, all_cached and comments.cached
+            update["comments"] = comments.value.items
+            listings.append(("comments", comments))
         if query.withCommits:
             commits = await parts.commits(pull)
-            update["commits"], all_cached = commits.value, all_cached and commits.cached
+            update["commits"] = commits.value.items
+            listings.append(("commits", commits))
         if query.type != "metadata":
-            files = await parts.files(pull)
-            all_cached = all_cached and files.cached
-            update["files"] = budget.shape(files.value, query, pull.number)
+            pages = (
+                PARTIAL_CONTENT_FILE_PAGES
+                if query.type == "partialContent"
+                else FULL_CONTENT_FILE_PAGES
+            )
+            files = await parts.files(pull, pages)
+            update["files"] = budget.shape(files.value.items, query, pull.number)
+            listings.append(("changed files", files))
+        for what, listing in listings:
+            all_cached = all_cached and listing.cached
+            if listing.value.next is not None:
+                unread.append(f"#{pull.number}: more than {len(listing.value.items)} {what}")
         detailed[index] = pull.model_copy(update=update)
 
     async with anyio.create_task_group() as tg:
         for index in range(len(detailed)):
             tg.start_soon(detail, index)
-    return DetailedPullRequests(detailed, all_cached, budget.left_out)
+    return DetailedPullRequests(detailed, all_cached, budget, sorted(unread))
 
 
 def pull_request_hints(
@@ -359,18 +416,28 @@ def pull_request_hints(
     noun: str = "pull requests",
     number: str = "N",
 ) -> list[str]:
-    """Next steps after a pull-request search: left-out diffs, paging, reading one in full.
+    """Next steps after a pull-request search: what was not shown, paging, reading one in full.
 
     ``noun`` and ``number`` are the host's words ("merge requests", "IID").
     """
     hints: list[str] = []
-    left_out = detailed.left_out
+    left_out, cut = detailed.budget.left_out, detailed.budget.cut
     if left_out:
-        shown = ", ".join(left_out[:5])
         hints.append(
             f"Diffs of {len(left_out)} file(s) were left out to fit the token budget "
-            f'({shown}); ask for them with type="partialContent", '
+            f'({", ".join(left_out[:5])}); ask for them with type="partialContent", '
             'partialContentMetadata=[{"file": ...}].'
+        )
+    if cut:
+        hints.append(
+            f"Diffs of {len(cut)} file(s) were cut at {MAX_PATCH_CHARS} characters "
+            f'({", ".join(cut[:5])}); type="partialContent" with one file gives it the whole '
+            "token budget."
+        )
+    if detailed.unread:
+        hints.append(
+            f"Not everything was read: {'; '.join(detailed.unread[:5])}. "
+            'Name the files you need with type="partialContent", or open html_url.'
         )
     if has_more:
         hints.append(f"More {noun}: page={query.page + 1}.")

@@ -11,9 +11,9 @@ import base64
 import binascii
 import re
 import shutil
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlparse
 
 import anyio
@@ -23,12 +23,15 @@ from pydantic import BaseModel
 from octo.errors import AuthenticationError, InvalidQueryError, NotFoundError
 from octo.providers.codehost import (
     FileBlob,
+    ItemT,
+    Listing,
     PullRequestParts,
     RepoTree,
     blob_from_bytes,
     detail_pull_requests,
     file_content_answer,
     pull_request_hints,
+    read_listing,
     repo_structure_answer,
     short_body,
 )
@@ -66,8 +69,6 @@ from octo.tools.github import (
 
 if TYPE_CHECKING:
     from octo.runtime import Runtime
-
-T = TypeVar("T")
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -744,31 +745,45 @@ class GitHubProvider:
 
     @property
     def _pull_parts(self) -> PullRequestParts:
-        return PullRequestParts(
-            comments=self._pull_part("pull-comments", "issues/{n}/comments", 30, _parse_comments),
-            commits=self._pull_part("pull-commits", "pulls/{n}/commits", 100, _parse_commits),
-            files=self._pull_part("pull-files", "pulls/{n}/files", 100, _parse_files),
-        )
+        async def comments(pull: PullRequest) -> Fetched[Listing[PullRequestComment]]:
+            return await self._pull_page(pull, "issues/{n}/comments", 30, _parse_comments)
 
-    def _pull_part(
-        self, kind: str, path: str, per_page: int, parse: Callable[[httpx.Response], T]
-    ) -> Callable[[PullRequest], Awaitable[Fetched[T]]]:
-        """A fetcher of one part of a pull request; ``path`` below the repository, {n} its number."""
+        async def commits(pull: PullRequest) -> Fetched[Listing[PullRequestCommit]]:
+            return await self._pull_page(pull, "pulls/{n}/commits", 100, _parse_commits)
 
-        async def fetch(pull: PullRequest) -> Fetched[T]:
-            return await self.remote.fetch(
-                f"/repos/{pull.repository}/{path.format(n=pull.number)}",
-                kind=kind,
-                ttl=self.settings.ttl_pull_requests,
-                params={"per_page": per_page},
-                parse=parse,
+        async def files(pull: PullRequest, max_pages: int) -> Fetched[Listing[PullRequestFile]]:
+            return await read_listing(
+                lambda cursor: self._pull_page(pull, "pulls/{n}/files", 100, _parse_files, cursor),
+                max_pages,
             )
 
-        return fetch
+        return PullRequestParts(comments=comments, commits=commits, files=files)
+
+    async def _pull_page(
+        self,
+        pull: PullRequest,
+        path: str,
+        per_page: int,
+        parse: Callable[[httpx.Response], Listing[ItemT]],
+        cursor: str | None = None,
+    ) -> Fetched[Listing[ItemT]]:
+        """One page of a pull request's part: ``path`` below the repository ({n}: the number),
+        or the ``link`` URL of a later page."""
+        return await self.remote.fetch(
+            cursor or f"/repos/{pull.repository}/{path.format(n=pull.number)}",
+            kind=f"pull-{path.rsplit('/', 1)[-1]}",
+            ttl=self.settings.ttl_pull_requests,
+            params=None if cursor else {"per_page": per_page},
+            parse=parse,
+        )
 
 
-def _parse_comments(response: httpx.Response) -> list[PullRequestComment]:
-    return [
+def _next_link(response: httpx.Response) -> str | None:
+    return response.links.get("next", {}).get("url")
+
+
+def _parse_comments(response: httpx.Response) -> Listing[PullRequestComment]:
+    comments = [
         PullRequestComment(
             author=(c.get("user") or {}).get("login", ""),
             body=short_body(c.get("body"), 2000) or "",
@@ -776,10 +791,11 @@ def _parse_comments(response: httpx.Response) -> list[PullRequestComment]:
         )
         for c in response.json()
     ]
+    return Listing(items=comments, next=_next_link(response))
 
 
-def _parse_commits(response: httpx.Response) -> list[PullRequestCommit]:
-    return [
+def _parse_commits(response: httpx.Response) -> Listing[PullRequestCommit]:
+    commits = [
         PullRequestCommit(
             sha=c["sha"],
             message=(c.get("commit") or {}).get("message", ""),
@@ -788,10 +804,11 @@ def _parse_commits(response: httpx.Response) -> list[PullRequestCommit]:
         )
         for c in response.json()
     ]
+    return Listing(items=commits, next=_next_link(response))
 
 
-def _parse_files(response: httpx.Response) -> list[PullRequestFile]:
-    return [
+def _parse_files(response: httpx.Response) -> Listing[PullRequestFile]:
+    files = [
         PullRequestFile(
             filename=f["filename"],
             status=f.get("status", "modified"),
@@ -802,3 +819,4 @@ def _parse_files(response: httpx.Response) -> list[PullRequestFile]:
         )
         for f in response.json()
     ]
+    return Listing(items=files, next=_next_link(response))

@@ -59,8 +59,8 @@ if TYPE_CHECKING:
 DEFAULT_HOST = "https://gitlab.com"
 #: A tree listing stops after this many pages of 100 entries (and says it was cut).
 MAX_TREE_PAGES = 30
-#: Merge-request diffs: pages of 50 files read at most.
-MAX_DIFF_PAGES = 5
+#: Files per page of merge-request diffs.
+DIFF_PAGE_SIZE = 50
 
 _AUTH_HINTS = [
     "Set GITLAB_TOKEN (or GL_TOKEN) to a token with the read_api scope.",
@@ -297,8 +297,13 @@ def _parse_merge_requests(response: httpx.Response, body_limit: int) -> _MergeRe
     )
 
 
-def _parse_notes(response: httpx.Response) -> list[PullRequestComment]:
-    return [
+def _next_page_cursor(response: httpx.Response) -> str | None:
+    page = _next_page(response)
+    return str(page) if page is not None else None
+
+
+def _parse_notes(response: httpx.Response) -> codehost.Listing[PullRequestComment]:
+    notes = [
         PullRequestComment(
             author=(n.get("author") or {}).get("username", ""),
             body=codehost.short_body(n.get("body"), 2000) or "",
@@ -307,10 +312,11 @@ def _parse_notes(response: httpx.Response) -> list[PullRequestComment]:
         for n in response.json()
         if not n.get("system")  # "added 1 commit", "changed the description": not discussion
     ]
+    return codehost.Listing(items=notes, next=_next_page_cursor(response))
 
 
-def _parse_mr_commits(response: httpx.Response) -> list[PullRequestCommit]:
-    return [
+def _parse_mr_commits(response: httpx.Response) -> codehost.Listing[PullRequestCommit]:
+    commits = [
         PullRequestCommit(
             sha=c["id"],
             message=c.get("message") or c.get("title", ""),
@@ -318,6 +324,7 @@ def _parse_mr_commits(response: httpx.Response) -> list[PullRequestCommit]:
         )
         for c in response.json()
     ]
+    return codehost.Listing(items=commits, next=_next_page_cursor(response))
 
 
 def _diff_file(d: Mapping[str, Any]) -> PullRequestFile:
@@ -342,16 +349,11 @@ def _diff_file(d: Mapping[str, Any]) -> PullRequestFile:
     )
 
 
-class _DiffPage(BaseModel):
-    files: list[PullRequestFile]
-    next_page: int | None
-
-
-def _parse_diffs(response: httpx.Response) -> _DiffPage:
+def _parse_diffs(response: httpx.Response) -> codehost.Listing[PullRequestFile]:
     body = response.json()
     # /diffs (GitLab 15.7+) is a list; the older /changes wraps it in {"changes": [...]}.
     items = body.get("changes", []) if isinstance(body, Mapping) else body
-    return _DiffPage(files=[_diff_file(d) for d in items], next_page=_next_page(response))
+    return codehost.Listing(items=[_diff_file(d) for d in items], next=_next_page_cursor(response))
 
 
 # Query translation
@@ -510,6 +512,12 @@ class GitLabProvider:
             pagination=SearchPagination(currentPage=query.page, hasMore=page.has_next),
         )
         hints = self.remote.quota_hints(fetched)
+        if len(keywords) > 1:
+            hints.append(
+                f'GitLab\'s basic search matches "{params["search"]}" as one phrase (advanced '
+                "search matches each word): for files holding each keyword anywhere, search "
+                "them one per query."
+            )
         if keep is not None:
             hints.append(
                 "GitLab's basic search has no extension/filename/path filters: they were applied "
@@ -876,7 +884,7 @@ class GitLabProvider:
                 f"/projects/{projects[pull.repository, pull.number]}/merge_requests/{pull.number}"
             )
 
-        async def notes(pull: PullRequest) -> Fetched[list[PullRequestComment]]:
+        async def notes(pull: PullRequest) -> Fetched[codehost.Listing[PullRequestComment]]:
             return await self.remote.fetch(
                 f"{base(pull)}/notes",
                 kind="gitlab-mr-notes",
@@ -885,7 +893,7 @@ class GitLabProvider:
                 parse=_parse_notes,
             )
 
-        async def commits(pull: PullRequest) -> Fetched[list[PullRequestCommit]]:
+        async def commits(pull: PullRequest) -> Fetched[codehost.Listing[PullRequestCommit]]:
             return await self.remote.fetch(
                 f"{base(pull)}/commits",
                 kind="gitlab-mr-commits",
@@ -894,38 +902,34 @@ class GitLabProvider:
                 parse=_parse_mr_commits,
             )
 
-        async def diffs(pull: PullRequest) -> Fetched[list[PullRequestFile]]:
-            return await self._diffs(base(pull), ttl)
+        async def diffs(
+            pull: PullRequest, max_pages: int
+        ) -> Fetched[codehost.Listing[PullRequestFile]]:
+            return await codehost.read_listing(
+                lambda cursor: self._diff_page(base(pull), cursor), max_pages
+            )
 
         return codehost.PullRequestParts(comments=notes, commits=commits, files=diffs)
 
-    async def _diffs(self, base: str, ttl: float) -> Fetched[list[PullRequestFile]]:
-        """Every file diff of a merge request, page by page (``/changes`` on old instances)."""
-        files: list[PullRequestFile] = []
-        cached = True
-        params: dict[str, Any] = {"per_page": 50, "page": 1}
-        for _ in range(MAX_DIFF_PAGES):
-            try:
-                fetched = await self.remote.fetch(
-                    f"{base}/diffs",
-                    kind="gitlab-mr-diffs",
-                    ttl=ttl,
-                    params=params,
-                    parse=_parse_diffs,
-                )
-            except NotFoundError:
-                if files:
-                    raise
-                changes = await self.remote.fetch(
-                    f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=_parse_diffs
-                )
-                return Fetched(changes.value.files, cached=changes.cached)
-            cached = cached and fetched.cached
-            files.extend(fetched.value.files)
-            if fetched.value.next_page is None:
-                break
-            params = {**params, "page": fetched.value.next_page}
-        return Fetched(files, cached=cached)
+    async def _diff_page(
+        self, base: str, cursor: str | None
+    ) -> Fetched[codehost.Listing[PullRequestFile]]:
+        """A page of a merge request's file diffs (``/changes``, unpaged, on old instances)."""
+        ttl = self.settings.ttl_pull_requests
+        try:
+            return await self.remote.fetch(
+                f"{base}/diffs",
+                kind="gitlab-mr-diffs",
+                ttl=ttl,
+                params={"per_page": DIFF_PAGE_SIZE, "page": int(cursor or 1)},
+                parse=_parse_diffs,
+            )
+        except NotFoundError:
+            if cursor is not None:
+                raise
+        return await self.remote.fetch(
+            f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=_parse_diffs
+        )
 
 
 def _parse_merge_requests_one(response: httpx.Response, body_limit: int) -> _MergeRequestPage:

@@ -569,3 +569,120 @@ async def test_ghes_base_url_is_used(
     )
     await gateway.github_search_repositories([{"keywordsToSearch": ["x"]}])
     assert route.call_count == 1
+
+
+def changed_file(n: int, patch: str = "@@ -1 +1 @@\n-a\n+b") -> dict[str, Any]:
+    return {
+        "filename": f"f{n}.txt",
+        "status": "modified",
+        "additions": 1,
+        "deletions": 1,
+        "patch": patch,
+    }
+
+
+def pull_seven(router: respx.MockRouter) -> None:
+    router.get("https://gh.test/api/v3/repos/o/r/pulls/7").respond(
+        json={
+            "number": 7,
+            "title": "t",
+            "state": "open",
+            "user": {"login": "u"},
+            "html_url": "https://gh.test/o/r/pull/7",
+            "created_at": "",
+            "updated_at": "",
+            "base": {"ref": "main", "repo": {"full_name": "o/r"}},
+        }
+    )
+
+
+def paged_files(router: respx.MockRouter, pages: int) -> respx.Route:
+    """Pull request 7 whose ``files`` come in ``pages`` pages of 100, chained by ``link``."""
+    base = "https://gh.test/api/v3/repos/o/r/pulls/7/files"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params.get("page", "1"))
+        headers = {}
+        if page < pages:
+            headers["link"] = f'<{base}?per_page=100&page={page + 1}>; rel="next"'
+        files = [changed_file(n) for n in range((page - 1) * 100, page * 100)]
+        return httpx.Response(200, json=files, headers=headers)
+
+    pull_seven(router)
+    return router.get(base).mock(side_effect=answer)
+
+
+async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    route = paged_files(router, pages=5)
+    full, partial = rows(
+        await gateway.github_search_pull_requests(
+            [
+                {"owner": "o", "repo": "r", "prNumber": 7, "type": "fullContent"},
+                {
+                    "owner": "o",
+                    "repo": "r",
+                    "prNumber": 7,
+                    "type": "partialContent",
+                    "partialContentMetadata": [{"file": "f450.txt"}],
+                },
+            ]
+        )
+    )
+    # fullContent reads three pages (300 files) and says that more exist.
+    assert len(full["data"]["pullRequests"][0]["files"]) == 300
+    assert any("#7: more than 300 changed files" in h for h in full["hints"])
+    # partialContent walks every page to find the file it names.
+    [found] = partial["data"]["pullRequests"][0]["files"]
+    assert found["filename"] == "f450.txt" and found["patch"]
+    assert not any("more than" in h for h in partial["hints"])
+    assert route.call_count == 5  # pages 1-3 are shared through the cache
+
+
+async def test_a_long_diff_is_cut_per_file_and_partial_content_reads_more_of_it(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    long_patch = "@@ -1,900 +1,900 @@\n" + "+added line\n" * 900
+    router.get("https://gh.test/api/v3/repos/o/r/pulls/7/files").respond(
+        json=[changed_file(1, long_patch), changed_file(2)]
+    )
+    pull_seven(router)
+    full, partial = rows(
+        await gateway.github_search_pull_requests(
+            [
+                {"owner": "o", "repo": "r", "prNumber": 7, "type": "fullContent"},
+                {
+                    "owner": "o",
+                    "repo": "r",
+                    "prNumber": 7,
+                    "type": "partialContent",
+                    "partialContentMetadata": [{"file": "f1.txt"}],
+                },
+            ]
+        )
+    )
+    cut, small = full["data"]["pullRequests"][0]["files"]
+    assert len(cut["patch"]) == 8000 and cut["patchTruncated"] is True
+    assert small["patch"] == "@@ -1 +1 @@\n-a\n+b" and "patchTruncated" not in small
+    assert any("cut at 8000 characters (#7 f1.txt)" in h for h in full["hints"])
+    [whole] = partial["data"]["pullRequests"][0]["files"]
+    assert whole["patch"] == long_patch and "patchTruncated" not in whole
+
+
+async def test_more_comments_than_one_page_are_said(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    paged_files(router, pages=1)
+    comments = "https://gh.test/api/v3/repos/o/r/issues/7/comments"
+    router.get(comments).respond(
+        json=[{"user": {"login": "a"}, "body": "hi", "created_at": ""}] * 30,
+        headers={"link": f'<{comments}?per_page=30&page=2>; rel="next"'},
+    )
+    [row] = rows(
+        await gateway.github_search_pull_requests(
+            [{"owner": "o", "repo": "r", "prNumber": 7, "withComments": True}]
+        )
+    )
+    assert len(row["data"]["pullRequests"][0]["comments"]) == 30
+    assert any("#7: more than 30 comments" in h for h in row["hints"])

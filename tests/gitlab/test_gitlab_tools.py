@@ -157,7 +157,13 @@ async def test_large_file_is_refused_with_paging_hint(
     )
     [row] = rows(await gateway.github_get_file_content([gl(path="big.txt", **OWNER)]))
     assert row["error"]["code"] == "FILE_TOO_LARGE"
-    assert "charOffset=0, charLength=50000" in row["hints"][0]
+    assert row["error"]["message"] == (
+        "big.txt is 400000 bytes; one answer holds at most 307200 bytes"
+    )
+    assert row["hints"] == [
+        "Read it in pages: charOffset=0, charLength=50000 (the file has 400000 characters).",
+        "Or read part of it: matchString, or startLine/endLine.",
+    ]
 
 
 async def test_binary_file_is_refused(gateway: octo.Gateway, router: respx.MockRouter) -> None:
@@ -575,3 +581,63 @@ def test_recordings_name_only_placeholder_hosts_and_no_token() -> None:
         hosts |= set(re.findall(r"@([\w-]+(?:\.[\w-]+)+)", text))
         assert hosts <= {"gl.test", "example.test"}, (path.name, hosts)
         assert not re.search(r"glpat-|gh[pousr]_|private-token", text, re.IGNORECASE), path.name
+
+
+async def test_diff_pages_are_followed_and_unread_pages_are_said(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    router.get(f"{API}/projects/{PROJECT}/merge_requests/5").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "iid": 5,
+                "project_id": 6,
+                "title": "big",
+                "state": "opened",
+                "author": {"username": "alice"},
+                "references": {"full": "group/sub/project!5"},
+                "web_url": "https://gl.test/group/sub/project/-/merge_requests/5",
+            },
+        )
+    )
+
+    def diff_page(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        diffs = [
+            {"old_path": f"f{n}", "new_path": f"f{n}", "diff": "+x\n"}
+            for n in range((page - 1) * 50, page * 50)
+        ]
+        return httpx.Response(200, json=diffs, headers={"x-next-page": str(page + 1)})
+
+    route = router.get(f"{API}/projects/6/merge_requests/5/diffs").mock(side_effect=diff_page)
+    full, partial = rows(
+        await gateway.github_search_pull_requests(
+            [
+                gl(prNumber=5, type="fullContent", **OWNER),
+                gl(
+                    prNumber=5,
+                    type="partialContent",
+                    partialContentMetadata=[{"file": "f420"}],
+                    **OWNER,
+                ),
+            ]
+        )
+    )
+    assert len(full["data"]["pullRequests"][0]["files"]) == 150
+    assert any("#5: more than 150 changed files" in h for h in full["hints"])
+    [found] = partial["data"]["pullRequests"][0]["files"]
+    assert found["filename"] == "f420"
+    # partialContent reads up to its page limit; the endless listing is said, never hidden.
+    assert any("more than" in h for h in partial["hints"])
+    assert route.call_count == 60
+
+
+async def test_several_keywords_are_searched_as_one_phrase_and_said(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    route = router.get(f"{API}/projects/{PROJECT}/search").mock(
+        return_value=httpx.Response(200, json=[])
+    )
+    [row] = rows(await gateway.github_search_code([gl(keywordsToSearch=["add", "Class"], **OWNER)]))
+    assert route.calls.last.request.url.params["search"] == "add Class"
+    assert any('"add Class" as one phrase' in h for h in row["hints"])
