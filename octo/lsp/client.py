@@ -9,6 +9,7 @@ as shutdown -> exit -> bounded wait -> process-group kill.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import ctypes
@@ -156,6 +157,19 @@ def _child_setup(stderr_fd: int) -> Callable[[], None]:
             prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
     return setup
+
+
+async def _exited(process: asyncio.subprocess.Process, seconds: float) -> bool:
+    """Whether ``process`` exits within ``seconds``.
+
+    Polls the return code rather than ``process.wait()``, which also waits for the pipes
+    to close: a child of the server holding them would make an exited server look hung.
+    """
+    for _ in range(max(1, round(seconds / 0.02))):
+        if process.returncode is not None:
+            return True
+        await anyio.sleep(0.02)
+    return process.returncode is not None
 
 
 class LspClient:
@@ -413,22 +427,32 @@ class LspClient:
         return True
 
     async def aclose(self) -> None:
-        """shutdown -> exit -> wait up to 3 s -> SIGTERM the group -> 2 s -> SIGKILL the group."""
+        """shutdown -> exit -> 1 s -> SIGTERM the group -> 1 s -> SIGKILL the group.
+
+        A server that never finished initialize or does not answer shutdown within 1.5 s
+        is killed at once, so closing stays within the 2 s an MCP client grants octo to
+        exit after it closes octo's stdin.
+        """
         with anyio.CancelScope(shield=True):
             process = self._client._server
-            if self.alive:
+            polite = False
+            if self.alive and self.capabilities:
                 try:
-                    await self._request_once(lsp.SHUTDOWN, None, 5.0)
+                    await self._request_once(lsp.SHUTDOWN, None, 1.5)
                     self._client.protocol.notify(lsp.EXIT, None)
+                    polite = True
                 except (OctoError, RuntimeError, OSError):
                     pass
             if process is not None:
-                for sig, grace in ((None, 3.0), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
+                steps: tuple[tuple[int | None, float], ...] = (
+                    ((None, 1.0), (signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0))
+                    if polite
+                    else ((signal.SIGKILL, 5.0),)
+                )
+                for sig, grace in steps:
                     if sig is not None:
                         reaper.kill_group(process.pid, sig)
-                    with anyio.move_on_after(grace):
-                        await process.wait()
-                    if process.returncode is not None:
+                    if await _exited(process, grace):
                         break
                 # Children of the server (tsserver under typescript-language-server) share its group.
                 reaper.kill_group(process.pid, signal.SIGKILL)

@@ -165,6 +165,7 @@ class LspPool:
             slot = self._slots[key] = ServerSlot(self, command, root)
         self._slots.move_to_end(key)
         await self._finish_expired()
+        reaper.guard()
         async with slot.start_lock:
             if slot.client is not None and not slot.client.alive:
                 await self.retire(slot, crashed=True)

@@ -2,8 +2,8 @@
 
 Every server runs in its own process group (its pid is the group id). The
 normal path closes them from the pool; this module kills whatever is still
-tracked when the interpreter exits or receives SIGTERM, so no server outlives
-octo (PR_SET_PDEATHSIG only covers the direct child, not its children).
+tracked when the interpreter exits or receives SIGTERM or SIGHUP, so no server
+outlives octo (PR_SET_PDEATHSIG only covers the direct child, not its children).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from types import FrameType
 from typing import Any
 
 _groups: set[int] = set()
-_installed = False
+_atexit_installed = False
 _lock = threading.Lock()
 
 
@@ -35,11 +35,11 @@ def kill_all() -> None:
 
 
 def track(pgid: int | None) -> None:
-    """Remember a started server's group; installs the exit and SIGTERM hooks once."""
+    """Remember a started server's group; makes sure the exit and signal hooks are in place."""
     if pgid is None:
         return
     _groups.add(pgid)
-    _install()
+    guard()
 
 
 def untrack(pgid: int) -> None:
@@ -51,26 +51,35 @@ def tracked() -> frozenset[int]:
     return frozenset(_groups)
 
 
-def _install() -> None:
-    global _installed
+def guard() -> None:
+    """Install the exit hook once, and the SIGTERM/SIGHUP hooks wherever they are missing.
+
+    Called whenever servers start or are used: a handler installed after ours (a web
+    server's, say) replaces it, so ours is put back in front, calling the newcomer after
+    the kill. Ignored signals stay ignored, and only the main thread may set handlers.
+    """
+    global _atexit_installed
     with _lock:
-        if _installed:
-            return
-        _installed = True
-    atexit.register(kill_all)
+        if not _atexit_installed:
+            _atexit_installed = True
+            atexit.register(kill_all)
     if threading.current_thread() is not threading.main_thread():
         return
-    previous = signal.getsignal(signal.SIGTERM)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        current = signal.getsignal(signum)
+        if current is not signal.SIG_IGN and not getattr(current, "octo_reaper", False):
+            signal.signal(signum, _chained(signum, current))
 
-    def on_sigterm(signum: int, frame: FrameType | None) -> Any:
+
+def _chained(signum: int, previous: Any) -> Any:
+    def on_signal(received: int, frame: FrameType | None) -> Any:
         kill_all()
         if callable(previous):
-            return previous(signum, frame)
-        if previous == signal.SIG_IGN:
-            return None
-        # Default action: die by SIGTERM, as if we had not been here.
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+            return previous(received, frame)
+        # Default action: die by the signal, as if we had not been here.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
         return None
 
-    signal.signal(signal.SIGTERM, on_sigterm)
+    on_signal.octo_reaper = True  # type: ignore[attr-defined]
+    return on_signal

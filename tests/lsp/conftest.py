@@ -63,6 +63,30 @@ def leftovers(sessions: Iterable[int] = (), *, descendants: bool = True) -> list
     return result
 
 
+def command_line(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().split("\0")
+    except OSError:
+        return []
+
+
+def descendants_of(root: int) -> list[int]:
+    """Live processes below ``root`` (children, their children, ...)."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid, _ in _processes():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def session_of(pid: int) -> int | None:
+    return next((sid for p, _, sid in _processes() if p == pid), None)
+
+
 def server_sessions() -> set[int]:
     """Session ids of our descendants: every server runs in its own session."""
     table = {pid: sid for pid, _, sid in _processes()}

@@ -11,6 +11,7 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - slow-progress: a work-done progress begins at initialized and ends 0.5 s later.
 - nocalls: plain, and without callHierarchyProvider.
 - grandchild: starts a `sleep` child that outlives the server unless its group is killed.
+- slow-start: starts a `sleep` child, then reads nothing for a minute (initialize hangs).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,8 @@ async def initialized(ls: LanguageServer, params: lsp.InitializedParams) -> None
 
 
 if __name__ == "__main__":
-    if MODE == "grandchild":
+    if MODE in ("grandchild", "slow-start"):
         subprocess.Popen(["sleep", "60"])
+    if MODE == "slow-start":
+        time.sleep(60)
     server.start_io()

@@ -208,6 +208,43 @@ def test_sigterm_leaves_no_server_behind(project: Path) -> None:
     assert leftovers(pids) == []
 
 
+def test_a_sigterm_handler_installed_after_octos_still_lets_octo_kill_first(
+    project: Path,
+) -> None:
+    # What a face's web server does: replace the SIGTERM handler after servers started.
+    script = textwrap.dedent(
+        f"""
+        import os, signal, anyio
+        from octo import Gateway
+        from octo.config import Config
+        from tests.lsp.conftest import fake_env
+        from octo.lsp.pool import LspPool
+
+        async def main():
+            gw = Gateway(Config.from_env(fake_env("grandchild")), roots=[{str(project)!r}])
+            await gw.lsp_find_references([{DEFINITION!r}])
+            signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(7))
+            await gw.lsp_find_references([{DEFINITION!r}])
+            print(*gw.runtime.provider(LspPool).process_ids(), flush=True)
+            os.kill(os.getpid(), signal.SIGTERM)
+            await anyio.sleep(30)
+
+        anyio.run(main)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[2],
+    )
+    assert done.returncode == 7, done.stderr  # the newer handler still ran, after octo's
+    pids = {int(p) for p in done.stdout.split()}
+    assert pids
+    assert leftovers(pids) == []
+
+
 async def test_racing_queries_start_one_server(gateway: GatewayFactory) -> None:
     gw = gateway(fake_env("plain"))
     response = await gw.lsp_goto_definition([DEFINITION] * 5)

@@ -1,0 +1,216 @@
+"""`octo serve` with live language servers: SIGTERM, stdin close and cancelled calls leave no process.
+
+octo runs as a real subprocess under a real MCP client; the servers and their children
+(the fake server's `sleep`, typescript-language-server's tsserver) are read from /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from octo.errors import LspNotAvailableError
+from octo.lsp.servers import find_server
+from tests.lsp.conftest import (
+    FAKE_SERVER,
+    FIXTURES,
+    NPM_BIN,
+    assert_no_leftovers,
+    command_line,
+    descendants_of,
+    leftovers,
+    session_of,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = "def target():\n    return 1\n\n\nvalue = target()\n"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What `octo serve` needs to run one LSP query against one server."""
+
+    env: dict[str, str]
+    tool: str
+    query: Mapping[str, Any]
+
+
+def _env(root: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OCTO_")}
+    return {**env, "OCTO_ROOTS": str(root), "OCTO_LSP_PATH": str(NPM_BIN), **extra}
+
+
+def _fake(root: Path, mode: str) -> Setup:
+    (root / "pyproject.toml").touch()
+    (root / "mod.py").write_text(SOURCE)
+    command = f"{sys.executable} {FAKE_SERVER} {mode}"
+    return Setup(
+        _env(root, OCTO_LSP_PYTHON_COMMAND=command),
+        "lspFindReferences",
+        {"uri": "mod.py", "symbolName": "target", "lineHint": 5},
+    )
+
+
+def _typescript() -> Setup:
+    root = FIXTURES / "ts_project"
+    env = _env(root)
+    try:
+        found = find_server("typescript", env).server_id
+    except LspNotAvailableError:
+        found = None
+    if shutil.which("node") is None or found is None:
+        pytest.skip("no TypeScript language server (npm install in .ci/run)")
+    return Setup(env, "lspGotoDefinition", {"uri": "app.ts", "symbolName": "add", "lineHint": 5})
+
+
+@pytest.fixture(params=["fake-with-child", "typescript"])
+def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Setup:
+    return _fake(tmp_path, "grandchild") if request.param == "fake-with-child" else _typescript()
+
+
+def _stdio(setup: Setup, status_file: Path) -> StdioServerParameters:
+    # A shell in between records octo's own exit status: the client kills the whole group
+    # (shell included) if octo does not exit by itself after stdin closes.
+    script = f'"$0" -m octo serve; echo $? > "{status_file}"'
+    return StdioServerParameters(
+        command="/bin/sh", args=["-c", script, sys.executable], env=setup.env, cwd=str(REPO)
+    )
+
+
+def _octo_pid() -> int:
+    (pid,) = [pid for pid in leftovers() if command_line(pid)[1:4] == ["-m", "octo", "serve"]]
+    return pid
+
+
+def _tree_sessions(octo: int) -> set[int]:
+    """Sessions of octo's descendants: one per language server, children included."""
+    below = descendants_of(octo)
+    assert below, "no language server was started"
+    return {sid for pid in below if (sid := session_of(pid)) is not None and sid != octo}
+
+
+async def _call(client: Client, setup: Setup) -> None:
+    result = await client.call_tool(setup.tool, {"queries": [setup.query]})
+    assert result.structured_content is not None
+    (row,) = result.structured_content["results"]
+    assert row["status"] == "success", row
+
+
+async def _gone(pid: int) -> None:
+    for _ in range(600):
+        if pid not in leftovers():
+            return
+        await anyio.sleep(0.05)
+    pytest.fail(f"octo ({pid}) did not exit")
+
+
+async def test_sigterm_to_octo_serve_stops_every_server(setup: Setup, tmp_path: Path) -> None:
+    status = tmp_path / "status"
+    async with Client(_stdio(setup, status)) as client:
+        await _call(client, setup)
+        octo = _octo_pid()
+        sessions = _tree_sessions(octo)
+        os.kill(octo, signal.SIGTERM)
+        await _gone(octo)
+        await assert_no_leftovers(sessions, descendants=False)
+    assert status.read_text().strip() == str(128 + signal.SIGTERM)
+
+
+async def test_stdin_close_stops_every_server(setup: Setup, tmp_path: Path) -> None:
+    status = tmp_path / "status"
+    async with Client(_stdio(setup, status)) as client:
+        await _call(client, setup)
+        octo = _octo_pid()
+        sessions = _tree_sessions(octo)
+    assert status.read_text().strip() == "0"  # octo exited by itself, not killed by the client
+    await assert_no_leftovers(sessions | {octo})
+
+
+async def test_a_cancelled_call_leaves_octo_serving_and_no_extra_process(tmp_path: Path) -> None:
+    setup = _fake(tmp_path, "hang")
+    hanging = {**setup.query, "uri": "mod.py"}
+    status = tmp_path / "status"
+    async with Client(_stdio(setup, status)) as client:
+        with anyio.move_on_after(2) as waited:
+            await client.call_tool("lspGotoDefinition", {"queries": [hanging]})
+        assert waited.cancelled_caught
+        octo = _octo_pid()
+        (server,) = [pid for pid in descendants_of(octo) if str(FAKE_SERVER) in command_line(pid)]
+        await _call(client, setup)  # references still answer, from the same server
+        assert [pid for pid in descendants_of(octo) if pid != server] == []
+    assert status.read_text().strip() == "0"
+    await assert_no_leftovers({server, octo})
+
+
+async def test_a_call_cancelled_while_the_server_starts_kills_it(tmp_path: Path) -> None:
+    setup = _fake(tmp_path, "slow-start")
+    status = tmp_path / "status"
+    async with Client(_stdio(setup, status)) as client:
+        octo = 0
+        with anyio.move_on_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, setup.tool, {"queries": [setup.query]})
+                while not octo or not descendants_of(octo):
+                    await anyio.sleep(0.05)
+                    octo = octo or next(iter([p for p in leftovers() if _is_octo(p)]), 0)
+                sessions = _tree_sessions(octo)
+                tg.cancel_scope.cancel()
+        await assert_no_leftovers(sessions, descendants=False)
+        tools = await client.list_tools()  # still serving
+        assert any(tool.name == "lspGotoDefinition" for tool in tools.tools)
+    assert status.read_text().strip() == "0"
+
+
+def _is_octo(pid: int) -> bool:
+    return command_line(pid)[1:4] == ["-m", "octo", "serve"]
+
+
+# -- streamable HTTP ---------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def _accepts(port: int) -> bool:
+    try:
+        await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+    except OSError:
+        return False
+    return True
+
+
+async def test_sigterm_to_octo_serve_http_stops_every_server(tmp_path: Path) -> None:
+    setup = _fake(tmp_path, "grandchild")
+    port = _free_port()
+    argv = [sys.executable, "-m", "octo", "serve", "--http", "--port", str(port)]
+    async with await anyio.open_process(
+        argv, env=setup.env, cwd=REPO, stdin=subprocess.DEVNULL, stdout=None, stderr=None
+    ) as octo:
+        with anyio.fail_after(30):
+            while not await _accepts(port):
+                assert octo.returncode is None, "octo serve --http exited"
+                await anyio.sleep(0.05)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            await _call(client, setup)
+            sessions = _tree_sessions(octo.pid)
+            octo.send_signal(signal.SIGTERM)
+            with anyio.fail_after(30):
+                await octo.wait()
+    assert octo.returncode == -signal.SIGTERM
+    await assert_no_leftovers(sessions, descendants=False)
