@@ -268,6 +268,11 @@ class RemoteClient:
             + " left; batch related queries and prefer cached ones."
         ]
 
+    def _on_own_host(self, url: str) -> bool:
+        """True when ``url`` is on the configured host (scheme, host and port alike)."""
+        target, base = httpx.URL(url), httpx.URL(self.base_url)
+        return (target.scheme, target.host, target.port) == (base.scheme, base.host, base.port)
+
     def _budget(self) -> float:
         """Seconds this request may still spend waiting."""
         deadline = anyio.current_effective_deadline()
@@ -398,7 +403,9 @@ class RemoteClient:
         unreachable host).
         """
         url = self.url(path)
-        all_headers = {**await self.policy.headers(), **(headers or {})}
+        # Credentials go to the configured host only, never to a host a response linked to.
+        own = self._on_own_host(url)
+        all_headers = {**(await self.policy.headers() if own else {}), **(headers or {})}
         attempts = _Attempts()
 
         def wait(state: RetryCallState) -> float:

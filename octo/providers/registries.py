@@ -10,6 +10,7 @@ shared :class:`~octo.providers.http.RemoteClient`.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import email.parser
 import email.utils
@@ -34,6 +35,7 @@ from packaging.version import InvalidVersion, Version
 from octo.errors import NotFoundError, ToolNotAvailableError
 from octo.providers.http import HostPolicy, RemoteClient
 from octo.providers.registry_config import (
+    Credentials,
     NpmRegistry,
     PythonIndex,
     discover_npm_registry,
@@ -66,17 +68,27 @@ _INACTIVE_CLASSIFIER = "Development Status :: 7 - Inactive"
 
 
 class RegistryPolicy(HostPolicy):
-    """A package registry: no rate-limit headers to read, an optional bearer token."""
+    """A package registry: no rate-limit headers to read; a bearer token or basic credentials."""
 
-    def __init__(self, name: str, token: str | None = None) -> None:
+    def __init__(
+        self, name: str, token: str | None = None, credentials: Credentials | None = None
+    ) -> None:
         self.name = name
-        self._token = token
+        self._authorization: str | None = None
+        self._secrets: tuple[str, ...] = ()
+        if token:
+            self._authorization = f"Bearer {token}"
+            self._secrets = (token,)
+        elif credentials:
+            basic = base64.b64encode(":".join(credentials).encode()).decode()
+            self._authorization = f"Basic {basic}"
+            self._secrets = tuple(s for s in (credentials[1], basic) if s)
 
     async def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._token}"} if self._token else {}
+        return {"Authorization": self._authorization} if self._authorization else {}
 
     def secrets(self) -> tuple[str, ...]:
-        return (self._token,) if self._token else ()
+        return self._secrets
 
     def auth_hints(self) -> list[str]:
         return ["The registry wants credentials: configure them where npm or pip reads them."]
@@ -469,12 +481,19 @@ class PackageRegistries:
             )
         return self._python
 
-    def client(self, base_url: str, name: str, token: str | None = None) -> RemoteClient:
+    def client(
+        self,
+        base_url: str,
+        name: str,
+        token: str | None = None,
+        credentials: Credentials | None = None,
+    ) -> RemoteClient:
         """The transport for one registry URL, built once."""
         found = self._clients.get(base_url)
         if found is None:
+            policy = RegistryPolicy(name, token, credentials)
             found = self._clients[base_url] = RemoteClient(
-                self.runtime.http, self.runtime.cache, base_url, RegistryPolicy(name, token)
+                self.runtime.http, self.runtime.cache, base_url, policy
             )
         return found
 
@@ -498,7 +517,12 @@ class PackageRegistries:
     async def _search_npm(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         registry = await self.npm_registry()
         base = registry.for_package(query.name)
-        client = self.client(base, "the npm registry", registry.token_for(base))
+        client = self.client(
+            base,
+            "the npm registry",
+            registry.token_for(base),
+            registry.credentials if base == registry.url else None,
+        )
         answer = HostAnswer(PackageSearchResult(ecosystem="npm", packages=[]), cached=True)
         exact: PackageInfo | None = None
         try:
@@ -567,7 +591,7 @@ class PackageRegistries:
 
     async def _search_python(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         index = await self.python_index()
-        client = self.client(index.simple_url, "the Python index")
+        client = self.client(index.simple_url, "the Python index", credentials=index.credentials)
         answer = HostAnswer(PackageSearchResult(ecosystem="python", packages=[]), cached=True)
         info = None
         if self._json_api.get(index.simple_url, True):

@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import anyio
 
@@ -38,6 +38,21 @@ def is_http_url(url: str) -> bool:
     """True for an http(s) URL with a host; file:// indexes and local paths are not."""
     parts = urlsplit(url.strip())
     return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+#: ``(user, password)`` of an index URL written ``https://user:password@host/...``.
+Credentials = tuple[str, str]
+
+
+def split_credentials(url: str) -> tuple[str, Credentials | None]:
+    """``url`` without its ``user:password@`` part, and that part (pip's form for private
+    indexes), so the password never travels in a URL that may be logged or shown."""
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=host)), (unquote(user), unquote(password))
 
 
 def env_lookup(env: Mapping[str, str], name: str) -> str | None:
@@ -59,6 +74,8 @@ class NpmRegistry:
     source: str
     scopes: Mapping[str, str] = field(default_factory=dict)
     auth_tokens: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: ``user:password@`` of the configured URL, taken out of it.
+    credentials: Credentials | None = field(default=None, repr=False)
 
     def for_package(self, name: str) -> str:
         """The registry URL serving ``name`` (``@scope:registry`` wins for scoped names)."""
@@ -82,6 +99,14 @@ class PythonIndex:
 
     simple_url: str
     source: str
+    #: ``user:password@`` of the configured URL, taken out of it.
+    credentials: Credentials | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_url(cls, url: str, source: str) -> PythonIndex:
+        """The index at ``url``; credentials in the URL are kept apart."""
+        plain, credentials = split_credentials(url.strip())
+        return cls(with_trailing_slash(plain), source, credentials)
 
     @property
     def json_api_url(self) -> str:
@@ -207,7 +232,8 @@ async def discover_npm_registry(env: Mapping[str, str], cwd: Path) -> NpmRegistr
     if found is None:
         return None
     url, source = found
-    return NpmRegistry(with_trailing_slash(url.strip()), source, scopes, tokens)
+    plain, credentials = split_credentials(url.strip())
+    return NpmRegistry(with_trailing_slash(plain), source, scopes, tokens, credentials)
 
 
 # --- Python -------------------------------------------------------------------------------
@@ -239,8 +265,12 @@ def pip_config_files(env: Mapping[str, str]) -> list[Path]:
     return files
 
 
-def _pip_file_indexes(path: Path) -> Iterator[str]:
-    """Index URLs a pip config file names: ``index-url`` first, then the extra ones."""
+_INDEX_KEYS = ("index-url", "index_url")
+_EXTRA_INDEX_KEYS = ("extra-index-url", "extra_index_url")
+
+
+def _pip_file_values(path: Path, keys: tuple[str, ...]) -> Iterator[str]:
+    """Values of ``keys`` in a pip config file, ``[install]`` before ``[global]``."""
     text = _read_text(path)
     if text is None:
         return
@@ -249,7 +279,7 @@ def _pip_file_indexes(path: Path) -> Iterator[str]:
         parser.read_string(text)
     except configparser.Error:
         return
-    for key in ("index-url", "index_url", "extra-index-url", "extra_index_url"):
+    for key in keys:
         for section in ("install", "global"):
             if parser.has_option(section, key):
                 yield parser.get(section, key)
@@ -268,11 +298,14 @@ async def discover_python_index(env: Mapping[str, str], cwd: Path) -> PythonInde
     for name in ("OCTO_PYPI_INDEX", "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX"):
         value = env.get(name)
         if value and (url := _first_http([value])):
-            return PythonIndex(with_trailing_slash(url), name)
-    for path in reversed(pip_config_files(env)):
-        if url := _first_http(_pip_file_indexes(path)):
-            return PythonIndex(with_trailing_slash(url), str(path))
+            return PythonIndex.from_url(url, name)
+    # Any file's index-url beats every extra-index-url; among files the later one wins.
+    files = list(reversed(pip_config_files(env)))
+    for keys in (_INDEX_KEYS, _EXTRA_INDEX_KEYS):
+        for path in files:
+            if url := _first_http(_pip_file_values(path, keys)):
+                return PythonIndex.from_url(url, str(path))
     answer = await _pip_default_index(env, cwd)
     if answer and is_http_url(answer):
-        return PythonIndex(with_trailing_slash(answer), "pip's default index")
+        return PythonIndex.from_url(answer, "pip's default index")
     return None

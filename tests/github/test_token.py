@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import stat
 from pathlib import Path
@@ -108,3 +109,44 @@ async def test_without_any_token_requests_go_out_anonymously(
 ) -> None:
     settings = {"GITHUB_API_URL": "https://gh.test/api/v3"}
     assert await token_sent(gateway_factory, settings, router) is None
+
+
+async def test_logs_never_carry_the_token(
+    gateway: octo.Gateway, router: respx.MockRouter, token: str, caplog: Any
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    router.get("https://gh.test/api/v3/search/code").respond(
+        401, json={"message": f"Bad credentials: Bearer {token}"}
+    )
+    router.get("https://gh.test/api/v3/search/repositories").respond(
+        json={"total_count": 0, "items": []}
+    )
+    await gateway.github_search_code([{"keywordsToSearch": ["x"]}])
+    await gateway.github_search_repositories([{"keywordsToSearch": ["x"]}])
+    assert "HTTP Request" in caplog.text  # httpx did log the requests
+    assert token not in caplog.text
+
+
+async def test_the_token_goes_to_the_configured_host_only(
+    gateway: octo.Gateway, router: respx.MockRouter, token: str
+) -> None:
+    router.get("https://gh.test/api/v3/repos/o/r/pulls/7").respond(
+        json={
+            "number": 7,
+            "title": "t",
+            "state": "open",
+            "html_url": "",
+            "created_at": "",
+            "updated_at": "",
+            "base": {"ref": "main", "repo": {"full_name": "o/r"}},
+        }
+    )
+    first = router.get("https://gh.test/api/v3/repos/o/r/pulls/7/files").respond(
+        json=[], headers={"link": '<https://elsewhere.test/files?page=2>; rel="next"'}
+    )
+    elsewhere = router.get("https://elsewhere.test/files").respond(json=[])
+    await gateway.github_search_pull_requests(
+        [{"owner": "o", "repo": "r", "prNumber": 7, "type": "fullContent"}]
+    )
+    assert first.calls.last.request.headers["authorization"] == f"Bearer {token}"
+    assert "authorization" not in elsewhere.calls.last.request.headers

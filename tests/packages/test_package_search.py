@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -331,3 +333,25 @@ async def test_mcp_schema_lists_package_search() -> None:
     assert props["ecosystem"]["enum"] == ["npm", "python"]
     assert props["searchLimit"]["maximum"] == 10 and props["searchLimit"]["default"] == 1
     assert spec.category == "package" and spec.open_world
+
+
+async def test_index_credentials_leave_the_url_and_never_show(
+    open_gateway: Callable[..., Gateway],
+    respx_mock: respx.MockRouter,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    secret = "pass-not-real-3c9e"
+    gateway = open_gateway(OCTO_PYPI_INDEX=f"https://reader:{secret}@pypi.test/simple/")
+    found = respx_mock.get(f"{PYPI_JSON}tiny/json").mock(
+        return_value=httpx.Response(200, json={"info": {"name": "tiny", "version": "1.0"}})
+    )
+    respx_mock.get(f"{PYPI_JSON}gone/json").mock(side_effect=httpx.ConnectError("refused"))
+    response = await gateway.package_search([python("tiny"), python("gone")])
+    request = found.calls.last.request
+    assert "@" not in str(request.url)
+    expected = base64.b64encode(f"reader:{secret}".encode()).decode()
+    assert request.headers["authorization"] == f"Basic {expected}"
+    assert envelope(response, 1)["error"]["code"] == "TOOL_NOT_AVAILABLE"
+    for text in (response.to_compact_json(), caplog.text):
+        assert secret not in text and expected not in text

@@ -189,3 +189,114 @@ def test_json_api_url_of_an_index() -> None:
         PythonIndex("https://i.test/root/+simple/", "x").json_api_url == "https://i.test/root/pypi"
     )
     assert PythonIndex("https://i.test/", "x").json_api_url == "https://i.test/pypi"
+
+
+async def test_npm_discovery_order_exactly_as_configured(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    write(project / ".npmrc", "registry=https://project.test/\n")
+    write(home / ".npmrc", "registry=https://user.test/\n")
+    global_rc = write(tmp_path / "global" / "npmrc", "registry=https://global.test/\n")
+    env = base_env(
+        home,
+        OCTO_NPM_REGISTRY="https://octo.test/",
+        NPM_CONFIG_REGISTRY="https://env.test/",
+        NPM_CONFIG_GLOBALCONFIG=str(global_rc),
+        PATH=fake_command(tmp_path / "bin", "npm", "https://from-npm.test/"),
+    )
+    expected = [
+        ("https://octo.test/", "OCTO_NPM_REGISTRY"),
+        ("https://env.test/", "NPM_CONFIG_REGISTRY"),
+        ("https://project.test/", str(project / ".npmrc")),
+        ("https://user.test/", str(home / ".npmrc")),
+        ("https://global.test/", str(global_rc)),
+        ("https://from-npm.test/", "npm config get registry"),
+    ]
+    removals = [
+        lambda: env.pop("OCTO_NPM_REGISTRY"),
+        lambda: env.pop("NPM_CONFIG_REGISTRY"),
+        (project / ".npmrc").unlink,
+        (home / ".npmrc").unlink,
+        global_rc.unlink,
+    ]
+    for step, (url, source) in enumerate(expected):
+        found = await discover_npm_registry(env, project)
+        assert found is not None and (found.url, found.source) == (url, source), step
+        if step < len(removals):
+            removals[step]()
+
+
+async def test_python_discovery_order_exactly_as_configured(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    venv = tmp_path / "venv"
+    chosen = write(tmp_path / "chosen.conf", "[global]\nindex-url = https://chosen.test/simple\n")
+    site = write(venv / "pip.conf", "[global]\nindex-url = https://site.test/simple\n")
+    user = write(
+        home / ".config" / "pip" / "pip.conf", "[global]\nindex-url = https://user.test/simple\n"
+    )
+    legacy = write(home / ".pip" / "pip.conf", "[global]\nindex-url = https://legacy.test/simple\n")
+    xdg = write(
+        tmp_path / "xdg" / "pip" / "pip.conf", "[global]\nindex-url = https://xdg.test/simple\n"
+    )
+    env = base_env(
+        home,
+        OCTO_PYPI_INDEX="https://octo.test/simple",
+        PIP_INDEX_URL="https://pip.test/simple",
+        UV_INDEX_URL="https://uv.test/simple",
+        UV_DEFAULT_INDEX="https://uv-default.test/simple",
+        PIP_CONFIG_FILE=str(chosen),
+        VIRTUAL_ENV=str(venv),
+        XDG_CONFIG_DIRS=str(tmp_path / "xdg"),
+        PATH=fake_command(tmp_path / "bin", "python3", "https://pip-default.test/simple/"),
+    )
+    expected = [
+        ("octo", "OCTO_PYPI_INDEX"),
+        ("pip", "PIP_INDEX_URL"),
+        ("uv", "UV_INDEX_URL"),
+        ("uv-default", "UV_DEFAULT_INDEX"),
+        ("chosen", str(chosen)),
+        ("site", str(site)),
+        ("user", str(user)),
+        ("legacy", str(legacy)),
+        ("xdg", str(xdg)),
+        ("pip-default", "pip's default index"),
+    ]
+    removals = [
+        lambda: env.pop("OCTO_PYPI_INDEX"),
+        lambda: env.pop("PIP_INDEX_URL"),
+        lambda: env.pop("UV_INDEX_URL"),
+        lambda: env.pop("UV_DEFAULT_INDEX"),
+        chosen.unlink,
+        site.unlink,
+        user.unlink,
+        legacy.unlink,
+        xdg.unlink,
+    ]
+    for step, (host, source) in enumerate(expected):
+        found = await discover_python_index(env, project)
+        assert found == PythonIndex(f"https://{host}.test/simple/", source), step
+        if step < len(removals):
+            removals[step]()
+
+
+async def test_any_index_url_beats_a_later_files_extra_index(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    write(tmp_path / "xdg" / "pip" / "pip.conf", "[global]\nindex-url = https://main.test/simple\n")
+    write(
+        home / ".config" / "pip" / "pip.conf",
+        "[global]\nextra-index-url = https://extra.test/simple\n",
+    )
+    found = await discover_python_index(
+        base_env(home, XDG_CONFIG_DIRS=str(tmp_path / "xdg")), project
+    )
+    assert found is not None and found.simple_url == "https://main.test/simple/"
+
+
+async def test_credentials_in_an_index_url_are_kept_apart(home: Path, project: Path) -> None:
+    env = base_env(home, PIP_INDEX_URL="https://reader:s%40cret@pypi.test/simple")
+    found = await discover_python_index(env, project)
+    assert found is not None and found.simple_url == "https://pypi.test/simple/"
+    assert found.credentials == ("reader", "s@cret")
+    assert "cret" not in repr(found)
