@@ -686,3 +686,39 @@ async def test_more_comments_than_one_page_are_said(
     )
     assert len(row["data"]["pullRequests"][0]["comments"]) == 30
     assert any("#7: more than 30 comments" in h for h in row["hints"])
+
+
+def test_every_pull_request_filter_reaches_the_search_query() -> None:
+    from octo.providers.github import pull_request_terms
+    from octo.tools.github import SearchPullRequestsQuery
+
+    query = SearchPullRequestsQuery(
+        owner="octo",
+        query="fix cache",
+        state="open",
+        merged=False,
+        draft=True,
+        author="alice",
+        assignee="bob",
+        label=["needs review", "bug"],
+        created="2024-01-01..2024-12-31",
+        updated=">2024-06-01",
+    )
+    assert pull_request_terms(query) == (
+        "is:pr fix cache user:octo state:open is:unmerged draft:true author:alice "
+        'assignee:bob label:"needs review" label:bug created:2024-01-01..2024-12-31 '
+        "updated:>2024-06-01"
+    )
+
+
+async def test_structure_and_repository_search_ranges_are_validated(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    structure = await gateway.github_view_repo_structure(
+        [{**TREE, "depth": 3}, {**TREE, "entriesPerPage": 201}, {**TREE, "entryPageNumber": 0}]
+    )
+    repos = await gateway.github_search_repositories(
+        [{"keywordsToSearch": ["x"], "limit": 101}, {"keywordsToSearch": ["x"], "page": 11}]
+    )
+    codes = [row["error"]["code"] for row in rows(structure) + rows(repos)]
+    assert codes == ["VALIDATION_ERROR"] * 5 and router.calls.call_count == 0

@@ -284,3 +284,34 @@ async def test_incomplete_search_results_are_not_cached(
     assert row["data"]["incompleteResults"] is True
     assert any("partial results" in hint for hint in row["hints"])
     assert route.call_count == 2
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Answers after a pause and records the most requests it ever had in flight."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.most = 0
+        self.requests = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await anyio.sleep(0.05)
+        self.in_flight -= 1
+        return httpx.Response(200, json=EMPTY)
+
+
+async def test_code_search_requests_in_flight_are_limited(gateway_factory: Any) -> None:
+    transport = CountingTransport()
+    gateway = gateway_factory(transport=transport)
+
+    async def bulk(words: list[str]) -> None:
+        await gateway.github_search_code([{"keywordsToSearch": [w]} for w in words])
+
+    # Two bulks at once: six different code searches, never more than three in flight.
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(bulk, ["a", "b", "c"])
+        tg.start_soon(bulk, ["d", "e", "f"])
+    assert transport.requests == 6 and transport.most == 3
