@@ -481,17 +481,10 @@ class PackageRegistries:
             )
         return self._python
 
-    def client(
-        self,
-        base_url: str,
-        name: str,
-        token: str | None = None,
-        credentials: Credentials | None = None,
-    ) -> RemoteClient:
-        """The transport for one registry URL, built once."""
+    def client(self, base_url: str, policy: RegistryPolicy) -> RemoteClient:
+        """The transport for one registry URL, built once (with the first policy given)."""
         found = self._clients.get(base_url)
         if found is None:
-            policy = RegistryPolicy(name, token, credentials)
             found = self._clients[base_url] = RemoteClient(
                 self.runtime.http, self.runtime.cache, base_url, policy
             )
@@ -517,12 +510,9 @@ class PackageRegistries:
     async def _search_npm(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         registry = await self.npm_registry()
         base = registry.for_package(query.name)
-        client = self.client(
-            base,
-            "the npm registry",
-            registry.token_for(base),
-            registry.credentials if base == registry.url else None,
-        )
+        credentials = registry.credentials if base == registry.url else None
+        policy = RegistryPolicy("the npm registry", registry.token_for(base), credentials)
+        client = self.client(base, policy)
         answer = HostAnswer(PackageSearchResult(ecosystem="npm", packages=[]), cached=True)
         exact: PackageInfo | None = None
         try:
@@ -591,7 +581,9 @@ class PackageRegistries:
 
     async def _search_python(self, query: PackageSearchQuery) -> HostAnswer[PackageSearchResult]:
         index = await self.python_index()
-        client = self.client(index.simple_url, "the Python index", credentials=index.credentials)
+        client = self.client(
+            index.simple_url, RegistryPolicy("the Python index", credentials=index.credentials)
+        )
         answer = HostAnswer(PackageSearchResult(ecosystem="python", packages=[]), cached=True)
         info = None
         if self._json_api.get(index.simple_url, True):

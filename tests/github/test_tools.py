@@ -612,10 +612,10 @@ def paged_files(router: respx.MockRouter, pages: int) -> respx.Route:
     return router.get(base).mock(side_effect=answer)
 
 
-async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
-    gateway: octo.Gateway, router: respx.MockRouter
-) -> None:
-    route = paged_files(router, pages=5)
+async def full_and_partial(
+    gateway: octo.Gateway, file: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Pull request 7 read with type fullContent, and with partialContent for ``file``."""
     full, partial = rows(
         await gateway.github_search_pull_requests(
             [
@@ -625,11 +625,19 @@ async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
                     "repo": "r",
                     "prNumber": 7,
                     "type": "partialContent",
-                    "partialContentMetadata": [{"file": "f450.txt"}],
+                    "partialContentMetadata": [{"file": file}],
                 },
             ]
         )
     )
+    return full, partial
+
+
+async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
+    gateway: octo.Gateway, router: respx.MockRouter
+) -> None:
+    route = paged_files(router, pages=5)
+    full, partial = await full_and_partial(gateway, "f450.txt")
     # fullContent reads three pages (300 files) and says that more exist.
     assert len(full["data"]["pullRequests"][0]["files"]) == 300
     assert any("#7: more than 300 changed files" in h for h in full["hints"])
@@ -648,20 +656,7 @@ async def test_a_long_diff_is_cut_per_file_and_partial_content_reads_more_of_it(
         json=[changed_file(1, long_patch), changed_file(2)]
     )
     pull_seven(router)
-    full, partial = rows(
-        await gateway.github_search_pull_requests(
-            [
-                {"owner": "o", "repo": "r", "prNumber": 7, "type": "fullContent"},
-                {
-                    "owner": "o",
-                    "repo": "r",
-                    "prNumber": 7,
-                    "type": "partialContent",
-                    "partialContentMetadata": [{"file": "f1.txt"}],
-                },
-            ]
-        )
-    )
+    full, partial = await full_and_partial(gateway, "f1.txt")
     cut, small = full["data"]["pullRequests"][0]["files"]
     assert len(cut["patch"]) == 8000 and cut["patchTruncated"] is True
     assert small["patch"] == "@@ -1 +1 @@\n-a\n+b" and "patchTruncated" not in small

@@ -14,7 +14,7 @@ import respx
 
 from octo import Gateway
 from octo.errors import CallError
-from octo.providers.registries import PackageRegistries
+from octo.providers.registries import PackageRegistries, RegistryPolicy
 
 NPM = "https://registry.test/"
 PYPI_JSON = "https://pypi.test/pypi/"
@@ -271,7 +271,8 @@ async def test_expired_entry_is_revalidated_with_its_etag(
 async def test_server_errors_and_retry_after_are_retried(
     gateway: Gateway, respx_mock: respx.MockRouter
 ) -> None:
-    client = gateway.runtime.provider(PackageRegistries).client(NPM, "the npm registry")
+    registries = gateway.runtime.provider(PackageRegistries)
+    client = registries.client(NPM, RegistryPolicy("the npm registry"))
     waits: list[float] = []
 
     async def no_wait(seconds: float) -> None:
