@@ -35,9 +35,8 @@ server = LanguageServer(
     "0.1",
     notebook_document_sync=lsp.NotebookDocumentSyncOptions(
         notebook_selector=[
-            lsp.NotebookDocumentFilterWithCells(
-                cells=[lsp.NotebookCellLanguage(language="python")], notebook="jupyter-notebook"
-            )
+            # Cells without a notebook: the shape cattrs 25+ fails on (pylsp, ty and others send it).
+            lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="python")])
         ]
     ),
 )
