@@ -23,7 +23,6 @@ import anyio
 from anyio.abc import Process
 
 from octo.errors import QueryTimeoutError, ToolNotAvailableError
-from octo.security import SENSITIVE_NAME_GLOBS
 from octo.tools.local_files import parse_size
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
@@ -50,11 +49,6 @@ def rg_binary() -> str:
 def max_filesize_arg(size: str) -> str:
     """rg's ``--max-filesize`` for a configured size ("10M"), capped at 200 MiB (spec 003)."""
     return f"--max-filesize={min(parse_size(size), MAX_FILESIZE_CAP)}"
-
-
-def sensitive_exclude_args() -> list[str]:
-    """rg arguments that skip credential files; put them last so they win over include globs."""
-    return [f"--iglob=!{glob}" for glob in SENSITIVE_NAME_GLOBS]
 
 
 def rg_error_message(stderr: str) -> str:

@@ -142,7 +142,9 @@ class SearchStats(BaseModel):
     """What the search covered."""
 
     filesSearched: int | None = Field(
-        default=None, description="Files the filters let through, as rg counted them."
+        default=None,
+        description="Files rg read, as it counted them (credential files included: without "
+        "includeSensitive their matches are dropped, never shown).",
     )
     filesWithMatches: int
     totalMatches: int = Field(description="Matching lines.")
