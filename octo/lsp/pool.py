@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from octo.runtime import Runtime
 
 _MAX_BACKOFF = 30.0
+#: A query waits out a restart backoff this short; a longer one fails at once.
+_MAX_BACKOFF_WAIT = 2.0
 _IN_FLIGHT = 4
 
 
@@ -73,6 +75,7 @@ class ServerSlot:
         self.last_used = time.monotonic()
         self.crashes = 0
         self.retry_at = 0.0
+        self.last_crash = ""
         self.timeouts = 0
         self.start_lock = anyio.Lock()
         self.in_flight = anyio.Semaphore(_IN_FLIGHT)
@@ -100,7 +103,8 @@ class ServerSlot:
                 result = await client.request(
                     method, params, seconds or self.pool.settings.request_timeout
                 )
-            except ServerCrashedError:
+            except ServerCrashedError as exc:
+                self.last_crash = exc.message
                 await self.pool.retire(self, crashed=True)
                 raise
             except RequestTimeoutError:
@@ -168,9 +172,10 @@ class LspPool:
         reaper.guard()
         async with slot.start_lock:
             if slot.client is not None and not slot.client.alive:
+                slot.last_crash = slot.client.crash_error().message
                 await self.retire(slot, crashed=True)
             if slot.client is None:
-                await anyio.sleep(max(0.0, slot.retry_at - time.monotonic()))
+                await self._backoff(slot)
                 await self._make_room(key)
                 try:
                     slot.client = await LspClient.start(
@@ -180,7 +185,8 @@ class LspPool:
                         self._server_env(),
                         init_timeout=self.settings.init_timeout,
                     )
-                except (ServerCrashedError, RequestTimeoutError):
+                except (ServerCrashedError, RequestTimeoutError) as exc:
+                    slot.last_crash = exc.message
                     self._note_crash(slot)
                     raise
                 slot.settled = False
@@ -191,6 +197,18 @@ class LspPool:
         env = dict(self.env)
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         return env
+
+    @staticmethod
+    async def _backoff(slot: ServerSlot) -> None:
+        """Wait before restarting a crashed server: 1, 2, 4 ... s after 1, 2, 3 ... crashes."""
+        wait = slot.retry_at - time.monotonic()
+        if wait > _MAX_BACKOFF_WAIT:
+            raise LspNotAvailableError(
+                f"{slot.server_id} crashed {slot.crashes} times in a row; octo starts it again"
+                f" in {wait:.0f} s. Last crash: {slot.last_crash}",
+                hints=["Retry later, or choose another server with OCTO_LSP_<LANGUAGE>_SERVERS."],
+            )
+        await anyio.sleep(max(0.0, wait))
 
     def _note_crash(self, slot: ServerSlot) -> None:
         slot.crashes += 1

@@ -100,6 +100,25 @@ async def test_a_crash_reports_stderr_and_the_next_query_restarts(
     assert second["status"] == "success", second
 
 
+async def test_a_server_that_keeps_crashing_is_restarted_after_a_growing_backoff(
+    gateway: GatewayFactory,
+) -> None:
+    gw = gateway(fake_env("crash"))
+    for _ in range(3):  # restarted at once, then after 1 s, then after 2 s
+        crashed = result_of(await gw.lsp_goto_definition([DEFINITION]))
+        assert crashed["error"]["code"] == "LSP_NOT_AVAILABLE"
+        assert "exited (code 3): " in crashed["error"]["message"]
+        assert "fake-lsp: simulated crash in definition" in crashed["error"]["message"]
+    # The next restart is 4 s away: the query fails at once, naming the last crash.
+    waiting = result_of(await gw.lsp_goto_definition([DEFINITION]))
+    assert waiting["error"]["code"] == "LSP_NOT_AVAILABLE"
+    message = waiting["error"]["message"]
+    assert "crashed 3 times in a row" in message
+    assert "simulated crash in definition" in message
+    assert pool_of(gw).process_ids() == []
+    assert leftovers() == []
+
+
 async def test_a_malformed_reply_is_an_error_not_a_hang(gateway: GatewayFactory) -> None:
     gw = gateway(fake_env("malformed"))
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))

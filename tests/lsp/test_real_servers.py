@@ -139,6 +139,20 @@ async def test_python_calls_at_depth_two(gateways: dict[str, Gateway], server: s
         ("largest", "area", 1),
         ("report", "total_area", 2),
     }
+    paged = await _data(
+        gw,
+        "lspCallHierarchy",
+        uri=str(PY / "shapes.py"),
+        symbolName="area",
+        lineHint=9,
+        direction="incoming",
+        depth=2,
+        callsPerPage=1,
+        page=2,
+    )
+    assert paged["calls"] == incoming["calls"][1:2]
+    assert paged["totalCalls"] == 3
+    assert paged["pagination"] == {"currentPage": 2, "totalPages": 3, "hasMore": True}
     site = next(c for c in incoming["calls"] if c["from"]["name"] == "total_area")
     assert site["from"]["uri"] == "geometry.py"
     assert site["fromRanges"][0]["start"] == {"line": 5, "character": 15}

@@ -116,6 +116,17 @@ async def _gone(pid: int) -> None:
     pytest.fail(f"octo ({pid}) did not exit")
 
 
+async def test_initialize_and_tools_list_start_no_server(tmp_path: Path) -> None:
+    # The configured server would hang in its own initialize for a minute.
+    setup = _fake(tmp_path, "slow-start")
+    status = tmp_path / "status"
+    async with Client(_stdio(setup, status)) as client:
+        tools = await client.list_tools()
+        assert "lspCallHierarchy" in {tool.name for tool in tools.tools}
+        assert descendants_of(_octo_pid()) == []
+    assert status.read_text().strip() == "0"
+
+
 async def test_sigterm_to_octo_serve_stops_every_server(setup: Setup, tmp_path: Path) -> None:
     status = tmp_path / "status"
     async with Client(_stdio(setup, status)) as client:
