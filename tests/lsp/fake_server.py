@@ -4,7 +4,9 @@ Usage: fake_server.py MODE [STATE_DIR]. Every mode answers initialize with a
 notebookDocumentSync selector that has ``cells`` (the reply some cattrs releases
 cannot parse) and answers definition with line 1 of the queried file, except:
 
-- hang: definition never answers (the client must time out and cancel).
+- hang: definition never answers (the client must time out and cancel); with STATE_DIR
+  it notes the $/cancelRequest that ends it in STATE_DIR/cancelled.
+- chatty: definition first writes 1 MiB to stderr (a pipe nobody reads blocks at 64 KiB).
 - crash: definition prints to stderr and exits 3; with STATE_DIR only the first time.
 - malformed: definition answers with something that is not a location.
 - progress: a work-done progress begins at initialized and never ends.
@@ -50,7 +52,15 @@ def _location(uri: str) -> lsp.Location:
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
     if MODE == "hang":
-        await asyncio.sleep(3600)
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            if STATE:
+                (STATE / "cancelled").touch()
+            raise
+    if MODE == "chatty":
+        for _ in range(1024):
+            print("x" * 1023, file=sys.stderr)
     if MODE == "crash" and not (STATE and (STATE / "crashed").exists()):
         if STATE:
             (STATE / "crashed").touch()

@@ -75,12 +75,18 @@ async def test_initialize_survives_a_notebook_selector_with_cells(gateway: Gatew
 
 
 async def test_a_hanging_request_times_out_and_the_server_is_recycled(
-    gateway: GatewayFactory,
+    gateway: GatewayFactory, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    gw = gateway(fake_env("hang", OCTO_LSP_REQUEST_TIMEOUT="0.3"))
+    state = tmp_path_factory.mktemp("hang-state")
+    gw = gateway(fake_env("hang", str(state), OCTO_LSP_REQUEST_TIMEOUT="0.3"))
     first = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert first["error"]["code"] == "TIMEOUT"
     assert "did not answer textDocument/definition" in first["error"]["message"]
+    for _ in range(100):  # the server got $/cancelRequest for it
+        if (state / "cancelled").exists():
+            break
+        await anyio.sleep(0.02)
+    assert (state / "cancelled").exists()
     (pid,) = pool_of(gw).process_ids()
     second = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert second["error"]["code"] == "TIMEOUT"
@@ -117,6 +123,12 @@ async def test_a_server_that_keeps_crashing_is_restarted_after_a_growing_backoff
     assert "simulated crash in definition" in message
     assert pool_of(gw).process_ids() == []
     assert leftovers() == []
+
+
+async def test_a_chatty_stderr_does_not_block_the_server(gateway: GatewayFactory) -> None:
+    gw = gateway(fake_env("chatty", OCTO_LSP_REQUEST_TIMEOUT="10"))
+    result = result_of(await gw.lsp_goto_definition([DEFINITION]))
+    assert result["status"] == "success", result
 
 
 async def test_a_malformed_reply_is_an_error_not_a_hang(gateway: GatewayFactory) -> None:
