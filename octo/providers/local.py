@@ -435,6 +435,8 @@ class LocalSearchProvider:
             ),
         )
         next_step = _budget_hints(run, query, fit, cwd, self.config.max_tokens)
+        if next_step is None and result.pagination.hasMore:
+            next_step = f"filePageNumber={query.filePageNumber + 1}"
         result.tokens = self._tokens(
             fit.text,
             truncated_at_line=fit.cut_after_line,

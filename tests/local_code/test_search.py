@@ -527,6 +527,9 @@ async def test_every_page_reports_its_size_in_tokens(tree: Tree, search: CallOne
     assert tokens["chars"] == len("a.txt\nneedle one\nb.txt\nneedle two")
     assert tokens["estimatedTokens"] == -(-tokens["chars"] // 4)
     assert (tokens["truncated"], tokens["requiresPagination"]) == (False, False)
+    paged = (await search(pattern="needle", path=".", filesPerPage=1))["data"]["tokens"]
+    assert (paged["truncated"], paged["requiresPagination"]) == (False, True)
+    assert paged["paginationHint"] == "More content: continue with filePageNumber=2"
 
 
 async def test_matches_beyond_the_token_budget_are_cut_with_a_way_to_read_them(
