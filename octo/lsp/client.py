@@ -14,6 +14,7 @@ import collections
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import sys
 import threading
@@ -94,16 +95,24 @@ def _converter() -> Converter:
 
 
 class ProgressTracker:
-    """Open ``$/progress`` tokens: while any is open the server is still working (indexing)."""
+    """Is the server still indexing? Open ``$/progress`` tokens, or (for servers that
+    report no progress while finding the workspace's files) no ``loaded_log`` message yet."""
 
-    def __init__(self) -> None:
+    def __init__(self, loaded_log: str | None = None) -> None:
         self.open_tokens: set[str] = set()
         self.ever_began = False
         self.last_change = time.monotonic()
+        self._loaded_log = re.compile(loaded_log) if loaded_log else None
+        self.loaded = loaded_log is None
 
     @property
     def busy(self) -> bool:
-        return bool(self.open_tokens)
+        return bool(self.open_tokens) or not self.loaded
+
+    def on_log(self, params: lsp.LogMessageParams) -> None:
+        if not self.loaded and self._loaded_log and self._loaded_log.search(params.message):
+            self.loaded = True
+            self.last_change = time.monotonic()
 
     def on_progress(self, params: lsp.ProgressParams) -> None:
         value = params.value if isinstance(params.value, Mapping) else {}
@@ -121,7 +130,7 @@ class ProgressTracker:
         ended ``quiet`` s ago; never longer than ``cap`` s."""
         start = time.monotonic()
         while (now := time.monotonic()) - start < cap:
-            if not self.open_tokens:
+            if not self.busy:
                 if self.ever_began and now - self.last_change >= quiet:
                     return
                 if not self.ever_began and now - start >= first_begin:
@@ -175,10 +184,10 @@ async def _exited(process: asyncio.subprocess.Process, seconds: float) -> bool:
 class LspClient:
     """A started language server. Create with :meth:`start`; always :meth:`aclose`."""
 
-    def __init__(self, server_id: str, root: Path) -> None:
+    def __init__(self, server_id: str, root: Path, loaded_log: str | None = None) -> None:
         self.server_id = server_id
         self.root = root
-        self.progress = ProgressTracker()
+        self.progress = ProgressTracker(loaded_log)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.capabilities: dict[str, Any] = {}
         self._stderr_drain: threading.Thread | None = None
@@ -212,6 +221,7 @@ class LspClient:
             lsp.WINDOW_SHOW_MESSAGE_REQUEST: lambda params: None,
             lsp.WORKSPACE_APPLY_EDIT: lambda params: lsp.ApplyWorkspaceEditResult(applied=False),
             lsp.PROGRESS: lambda params: self.progress.on_progress(params),
+            lsp.WINDOW_LOG_MESSAGE: lambda params: self.progress.on_log(params),
         }
         for method in (
             lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
@@ -220,7 +230,6 @@ class LspClient:
             lsp.WORKSPACE_INLINE_VALUE_REFRESH,
             lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
             lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-            lsp.WINDOW_LOG_MESSAGE,
             lsp.WINDOW_SHOW_MESSAGE,
             lsp.TELEMETRY_EVENT,
             lsp.LOG_TRACE,
@@ -239,9 +248,10 @@ class LspClient:
         env: Mapping[str, str],
         *,
         init_timeout: float,
+        loaded_log: str | None = None,
     ) -> LspClient:
         """Spawn the server in its own process group and run the initialize handshake."""
-        self = cls(server_id, root)
+        self = cls(server_id, root, loaded_log)
         stderr_fd, self._stderr_drain = _stderr_pipe(self.stderr_tail)
         try:
             await self._client.start_io(

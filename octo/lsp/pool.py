@@ -184,6 +184,7 @@ class LspPool:
                         root,
                         self._server_env(),
                         init_timeout=self.settings.init_timeout,
+                        loaded_log=command.loaded_log,
                     )
                 except (ServerCrashedError, RequestTimeoutError) as exc:
                     slot.last_crash = exc.message

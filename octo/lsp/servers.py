@@ -73,11 +73,16 @@ INSTALL_HINTS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class ServerCommand:
-    """A launchable server: its id, argv, and how long its indexing may delay answers."""
+    """A launchable server: its id, argv, and how long its indexing may delay answers.
+
+    ``loaded_log`` matches the log message a server sends once it knows every file of the
+    workspace, for servers that report no progress while finding them.
+    """
 
     server_id: str
     argv: tuple[str, ...]
     settle_cap: float = 10.0
+    loaded_log: str | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,11 @@ _FINDERS: dict[str, tuple[Callable[[_Finder], tuple[str, ...] | None], float]] =
 }
 
 
+#: pyright and basedpyright answer references from the open files alone until they log this.
+_PYRIGHT_LOADED = r"Found \d+ source files?|No source files found"
+LOADED_LOGS: dict[str, str] = {"basedpyright": _PYRIGHT_LOADED, "pyright": _PYRIGHT_LOADED}
+
+
 def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
     """The first available server for ``family``; raises LspNotAvailableError naming an install."""
     key = family.upper()
@@ -186,7 +196,7 @@ def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
         entry = _FINDERS.get(server_id)
         found = entry[0](finder) if entry else None
         if entry and found:
-            return ServerCommand(server_id, found, entry[1])
+            return ServerCommand(server_id, found, entry[1], LOADED_LOGS.get(server_id))
     raise LspNotAvailableError(
         f"No {family} language server found (tried: {', '.join(order) or 'none'})",
         hints=[

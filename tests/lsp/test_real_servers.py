@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -120,6 +121,25 @@ async def test_python_references_with_and_without_declaration(
         "totalPages": both["totalReferences"],
         "hasMore": both["totalReferences"] > 2,
     }
+
+
+@pytest.mark.parametrize("server", PYTHON_SERVERS)
+async def test_a_cold_server_finds_references_in_files_not_yet_opened(
+    server: str, tmp_path: Path
+) -> None:
+    # basedpyright answers from the open files alone until it has listed the workspace.
+    if _available("python", OCTO_LSP_PYTHON_SERVERS=server) != server:
+        pytest.skip(f"{server} is not installed")
+    (tmp_path / "pyproject.toml").touch()
+    (tmp_path / "lib.py").write_text("def helper(value: int) -> int:\n    return value * 2\n")
+    for name in "abcd":
+        uses = [f"def use_{i}(n: int) -> int:\n    return helper(n + {i})\n" for i in range(5)]
+        (tmp_path / f"{name}.py").write_text("from lib import helper\n\n" + "\n".join(uses))
+    config = Config.from_env(lsp_env(OCTO_LSP_PYTHON_SERVERS=server))
+    async with Gateway(config, roots=[tmp_path]) as gw:
+        query = {"uri": "lib.py", "symbolName": "helper", "lineHint": 1}
+        data = await _data(gw, "lspFindReferences", **query)
+    assert data["totalReferences"] == 1 + 4 * 6  # the definition, 4 imports, 20 calls
 
 
 @pytest.mark.parametrize("server", PYTHON_SERVERS)
