@@ -199,16 +199,18 @@ def _display(paths: PathPolicy, path: Path) -> tuple[str, Path | None]:
 def _location(paths: PathPolicy, place: _Place, context: int) -> CodeLocation:
     shown, readable = _display(paths, place.path)
     if readable is None:
-        return CodeLocation(uri=shown, range=place.range, content="", external=True)
+        return CodeLocation(uri=shown, range=place.range, external=True)
     lines = _lines_of(readable)
     index = place.range.start.line - 1
-    content = _cut(lines[index]) if 0 <= index < len(lines) else ""
+    if not 0 <= index < len(lines):
+        return CodeLocation(uri=shown, range=place.range)
+    # Empty lists are left out like None: every location would repeat them.
     return CodeLocation(
         uri=shown,
         range=place.range,
-        content=content,
-        contextBefore=[_cut(line) for line in lines[max(0, index - context) : max(0, index)]],
-        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]],
+        content=_cut(lines[index]),
+        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]] or None,
+        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]] or None,
     )
 
 
@@ -369,9 +371,9 @@ def _call(paths: PathPolicy, edge: _Edge, context: int) -> Call:
             "from": caller,
             "to": callee,
             "fromRanges": ranges,
-            "content": shown.content if shown else "",
-            "contextBefore": shown.contextBefore if shown else [],
-            "contextAfter": shown.contextAfter if shown else [],
+            "content": shown.content if shown else None,
+            "contextBefore": shown.contextBefore if shown else None,
+            "contextAfter": shown.contextAfter if shown else None,
             "depth": edge.depth,
         }
     )

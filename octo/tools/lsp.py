@@ -72,6 +72,9 @@ class CallHierarchyQuery(_SymbolQuery):
     page: int = Field(default=1, ge=1, description="Page number, from 1.")
 
 
+_CONTEXT = "Lines of code around content; left out when there are none (contextLines 0, file edge)."
+
+
 class Position(BaseModel):
     line: int = Field(description="1-based line.")
     character: int = Field(description="0-based column in UTF-16 code units.")
@@ -96,9 +99,11 @@ class CodeLocation(BaseModel):
 
     uri: str = Field(description="Path relative to its allowed root (absolute when external).")
     range: Range
-    content: str = Field(description="The line at range.start.")
-    contextBefore: list[str] = Field(default_factory=list)
-    contextAfter: list[str] = Field(default_factory=list)
+    content: str | None = Field(
+        default=None, description="The line at range.start (left out for external files)."
+    )
+    contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
+    contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
     external: bool | None = Field(
         default=None, description="True for a file outside the allowed roots (not read)."
     )
@@ -150,9 +155,11 @@ class Call(BaseModel):
     from_: CallEnd = Field(alias="from")
     to: CallEnd
     fromRanges: list[Range]
-    content: str = Field(description="The line of the first call site.")
-    contextBefore: list[str] = Field(default_factory=list)
-    contextAfter: list[str] = Field(default_factory=list)
+    content: str | None = Field(
+        default=None, description="The line of the first call site (left out for external files)."
+    )
+    contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
+    contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
     depth: int = Field(description="1 for direct calls, 2-3 for calls of those.")
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)

@@ -114,6 +114,10 @@ async def test_python_references_with_and_without_declaration(
     uses = await _data(gw, "lspFindReferences", **query, includeDeclaration=False)
     assert ("shapes.py", 9) not in _where(uses["references"])
     assert {("geometry.py", 5), ("geometry.py", 9)} <= _where(uses["references"])
+    bare = await _data(gw, "lspFindReferences", **query, contextLines=0)
+    assert [set(ref) for ref in bare["references"]] == [{"uri", "range", "content"}] * len(
+        bare["references"]
+    )  # empty context lists are left out: each would cost tokens per location
     paged = await _data(gw, "lspFindReferences", **query, referencesPerPage=1, page=2)
     assert len(paged["references"]) == 1
     assert paged["pagination"] == {
