@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import math
@@ -55,33 +56,80 @@ class QueryRun:
             self.hints.append(text)
 
 
-def _describe_validation_error(exc: pydantic.ValidationError) -> str:
+def _close_field(model: type[ToolQuery], name: str) -> str | None:
+    """The model's field most like the unknown ``name`` (a typo), if any is close."""
+    close = difflib.get_close_matches(name, list(model.model_fields), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _describe_validation_error(model: type[ToolQuery], exc: pydantic.ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(str(p) for p in err["loc"]) or "query"
         message = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r})"
-        parts.append(f"{where}: {message}{got}")
+        got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r}"
+        if got and err["type"] == "extra_forbidden" and (close := _close_field(model, where)):
+            got += f", did you mean {close}?"
+        parts.append(f"{where}: {message}{got}{')' if got else ''}")
     return "; ".join(parts)
 
 
+def _corrected(
+    model: type[ToolQuery], raw: Mapping[str, Any], exc: pydantic.ValidationError
+) -> dict[str, Any] | None:
+    """``raw`` with its faults mended, when each is mendable and the result is valid.
+
+    A number out of range takes the nearest bound; a misspelt field its right name;
+    another unknown or malformed optional field is dropped. Rules across fields
+    (mutual exclusions) and required fields with no value are left to the example.
+    """
+    fixed = {key: value for key, value in raw.items() if key not in CONTEXT_FIELDS}
+    for err in exc.errors(include_url=False):
+        if len(err["loc"]) != 1:
+            return None
+        if err["type"] == "missing":
+            continue  # mended only by a misspelt field's rename; else validation fails below
+        name = str(err["loc"][0])
+        bounds = err.get("ctx") or {}
+        if err["type"] == "less_than_equal":
+            fixed[name] = bounds["le"]
+        elif err["type"] == "greater_than_equal":
+            fixed[name] = bounds["ge"]
+        else:
+            value = fixed.pop(name, None)
+            close = _close_field(model, name) if err["type"] == "extra_forbidden" else None
+            if close is not None and close not in fixed:
+                fixed[close] = value
+    try:
+        model.model_validate(fixed)
+    except pydantic.ValidationError:
+        return None
+    return fixed
+
+
 def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQuery:
-    """Validate one raw query against the tool's model; a failure is that query's VALIDATION_ERROR."""
+    """Validate one raw query against the tool's model; a failure is that query's VALIDATION_ERROR.
+
+    Its hint is the caller's query mended (see :func:`_corrected`), else the tool's example.
+    """
+    example = f"Valid example: {json.dumps(spec.example, separators=(',', ':'))}"
     if isinstance(raw, spec.query_model):
         return raw
     if isinstance(raw, pydantic.BaseModel):
         raw = raw.model_dump(exclude_unset=True)
     if not isinstance(raw, Mapping):
         raise QueryValidationError(
-            f"Each query must be an object, got {type(raw).__name__}",
-            hints=[f"Valid example: {json.dumps(spec.example, separators=(',', ':'))}"],
+            f"Each query must be an object, got {type(raw).__name__}", hints=[example]
         )
     try:
         return spec.query_model.model_validate(raw)
     except pydantic.ValidationError as exc:
+        fixed = _corrected(spec.query_model, raw, exc)
+        hint = example
+        if fixed is not None:
+            hint = f"Valid form of this query: {spec.name} {json.dumps(fixed, separators=(',', ':'), default=str)}"
         raise QueryValidationError(
-            _describe_validation_error(exc),
-            hints=[f"Valid example: {json.dumps(spec.example, separators=(',', ':'))}"],
+            _describe_validation_error(spec.query_model, exc), hints=[hint]
         ) from None
 
 

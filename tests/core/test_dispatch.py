@@ -81,7 +81,8 @@ async def test_results_keep_query_order_and_isolate_failures(runtime: Runtime) -
     assert invalid.status is QueryStatus.ERROR and invalid.error is not None
     assert invalid.error.code is ErrorCode.VALIDATION_ERROR
     assert "value" in invalid.error.message and "500" in invalid.error.message
-    assert invalid.hints == ['Valid example: {"value":1}']
+    # The hint is the caller's own query mended: the out-of-range value takes its bound.
+    assert invalid.hints == ['Valid form of this query: echoTool {"value":100}']
     assert missing.error is not None and missing.error.code is ErrorCode.NOT_FOUND
     assert missing.hints == ["try another"]
     assert empty.status is QueryStatus.EMPTY
@@ -93,7 +94,9 @@ async def test_unknown_fields_and_wrong_shapes_are_validation_errors(runtime: Ru
     bulk = await dispatch(SPEC, runtime, [{"value": 1, "valeu": 2}, ["not", "an", "object"]])  # type: ignore[list-item]
     typo, shape = bulk.results
     assert typo.error is not None and typo.error.code is ErrorCode.VALIDATION_ERROR
-    assert "valeu" in typo.error.message
+    assert "valeu" in typo.error.message and "did you mean value?" in typo.error.message
+    # value is already given, so the misspelt field is dropped rather than renamed.
+    assert typo.hints == ['Valid form of this query: echoTool {"value":1}']
     assert shape.error is not None and "object" in shape.error.message
     assert bulk.all_failed
 
@@ -155,3 +158,20 @@ def test_specs_derive_schemas_and_names() -> None:
     assert SPEC.python_name == "echo_tool"
     assert not SPEC.open_world
     assert "results" in SPEC.output_schema()["properties"]
+
+
+async def test_the_hint_mends_what_it_can_and_else_shows_the_example(runtime: Runtime) -> None:
+    bulk = await dispatch(
+        SPEC,
+        runtime,
+        [
+            {"valeu": 7, "researchGoal": "g"},
+            {"value": -3, "behaviour": 5},
+            {"behaviour": "ok"},
+        ],
+    )
+    renamed, mended, missing = (r.hints for r in bulk.results)
+    assert renamed == ['Valid form of this query: echoTool {"value":7}']
+    assert mended == ['Valid form of this query: echoTool {"value":0}']
+    # A missing required field has no value to mend with: the tool's example instead.
+    assert missing == ['Valid example: {"value":1}']

@@ -499,7 +499,7 @@ async def test_validation_errors_name_the_field(
     bad, good = await call("localSearchCode", query, {"pattern": "x", "path": "."})
     assert bad["error"]["code"] == "VALIDATION_ERROR"
     assert field in bad["error"]["message"]
-    assert any(h.startswith("Valid example") for h in bad["hints"])
+    assert any(h.startswith(("Valid form of this query", "Valid example")) for h in bad["hints"])
     assert good["status"] == "success"
 
 
@@ -579,3 +579,12 @@ async def test_read_hints_carry_the_opt_ins_a_file_needs(tree: Tree, search: Cal
         "includeSensitive": True,
         "matchString": "needle",
     }
+
+
+async def test_validation_hints_mend_the_query(tree: Tree, search: CallOne) -> None:
+    tree({"a.txt": "x\n"})
+    bad = await search(pattern="x", path=".", contextLines=99, filesPerpage=3)
+    assert "did you mean filesPerPage?" in bad["error"]["message"]
+    mended = hinted_query(bad, "Valid form of this query: localSearchCode")
+    assert mended == {"pattern": "x", "path": ".", "contextLines": 50, "filesPerPage": 3}
+    assert (await search(**mended))["status"] == "success"
