@@ -8,7 +8,10 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from octo.errors import PathNotAllowedError
+from octo.errors import InvalidQueryError, PathNotAllowedError
+
+#: Longest file name (one path component) common file systems allow, in bytes.
+_NAME_MAX = 255
 
 #: File names whose content is a secret by nature; reading or searching them needs an opt-in.
 SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
@@ -87,10 +90,20 @@ class PathPolicy:
             from urllib.parse import unquote, urlparse
 
             text = unquote(urlparse(text).path)
+        if "\0" in text:
+            raise InvalidQueryError(
+                "The path holds a NUL character, which no file name can",
+                hints=['Give the path as plain text, e.g. "src/app.py".'],
+            )
         candidate = Path(text).expanduser()
         if not candidate.is_absolute():
             candidate = self.roots[0] / candidate
         real = candidate.resolve()
+        if any(len(os.fsencode(part)) > _NAME_MAX for part in real.parts):
+            raise InvalidQueryError(
+                f"'{text[:80]}...' has a name longer than {_NAME_MAX} bytes, which no file can",
+                hints=["Check the path; find files by name with localFindFiles."],
+            )
         if self.root_of(real) is None:
             raise PathNotAllowedError(
                 f"'{raw}' resolves outside the allowed roots",

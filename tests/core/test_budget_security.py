@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from octo.budget import cut_lines, estimate_tokens, token_info
-from octo.errors import PathNotAllowedError
+from octo.errors import InvalidQueryError, PathNotAllowedError
 from octo.security import PathPolicy, is_hidden, is_sensitive, redact
 
 
@@ -55,6 +55,14 @@ def test_path_policy_allows_inside_and_refuses_outside(tmp_path: Path) -> None:
     assert info.value.hints and str(root.resolve()) in info.value.hints[0]
     with pytest.raises(PathNotAllowedError):
         policy.resolve("/etc/passwd")
+
+
+@pytest.mark.parametrize("raw", ["a\0b", "file:///a%00b", "a" * 256, "src/" + "b" * 300 + "/c"])
+def test_impossible_paths_are_invalid_queries(tmp_path: Path, raw: str) -> None:
+    # A NUL byte or an over-long name would otherwise fail deep in the OS calls.
+    with pytest.raises(InvalidQueryError) as info:
+        PathPolicy([tmp_path]).resolve(raw)
+    assert len(info.value.message) < 200
 
 
 def test_symlinks_are_resolved_before_the_check(tmp_path: Path) -> None:
