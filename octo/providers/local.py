@@ -852,14 +852,18 @@ def _search_hints(
         ),
         None,
     )
-    if crowded is not None:
+    if crowded is None:
+        return
+    shown = f"{crowded.path} has {crowded.matchCount} matching lines, {query.matchesPerPage} shown"
+    if query.matchesPerPage < 100:
         more = {**repeat, "path": str(cwd / crowded.path)}
         more.pop("filePageNumber", None)
         more["matchesPerPage"] = min(100, crowded.matchCount)
-        run.hint(
-            f"{crowded.path} has {crowded.matchCount} matching lines, {query.matchesPerPage} "
-            f"shown; see more: localSearchCode {_compact(more)}"
-        )
+        run.hint(f"{shown}; see more: localSearchCode {_compact(more)}")
+    else:
+        match = {k: v for k, v in read.items() if k.startswith("matchString")}
+        every = {**read_params(cwd, crowded.path), **match}
+        run.hint(f"{shown}; read them all (paged): localGetFileContent {_compact(every)}")
 
 
 def _budget_hints(

@@ -153,6 +153,12 @@ async def test_matches_per_page_pages_matches_within_a_file(tree: Tree, search: 
         "matchesPerPage": 4,
     }
     assert len((await search(**more))["data"]["files"][0]["matches"]) == 4
+    tree({"g.txt": "hit\n" * 101})
+    most = await search(pattern="hit", path="g.txt", matchesPerPage=100)
+    assert hinted_query(most, "g.txt has 101 matching lines, 100 shown") == {
+        "path": found["data"]["root"] + "/g.txt",
+        "matchString": "hit",
+    }
 
 
 async def test_file_pages_follow_the_next_page_hint_to_the_end(tree: Tree, search: CallOne) -> None:
