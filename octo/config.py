@@ -7,12 +7,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
-class ConfigError(ValueError):
-    """An environment variable holds a value octo cannot use; the message names it."""
+from octo.errors import ToolNotAvailableError
 
 
-def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+class ConfigError(ToolNotAvailableError, ValueError):
+    """An environment variable holds a value octo cannot use; the message names it.
+
+    Raised at start-up for gateway settings; a provider's own settings, read when it is
+    first used, fail that query alone with TOOL_NOT_AVAILABLE.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, hints=["Fix or unset the variable and restart octo."])
+
+
+def env_int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """``env[name]`` as a whole number in [low, high], else ``default`` when unset."""
     raw = env.get(name)
     if not raw:
         return default
@@ -25,7 +35,8 @@ def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -
     return value
 
 
-def _float(env: Mapping[str, str], name: str, default: float) -> float:
+def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """``env[name]`` as a positive number of seconds, else ``default`` when unset."""
     raw = env.get(name)
     if not raw:
         return default
@@ -78,12 +89,16 @@ class Config:
         roots = tuple(Path(p) for p in env.get("OCTO_ROOTS", "").split(os.pathsep) if p)
         return cls(
             roots=roots,
-            max_tokens=_int(env, "OCTO_MAX_TOKENS", cls.max_tokens, 1, 10**7),
-            chars_per_token=_int(env, "OCTO_CHARS_PER_TOKEN", cls.chars_per_token, 1, 100),
-            query_timeout=_float(env, "OCTO_QUERY_TIMEOUT", cls.query_timeout),
-            cache_max_entries=_int(env, "OCTO_CACHE_MAX_ENTRIES", cls.cache_max_entries, 1, 10**9),
-            cache_max_bytes=_int(env, "OCTO_CACHE_MAX_BYTES", cls.cache_max_bytes, 1, 2**62),
-            rg_timeout_ms=min(_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms, 1, 2**31), 30_000),
+            max_tokens=env_int(env, "OCTO_MAX_TOKENS", cls.max_tokens, 1, 10**7),
+            chars_per_token=env_int(env, "OCTO_CHARS_PER_TOKEN", cls.chars_per_token, 1, 100),
+            query_timeout=env_seconds(env, "OCTO_QUERY_TIMEOUT", cls.query_timeout),
+            cache_max_entries=env_int(
+                env, "OCTO_CACHE_MAX_ENTRIES", cls.cache_max_entries, 1, 10**9
+            ),
+            cache_max_bytes=env_int(env, "OCTO_CACHE_MAX_BYTES", cls.cache_max_bytes, 1, 2**62),
+            rg_timeout_ms=min(
+                env_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms, 1, 2**31), 30_000
+            ),
             rg_max_filesize=_size(env, "OCTO_RG_MAX_FILESIZE", cls.rg_max_filesize),
             env=env,
         )

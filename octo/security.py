@@ -81,9 +81,11 @@ class PathPolicy:
         return None
 
     def resolve(self, raw: str | Path) -> Path:
-        """Resolve a user path (absolute, relative to the first root, or a file:// URI).
+        """Resolve a user path (absolute, a file:// URI, or relative to a root).
 
-        Raises PathNotAllowedError when the real path leaves every allowed root.
+        A relative path belongs to the first root under which it exists (answers give
+        paths relative to their own root, so they must come back to the same file),
+        else to the first root. Raises PathNotAllowedError when the real path leaves every allowed root.
         """
         text = str(raw)
         if text.startswith("file://"):
@@ -96,14 +98,17 @@ class PathPolicy:
                 hints=['Give the path as plain text, e.g. "src/app.py".'],
             )
         candidate = Path(text).expanduser()
-        if not candidate.is_absolute():
-            candidate = self.roots[0] / candidate
-        real = candidate.resolve()
-        if any(len(os.fsencode(part)) > _NAME_MAX for part in real.parts):
+        if any(len(os.fsencode(part)) > _NAME_MAX for part in candidate.parts):
             raise InvalidQueryError(
                 f"'{text[:80]}...' has a name longer than {_NAME_MAX} bytes, which no file can",
                 hints=["Check the path; find files by name with localFindFiles."],
             )
+        if not candidate.is_absolute():
+            candidate = next(
+                (root / candidate for root in self.roots if (root / candidate).exists()),
+                self.roots[0] / candidate,
+            )
+        real = candidate.resolve()
         if self.root_of(real) is None:
             raise PathNotAllowedError(
                 f"'{raw}' resolves outside the allowed roots",

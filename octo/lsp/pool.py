@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from octo.config import env_int, env_seconds
 from octo.errors import LspNotAvailableError
 from octo.lsp import reaper
 from octo.lsp.client import LspClient, RequestTimeoutError, ServerCrashedError
@@ -32,11 +33,6 @@ _MAX_BACKOFF = 30.0
 #: A query waits out a restart backoff this short; a longer one fails at once.
 _MAX_BACKOFF_WAIT = 2.0
 _IN_FLIGHT = 4
-
-
-def _float(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    return float(raw) if raw else default
 
 
 @dataclass(frozen=True)
@@ -52,14 +48,17 @@ class LspSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> LspSettings:
-        settle = env.get("OCTO_LSP_SETTLE_TIMEOUT")
         return cls(
-            idle_timeout=_float(env, "OCTO_LSP_IDLE_TIMEOUT", cls.idle_timeout),
-            max_servers=max(1, int(_float(env, "OCTO_LSP_MAX_SERVERS", cls.max_servers))),
-            init_timeout=_float(env, "OCTO_LSP_INIT_TIMEOUT", cls.init_timeout),
-            request_timeout=_float(env, "OCTO_LSP_REQUEST_TIMEOUT", cls.request_timeout),
-            calls_deadline=_float(env, "OCTO_LSP_CALLS_DEADLINE", cls.calls_deadline),
-            settle_timeout=float(settle) if settle else None,
+            idle_timeout=env_seconds(env, "OCTO_LSP_IDLE_TIMEOUT", cls.idle_timeout),
+            max_servers=env_int(env, "OCTO_LSP_MAX_SERVERS", cls.max_servers, 1, 64),
+            init_timeout=env_seconds(env, "OCTO_LSP_INIT_TIMEOUT", cls.init_timeout),
+            request_timeout=env_seconds(env, "OCTO_LSP_REQUEST_TIMEOUT", cls.request_timeout),
+            calls_deadline=env_seconds(env, "OCTO_LSP_CALLS_DEADLINE", cls.calls_deadline),
+            settle_timeout=(
+                env_seconds(env, "OCTO_LSP_SETTLE_TIMEOUT", 1.0)
+                if env.get("OCTO_LSP_SETTLE_TIMEOUT")
+                else None
+            ),
         )
 
 

@@ -65,6 +65,17 @@ def test_impossible_paths_are_invalid_queries(tmp_path: Path, raw: str) -> None:
     assert len(info.value.message) < 200
 
 
+def test_relative_paths_come_back_to_the_root_that_holds_them(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "util.h").write_text("int f(void);")
+    policy = PathPolicy([first, second])
+    assert policy.resolve("util.h") == (second / "util.h").resolve()
+    assert policy.relative(policy.resolve("util.h")) == "util.h"
+    assert policy.resolve("missing.c") == (first / "missing.c").resolve()
+
+
 def test_symlinks_are_resolved_before_the_check(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()

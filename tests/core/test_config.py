@@ -54,3 +54,19 @@ def test_unusable_values_name_the_variable(name: str, value: str, message: str) 
     with pytest.raises(ConfigError) as caught:
         Config.from_env({name: value})
     assert str(caught.value).startswith(message)
+
+
+async def test_a_bad_provider_setting_fails_that_query_alone(tmp_path: Path) -> None:
+    import octo
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    config = Config.from_env({"OCTO_LSP_MAX_SERVERS": "many"})
+    async with octo.Gateway(config, roots=[tmp_path]) as gw:
+        lsp = await gw.lsp_goto_definition(
+            [{"uri": str(tmp_path / "a.py"), "symbolName": "f", "lineHint": 1}]
+        )
+        search = await gw.local_search_code([{"pattern": "def f", "path": str(tmp_path)}])
+    error = lsp.results[0].error
+    assert error is not None and error.code == "TOOL_NOT_AVAILABLE"
+    assert "OCTO_LSP_MAX_SERVERS" in error.message
+    assert search.results[0].status == "success"
