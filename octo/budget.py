@@ -83,3 +83,24 @@ def token_info(
         requiresPagination=next_step is not None,
         paginationHint=f"More content: continue with {next_step}" if next_step else None,
     )
+
+
+class CharPagination(BaseModel):
+    """Character paging of a text: where this page sits and where the next one starts."""
+
+    charOffset: int
+    charLength: int
+    totalChars: int
+    hasMore: bool
+    nextCharOffset: int | None = None
+
+    @classmethod
+    def of(cls, start: int, end: int, total: int) -> CharPagination:
+        """The paging of ``text[start:end]`` in a text of ``total`` characters."""
+        return cls(
+            charOffset=start,
+            charLength=end - start,
+            totalChars=total,
+            hasMore=end < total,
+            nextCharOffset=end if end < total else None,
+        )

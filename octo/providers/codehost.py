@@ -17,13 +17,12 @@ from typing import Any, Generic, TypeVar
 import anyio
 from pydantic import BaseModel
 
-from octo.budget import cut_lines
+from octo.budget import CharPagination, cut_lines
 from octo.config import Config
 from octo.errors import FileTooLargeError, InvalidQueryError, NotFoundError
 from octo.providers.http import Fetched
 from octo.security import redact
 from octo.tools.github import (
-    CharPagination,
     FileContentQuery,
     FileContentResult,
     ListingPagination,
@@ -162,13 +161,7 @@ def file_content_answer(
     paged = start > 0 or end < total
     pagination = None
     if paged:
-        pagination = CharPagination(
-            charOffset=start,
-            charLength=end - start,
-            totalChars=total,
-            hasMore=end < total,
-            nextCharOffset=end if end < total else None,
-        )
+        pagination = CharPagination.of(start, end, total)
         if end < total:
             hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
     first = selection.first_line + text.count("\n", 0, start)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
-from octo.budget import TokenInfo, cut_lines, token_info
+from octo.budget import CharPagination, TokenInfo, cut_lines, token_info
 from octo.errors import (
     FileTooLargeError,
     InvalidQueryError,
@@ -45,7 +45,6 @@ from octo.providers.ripgrep import (
 from octo.security import is_hidden, is_sensitive, redact
 from octo.tools.local import (
     MODE_PRESETS,
-    CharPagination,
     FilePaging,
     LocalGetFileContentQuery,
     LocalGetFileContentResult,
@@ -692,13 +691,7 @@ class LocalSearchProvider:
             content=content,
             startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
             endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
-            pagination=CharPagination(
-                charOffset=query.charOffset,
-                charLength=len(content),
-                totalChars=total,
-                hasMore=next_offset is not None,
-                nextCharOffset=next_offset,
-            ),
+            pagination=CharPagination.of(query.charOffset, end, total),
             tokens=self._tokens(content, next_step=next_step),
         )
 

@@ -12,6 +12,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field, model_validator
 
+from octo.budget import CharPagination
 from octo.envelope import ToolQuery, ToolResult
 from octo.tools.answer import HostAnswer
 
@@ -151,14 +152,6 @@ class FileContentQuery(_RemoteQuery):
         ):
             raise ValueError(f"startLine ({self.startLine}) must be <= endLine ({self.endLine})")
         return self
-
-
-class CharPagination(BaseModel):
-    charOffset: int
-    charLength: int
-    totalChars: int
-    hasMore: bool
-    nextCharOffset: int | None = None
 
 
 class FileContentResult(ToolResult):

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from octo.budget import TokenInfo
+from octo.budget import CharPagination, TokenInfo
 from octo.envelope import ToolQuery, ToolResult
 
 SearchMode = Literal["discovery", "paginated", "detailed"]
@@ -258,16 +258,6 @@ class LocalGetFileContentQuery(ToolQuery):
                     "set matchStringIsRegex=false to match it literally"
                 ) from None
         return self
-
-
-class CharPagination(BaseModel):
-    """Character paging of the file's text."""
-
-    charOffset: int
-    charLength: int
-    totalChars: int
-    hasMore: bool
-    nextCharOffset: int | None = None
 
 
 class LocalGetFileContentResult(ToolResult):
