@@ -28,6 +28,25 @@ RARE_PATTERN = "class ThreadPoolExecutor"
 # A common one: thousands of matches, of which octo returns one page with exact totals.
 COMMON_PATTERN = "def __init__"
 HANDSHAKE_VERSION = "2025-11-25"
+# The baseline for start-up: the bare mcp SDK low-level server with one trivial tool, no octo.
+BARE_SDK_SERVER = """
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="ping", input_schema={"type": "object"})])
+
+async def main():
+    server = Server("bare", on_list_tools=list_tools)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+anyio.run(main)
+"""
+OCTO_SERVE = [sys.executable, "-m", "octo", "serve"]
+BARE_SERVE = [sys.executable, "-c", BARE_SDK_SERVER]
 
 
 def rg_binary() -> str:
@@ -96,11 +115,11 @@ def _receive(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any
             return message
 
 
-def serve_until_tools_list() -> tuple[subprocess.Popen[bytes], float, int]:
-    """Spawn `octo serve`, handshake, list tools; the seconds it took and the tool count."""
+def serve_until_tools_list(command: list[str]) -> tuple[subprocess.Popen[bytes], float, int]:
+    """Spawn a stdio MCP server, handshake, list tools; the seconds it took and the tool count."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "octo", "serve"],
+        command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -143,16 +162,23 @@ def rss_mb(pid: int) -> float:
 
 
 def server_lines(runs: int) -> list[str]:
-    starts, memory, tool_count = [], [], 0
+    starts, bare_starts, memory, tool_count = [], [], [], 0
     for _ in range(runs):
-        process, seconds, tool_count = serve_until_tools_list()
+        # Interleaved with the baseline so both see the same machine load.
+        process, seconds, _count = serve_until_tools_list(BARE_SERVE)
+        bare_starts.append(seconds)
+        stop(process)
+        process, seconds, tool_count = serve_until_tools_list(OCTO_SERVE)
         starts.append(seconds)
         time.sleep(0.2)  # idle: let start-up garbage settle before reading RSS
         memory.append(rss_mb(process.pid))
         stop(process)
+    octo_start, bare_start = statistics.median(starts), statistics.median(bare_starts)
     return [
-        f"octo serve cold start to tools/list: {statistics.median(starts):.2f} s "
+        f"octo serve cold start to tools/list: {octo_start:.2f} s "
         f"(median of {runs}, {tool_count} tools, stdio)",
+        f"  baseline, bare mcp SDK server (1 tool) to tools/list: {bare_start:.2f} s; "
+        f"octo / bare SDK: {octo_start / bare_start:.2f}x",
         f"octo serve idle RSS: {statistics.median(memory):.0f} MB (after tools/list)",
     ]
 
