@@ -1,0 +1,401 @@
+"""octo next to its closest peer, octocode-mcp: answer sizes, wall times, tools/list, cold start.
+
+Both servers run over stdio under real ``mcp.Client`` sessions and answer the same local
+queries on the same tree (this Python's standard library). Run:
+
+    .venv/bin/python benchmarks/bench_peer.py --peer-command "node /path/to/octocode-mcp/dist/index.js"
+
+or set OCTO_PEER_COMMAND. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+# The Python standard library: a large tree (with its site-packages) every machine has.
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+RARE_PATTERN = "class ThreadPoolExecutor"
+COMMON_PATTERN = "def __init__"
+READ_FILE = STDLIB / "contextlib.py"  # ~800 lines
+READ_MATCH = "class ExitStack"
+STRUCTURE_DIR = STDLIB / "asyncio"  # ~35 entries: more than one first page on both sides
+FIND_NAME = "thread*.py"  # a handful of files, all on the first page
+OCTO_COMMAND = [sys.executable, "-m", "octo", "serve"]
+# Variables that would hand either server a GitHub token or octo settings from the shell.
+DROPPED_ENV_PREFIXES = ("OCTO_", "OCTOCODE_", "GITHUB_", "GH_")
+
+Json = dict[str, Any]
+Args = Json
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query asked of both servers: octo's call, the peer's call per tool family."""
+
+    label: str
+    octo_tool: str
+    octo_query: Args
+    # (tool, query) on a peer that has split local tools (localSearchCode, ...), and on one
+    # with a single discriminated localSearch tool (operation text/files/tree).
+    peer_split: tuple[str, Args]
+    peer_unified: tuple[str, Args]
+    check: Callable[[Json, Json], list[str]] | None = None
+
+
+@dataclass
+class Answer:
+    """What a server said to one call, and how long it took."""
+
+    text: str
+    structured: Json | None
+    is_error: bool
+    milliseconds: float
+
+
+def _env(home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(DROPPED_ENV_PREFIXES)}
+    env.update(
+        {
+            "OCTO_ROOTS": str(STDLIB),
+            # The peer: local tools on, the tree allowed, a throwaway home (no user config,
+            # no stored credentials), nothing persisted, and the whole answer in content[0]
+            # (older releases put only a one-line summary there otherwise).
+            "ENABLE_LOCAL": "true",
+            "WORKSPACE_ROOT": str(STDLIB),
+            "ALLOWED_PATHS": str(STDLIB),
+            "OCTOCODE_HOME": home,
+            "OCTOCODE_STORAGE_MODE": "memory",
+            "OCTOCODE_MCP_FULL_TEXT": "true",
+        }
+    )
+    return env
+
+
+def _params(command: list[str], env: dict[str, str]) -> StdioServerParameters:
+    return StdioServerParameters(command=command[0], args=command[1:], env=env)
+
+
+# --- reading answers -------------------------------------------------------------------------
+
+
+def _first_row(structured: Json | None) -> Json:
+    """The first result row's data (both servers answer ``{"results": [{..., "data": {}}]}``)."""
+    if not structured or not structured.get("results"):
+        return {}
+    data: Json = structured["results"][0].get("data") or {}
+    return data
+
+
+def _absolute(base: str, path: str) -> str:
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+
+
+def _octo_paths(structured: Json | None, base_key: str) -> set[str]:
+    data = _first_row(structured)
+    return {_absolute(data.get(base_key, ""), f["path"]) for f in data.get("files", [])}
+
+
+def _peer_paths(structured: Json | None) -> set[str]:
+    base = (structured or {}).get("base", "")
+    return {_absolute(base, f["path"]) for f in _first_row(structured).get("files", [])}
+
+
+def _disagree(what: str, octo: object, peer: object) -> list[str]:
+    return [] if octo == peer else [f"{what}: octo {octo} vs peer {peer}"]
+
+
+def _check_search_files(octo: Json, peer: Json) -> list[str]:
+    octo_stats, peer_stats = _first_row(octo).get("stats", {}), _first_row(peer).get("stats", {})
+    problems = _disagree(
+        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
+    )
+    problems += _disagree(
+        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
+    )
+    octo_files, peer_files = _octo_paths(octo, "root"), _peer_paths(peer)
+    if octo_files != peer_files:
+        problems.append(
+            f"files: only octo {sorted(octo_files - peer_files)}, "
+            f"only peer {sorted(peer_files - octo_files)}"
+        )
+    return problems
+
+
+def _check_search_totals(octo: Json, peer: Json) -> list[str]:
+    octo_stats, peer_stats = _first_row(octo).get("stats", {}), _first_row(peer).get("stats", {})
+    return _disagree(
+        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
+    ) + _disagree(
+        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
+    )
+
+
+def _check_read(octo: Json, peer: Json) -> list[str]:
+    octo_data, peer_data = _first_row(octo), _first_row(peer)
+    problems = _disagree("total lines", octo_data.get("totalLines"), peer_data.get("totalLines"))
+    octo_end = octo_data.get("endLine", octo_data.get("totalLines"))
+    peer_end = peer_data.get("endLine", peer_data.get("totalLines"))
+    if octo_end != peer_end:
+        problems.append(
+            f"coverage: octo lines {octo_data.get('startLine', 1)}-{octo_end}, "
+            f"peer lines {peer_data.get('startLine', 1)}-{peer_end} "
+            f"(view {peer_data.get('contentView', 'none')}, "
+            f"{peer_data.get('returnedChars')} of {peer_data.get('sourceChars')} source chars)"
+        )
+    return problems
+
+
+def _check_match_lines(octo: Json, peer: Json) -> list[str]:
+    octo_lines = [m["lineNumber"] for m in _first_row(octo).get("matches", [])]
+    return _disagree("matched lines", octo_lines, _first_row(peer).get("matchedLines"))
+
+
+def _check_structure(octo: Json, peer: Json) -> list[str]:
+    summary = _first_row(octo).get("summary", {})
+    octo_total = summary.get("totalFiles", 0) + summary.get("totalDirs", 0)
+    peer_total = _first_row(peer).get("pagination", {}).get("totalEntries")
+    return _disagree("entries", octo_total, peer_total)
+
+
+def _check_find(octo: Json, peer: Json) -> list[str]:
+    problems = _disagree(
+        "files found",
+        _first_row(octo).get("totalCount"),
+        _first_row(peer).get("pagination", {}).get("totalFiles"),
+    )
+    octo_files, peer_files = _octo_paths(octo, "path"), _peer_paths(peer)
+    if octo_files != peer_files:
+        problems.append(
+            f"files: only octo {sorted(octo_files - peer_files)}, "
+            f"only peer {sorted(peer_files - octo_files)}"
+        )
+    return problems
+
+
+def cases() -> list[Case]:
+    """The fixed query set, each as both servers spell it."""
+    stdlib, read_file, structure_dir = str(STDLIB), str(READ_FILE), str(STRUCTURE_DIR)
+    return [
+        Case(
+            f"search rare {RARE_PATTERN!r}",
+            "localSearchCode",
+            {"pattern": RARE_PATTERN, "path": stdlib},
+            ("localSearchCode", {"searchText": RARE_PATTERN, "path": stdlib}),
+            ("localSearch", {"operation": "text", "searchText": RARE_PATTERN, "path": stdlib}),
+            _check_search_files,
+        ),
+        Case(
+            f"search common {COMMON_PATTERN!r}",
+            "localSearchCode",
+            {"pattern": COMMON_PATTERN, "path": stdlib},
+            ("localSearchCode", {"searchText": COMMON_PATTERN, "path": stdlib}),
+            ("localSearch", {"operation": "text", "searchText": COMMON_PATTERN, "path": stdlib}),
+            _check_search_totals,
+        ),
+        Case(
+            f"read {READ_FILE.name} (defaults)",
+            "localGetFileContent",
+            {"path": read_file},
+            ("localGetFileContent", {"path": read_file}),
+            ("localGetFileContent", {"path": read_file}),
+            _check_read,
+        ),
+        Case(
+            f"read {READ_FILE.name} matchString {READ_MATCH!r}",
+            "localGetFileContent",
+            {"path": read_file, "matchString": READ_MATCH},
+            ("localGetFileContent", {"path": read_file, "matchString": READ_MATCH}),
+            ("localGetFileContent", {"path": read_file, "matchString": READ_MATCH}),
+            _check_match_lines,
+        ),
+        Case(
+            f"structure {STRUCTURE_DIR.name}/ depth 1",
+            "localViewStructure",
+            {"path": structure_dir, "depth": 1},
+            ("localViewStructure", {"path": structure_dir, "maxDepth": 1}),
+            ("localSearch", {"operation": "tree", "path": structure_dir, "maxDepth": 1}),
+            _check_structure,
+        ),
+        Case(
+            f"find files {FIND_NAME!r}",
+            "localFindFiles",
+            {"path": stdlib, "name": FIND_NAME},
+            ("localFindFiles", {"path": stdlib, "names": [FIND_NAME]}),
+            ("localSearch", {"operation": "files", "path": stdlib, "names": [FIND_NAME]}),
+            _check_find,
+        ),
+    ]
+
+
+# --- talking to the servers ------------------------------------------------------------------
+
+
+def _text(result: types.CallToolResult) -> str:
+    first = result.content[0] if result.content else None
+    return first.text if isinstance(first, types.TextContent) else ""
+
+
+def _row_failed(structured: Json | None) -> bool:
+    rows = (structured or {}).get("results") or []
+    return bool(rows) and rows[0].get("status") == "error"
+
+
+async def call(client: Client, tool: str, query: Args) -> Answer:
+    started = time.perf_counter()
+    result = await client.call_tool(tool, {"queries": [query]})
+    milliseconds = (time.perf_counter() - started) * 1000
+    structured = result.structured_content
+    return Answer(
+        _text(result), structured, result.is_error or _row_failed(structured), milliseconds
+    )
+
+
+async def timed(client: Client, tool: str, query: Args, runs: int) -> Answer:
+    """One warm-up call, then ``runs`` timed ones; the last answer with the median time."""
+    await call(client, tool, query)
+    answers = [await call(client, tool, query) for _ in range(runs)]
+    answer = answers[-1]
+    answer.milliseconds = statistics.median(a.milliseconds for a in answers)
+    return answer
+
+
+async def cold_start(params: StdioServerParameters) -> tuple[float, types.ListToolsResult]:
+    """Seconds from spawn to the tools/list answer (handshake included), and that answer."""
+    started = time.perf_counter()
+    async with Client(params, mode="legacy") as client:
+        listed = await client.list_tools()
+        return time.perf_counter() - started, listed
+
+
+def _wire_size(tools: list[types.Tool]) -> int:
+    payload = {
+        "tools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+    }
+    return len(json.dumps(payload, separators=(",", ":")).encode())
+
+
+# --- printing --------------------------------------------------------------------------------
+
+
+def _size(answer: Answer) -> str:
+    tokens = len(answer.text) // 4
+    structured = (
+        "-"
+        if answer.structured is None
+        else str(len(json.dumps(answer.structured, separators=(",", ":"))))
+    )
+    return f"{len(answer.text):>6} ch / {tokens:>5} tok / {answer.milliseconds:>6.0f} ms (sc {structured:>5})"
+
+
+def _ratio(octo: float, peer: float) -> str:
+    return f"{octo / peer:.2f}x" if peer else "n/a"
+
+
+def case_lines(case: Case, octo: Answer, peer: Answer) -> Iterator[str]:
+    yield (
+        f"{case.octo_tool:<20} {case.label:<48} octo {_size(octo)} | peer {_size(peer)} | "
+        f"octo/peer chars {_ratio(len(octo.text), len(peer.text))}, "
+        f"ms {_ratio(octo.milliseconds, peer.milliseconds)}"
+    )
+    for side, answer in (("octo", octo), ("peer", peer)):
+        if answer.is_error:
+            yield f"  ! {side} failed: {' '.join(answer.text.split())[:200]}"
+    if case.check is not None and not (octo.is_error or peer.is_error):
+        for problem in case.check(octo.structured or {}, peer.structured or {}):
+            yield f"  ! disagreement: {problem}"
+
+
+async def run(peer_command: list[str], runs: int, starts: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-peer-home-") as home:
+        env = _env(home)
+        octo_params, peer_params = _params(OCTO_COMMAND, env), _params(peer_command, env)
+        octo_starts, peer_starts = [], []
+        for _ in range(starts):  # interleaved, so both see the same machine load
+            seconds, octo_listed = await cold_start(octo_params)
+            octo_starts.append(seconds)
+            seconds, peer_listed = await cold_start(peer_params)
+            peer_starts.append(seconds)
+        octo_tools, peer_tools = octo_listed.tools, peer_listed.tools
+        peer_names = {tool.name for tool in peer_tools}
+        split = "localSearchCode" in peer_names
+        print(f"corpus: {STDLIB}; peer: {shlex.join(peer_command)}")
+        print(
+            f"peer local tools: {'split (localSearchCode, ...)' if split else 'unified (localSearch)'}"
+            f"; times: median of {runs} calls after one warm-up; tokens = chars/4; "
+            "sc = structuredContent chars"
+        )
+        octo_local = [t for t in octo_tools if t.name.startswith("local")]
+        peer_local = [t for t in peer_tools if t.name.startswith("local")]
+        print(
+            f"tools/list: octo {_wire_size(octo_tools)} B ({len(octo_tools)} tools) | "
+            f"peer {_wire_size(peer_tools)} B ({len(peer_tools)} tools) | octo/peer "
+            f"{_ratio(_wire_size(octo_tools), _wire_size(peer_tools))}; local tools only: "
+            f"octo {_wire_size(octo_local)} B ({len(octo_local)}) | "
+            f"peer {_wire_size(peer_local)} B ({len(peer_local)})"
+        )
+        octo_start, peer_start = statistics.median(octo_starts), statistics.median(peer_starts)
+        print(
+            f"cold start to tools/list (stdio, median of {starts}): octo {octo_start:.2f} s | "
+            f"peer {peer_start:.2f} s | octo/peer {_ratio(octo_start, peer_start)}"
+        )
+        async with AsyncExitStack() as stack:
+            octo_client = await stack.enter_async_context(Client(octo_params))
+            peer_client = await stack.enter_async_context(Client(peer_params))
+            totals, answered, asked = [0, 0], 0, 0
+            for case in cases():
+                peer_tool, peer_query = case.peer_split if split else case.peer_unified
+                if peer_tool not in peer_names:
+                    print(f"{case.octo_tool:<20} {case.label:<48} peer has no {peer_tool}")
+                    continue
+                octo = await timed(octo_client, case.octo_tool, case.octo_query, runs)
+                peer = await timed(peer_client, peer_tool, peer_query, runs)
+                asked += 1
+                if not (octo.is_error or peer.is_error):
+                    answered += 1
+                    totals[0] += len(octo.text)
+                    totals[1] += len(peer.text)
+                for line in case_lines(case, octo, peer):
+                    print(line, flush=True)
+            print(
+                f"all {answered} queries both answered (of {asked}): "
+                f"octo {totals[0]} ch / {totals[0] // 4} tok | "
+                f"peer {totals[1]} ch / {totals[1] // 4} tok | "
+                f"octo/peer {_ratio(totals[0], totals[1])}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--peer-command",
+        default=os.environ.get("OCTO_PEER_COMMAND"),
+        help="command that starts the peer over stdio (default: $OCTO_PEER_COMMAND)",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="timed calls per query and server")
+    parser.add_argument("--starts", type=int, default=3, help="cold starts per server (>= 1)")
+    options = parser.parse_args()
+    if not options.peer_command:
+        print("bench_peer: no peer given (--peer-command or OCTO_PEER_COMMAND); nothing to compare")
+        return
+    anyio.run(run, shlex.split(options.peer_command), max(1, options.runs), max(1, options.starts))
+
+
+if __name__ == "__main__":
+    main()
