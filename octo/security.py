@@ -97,18 +97,32 @@ class PathPolicy:
                 "The path holds a NUL character, which no file name can",
                 hints=['Give the path as plain text, e.g. "src/app.py".'],
             )
-        candidate = Path(text).expanduser()
+        candidate = Path(text)
         if any(len(os.fsencode(part)) > _NAME_MAX for part in candidate.parts):
             raise InvalidQueryError(
                 f"'{text[:80]}...' has a name longer than {_NAME_MAX} bytes, which no file can",
                 hints=["Check the path; find files by name with localFindFiles."],
             )
-        if not candidate.is_absolute():
-            candidate = next(
-                (root / candidate for root in self.roots if (root / candidate).exists()),
-                self.roots[0] / candidate,
-            )
-        real = candidate.resolve()
+        # pathlib raises RuntimeError for an unknown ~user and (before 3.13) a symlink loop,
+        # OSError for a path longer than the system allows: each is this query's fault.
+        try:
+            candidate = candidate.expanduser()
+            if not candidate.is_absolute():
+                candidate = next(
+                    (root / candidate for root in self.roots if (root / candidate).exists()),
+                    self.roots[0] / candidate,
+                )
+            real = candidate.resolve()
+        except (RuntimeError, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            shown = text if len(text) <= 80 else f"{text[:80]}..."
+            raise InvalidQueryError(
+                f"'{shown}' cannot be resolved: {reason}",
+                hints=[
+                    "Give a path relative to an allowed root or an absolute one, without ~user "
+                    "and without symbolic-link loops; find files with localFindFiles."
+                ],
+            ) from None
         if self.root_of(real) is None:
             raise PathNotAllowedError(
                 f"'{raw}' resolves outside the allowed roots",
