@@ -6,6 +6,7 @@ full, the deadline passed) kills rg and anything it spawned, then reaps it.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -22,13 +23,16 @@ from typing import IO
 import anyio
 from anyio.abc import Process
 
-from octo.errors import QueryTimeoutError, ToolNotAvailableError
+from octo.errors import InvalidQueryError, QueryTimeoutError, ToolNotAvailableError
 from octo.tools.local_files import parse_size
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
 
 _STDERR_KEEP = 16 * 1024
+
+#: The longest single argument Linux passes to a program (MAX_ARG_STRLEN, its NUL included).
+_MAX_ARG_BYTES = 128 * 1024 - 1
 
 
 @cache
@@ -146,20 +150,45 @@ async def run_rg(args: Sequence[str], *, cwd: Path | None = None, timeout_ms: in
         return RgRun(returncode, stdout.read(), stderr)
 
 
+def _check_args(args: Sequence[str]) -> None:
+    """Refuse what no program can receive as an argument, before trying to start rg."""
+    for arg in args:
+        if "\0" in arg:
+            raise InvalidQueryError(
+                "ripgrep cannot take a NUL character in a pattern, glob or name",
+                hints=[r"In a regex pattern write it as \x00; elsewhere leave it out."],
+            )
+        if len(arg.encode("utf-8", "surrogatepass")) > _MAX_ARG_BYTES:
+            raise InvalidQueryError(
+                f"A pattern, glob or name of {len(arg)} characters is too long for ripgrep "
+                f"(at most {_MAX_ARG_BYTES} bytes)",
+                hints=["Search for a shorter, distinctive part of it."],
+            )
+
+
 @asynccontextmanager
 async def _spawn_rg(
     args: Sequence[str], *, cwd: Path | None, timeout_ms: int, stdout: int | IO[bytes]
 ) -> AsyncIterator[RgProcess]:
+    _check_args(args)
     # stderr goes to a file, not a pipe: rg can never block on it and nothing must drain it.
     with tempfile.TemporaryFile() as stderr:
-        process = await anyio.open_process(
-            [rg_binary(), "--no-config", *args],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-        )
+        try:
+            process = await anyio.open_process(
+                [rg_binary(), "--no-config", *args],
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            if exc.errno != errno.E2BIG:
+                raise
+            raise InvalidQueryError(
+                "The query's patterns, globs and names together are too long for ripgrep",
+                hints=["Use fewer or shorter patterns and globs."],
+            ) from None
         rg = RgProcess(process, stderr)
         try:
             with anyio.fail_after(timeout_ms / 1000):
