@@ -21,6 +21,7 @@ from octo.envelope import (
     QueryStatus,
     ResultEnvelope,
     ToolQuery,
+    is_text,
 )
 from octo.errors import (
     CallError,
@@ -65,7 +66,7 @@ def _close_field(model: type[ToolQuery], name: str) -> str | None:
 def _describe_validation_error(model: type[ToolQuery], exc: pydantic.ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err["loc"]) or "query"
+        where = ".".join(str(p) if is_text(str(p)) else ascii(p) for p in err["loc"]) or "query"
         message = err["msg"].removeprefix("Value error, ")
         got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r}"
         if got and err["type"] == "extra_forbidden" and (close := _close_field(model, where)):
@@ -154,7 +155,11 @@ def _context_echo(raw: Any) -> dict[str, Any]:
     source = raw.model_dump() if isinstance(raw, pydantic.BaseModel) else raw
     if not isinstance(source, Mapping):
         return {}
-    return {key: source[key] for key in sorted(CONTEXT_FIELDS) if isinstance(source.get(key), str)}
+    return {
+        key: source[key]
+        for key in sorted(CONTEXT_FIELDS)
+        if isinstance(source.get(key), str) and is_text(source[key])
+    }
 
 
 async def _run_query(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from octo.errors import ErrorCode
 
@@ -65,6 +65,24 @@ class BulkResponse(BaseModel, Generic[DataT]):
 CONTEXT_FIELDS = frozenset({"mainResearchGoal", "researchGoal", "reasoning"})
 
 
+def is_text(value: str) -> bool:
+    """False when ``value`` holds a lone surrogate: JSON can carry one ("\\ud800"), but no
+    UTF-8 answer, file name, command line or URL can."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
 class ToolQuery(BaseModel):
     """Base of every query model: the research-context fields, echoed back per result."""
 
@@ -73,6 +91,13 @@ class ToolQuery(BaseModel):
     mainResearchGoal: str | None = Field(default=None, description="Overall research objective.")
     researchGoal: str | None = Field(default=None, description="Goal of this specific query.")
     reasoning: str | None = Field(default=None, description="Why this query helps reach the goal.")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _unicode_text(cls, value: Any) -> Any:
+        if not all(is_text(text) for text in _strings(value)):
+            raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text")
+        return value
 
     def cache_key(self) -> str:
         """Normalised form of everything that changes the answer (context fields excluded)."""

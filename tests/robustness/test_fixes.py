@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from octo.errors import InvalidQueryError
+from octo import Config, Gateway
+from octo.envelope import QueryStatus
+from octo.errors import ErrorCode, InvalidQueryError
 from octo.providers.ripgrep import run_rg
 from octo.security import PathPolicy
 
@@ -39,3 +42,24 @@ async def test_too_many_long_globs_together_are_an_invalid_query(tmp_path: Path)
     globs = [f"--glob={'g' * 100_000}{i}" for i in range(100)]
     with pytest.raises(InvalidQueryError, match="together are too long"):
         await run_rg([*globs, "x", "."], cwd=tmp_path, timeout_ms=5000)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"path": ".", "mainResearchGoal": "\ud800"},
+        {"path": ".", "excludeDir": ["\udfff"]},
+        {"path": ".", "modifiedWithin": "\ud800"},
+    ],
+)
+async def test_lone_surrogates_are_validation_errors_and_the_answer_stays_json(
+    tmp_path: Path, query: dict[str, object]
+) -> None:
+    # JSON can carry "\ud800"; it reached rg's argv and the echo, and the answer was not JSON.
+    async with Gateway(config=Config(), roots=[tmp_path]) as gateway:
+        response = await gateway.call("localFindFiles", [query, {"path": "."}])
+    [bad, good] = response.results
+    assert bad.error is not None and bad.error.code is ErrorCode.VALIDATION_ERROR
+    assert "lone surrogate" in bad.error.message
+    assert good.status is QueryStatus.EMPTY
+    assert json.loads(response.to_compact_json())["results"][0]["status"] == "error"
