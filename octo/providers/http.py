@@ -403,6 +403,14 @@ class RemoteClient:
         unreachable host).
         """
         url = self.url(path)
+        try:
+            # httpx refuses a URL component over 64 KiB only when sending: check it first.
+            httpx.URL(url, params=params)
+        except httpx.InvalidURL as exc:
+            raise InvalidQueryError(
+                self._scrub(f"The query does not fit in a {self.policy.name} request: {exc}"),
+                hints=["Shorten the query's longest value (keywords, path, filters)."],
+            ) from None
         # Credentials go to the configured host only, never to a host a response linked to.
         own = self._on_own_host(url)
         all_headers = {**(await self.policy.headers() if own else {}), **(headers or {})}

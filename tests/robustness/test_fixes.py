@@ -63,3 +63,24 @@ async def test_lone_surrogates_are_validation_errors_and_the_answer_stays_json(
     assert "lone surrogate" in bad.error.message
     assert good.status is QueryStatus.EMPTY
     assert json.loads(response.to_compact_json())["results"][0]["status"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("tool", "query"),
+    [
+        ("githubGetFileContent", {"owner": "o", "repo": "r", "path": "x" * 100_000}),
+        ("githubSearchRepositories", {"topicsToSearch": ["x" * 100_000]}),
+    ],
+)
+async def test_a_query_too_long_for_a_url_is_an_invalid_query(
+    tool: str, query: dict[str, object]
+) -> None:
+    # httpx raised InvalidURL (not a TransportError) while sending: an INTERNAL_ERROR.
+    env = {"GITHUB_API_URL": "http://127.0.0.1:9/", "GITHUB_TOKEN": "test-token-not-real"}
+    async with Gateway(config=Config.from_env(env)) as gateway:
+        response = await gateway.call(tool, [query])
+    [envelope] = response.results
+    assert envelope.error is not None
+    assert envelope.error.code is ErrorCode.INVALID_QUERY
+    assert "does not fit" in envelope.error.message
+    assert envelope.hints
