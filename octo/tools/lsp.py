@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from octo.envelope import ToolQuery, ToolResult
 
@@ -33,6 +33,16 @@ class _SymbolQuery(ToolQuery):
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
     )
+
+    @field_validator("symbolName")
+    @classmethod
+    def _has_a_name(cls, symbol: str) -> str:
+        # The part after the last dot is what is looked up: "." or "a." would look up nothing.
+        if not symbol.rsplit(".", 1)[-1].strip():
+            raise ValueError(
+                "symbolName needs a name after its last '.', e.g. 'load_config' or 'config.load'"
+            )
+        return symbol
 
 
 class GotoDefinitionQuery(_SymbolQuery):

@@ -84,3 +84,19 @@ async def test_a_query_too_long_for_a_url_is_an_invalid_query(
     assert envelope.error.code is ErrorCode.INVALID_QUERY
     assert "does not fit" in envelope.error.message
     assert envelope.hints
+
+
+@pytest.mark.parametrize("symbol", [".", "..", "config.", " "])
+async def test_a_symbol_name_with_no_name_after_its_last_dot_is_a_validation_error(
+    tmp_path: Path, symbol: str
+) -> None:
+    # The empty name matched at each line's end and indexed past the line: IndexError.
+    (tmp_path / "app.py").write_text("def load_config():\n    pass\n")
+    async with Gateway(config=Config(), roots=[tmp_path]) as gateway:
+        response = await gateway.call(
+            "lspGotoDefinition", [{"uri": "app.py", "symbolName": symbol, "lineHint": 1}]
+        )
+    [envelope] = response.results
+    assert envelope.error is not None
+    assert envelope.error.code is ErrorCode.VALIDATION_ERROR
+    assert envelope.error.message.startswith("symbolName: ")
