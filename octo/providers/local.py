@@ -802,6 +802,16 @@ def _rg_rejected(message: str) -> InvalidQueryError:
             "Common types: py, js, ts, rust, go, java, c, cpp, md, json, yaml; "
             "or filter by name with include globs such as '*.ext'."
         )
+    if "glob" in message:
+        hints.append(
+            "Fix the include/exclude globs: close every [ and {, and end none with \\ "
+            "(e.g. '*.py', 'src/**')."
+        )
+    if not hints:
+        hints.append(
+            "Check the pattern and globs against ripgrep's syntax; fixedString: true searches "
+            "the text literally."
+        )
     return InvalidQueryError(f"ripgrep rejected the query: {message}", hints=hints)
 
 

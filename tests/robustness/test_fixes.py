@@ -100,3 +100,14 @@ async def test_a_symbol_name_with_no_name_after_its_last_dot_is_a_validation_err
     assert envelope.error is not None
     assert envelope.error.code is ErrorCode.VALIDATION_ERROR
     assert envelope.error.message.startswith("symbolName: ")
+
+
+@pytest.mark.parametrize("globs", [{"include": ["["]}, {"exclude": ["\\"]}])
+async def test_a_glob_ripgrep_rejects_gets_a_hint(tmp_path: Path, globs: dict[str, object]) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    async with Gateway(config=Config(), roots=[tmp_path]) as gateway:
+        response = await gateway.call("localSearchCode", [{"pattern": "x", "path": ".", **globs}])
+    [envelope] = response.results
+    assert envelope.error is not None
+    assert envelope.error.code is ErrorCode.INVALID_QUERY
+    assert any("globs" in hint for hint in envelope.hints)
