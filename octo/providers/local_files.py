@@ -109,10 +109,11 @@ async def _rg_files(
     cut_short = False
     rejected: str | None = None
     try:
+        # NUL-ended names: a newline is a legal character in a file name.
         async with open_rg(
-            ["--files", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
+            ["--files", "--null", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
         ) as rg:
-            async for line in rg.lines():
+            async for line in rg.lines(b"\0"):
                 if line:
                     paths.append(os.fsdecode(line))
                 if len(paths) >= max_files:

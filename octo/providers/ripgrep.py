@@ -79,12 +79,12 @@ class RgProcess:
         self._stderr.seek(0)
         return self._stderr.read(_STDERR_KEEP).decode("utf-8", errors="replace")
 
-    async def lines(self) -> AsyncIterator[bytes]:
-        """stdout, one line at a time, without the line ending."""
+    async def lines(self, separator: bytes = b"\n") -> AsyncIterator[bytes]:
+        """stdout, one line (or ``separator``-ended record) at a time, without its ending."""
         assert self._process.stdout is not None
         partial = bytearray()
         async for chunk in self._process.stdout:
-            pieces = chunk.split(b"\n")
+            pieces = chunk.split(separator)
             if len(pieces) == 1:
                 partial += chunk
                 continue

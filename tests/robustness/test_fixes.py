@@ -111,3 +111,19 @@ async def test_a_glob_ripgrep_rejects_gets_a_hint(tmp_path: Path, globs: dict[st
     assert envelope.error is not None
     assert envelope.error.code is ErrorCode.INVALID_QUERY
     assert any("globs" in hint for hint in envelope.hints)
+
+
+@pytest.mark.parametrize(
+    ("tool", "listed"), [("localFindFiles", "files"), ("localViewStructure", "entries")]
+)
+async def test_a_file_name_with_a_line_break_is_listed_whole(
+    tmp_path: Path, tool: str, listed: str
+) -> None:
+    # rg --files printed one name per line, so "two\nlines.py" became two names (and was lost).
+    (tmp_path / "two\nlines.py").write_text("x = 1\n")
+    (tmp_path / "two").write_text("x = 2\n")
+    async with Gateway(config=Config(), roots=[tmp_path]) as gateway:
+        response = await gateway.call(tool, [{"path": "."}])
+    data = response.to_wire()["results"][0]["data"]
+    names = sorted(entry.get("path", entry.get("name")) for entry in data[listed])
+    assert names == ["two", "two\nlines.py"]
