@@ -20,6 +20,7 @@ import anyio
 import httpx
 from pydantic import BaseModel
 
+from octo.config import env_seconds
 from octo.errors import AuthenticationError, InvalidQueryError, NotFoundError
 from octo.providers.codehost import (
     FileBlob,
@@ -99,8 +100,7 @@ class GitHubSettings:
         PULL_REQUESTS,TREE}`` (seconds)."""
 
         def ttl(name: str, default: float) -> float:
-            raw = env.get(f"OCTO_GITHUB_TTL_{name}")
-            return float(raw) if raw else default
+            return env_seconds(env, f"OCTO_GITHUB_TTL_{name}", default)
 
         return cls(
             api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),

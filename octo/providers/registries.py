@@ -32,6 +32,7 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from octo.config import env_seconds
 from octo.errors import NotFoundError, ToolNotAvailableError
 from octo.providers.http import HostPolicy, RemoteClient
 from octo.providers.registry_config import (
@@ -442,7 +443,7 @@ class PackageRegistries:
         self.runtime = runtime
         self.env = runtime.config.env
         self.cwd = Path.cwd()
-        self.ttl = float(self.env.get("OCTO_PACKAGE_CACHE_TTL") or PACKAGE_CACHE_TTL)
+        self.ttl = env_seconds(self.env, "OCTO_PACKAGE_CACHE_TTL", PACKAGE_CACHE_TTL)
         self.forge_hosts = _forge_hosts(self.env)
         self._lock = anyio.Lock()
         self._npm: NpmRegistry | None = None

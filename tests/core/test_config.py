@@ -70,3 +70,27 @@ async def test_a_bad_provider_setting_fails_that_query_alone(tmp_path: Path) -> 
     assert error is not None and error.code == "TOOL_NOT_AVAILABLE"
     assert "OCTO_LSP_MAX_SERVERS" in error.message
     assert search.results[0].status == "success"
+
+
+@pytest.mark.parametrize(
+    ("variable", "tool", "query"),
+    [
+        ("OCTO_GITHUB_TTL_REPO_SEARCH", "githubSearchRepositories", {"keywordsToSearch": ["x"]}),
+        ("OCTO_PACKAGE_CACHE_TTL", "packageSearch", {"name": "x", "ecosystem": "npm"}),
+    ],
+)
+async def test_bad_remote_settings_name_the_variable(
+    variable: str, tool: str, query: dict[str, object]
+) -> None:
+    import octo
+
+    env = {
+        variable: "soon",
+        "GITHUB_API_URL": "http://127.0.0.1:9",
+        "OCTO_NPM_REGISTRY": "http://127.0.0.1:9/",
+    }
+    async with octo.Gateway(Config.from_env(env)) as gw:
+        answer = await gw.call(tool, [query])
+    error = answer.results[0].error
+    assert error is not None and error.code == "TOOL_NOT_AVAILABLE"
+    assert variable in error.message
