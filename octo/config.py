@@ -35,8 +35,11 @@ def env_int(env: Mapping[str, str], name: str, default: int, low: int, high: int
     return value
 
 
-def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    """``env[name]`` as a positive number of seconds, else ``default`` when unset."""
+def env_seconds(
+    env: Mapping[str, str], name: str, default: float, *, zero_ok: bool = False
+) -> float:
+    """``env[name]`` as a positive number of seconds (or 0 with ``zero_ok``: a cache
+    lifetime of 0 means "always revalidate"), else ``default`` when unset."""
     raw = env.get(name)
     if not raw:
         return default
@@ -44,8 +47,9 @@ def env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if not value > 0:
-        raise ConfigError(f"{name} must be above 0, got {raw!r}")
+    if not (value >= 0 if zero_ok else value > 0):
+        bound = "0 or more" if zero_ok else "above 0"
+        raise ConfigError(f"{name} must be {bound}, got {raw!r}")
     return value
 
 

@@ -100,7 +100,7 @@ class GitHubSettings:
         PULL_REQUESTS,TREE}`` (seconds)."""
 
         def ttl(name: str, default: float) -> float:
-            return env_seconds(env, f"OCTO_GITHUB_TTL_{name}", default)
+            return env_seconds(env, f"OCTO_GITHUB_TTL_{name}", default, zero_ok=True)
 
         return cls(
             api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),

@@ -443,7 +443,7 @@ class PackageRegistries:
         self.runtime = runtime
         self.env = runtime.config.env
         self.cwd = Path.cwd()
-        self.ttl = env_seconds(self.env, "OCTO_PACKAGE_CACHE_TTL", PACKAGE_CACHE_TTL)
+        self.ttl = env_seconds(self.env, "OCTO_PACKAGE_CACHE_TTL", PACKAGE_CACHE_TTL, zero_ok=True)
         self.forge_hosts = _forge_hosts(self.env)
         self._lock = anyio.Lock()
         self._npm: NpmRegistry | None = None
