@@ -9,15 +9,13 @@ Run: .venv/bin/python benchmarks/bench_github.py
 
 from __future__ import annotations
 
-import json
 import statistics
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from typing import Any
 
 import anyio
+from slow_json_server import SlowJsonServer
 
 import octo
 from octo.config import Config
@@ -25,49 +23,24 @@ from octo.config import Config
 DELAY = 0.2
 ROUNDS = 5
 CACHED_REPEATS = 200
-_ANSWER = json.dumps(
-    {
-        "total_count": 1,
-        "incomplete_results": False,
-        "items": [
-            {
-                "path": "src/app.py",
-                "html_url": "http://127.0.0.1/o/r/blob/main/src/app.py",
-                "repository": {"full_name": "o/r"},
-                "text_matches": [
-                    {
-                        "property": "content",
-                        "fragment": "def needle():\n    return 1",
-                        "matches": [{"text": "needle", "indices": [4, 10]}],
-                    }
-                ],
-            }
-        ],
-    }
-).encode()
-
-
-class SlowApi(ThreadingHTTPServer):
-    daemon_threads = True
-    requests = 0
-    lock = threading.Lock()
-
-
-class SlowHandler(BaseHTTPRequestHandler):
-    server: SlowApi
-
-    def do_GET(self) -> None:
-        with self.server.lock:
-            self.server.requests += 1
-        time.sleep(DELAY)
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(_ANSWER)))
-        self.end_headers()
-        self.wfile.write(_ANSWER)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+_ANSWER = {
+    "total_count": 1,
+    "incomplete_results": False,
+    "items": [
+        {
+            "path": "src/app.py",
+            "html_url": "http://127.0.0.1/o/r/blob/main/src/app.py",
+            "repository": {"full_name": "o/r"},
+            "text_matches": [
+                {
+                    "property": "content",
+                    "fragment": "def needle():\n    return 1",
+                    "matches": [{"text": "needle", "indices": [4, 10]}],
+                }
+            ],
+        }
+    ],
+}
 
 
 _fresh = count()
@@ -87,11 +60,9 @@ async def timed(gateway: octo.Gateway, queries: list[dict[str, Any]]) -> float:
 
 
 async def main() -> None:
-    server = SlowApi(("127.0.0.1", 0), SlowHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
+    server = SlowJsonServer(lambda _path: _ANSWER, DELAY).start()
     config = Config.from_env(
-        {"GITHUB_API_URL": f"http://{host!s}:{port}", "GITHUB_TOKEN": "bench-token-not-real"}
+        {"GITHUB_API_URL": server.base_url, "GITHUB_TOKEN": "bench-token-not-real"}
     )
     async with octo.Gateway(config=config) as gateway:
         await timed(gateway, [query()])  # connection set-up, imports

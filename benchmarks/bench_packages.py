@@ -9,15 +9,13 @@ Run: .venv/bin/python benchmarks/bench_packages.py
 
 from __future__ import annotations
 
-import json
 import statistics
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from typing import Any
 
 import anyio
+from slow_json_server import SlowJsonServer
 
 import octo
 from octo.config import Config
@@ -27,43 +25,22 @@ ROUNDS = 5
 CACHED_REPEATS = 200
 
 
-class SlowRegistry(ThreadingHTTPServer):
-    daemon_threads = True
-    requests = 0
-    lock = threading.Lock()
-
-
-class SlowHandler(BaseHTTPRequestHandler):
-    """npm ``/{name}/latest`` and Python ``/pypi/{name}/json``, each 200 ms late."""
-
-    server: SlowRegistry
-
-    def do_GET(self) -> None:
-        with self.server.lock:
-            self.server.requests += 1
-        time.sleep(DELAY)
-        parts = self.path.strip("/").split("/")
-        if parts[0] == "pypi":
-            body: dict[str, Any] = {
-                "info": {
-                    "name": parts[1],
-                    "version": "1.0.0",
-                    "summary": "bench",
-                    "project_urls": {"Source": f"https://github.com/o/{parts[1]}"},
-                },
-                "releases": {"1.0.0": [{"upload_time_iso_8601": "2024-01-01T00:00:00Z"}]},
-            }
-        else:
-            body = {"name": parts[0], "version": "1.0.0", "repository": f"github:o/{parts[0]}"}
-        answer = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+def registry_answer(path: str) -> dict[str, Any]:
+    """npm ``/{name}/latest`` and Python ``/pypi/{name}/json`` documents."""
+    parts = path.strip("/").split("/")
+    if parts[0] == "pypi":
+        body: dict[str, Any] = {
+            "info": {
+                "name": parts[1],
+                "version": "1.0.0",
+                "summary": "bench",
+                "project_urls": {"Source": f"https://github.com/o/{parts[1]}"},
+            },
+            "releases": {"1.0.0": [{"upload_time_iso_8601": "2024-01-01T00:00:00Z"}]},
+        }
+    else:
+        body = {"name": parts[0], "version": "1.0.0", "repository": f"github:o/{parts[0]}"}
+    return body
 
 
 _fresh = count()
@@ -83,10 +60,8 @@ async def timed(gateway: octo.Gateway, queries: list[dict[str, Any]]) -> float:
 
 
 async def main() -> None:
-    server = SlowRegistry(("127.0.0.1", 0), SlowHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    base = f"http://{host!s}:{port}"
+    server = SlowJsonServer(registry_answer, DELAY).start()
+    base = server.base_url
     config = Config.from_env(
         {"OCTO_NPM_REGISTRY": f"{base}/", "OCTO_PYPI_INDEX": f"{base}/simple/", "PATH": ""}
     )
