@@ -18,7 +18,7 @@ import anyio
 from slow_json_server import SlowJsonServer
 
 import octo
-from octo.config import Config
+from octo.core.config import Config
 
 DELAY = 0.2
 ROUNDS = 5

@@ -19,7 +19,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.protocol import default_converter
 
 from octo import Gateway
-from octo.config import Config
+from octo.core.config import Config
 from octo.lsp.pool import LspPool
 from octo.lsp.servers import find_server
 
@@ -66,7 +66,7 @@ async def through_octo(server: str) -> tuple[float, float, float, float]:
         await gw.lsp_find_references([REFERENCES])
         definition = await _median_ms(lambda: gw.lsp_goto_definition([DEFINITION]))
         references = await _median_ms(lambda: gw.lsp_find_references([REFERENCES]))
-        rss = _rss_mb(gw.runtime.provider(LspPool).process_ids())
+        rss = _rss_mb(gw.runtime.backend(LspPool).process_ids())
     return cold, definition, references, rss
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from octo.core.version import VERSION as __version__
 
 if TYPE_CHECKING:
-    from octo.config import Config
-    from octo.envelope import BulkResponse, ErrorInfo, QueryStatus, ResultEnvelope
-    from octo.errors import (
+    from octo.contract import ToolSpec
+    from octo.core.config import Config
+    from octo.core.envelope import BulkResponse, ErrorInfo, QueryStatus, ResultEnvelope
+    from octo.core.errors import (
         AuthenticationError,
         ErrorCode,
         FileTooLargeError,
@@ -27,30 +28,30 @@ if TYPE_CHECKING:
         RateLimitError,
         ToolNotAvailableError,
     )
-    from octo.gateway import Gateway
-    from octo.registry import ToolSpec, all_tools
+    from octo.faces.library import Gateway
+    from octo.registry import all_tools
 
 _EXPORTS = {
-    "Config": "octo.config",
-    "Gateway": "octo.gateway",
-    "BulkResponse": "octo.envelope",
-    "ErrorInfo": "octo.envelope",
-    "QueryStatus": "octo.envelope",
-    "ResultEnvelope": "octo.envelope",
-    "ToolSpec": "octo.registry",
+    "Config": "octo.core.config",
+    "Gateway": "octo.faces.library",
+    "BulkResponse": "octo.core.envelope",
+    "ErrorInfo": "octo.core.envelope",
+    "QueryStatus": "octo.core.envelope",
+    "ResultEnvelope": "octo.core.envelope",
+    "ToolSpec": "octo.contract",
     "all_tools": "octo.registry",
-    "ErrorCode": "octo.errors",
-    "OctoError": "octo.errors",
-    "AuthenticationError": "octo.errors",
-    "FileTooLargeError": "octo.errors",
-    "InvalidQueryError": "octo.errors",
-    "LspNotAvailableError": "octo.errors",
-    "NotFoundError": "octo.errors",
-    "PathNotAllowedError": "octo.errors",
-    "QueryTimeoutError": "octo.errors",
-    "QueryValidationError": "octo.errors",
-    "RateLimitError": "octo.errors",
-    "ToolNotAvailableError": "octo.errors",
+    "ErrorCode": "octo.core.errors",
+    "OctoError": "octo.core.errors",
+    "AuthenticationError": "octo.core.errors",
+    "FileTooLargeError": "octo.core.errors",
+    "InvalidQueryError": "octo.core.errors",
+    "LspNotAvailableError": "octo.core.errors",
+    "NotFoundError": "octo.core.errors",
+    "PathNotAllowedError": "octo.core.errors",
+    "QueryTimeoutError": "octo.core.errors",
+    "QueryValidationError": "octo.core.errors",
+    "RateLimitError": "octo.core.errors",
+    "ToolNotAvailableError": "octo.core.errors",
 }
 
 __all__ = [

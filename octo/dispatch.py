@@ -1,20 +1,24 @@
-"""Run the queries of one call concurrently and turn every outcome into an envelope."""
+"""Run the queries of one call concurrently and turn every outcome into an envelope.
+
+The dispatcher knows tools only through their :class:`~octo.contract.ToolSpec`: it
+validates each query against the spec's model, runs the handler under the query's
+deadline, and maps whatever happens (an answer, an :class:`OctoError`, a bug) to that
+query's envelope. It never imports the list of tools.
+"""
 
 from __future__ import annotations
 
 import difflib
-import json
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import pydantic
 
-from octo.envelope import (
+from octo.contract import QueryContext, Runtime, ToolSpec
+from octo.core.envelope import (
     CONTEXT_FIELDS,
     BulkResponse,
     ErrorInfo,
@@ -23,7 +27,7 @@ from octo.envelope import (
     ToolQuery,
     is_text,
 )
-from octo.errors import (
+from octo.core.errors import (
     CallError,
     ErrorCode,
     OctoError,
@@ -31,30 +35,10 @@ from octo.errors import (
     QueryValidationError,
     RateLimitError,
 )
-from octo.registry import ToolSpec
-from octo.runtime import P, Runtime
-from octo.security import PathPolicy
+from octo.core.formats import compact_json, iso_utc
+from octo.core.paths import PathPolicy
 
 logger = logging.getLogger("octo")
-
-QueryT = TypeVar("QueryT", bound=ToolQuery)
-
-
-@dataclass
-class QueryRun:
-    """What a handler gets besides its query: the runtime, the path policy, and a place for hints."""
-
-    runtime: Runtime
-    paths: PathPolicy
-    hints: list[str] = field(default_factory=list)
-    cached: bool = False
-
-    def provider(self, cls: type[P]) -> P:
-        return self.runtime.provider(cls)
-
-    def hint(self, text: str) -> None:
-        if text not in self.hints:
-            self.hints.append(text)
 
 
 def _close_field(model: type[ToolQuery], name: str) -> str | None:
@@ -113,7 +97,7 @@ def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQu
 
     Its hint is the caller's query mended (see :func:`_corrected`), else the tool's example.
     """
-    example = f"Valid example: {json.dumps(spec.example, separators=(',', ':'))}"
+    example = f"Valid example: {compact_json(spec.example)}"
     if isinstance(raw, spec.query_model):
         return raw
     if isinstance(raw, pydantic.BaseModel):
@@ -128,19 +112,36 @@ def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQu
         fixed = _corrected(spec.query_model, raw, exc)
         hint = example
         if fixed is not None:
-            hint = f"Valid form of this query: {spec.name} {json.dumps(fixed, separators=(',', ':'), default=str)}"
+            hint = f"Valid form of this query: {spec.name} {compact_json(fixed)}"
         raise QueryValidationError(
             _describe_validation_error(spec.query_model, exc), hints=[hint]
         ) from None
 
 
+def _first_failure(group: BaseExceptionGroup[Any]) -> BaseException:
+    """The error a task group's failure stands for: its first OctoError or timeout, else the
+    first error of any kind (nested groups are searched depth first)."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        current = pending.pop(0)
+        if isinstance(current, BaseExceptionGroup):
+            pending[:0] = list(current.exceptions)
+        else:
+            leaves.append(current)
+    known = [e for e in leaves if isinstance(e, OctoError | TimeoutError)]
+    return (known or leaves or [group])[0]
+
+
 def error_info(exc: BaseException) -> tuple[ErrorInfo, list[str]]:
     """The one mapping from exceptions to envelope errors."""
+    if isinstance(exc, BaseExceptionGroup):
+        exc = _first_failure(exc)
     if isinstance(exc, OctoError):
         reset = None
         if isinstance(exc, RateLimitError) and exc.reset_at is not None:
-            reset = datetime.fromtimestamp(exc.reset_at, UTC).isoformat().replace("+00:00", "Z")
-        return ErrorInfo(code=exc.code, message=exc.message, resetAt=reset), exc.hints
+            reset = iso_utc(exc.reset_at)
+        return ErrorInfo(code=exc.code, message=exc.message, resetAt=reset), list(exc.hints)
     if isinstance(exc, TimeoutError):
         return ErrorInfo(code=ErrorCode.TIMEOUT, message="The query timed out"), [
             "Narrow the query (a sub-path, a file type, fewer results) and retry."
@@ -165,14 +166,14 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 async def _run_query(
     spec: ToolSpec, runtime: Runtime, paths: PathPolicy, index: int, raw: Any
 ) -> ResultEnvelope[Any]:
-    run = QueryRun(runtime, paths)
+    ctx = QueryContext(runtime, paths)
     echo = _context_echo(raw)
     timeout = spec.timeout or runtime.config.query_timeout
     try:
         query = validate_query(spec, raw)
         try:
             with anyio.fail_after(timeout):
-                data = await spec.handler(run, query)
+                answer = await spec.handler(ctx, query)
         except TimeoutError:
             raise QueryTimeoutError(
                 f"{spec.name} did not finish within {math.ceil(timeout)} s",
@@ -183,13 +184,15 @@ async def _run_query(
         return ResultEnvelope[Any](
             queryIndex=index, status=QueryStatus.ERROR, error=info, hints=hints, **echo
         )
+    data = answer.result
     status = QueryStatus.EMPTY if data.is_empty() else QueryStatus.SUCCESS
     return ResultEnvelope[Any](
         queryIndex=index,
         status=status,
         data=data,
-        hints=run.hints,
-        cached=True if run.cached else None,
+        hints=answer.hints,
+        cached=True if answer.cached else None,
+        partial=True if answer.partial else None,
         **echo,
     )
 
@@ -208,7 +211,7 @@ async def dispatch(
     if isinstance(queries, (str, bytes, Mapping)) or not isinstance(queries, Sequence):
         raise CallError(
             "queries must be a list of query objects",
-            hints=[f'Valid call: {{"queries": [{json.dumps(spec.example)}]}}'],
+            hints=[f'Valid call: {{"queries": [{compact_json(spec.example)}]}}'],
         )
     if not 1 <= len(queries) <= spec.max_queries:
         raise CallError(

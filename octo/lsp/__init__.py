@@ -1,1 +1,1 @@
-"""Language-server client, pool and symbol resolution."""
+"""The LSP family: goto definition, references and call hierarchy from real language servers."""

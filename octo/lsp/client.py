@@ -29,8 +29,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
 
-from octo import __version__
-from octo.errors import LspNotAvailableError, OctoError, QueryTimeoutError
+from octo.core.errors import LspNotAvailableError, OctoError, QueryTimeoutError
+from octo.core.version import VERSION as __version__
 from octo.lsp import reaper
 
 if TYPE_CHECKING:

@@ -13,12 +13,11 @@ from urllib.parse import unquote, urlparse
 import anyio
 from lsprotocol import types as lsp
 
-from octo.errors import LspNotAvailableError, NotFoundError
+from octo.core.errors import LspNotAvailableError, NotFoundError
+from octo.core.paths import PathPolicy
+from octo.core.redaction import redact
 from octo.lsp.client import MalformedReplyError
-from octo.lsp.pool import LspPool, ServerSlot
-from octo.lsp.symbols import resolve_symbol, split_lines
-from octo.security import PathPolicy, redact
-from octo.tools.lsp import (
+from octo.lsp.models import (
     Call,
     CallEnd,
     CallHierarchyQuery,
@@ -33,9 +32,11 @@ from octo.tools.lsp import (
     Range,
     ResolvedSymbol,
 )
+from octo.lsp.pool import LspPool, ServerSlot
+from octo.lsp.symbols import resolve_symbol, split_lines
 
 if TYPE_CHECKING:
-    from octo.dispatch import QueryRun
+    from octo.legacy import QueryRun
 
 T = TypeVar("T")
 

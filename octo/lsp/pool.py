@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from octo.config import env_int, env_seconds
-from octo.errors import LspNotAvailableError
+from octo.core.config import env_int, env_seconds
+from octo.core.errors import LspNotAvailableError
 from octo.lsp import reaper
 from octo.lsp.client import LspClient, RequestTimeoutError, ServerCrashedError
 from octo.lsp.servers import Language, ServerCommand, find_server, language_of, workspace_root
 
 if TYPE_CHECKING:
-    from octo.runtime import Runtime
+    from octo.contract.runtime import Runtime
 
 _MAX_BACKOFF = 30.0
 #: A query waits out a restart backoff this short; a longer one fails at once.
@@ -120,7 +120,7 @@ class ServerSlot:
 
 
 class LspPool:
-    """Provider of warm language servers (``runtime.provider(LspPool)``)."""
+    """Provider of warm language servers (``runtime.backend(LspPool)``)."""
 
     def __init__(self, runtime: Runtime) -> None:
         self.env = runtime.config.env

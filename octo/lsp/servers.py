@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from octo.errors import LspNotAvailableError
+from octo.core.errors import LspNotAvailableError
 
 #: File extension -> (language family, LSP languageId).
 EXTENSIONS: dict[str, tuple[str, str]] = {

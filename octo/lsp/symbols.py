@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from octo.errors import NotFoundError
+from octo.core.errors import NotFoundError
 
 #: How far from the hinted line the resolver looks, in lines.
 LINE_TOLERANCE = 5

@@ -17,12 +17,7 @@ from typing import Any, Generic, TypeVar
 import anyio
 from pydantic import BaseModel
 
-from octo.budget import CharPagination, cut_lines
-from octo.config import Config
-from octo.errors import FileTooLargeError, InvalidQueryError, NotFoundError
-from octo.providers.http import Fetched
-from octo.security import redact
-from octo.tools.github import (
+from octo.codehosts.models import (
     FileContentQuery,
     FileContentResult,
     ListingPagination,
@@ -36,6 +31,11 @@ from octo.tools.github import (
     StructureSummary,
     TreeEntry,
 )
+from octo.core.budget import CharPagination, cut_lines
+from octo.core.config import Config
+from octo.core.errors import FileTooLargeError, InvalidQueryError, NotFoundError
+from octo.core.redaction import redact
+from octo.transports.http_client import Fetched
 
 #: The spec's size limit for one file answer.
 MAX_FILE_BYTES = 300 * 1024

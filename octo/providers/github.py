@@ -20,33 +20,7 @@ import anyio
 import httpx
 from pydantic import BaseModel
 
-from octo.config import env_seconds
-from octo.errors import AuthenticationError, InvalidQueryError, NotFoundError
-from octo.providers.codehost import (
-    FileBlob,
-    ItemT,
-    Listing,
-    PullRequestParts,
-    RepoTree,
-    blob_from_bytes,
-    detail_pull_requests,
-    file_content_answer,
-    pull_request_hints,
-    read_listing,
-    repo_structure_answer,
-    short_body,
-)
-from octo.providers.http import (
-    Backoff,
-    Fetched,
-    HostPolicy,
-    RateLimit,
-    RemoteClient,
-    rate_limit_from_headers,
-)
-from octo.security import redact
-from octo.tools.answer import HostAnswer
-from octo.tools.github import (
+from octo.codehosts.models import (
     CodeSearchHit,
     FileContentQuery,
     FileContentResult,
@@ -67,9 +41,29 @@ from octo.tools.github import (
     TextMatch,
     TextMatchSpan,
 )
+from octo.core.config import env_seconds
+from octo.core.errors import AuthenticationError, InvalidQueryError, NotFoundError
+from octo.core.redaction import redact
+from octo.legacy import HostAnswer
+from octo.providers.codehost import (
+    FileBlob,
+    ItemT,
+    Listing,
+    PullRequestParts,
+    RepoTree,
+    blob_from_bytes,
+    detail_pull_requests,
+    file_content_answer,
+    pull_request_hints,
+    read_listing,
+    repo_structure_answer,
+    short_body,
+)
+from octo.transports.http_client import Fetched, RemoteClient
+from octo.transports.http_policy import Backoff, HostPolicy, RateLimit, rate_limit_from_headers
 
 if TYPE_CHECKING:
-    from octo.runtime import Runtime
+    from octo.contract.runtime import Runtime
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"

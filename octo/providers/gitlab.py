@@ -19,19 +19,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 from pydantic import BaseModel
 
-from octo.errors import InvalidQueryError, NotFoundError
-from octo.providers import codehost
-from octo.providers.github import GitHubSettings
-from octo.providers.http import (
-    Fetched,
-    HostPolicy,
-    RateLimit,
-    RemoteClient,
-    rate_limit_from_headers,
-)
-from octo.security import redact
-from octo.tools.answer import HostAnswer
-from octo.tools.github import (
+from octo.codehosts.models import (
     CodeSearchHit,
     FileContentQuery,
     FileContentResult,
@@ -52,9 +40,16 @@ from octo.tools.github import (
     TextMatch,
     TextMatchSpan,
 )
+from octo.core.errors import InvalidQueryError, NotFoundError
+from octo.core.redaction import redact
+from octo.legacy import HostAnswer
+from octo.providers import codehost
+from octo.providers.github import GitHubSettings
+from octo.transports.http_client import Fetched, RemoteClient
+from octo.transports.http_policy import HostPolicy, RateLimit, rate_limit_from_headers
 
 if TYPE_CHECKING:
-    from octo.runtime import Runtime
+    from octo.contract.runtime import Runtime
 
 DEFAULT_HOST = "https://gitlab.com"
 #: A tree listing stops after this many pages of 100 entries (and says it was cut).

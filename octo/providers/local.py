@@ -27,23 +27,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
-from octo.budget import CharPagination, TokenInfo, cut_lines, token_info
-from octo.errors import (
+from octo.core.budget import CharPagination, TokenInfo, cut_lines, token_info
+from octo.core.errors import (
     FileTooLargeError,
     InvalidQueryError,
     NotFoundError,
     PathNotAllowedError,
 )
-from octo.providers.local_files import read_params
-from octo.providers.ripgrep import (
-    MAX_FILESIZE_CAP,
-    max_filesize_arg,
-    open_rg,
-    rg_error_message,
-    run_rg,
-)
-from octo.security import is_hidden, is_sensitive, redact
-from octo.tools.local import (
+from octo.core.formats import parse_size
+from octo.core.paths import is_hidden
+from octo.core.redaction import redact
+from octo.core.sensitive import is_sensitive
+from octo.local.models import (
     MODE_PRESETS,
     FilePaging,
     LocalGetFileContentQuery,
@@ -55,11 +50,18 @@ from octo.tools.local import (
     SearchMatch,
     SearchStats,
 )
-from octo.tools.local_files import parse_size
+from octo.providers.local_files import read_params
+from octo.transports.ripgrep import (
+    MAX_FILESIZE_CAP,
+    max_filesize_arg,
+    open_rg,
+    rg_error_message,
+    run_rg,
+)
 
 if TYPE_CHECKING:
-    from octo.dispatch import QueryRun
-    from octo.runtime import Runtime
+    from octo.contract.runtime import Runtime
+    from octo.legacy import QueryRun
 
 #: Longest line returned; a longer (minified) line is cut around its match.
 MAX_LINE_CHARS = 300

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from octo.errors import InvalidQueryError, NotFoundError, QueryTimeoutError
-from octo.providers.ripgrep import open_rg, rg_error_message
-from octo.security import is_sensitive
-from octo.tools.local_files import (
+from octo.core.errors import InvalidQueryError, NotFoundError, QueryTimeoutError
+from octo.core.formats import parse_duration, parse_size
+from octo.core.sensitive import is_sensitive
+from octo.local.listing_models import (
     EntryType,
     FindFilesQuery,
     FindFilesResult,
@@ -40,14 +40,13 @@ from octo.tools.local_files import (
     StructureSummary,
     ViewStructureQuery,
     ViewStructureResult,
-    parse_duration,
-    parse_size,
 )
+from octo.transports.ripgrep import open_rg, rg_error_message
 
 if TYPE_CHECKING:
-    from octo.dispatch import QueryRun
-    from octo.envelope import ToolQuery
-    from octo.runtime import Runtime
+    from octo.contract.runtime import Runtime
+    from octo.core.envelope import ToolQuery
+    from octo.legacy import QueryRun
 
 #: Files read from one walk before it stops and reports ``truncated``.
 MAX_SCANNED_FILES = 200_000

@@ -32,9 +32,17 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
-from octo.config import env_seconds
-from octo.errors import NotFoundError, ToolNotAvailableError
-from octo.providers.http import HostPolicy, RemoteClient
+from octo.core.config import env_seconds
+from octo.core.errors import NotFoundError, ToolNotAvailableError
+from octo.legacy import HostAnswer
+from octo.packages.models import (
+    MAX_LISTED_VERSIONS,
+    PackageInfo,
+    PackageRepository,
+    PackageSearchQuery,
+    PackageSearchResult,
+    PackageVersion,
+)
 from octo.providers.registry_config import (
     Credentials,
     NpmRegistry,
@@ -48,18 +56,11 @@ from octo.providers.repository_url import (
     normalize_repository,
     repository_from_project_urls,
 )
-from octo.tools.answer import HostAnswer
-from octo.tools.packages import (
-    MAX_LISTED_VERSIONS,
-    PackageInfo,
-    PackageRepository,
-    PackageSearchQuery,
-    PackageSearchResult,
-    PackageVersion,
-)
+from octo.transports.http_client import RemoteClient
+from octo.transports.http_policy import HostPolicy
 
 if TYPE_CHECKING:
-    from octo.runtime import Runtime
+    from octo.contract.runtime import Runtime
 
 #: Default cache lifetime of registry answers (OCTO_PACKAGE_CACHE_TTL overrides it).
 PACKAGE_CACHE_TTL = 4 * 3600.0

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from octo.budget import cut_lines, estimate_tokens, token_info
-from octo.errors import InvalidQueryError, PathNotAllowedError
-from octo.security import PathPolicy, is_hidden, is_sensitive, redact
+from octo.core.budget import cut_lines, estimate_tokens, token_info
+from octo.core.errors import InvalidQueryError, PathNotAllowedError
+from octo.core.paths import PathPolicy, is_hidden
+from octo.core.redaction import redact
+from octo.core.sensitive import is_sensitive
 
 
 def test_estimate_tokens_rounds_up() -> None:

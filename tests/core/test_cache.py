@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from octo.cache import ResultCache
+from octo.core.cache import ResultCache
 
 
 async def test_get_or_load_caches_and_reports_hits() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from octo.config import Config, ConfigError
+from octo.core.config import Config, ConfigError
 
 
 def test_defaults_without_variables() -> None:

@@ -9,12 +9,12 @@ import anyio
 import pytest
 from pydantic import Field
 
-from octo.config import Config
-from octo.dispatch import QueryRun, dispatch
-from octo.envelope import QueryStatus, ToolQuery, ToolResult
-from octo.errors import CallError, ErrorCode, NotFoundError, RateLimitError
-from octo.registry import ToolCategory, ToolSpec
-from octo.runtime import Runtime
+from octo.contract import Answer, QueryContext, ToolCategory, ToolSpec
+from octo.contract.runtime import Runtime
+from octo.core.config import Config
+from octo.core.envelope import QueryStatus, ToolQuery, ToolResult
+from octo.core.errors import CallError, ErrorCode, NotFoundError, RateLimitError
+from octo.dispatch import dispatch
 
 
 class EchoQuery(ToolQuery):
@@ -29,7 +29,7 @@ class EchoResult(ToolResult):
         return self.value == 0
 
 
-async def _echo(run: QueryRun, query: EchoQuery) -> EchoResult:
+async def _echo(ctx: QueryContext, query: EchoQuery) -> Answer[EchoResult]:
     if query.behaviour == "sleep":
         await anyio.sleep(10)
     if query.behaviour == "missing":
@@ -38,10 +38,9 @@ async def _echo(run: QueryRun, query: EchoQuery) -> EchoResult:
         raise RateLimitError("slow down", reset_at=0)
     if query.behaviour == "bug":
         raise KeyError("oops")
-    if query.behaviour == "cached":
-        run.cached = True
-    run.hint(f"next value: {query.value + 1}")
-    return EchoResult(value=query.value)
+    answer = Answer(EchoResult(value=query.value), cached=query.behaviour == "cached")
+    answer.hint(f"next value: {query.value + 1}")
+    return answer
 
 
 SPEC = ToolSpec(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from octo.docs import render_tools_markdown
+from octo.faces.tool_docs import render_tools_markdown
 from octo.registry import all_tools
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"

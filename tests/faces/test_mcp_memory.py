@@ -14,8 +14,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from octo import Config, Gateway
+from octo.faces.mcp_server import build_server
 from octo.registry import all_tools
-from octo.server import build_server
 
 MODES = ["auto", "legacy"]
 

@@ -18,7 +18,7 @@ import pytest
 import respx
 
 import octo
-from octo.config import Config
+from octo.core.config import Config
 from octo.providers.github import GitHubProvider
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -117,7 +117,7 @@ async def gateway_factory(sleeps: Sleeps) -> AsyncIterator[GatewayFactory]:
         gateway = octo.Gateway(
             config=Config.from_env(make_env() if env is None else env), http_transport=transport
         )
-        remote = gateway.runtime.provider(GitHubProvider).remote
+        remote = gateway.runtime.backend(GitHubProvider).remote
         remote.sleep = sleeps
         if clock is not None:
             remote.clock = lambda: clock

@@ -14,7 +14,7 @@ import pytest
 import respx
 
 import octo
-from octo.config import Config
+from octo.core.config import Config
 from octo.providers.gitlab import GitLabProvider
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -93,7 +93,7 @@ async def gateway_factory(sleeps: Sleeps) -> AsyncIterator[GatewayFactory]:
 
     def make(env: dict[str, str] | None = None, *, clock: float | None = None) -> octo.Gateway:
         gateway = octo.Gateway(config=Config.from_env(gitlab_env() if env is None else env))
-        remote = gateway.runtime.provider(GitLabProvider).remote
+        remote = gateway.runtime.backend(GitLabProvider).remote
         remote.sleep = sleeps
         if clock is not None:
             remote.clock = lambda: clock

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import octo
-from octo.config import Config
+from octo.core.config import Config
 
 Tree = Callable[[Mapping[str, str | bytes]], Path]
 Call = Callable[..., Awaitable[list[dict[str, Any]]]]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import octo
-from octo.config import Config
-from octo.errors import CallError
+from octo.core.config import Config
+from octo.core.errors import CallError
 
 from .conftest import Call, CallOne, Tree
 

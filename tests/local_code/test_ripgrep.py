@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from octo.errors import QueryTimeoutError
-from octo.providers.ripgrep import open_rg, run_rg
+from octo.core.errors import QueryTimeoutError
+from octo.transports.ripgrep import open_rg, run_rg
 
 
 def assert_reaped(pid: int) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from octo.errors import CallError
+from octo.core.errors import CallError
 
 from .conftest import Call, CallOne, Tree
 
@@ -511,7 +511,7 @@ async def test_validation_errors_name_the_field(
 
 async def test_max_filesize_skips_big_files(root: Path) -> None:
     import octo
-    from octo.config import Config
+    from octo.core.config import Config
 
     (root / "big.txt").write_text("needle\n" + "x" * 4096)
     (root / "small.txt").write_text("needle\n")
@@ -542,7 +542,7 @@ async def test_matches_beyond_the_token_budget_are_cut_with_a_way_to_read_them(
     root: Path,
 ) -> None:
     import octo
-    from octo.config import Config
+    from octo.core.config import Config
 
     line = "needle " + "x" * 40
     (root / "a.txt").write_text("".join(f"{line}\nfiller\n" for _ in range(6)))

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import octo
+from octo.core.formats import parse_duration, parse_size
 from octo.providers.local_files import _rg_files
-from octo.tools.local_files import parse_duration, parse_size
 
 TOOL = "localFindFiles"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import octo
-from octo.errors import CallError
+from octo.core.errors import CallError
 
 TOOL = "localViewStructure"
 

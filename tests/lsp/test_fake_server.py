@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from octo import Gateway
-from octo.config import Config
+from octo.core.config import Config
 from octo.lsp.pool import LspPool
 from tests.lsp.conftest import (
     assert_no_leftovers,
@@ -54,7 +54,7 @@ async def gateway(project: Path) -> AsyncIterator[GatewayFactory]:
 
 
 def pool_of(gw: Gateway) -> LspPool:
-    return gw.runtime.provider(LspPool)
+    return gw.runtime.backend(LspPool)
 
 
 async def test_initialize_survives_a_notebook_selector_with_cells(gateway: GatewayFactory) -> None:
@@ -220,14 +220,14 @@ async def test_sigterm_leaves_no_server_behind(project: Path) -> None:
         f"""
         import os, signal, anyio
         from octo import Gateway
-        from octo.config import Config
+        from octo.core.config import Config
         from tests.lsp.conftest import fake_env
         from octo.lsp.pool import LspPool
 
         async def main():
             gw = Gateway(Config.from_env(fake_env("grandchild")), roots=[{str(project)!r}])
             await gw.lsp_find_references([{DEFINITION!r}])
-            print(*gw.runtime.provider(LspPool).process_ids(), flush=True)
+            print(*gw.runtime.backend(LspPool).process_ids(), flush=True)
             os.kill(os.getpid(), signal.SIGTERM)
             await anyio.sleep(30)
 
@@ -249,7 +249,7 @@ async def test_a_sigterm_handler_installed_after_octos_still_lets_octo_kill_firs
         f"""
         import os, signal, anyio
         from octo import Gateway
-        from octo.config import Config
+        from octo.core.config import Config
         from tests.lsp.conftest import fake_env
         from octo.lsp.pool import LspPool
 
@@ -258,7 +258,7 @@ async def test_a_sigterm_handler_installed_after_octos_still_lets_octo_kill_firs
             await gw.lsp_find_references([{DEFINITION!r}])
             signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(7))
             await gw.lsp_find_references([{DEFINITION!r}])
-            print(*gw.runtime.provider(LspPool).process_ids(), flush=True)
+            print(*gw.runtime.backend(LspPool).process_ids(), flush=True)
             os.kill(os.getpid(), signal.SIGTERM)
             await anyio.sleep(30)
 

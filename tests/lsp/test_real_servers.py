@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from octo import Gateway
-from octo.config import Config
-from octo.errors import LspNotAvailableError
+from octo.core.config import Config
+from octo.core.errors import LspNotAvailableError
 from octo.lsp.pool import LspPool
 from octo.lsp.servers import find_server
 from tests.lsp.conftest import (
@@ -59,7 +59,7 @@ async def gateways() -> AsyncIterator[dict[str, Gateway]]:
 @pytest.fixture(autouse=True)
 async def only_pool_servers_run(gateways: dict[str, Gateway]) -> AsyncIterator[None]:
     yield
-    live = {pid for gw in gateways.values() for pid in gw.runtime.provider(LspPool).process_ids()}
+    live = {pid for gw in gateways.values() for pid in gw.runtime.backend(LspPool).process_ids()}
     stray = [pid for pid in leftovers() if pid not in set(leftovers(live))]
     assert stray == []
 

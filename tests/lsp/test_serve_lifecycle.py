@@ -21,7 +21,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from octo.errors import LspNotAvailableError
+from octo.core.errors import LspNotAvailableError
 from octo.lsp.servers import find_server
 from tests.lsp.conftest import (
     FAKE_SERVER,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from octo.errors import NotFoundError
+from octo.core.errors import NotFoundError
 from octo.lsp.servers import workspace_root
 from octo.lsp.symbols import resolve_symbol, utf16_length
 

@@ -11,7 +11,7 @@ import pytest
 import respx
 
 from octo import Gateway
-from octo.config import Config
+from octo.core.config import Config
 
 RECORDINGS = Path(__file__).parent / "recordings"
 NPM = "https://registry.test/"

@@ -13,7 +13,7 @@ import pytest
 import respx
 
 from octo import Gateway
-from octo.errors import CallError
+from octo.core.errors import CallError
 from octo.providers.registries import PackageRegistries, RegistryPolicy
 
 NPM = "https://registry.test/"
@@ -271,7 +271,7 @@ async def test_expired_entry_is_revalidated_with_its_etag(
 async def test_server_errors_and_retry_after_are_retried(
     gateway: Gateway, respx_mock: respx.MockRouter
 ) -> None:
-    registries = gateway.runtime.provider(PackageRegistries)
+    registries = gateway.runtime.backend(PackageRegistries)
     client = registries.client(NPM, RegistryPolicy("the npm registry"))
     waits: list[float] = []
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from octo import Config, Gateway
-from octo.envelope import QueryStatus
-from octo.errors import ErrorCode, InvalidQueryError
-from octo.providers.ripgrep import run_rg
-from octo.security import PathPolicy
+from octo.core.envelope import QueryStatus
+from octo.core.errors import ErrorCode, InvalidQueryError
+from octo.core.paths import PathPolicy
+from octo.transports.ripgrep import run_rg
 
 
 @pytest.mark.parametrize("raw", ["loop", "loop/inner.py", "~nosuchuser-octo/x", "a/" * 3000])

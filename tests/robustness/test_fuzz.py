@@ -26,11 +26,12 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from octo import Config, Gateway
-from octo.envelope import CONTEXT_FIELDS, BulkResponse, QueryStatus
-from octo.errors import CallError, ErrorCode
+from octo.contract import ToolCategory, ToolSpec
+from octo.core.envelope import CONTEXT_FIELDS, BulkResponse, QueryStatus
+from octo.core.errors import CallError, ErrorCode
+from octo.faces.mcp_server import build_server
 from octo.lsp.servers import DEFAULT_ORDER
-from octo.registry import ToolCategory, ToolSpec, all_tools
-from octo.server import build_server
+from octo.registry import all_tools
 
 TOKEN = "test-token-not-real"
 #: Content of a file outside the allowed root, reachable only through symlinks inside it.

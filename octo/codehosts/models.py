@@ -12,9 +12,9 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field, model_validator
 
-from octo.budget import CharPagination
-from octo.envelope import ToolQuery, ToolResult
-from octo.tools.answer import HostAnswer
+from octo.core.budget import CharPagination
+from octo.core.envelope import ToolQuery, ToolResult
+from octo.legacy import HostAnswer
 
 CodeHostName = Literal["github", "gitlab"]
 

@@ -7,7 +7,9 @@ per-query error envelope in one place (:func:`error_info`).
 
 from __future__ import annotations
 
+import copy
 from enum import StrEnum
+from typing import Self
 
 
 class ErrorCode(StrEnum):
@@ -39,6 +41,23 @@ class OctoError(Exception):
         super().__init__(message)
         self.message = message
         self.hints: list[str] = list(hints or [])
+
+    def with_hints(self, *hints: str) -> Self:
+        """A copy of this error with ``hints`` appended; the original is left as it is.
+
+        An error may be shared (coalesced requests hand one failure to every waiter), so
+        nothing adds to an error in place.
+        """
+        twin = copy.copy(self)
+        twin.hints = [*self.hints, *(h for h in hints if h not in self.hints)]
+        return twin
+
+    def __copy__(self) -> Self:
+        twin = type(self).__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.args = self.args
+        twin.hints = list(self.hints)
+        return twin
 
 
 class QueryValidationError(OctoError):

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from octo.errors import ToolNotAvailableError
+from octo.core.errors import ToolNotAvailableError
+from octo.core.formats import parse_size
 
 
 class ConfigError(ToolNotAvailableError, ValueError):
@@ -54,8 +55,6 @@ def env_seconds(
 
 
 def _size(env: Mapping[str, str], name: str, default: str) -> str:
-    from octo.tools.local_files import parse_size
-
     raw = env.get(name) or default
     try:
         parse_size(raw)

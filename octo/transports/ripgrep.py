@@ -23,8 +23,8 @@ from typing import IO
 import anyio
 from anyio.abc import Process
 
-from octo.errors import InvalidQueryError, QueryTimeoutError, ToolNotAvailableError
-from octo.tools.local_files import parse_size
+from octo.core.errors import InvalidQueryError, QueryTimeoutError, ToolNotAvailableError
+from octo.core.formats import parse_size
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from octo.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery, ToolResult
 
 
 class _SymbolQuery(ToolQuery):

@@ -7,12 +7,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from octo.config import Config
+from octo.contract import ToolSpec
+from octo.contract.runtime import Runtime
+from octo.core.config import Config
+from octo.core.envelope import BulkResponse, ToolQuery
+from octo.core.paths import PathPolicy
 from octo.dispatch import dispatch
-from octo.envelope import BulkResponse, ToolQuery
-from octo.registry import ToolSpec, all_tools, get_tool
-from octo.runtime import Runtime
-from octo.security import PathPolicy
+from octo.registry import all_tools, get_tool
 
 if TYPE_CHECKING:
     import httpx
@@ -46,6 +47,7 @@ class Gateway:
         return self.runtime.config
 
     async def __aenter__(self) -> Gateway:
+        await self.runtime.__aenter__()
         return self
 
     async def __aexit__(
@@ -57,7 +59,8 @@ class Gateway:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Release the HTTP client, language servers and every other resource."""
+        """Release the HTTP client, language servers and every other resource (``async with``
+        does this on leaving)."""
         await self.runtime.aclose()
 
     async def call(

@@ -6,9 +6,10 @@ import json
 import re
 from typing import Any
 
-from octo.envelope import ToolQuery
-from octo.errors import ErrorCode
-from octo.registry import ToolSpec, all_tools
+from octo.contract import ToolSpec
+from octo.core.envelope import ToolQuery
+from octo.core.errors import ErrorCode
+from octo.registry import all_tools
 
 _CONTEXT_FIELDS = frozenset(ToolQuery.model_fields)
 # Nested models deeper than this show as "{...}" in response shapes (trees can recurse).

@@ -23,11 +23,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from octo import __version__
-from octo.config import Config
-from octo.errors import CallError
-from octo.gateway import Gateway
-from octo.registry import ToolSpec, all_tools, get_tool
+from octo.contract import ToolSpec
+from octo.core.config import Config
+from octo.core.errors import CallError
+from octo.core.version import VERSION as __version__
+from octo.faces.library import Gateway
+from octo.registry import all_tools, get_tool
 
 logger = logging.getLogger("octo.server")
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 
-from octo import __version__
-from octo.config import Config, ConfigError
+from octo.core.config import Config, ConfigError
+from octo.core.version import VERSION as __version__
 
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1
@@ -146,7 +146,7 @@ def render_readable(wire: dict[str, Any]) -> str:
 
 
 def _tools() -> int:
-    from octo.docs import summary
+    from octo.faces.tool_docs import summary
     from octo.registry import all_tools
 
     specs = all_tools()
@@ -165,8 +165,8 @@ def _tools() -> int:
 async def _call(
     config: Config, tool: str, queries: list[Any], roots: list[str] | None, as_json: bool
 ) -> int:
-    from octo.errors import CallError
-    from octo.gateway import Gateway
+    from octo.core.errors import CallError
+    from octo.faces.library import Gateway
 
     try:
         async with Gateway(config, roots=roots) as gateway:
@@ -179,7 +179,7 @@ async def _call(
 
 
 def _serve(config: Config, http: bool, host: str, port: int) -> int:
-    from octo import server
+    from octo.faces import mcp_server as server
 
     try:
         if http:
@@ -192,7 +192,7 @@ def _serve(config: Config, http: bool, host: str, port: int) -> int:
 
 
 def _docs(output: Path, check: bool) -> int:
-    from octo.docs import render_tools_markdown
+    from octo.faces.tool_docs import render_tools_markdown
 
     fresh = render_tools_markdown()
     if check:

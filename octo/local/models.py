@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from octo.budget import CharPagination, TokenInfo
-from octo.envelope import ToolQuery, ToolResult
+from octo.core.budget import CharPagination, TokenInfo
+from octo.core.envelope import ToolQuery, ToolResult
 
 SearchMode = Literal["discovery", "paginated", "detailed"]
 

@@ -6,6 +6,7 @@ caller runs the loader, the others wait for its outcome (value or error).
 
 from __future__ import annotations
 
+import copy
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -47,6 +48,15 @@ class _Flight:
     done: anyio.Event = field(default_factory=anyio.Event)
     value: Any = None
     error: BaseException | None = None
+
+
+def _own_copy(error: BaseException) -> BaseException:
+    """A waiter's own copy of the leader's error: whoever catches it may decorate it, and no
+    other query must see that."""
+    try:
+        return copy.copy(error)
+    except Exception:  # noqa: BLE001 - an uncopyable error is raised as it is
+        return error
 
 
 class ResultCache:
@@ -117,7 +127,7 @@ class ResultCache:
             if isinstance(flight.error, anyio.get_cancelled_exc_class()):
                 continue
             if flight.error is not None:
-                raise flight.error
+                raise _own_copy(flight.error)
             return flight.value, True
         flight = self._flights[key] = _Flight()
         try:

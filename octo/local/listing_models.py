@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from octo.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery, ToolResult
 
 EntryType = Literal["file", "dir", "symlink"]
 

@@ -7,7 +7,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from octo.errors import ErrorCode
+from octo.core.errors import ErrorCode
 
 DataT = TypeVar("DataT", bound=BaseModel)
 
@@ -39,6 +39,10 @@ class ResultEnvelope(BaseModel, Generic[DataT]):
     error: ErrorInfo | None = None
     hints: list[str] = Field(default_factory=list, description="Concrete next steps.")
     cached: bool | None = Field(default=None, description="True when served from the cache.")
+    partial: bool | None = Field(
+        default=None,
+        description="True when a limit cut the answer short; the hints say how to get the rest.",
+    )
     mainResearchGoal: str | None = None
     researchGoal: str | None = None
     reasoning: str | None = None

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from octo.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery, ToolResult
 
 Ecosystem = Literal["npm", "python"]
 

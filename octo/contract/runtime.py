@@ -1,0 +1,127 @@
+"""The resources a gateway owns and lends to tool handlers: config, cache, HTTP client,
+backends, and one task group for the work that outlives a query.
+
+Faces build a Runtime (through the library's ``Gateway``) and enter it with ``async
+with``; the dispatcher hands it to handlers inside a :class:`~octo.contract.context.
+QueryContext`. Background work (a language server's stderr drain, idle timers) runs in the
+runtime's task group and ends when the runtime closes: nothing octo starts outlives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from contextlib import AsyncExitStack
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, TypeVarTuple
+
+import anyio
+from anyio.abc import TaskGroup
+
+from octo.core.cache import ResultCache
+from octo.core.config import Config
+from octo.core.errors import ToolNotAvailableError
+from octo.core.paths import PathPolicy
+
+if TYPE_CHECKING:
+    import httpx
+
+PosArgs = TypeVarTuple("PosArgs")
+
+
+class Backend(Protocol):
+    """A tool family's backend (ripgrep, a code host, the language-server pool): built once
+    per runtime from it; an ``async def aclose()`` is called when the runtime closes."""
+
+    def __init__(self, runtime: Runtime) -> None: ...
+
+
+B = TypeVar("B", bound=Backend)
+
+
+class Runtime:
+    """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self.paths = PathPolicy(config.roots)
+        self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
+        self._http_transport = http_transport
+        self._http: httpx.AsyncClient | None = None
+        self._backends: dict[type[Any], Any] = {}
+        self._exit_stack = AsyncExitStack()
+        self._background: TaskGroup | None = None
+
+    async def __aenter__(self) -> Runtime:
+        background = await self._exit_stack.enter_async_context(anyio.create_task_group())
+        # Closed in reverse: backends first (they may still need their background tasks to
+        # shut down politely), then whatever background work is left is cancelled.
+        self._exit_stack.callback(background.cancel_scope.cancel)
+        self._background = background
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The one shared HTTP client, created on first use (httpx costs import time)."""
+        if self._http is None:
+            import httpx
+
+            self._http = httpx.AsyncClient(
+                transport=self._http_transport,
+                timeout=httpx.Timeout(30.0, connect=10.0),
+                follow_redirects=True,
+                headers={"User-Agent": "octo-gateway"},
+            )
+        return self._http
+
+    def backend(self, cls: type[B]) -> B:
+        """The runtime's one instance of backend ``cls``, built on first use.
+
+        A backend with an ``aclose`` coroutine is closed with the runtime, before its
+        background work is cancelled.
+        """
+        found = self._backends.get(cls)
+        if found is None:
+            found = self._backends[cls] = cls(self)
+            aclose = getattr(found, "aclose", None)
+            if aclose is not None:
+                self._exit_stack.push_async_callback(aclose)
+        return found
+
+    def start_background(
+        self,
+        func: Callable[[*PosArgs], Coroutine[Any, Any, Any]],
+        *args: *PosArgs,
+        name: str | None = None,
+    ) -> None:
+        """Run ``func(*args)`` in the runtime's task group: it may outlive the query that
+        started it, never the runtime."""
+        if self._background is None:
+            raise ToolNotAvailableError(
+                "This tool keeps work running between queries and needs an open gateway",
+                hints=["Use the gateway as a context manager: `async with octo.Gateway() as gw:`"],
+            )
+        self._background.start_soon(func, *args, name=name)
+
+    async def aclose(self) -> None:
+        """Close backends, cancel background work, release the HTTP client."""
+        try:
+            await self._exit_stack.aclose()
+        finally:
+            self._background = None
+            self._backends.clear()
+            if self._http is not None:
+                await self._http.aclose()
+                self._http = None

@@ -1,0 +1,132 @@
+"""A tool, defined once: its name, models, handler and limits. MCP schemas, library methods,
+the CLI and docs/tools.md are all derived from a :class:`ToolSpec`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from importlib import import_module
+from typing import Any
+
+from pydantic import BaseModel
+
+from octo.contract.answer import Answer
+from octo.contract.context import QueryContext
+from octo.core.envelope import BulkResponse, ToolQuery, ToolResult
+
+
+class ToolCategory(StrEnum):
+    """The families tools are grouped by (tools/list order follows the registry)."""
+
+    LOCAL = "local"
+    GITHUB = "github"
+    PACKAGE = "package"
+    LSP = "lsp"
+    SEMANTIC = "semantic"
+    GATEWAY = "gateway"
+
+
+#: Categories whose tools reach remote services.
+OPEN_WORLD = frozenset({ToolCategory.GITHUB, ToolCategory.PACKAGE})
+
+Handler = Callable[[QueryContext, Any], Awaitable[Answer[Any]]]
+
+
+def lazy(target: str) -> Handler:
+    """The handler ``"package.module:function"``, imported on its first call.
+
+    A family's specs name their handlers this way, so listing tools (``import octo``,
+    ``octo tools``, MCP tools/list) never loads a backend, httpx or pygls.
+    """
+    module_name, _, function = target.partition(":")
+    loaded: list[Handler] = []
+
+    async def handler(ctx: QueryContext, query: Any) -> Answer[Any]:
+        if not loaded:
+            loaded.append(getattr(import_module(module_name), function))
+        return await loaded[0](ctx, query)
+
+    handler.__qualname__ = handler.__name__ = function
+    handler.target = target  # type: ignore[attr-defined]
+    return handler
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """Everything about one tool."""
+
+    name: str
+    title: str
+    category: ToolCategory
+    description: str
+    query_model: type[ToolQuery]
+    result_model: type[ToolResult]
+    handler: Handler
+    max_queries: int
+    example: dict[str, Any] = field(default_factory=dict)
+    #: Seconds one query may run; None: the gateway's OCTO_QUERY_TIMEOUT.
+    timeout: float | None = None
+    #: False for tools that change state (build or clear an index): MCP annotations say so.
+    read_only: bool = True
+
+    @property
+    def python_name(self) -> str:
+        """snake_case name of the library method: localSearchCode -> local_search_code."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.name).lower()
+
+    @property
+    def open_world(self) -> bool:
+        """True for tools that reach remote services."""
+        return self.category in OPEN_WORLD
+
+    @property
+    def bulk_model(self) -> type[BaseModel]:
+        return BulkResponse[self.result_model]  # type: ignore[name-defined]
+
+    def input_schema(self) -> dict[str, Any]:
+        """JSON schema of a call's arguments: ``{"queries": [query, ...]}``."""
+        query_schema = self.query_model.model_json_schema()
+        defs = query_schema.pop("$defs", {})
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {
+                "queries": {
+                    "type": "array",
+                    "items": query_schema,
+                    "minItems": 1,
+                    "maxItems": self.max_queries,
+                    "description": f"1-{self.max_queries} queries, run concurrently.",
+                }
+            },
+            "required": ["queries"],
+        }
+        if defs:
+            schema["$defs"] = defs
+        compact: dict[str, Any] = _compact_schema(schema, drop=("title",))
+        return compact
+
+    def output_schema(self) -> dict[str, Any]:
+        """JSON schema of the bulk response; field prose lives in the input schema and docs."""
+        schema = self.bulk_model.model_json_schema()
+        compact: dict[str, Any] = _compact_schema(schema, drop=("title", "description"))
+        return compact
+
+
+def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:
+    """``node`` without the annotation keywords in ``drop`` and without ``"default": null``.
+
+    tools/list goes into every model's context: pydantic's per-field titles and
+    null defaults cost tokens and say nothing. Only string-valued keywords are
+    dropped, so a property that happens to be called "title" survives.
+    """
+    if isinstance(node, list):
+        return [_compact_schema(item, drop) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: _compact_schema(value, drop)
+        for key, value in node.items()
+        if not (key in drop and isinstance(value, str)) and not (key == "default" and value is None)
+    }

@@ -1,0 +1,1 @@
+"""The core every layer uses: errors, envelopes, settings, cache, budgets, paths, redaction."""

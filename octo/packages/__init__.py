@@ -1,0 +1,1 @@
+"""The package family: packageSearch on the user's npm registry and Python index."""

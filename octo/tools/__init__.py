@@ -1,1 +1,0 @@
-"""Query and result models, one module per tool family."""

@@ -1,0 +1,1 @@
+"""Transports below the tool families: the HTTP client with its host policies, the rg runner."""
