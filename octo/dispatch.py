@@ -12,12 +12,14 @@ import difflib
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import anyio
 import pydantic
 
-from octo.contract import QueryContext, Runtime, ToolSpec
+from octo.contract import ProgressReporter, QueryContext, Runtime, ToolSpec
+from octo.core.concurrency import map_ordered
 from octo.core.envelope import (
     CONTEXT_FIELDS,
     BulkResponse,
@@ -164,9 +166,9 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 
 
 async def _run_query(
-    spec: ToolSpec, runtime: Runtime, paths: PathPolicy, index: int, raw: Any
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any
 ) -> ResultEnvelope[Any]:
-    ctx = QueryContext(runtime, paths)
+    runtime = ctx.runtime
     echo = _context_echo(raw)
     timeout = spec.timeout or runtime.config.query_timeout
     try:
@@ -203,10 +205,13 @@ async def dispatch(
     queries: Sequence[Mapping[str, Any] | ToolQuery],
     *,
     paths: PathPolicy | None = None,
+    progress: ProgressReporter | None = None,
 ) -> BulkResponse[Any]:
     """Run ``queries`` of ``spec`` concurrently; results keep the order of the queries.
 
-    Raises CallError when the call itself is malformed (no queries, too many).
+    ``paths`` narrows the allowed roots for this call; ``progress`` receives the progress
+    of long queries. Raises CallError when the call itself is malformed (no queries, too
+    many).
     """
     if isinstance(queries, (str, bytes, Mapping)) or not isinstance(queries, Sequence):
         raise CallError(
@@ -218,13 +223,11 @@ async def dispatch(
             f"{spec.name} takes 1-{spec.max_queries} queries per call, got {len(queries)}",
             hints=[f"Split the queries into calls of at most {spec.max_queries}."],
         )
-    policy = paths or runtime.paths
-    results: list[ResultEnvelope[Any] | None] = [None] * len(queries)
+    ctx = QueryContext(runtime, paths or runtime.paths)
+    if progress is not None:
+        ctx = replace(ctx, report_progress=progress)
 
-    async def run_one(index: int, raw: Any) -> None:
-        results[index] = await _run_query(spec, runtime, policy, index, raw)
+    async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
+        return await _run_query(spec, ctx, *item)
 
-    async with anyio.create_task_group() as tg:
-        for index, raw in enumerate(queries):
-            tg.start_soon(run_one, index, raw)
-    return BulkResponse[Any](results=[r for r in results if r is not None])
+    return BulkResponse[Any](results=await map_ordered(run_one, list(enumerate(queries))))

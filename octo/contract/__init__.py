@@ -2,7 +2,7 @@
 handler gets, the answer it returns, and the runtime that owns shared resources."""
 
 from octo.contract.answer import Answer
-from octo.contract.context import QueryContext
+from octo.contract.context import ProgressReporter, QueryContext
 from octo.contract.runtime import Backend, Runtime
 from octo.contract.spec import Handler, ToolCategory, ToolSpec, lazy
 
@@ -10,6 +10,7 @@ __all__ = [
     "Answer",
     "Backend",
     "Handler",
+    "ProgressReporter",
     "QueryContext",
     "Runtime",
     "ToolCategory",

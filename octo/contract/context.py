@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -11,17 +12,26 @@ from octo.core.paths import PathPolicy
 
 B = TypeVar("B", bound=Backend)
 
+#: ``report(done, total, message)``: progress of a long query, for faces that can show it.
+ProgressReporter = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+async def _no_progress(done: float, total: float | None, message: str | None) -> None:
+    """Where progress goes when the face shows none."""
+
 
 @dataclass(frozen=True)
 class QueryContext:
     """The per-query context handed to every handler.
 
     ``paths`` are the allowed roots of this call: the configured ones, or the narrower
-    set an MCP client announced.
+    set an MCP client announced. ``report_progress`` tells the caller how far a long
+    query got (MCP progress notifications, a progress bar); it costs nothing when unused.
     """
 
     runtime: Runtime
     paths: PathPolicy
+    report_progress: ProgressReporter = _no_progress
 
     @property
     def config(self) -> Config:

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from octo.contract import ToolSpec
+from octo.contract import ProgressReporter, ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse, ToolQuery
@@ -64,14 +64,20 @@ class Gateway:
         await self.runtime.aclose()
 
     async def call(
-        self, tool: str, queries: Queries, *, roots: Iterable[Path | str] | None = None
+        self,
+        tool: str,
+        queries: Queries,
+        *,
+        roots: Iterable[Path | str] | None = None,
+        progress: ProgressReporter | None = None,
     ) -> BulkResponse[Any]:
         """Run ``queries`` on the tool named ``tool`` (camelCase or snake_case).
 
-        ``roots`` narrows the allowed roots for this call (an MCP client's roots).
+        ``roots`` narrows the allowed roots for this call (an MCP client's roots);
+        ``progress(done, total, message)`` hears how far long queries got.
         """
         paths = PathPolicy(roots) if roots is not None else None
-        return await dispatch(get_tool(tool), self.runtime, queries, paths=paths)
+        return await dispatch(get_tool(tool), self.runtime, queries, paths=paths, progress=progress)
 
     @staticmethod
     def tools() -> tuple[ToolSpec, ...]:

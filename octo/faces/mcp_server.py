@@ -57,7 +57,7 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
         output_schema=spec.output_schema(),
         annotations=types.ToolAnnotations(
             title=spec.title,
-            read_only_hint=True,
+            read_only_hint=spec.read_only,
             destructive_hint=False,
             idempotent_hint=True,
             open_world_hint=spec.open_world,
@@ -147,7 +147,9 @@ async def _call_tool(
                 f"Unknown argument(s): {', '.join(unexpected)}",
                 hints=['Put every parameter inside a query: {"queries": [{...}]}'],
             )
-        response = await ctx.lifespan_context.call(spec.name, queries, roots=roots)
+        response = await ctx.lifespan_context.call(
+            spec.name, queries, roots=roots, progress=ctx.session.report_progress
+        )
     except CallError as exc:
         return _call_error_result(exc)
     return types.CallToolResult(
