@@ -25,6 +25,7 @@ from anyio.abc import Process
 
 from octo.core.errors import InvalidQueryError, QueryTimeoutError, ToolNotAvailableError
 from octo.core.formats import parse_size
+from octo.transports.processes import child_command, child_environment
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
@@ -175,8 +176,9 @@ async def _spawn_rg(
     with tempfile.TemporaryFile() as stderr:
         try:
             process = await anyio.open_process(
-                [rg_binary(), "--no-config", *args],
+                child_command([rg_binary(), "--no-config", *args]),
                 cwd=cwd,
+                env=child_environment(os.environ),
                 stdin=subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=stderr,
