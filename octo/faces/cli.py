@@ -179,13 +179,13 @@ async def _call(
 
 
 def _serve(config: Config, http: bool, host: str, port: int) -> int:
-    from octo.faces import mcp_server as server
+    from octo.faces import serve
 
     try:
         if http:
-            anyio.run(server.serve_http, host, port, config)
+            anyio.run(serve.serve_http, host, port, config)
         else:
-            anyio.run(server.serve_stdio, config)
+            anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
         return 130
     return EXIT_OK

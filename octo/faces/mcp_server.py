@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
@@ -163,19 +164,26 @@ async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> Non
     _connection_state(ctx).pop(_ROOTS_KEY, None)
 
 
-def build_server(config: Config | None = None) -> Server[Gateway]:
+def build_server(
+    config: Config | None = None, *, closed: anyio.Event | None = None
+) -> Server[Gateway]:
     """A new MCP server publishing every registry tool.
 
     Its lifespan owns one Gateway (``config``, else read from the environment): the cache,
     HTTP client and language servers are shared by every connection of the process.
+    ``closed`` is set once that gateway has closed everything it opened.
     """
     definitions: list[types.Tool] = []
 
     @asynccontextmanager
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
-        async with Gateway(config) as gateway:
-            yield gateway
+        try:
+            async with Gateway(config) as gateway:
+                yield gateway
+        finally:
+            if closed is not None:
+                closed.set()
 
     def tool_definitions() -> list[types.Tool]:
         # Built on the first tools/list rather than at start-up, so initialize stays instant.
@@ -207,21 +215,3 @@ def build_server(config: Config | None = None) -> Server[Gateway]:
         "notifications/roots/list_changed", types.NotificationParams, _roots_changed
     )
     return server
-
-
-async def serve_stdio(config: Config | None = None) -> None:
-    """Serve one MCP client over stdin/stdout until it disconnects."""
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(config)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-async def serve_http(host: str, port: int, config: Config | None = None) -> None:
-    """Serve MCP over streamable HTTP at ``http://host:port/mcp``."""
-    import uvicorn
-
-    app = build_server(config).streamable_http_app(host=host)
-    settings = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
-    await uvicorn.Server(settings).serve()

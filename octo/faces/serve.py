@@ -1,0 +1,83 @@
+"""``octo serve``: the MCP server over stdio or streamable HTTP, until the client leaves or a
+signal asks octo to stop.
+
+Signal handling lives here, in the face, never in library code: SIGTERM and SIGHUP cancel
+the serving scope, so the gateway closes as on any other exit (language servers shut
+down, rg killed). Children also die with octo when it is killed outright (see
+octo.transports.processes).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Awaitable, Callable
+
+import anyio
+
+from octo.core.config import Config
+from octo.faces.mcp_server import build_server
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+#: Seconds the gateway gets to close (language servers shut down politely) after a signal.
+_CLOSE_GRACE = 5.0
+
+
+async def _until_signalled(serve: Callable[[], Awaitable[None]], closed: anyio.Event) -> None:
+    """Run ``serve()`` until it ends by itself or a stop signal comes.
+
+    On a signal the serving scope is cancelled, the gateway closes (``closed``), and octo
+    then dies by that signal: a thread blocked reading stdin cannot be cancelled, and
+    waiting for the client to close stdin would keep a stopped server alive.
+    """
+    async with anyio.create_task_group() as tg:
+        serving = anyio.CancelScope()
+
+        async def stop_on_signal() -> None:
+            with anyio.open_signal_receiver(*_STOP_SIGNALS) as signals:
+                async for signum in signals:
+                    serving.cancel()
+                    with anyio.move_on_after(_CLOSE_GRACE):
+                        await closed.wait()
+                    die_by(signum)
+
+        tg.start_soon(stop_on_signal)
+        with serving:
+            await serve()
+        tg.cancel_scope.cancel()
+
+
+def die_by(signum: int) -> None:
+    """End the process by ``signum``'s default action, once everything is closed, so whoever
+    started octo sees it was signalled (exit status 128 + signum)."""
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+async def serve_stdio(config: Config | None = None) -> None:
+    """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled."""
+    from mcp.server.stdio import stdio_server
+
+    closed = anyio.Event()
+    server = build_server(config, closed=closed)
+
+    async def serve() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    await _until_signalled(serve, closed)
+
+
+async def serve_http(host: str, port: int, config: Config | None = None) -> None:
+    """Serve MCP over streamable HTTP at ``http://host:port/mcp``.
+
+    uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
+    app's shutdown, which closes the gateway.
+    """
+    import uvicorn
+
+    app = build_server(config).streamable_http_app(host=host)
+    settings = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+    await uvicorn.Server(settings).serve()
