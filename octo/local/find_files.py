@@ -15,27 +15,24 @@ import anyio
 from octo.contract import Answer, QueryContext
 from octo.core.formats import parse_duration, parse_size
 from octo.core.paging import page_of
-from octo.local.listing_hints import find_hints, truncated_hint
+from octo.local.listing_hints import ListingPage, find_hints, truncated_hint
 from octo.local.listing_models import EntryType, FindFilesQuery, FindFilesResult, FoundFile
-from octo.local.targets import start_directory
-from octo.local.walk import Entry, Walk, WalkOptions, stat_entries, walk
+from octo.local.walk import Entry, Walk, stat_entries, walk_listing
 
 _TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
 
 
 async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFilesResult]:
     """Find entries by name, type, depth, time, size and permissions; newest first."""
-    timeout_ms = ctx.config.rg_timeout_ms
-    start = await start_directory(ctx.paths, query.path, "localFindFiles")
-    options = WalkOptions(
+    start, walked = await walk_listing(
+        ctx,
+        query,
+        "localFindFiles",
         max_depth=query.maxDepth,
-        hidden=query.hidden,
-        no_ignore=query.noIgnore,
-        exclude_dirs=query.excludeDir or (),
         need_dirs=query.type in (None, "d", "l"),
         need_symlinks=query.type in (None, "l"),
+        exclude_dirs=query.excludeDir or (),
     )
-    walked = await walk(start, options, timeout_ms)
     found = await anyio.to_thread.run_sync(partial(_select, start, walked, query, time.time()))
     kept = found[: query.limit]
     page, pagination = page_of(kept, query.filesPerPage, query.filePageNumber)
@@ -47,9 +44,10 @@ async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFil
         truncated=True if walked.truncated or len(found) > len(kept) else None,
     )
     answer = Answer(result)
-    answer.hint(*find_hints(query, start, result, len(found)))
+    listed = ListingPage(pagination, matched=len(found), kept=len(kept))
+    answer.hint(*find_hints(query, start, result, listed))
     if walked.truncated:
-        answer.hint(truncated_hint(timeout_ms))
+        answer.hint(truncated_hint(ctx.config.rg_timeout_ms))
     return answer
 
 

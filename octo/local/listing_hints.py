@@ -3,6 +3,7 @@ reading a listed file, searching the directory, and what to relax when nothing m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,49 +22,35 @@ from octo.local.walk import MAX_SCANNED_FILES, Walk
 MANY_RESULTS = 100
 
 
+@dataclass(frozen=True)
+class ListingPage:
+    """The page an answer shows, of ``matched`` entries (every filter passed), ``kept`` of
+    them within the query's limit."""
+
+    pagination: Pagination
+    matched: int
+    kept: int
+
+
 def structure_hints(
     query: ViewStructureQuery,
     start: Path,
     result: ViewStructureResult,
-    matched: int,
-    kept: int,
+    page: ListingPage,
     walk: Walk,
 ) -> list[str]:
-    """Hints for a page of a listing of ``matched`` entries, ``kept`` of them after limit."""
-    pagination = result.pagination
-    assert pagination is not None
+    """Hints for a page of a directory listing."""
+    tool = "localViewStructure"
     if not result.entries:
-        past = _past_last_page("localViewStructure", query, pagination) if matched else None
-        if past is not None:
-            return [past]
-        relax = []
-        if query.pattern:
-            relax.append(f"drop pattern '{query.pattern}'")
-        if query.wanted_extensions:
-            relax.append("drop extension/extensions")
-        if query.filesOnly or query.directoriesOnly:
-            relax.append("drop filesOnly/directoriesOnly")
-        if query.effective_depth < 5:
-            relax.append("go deeper with recursive=true")
-        if not query.hidden:
-            relax.append("hidden=true (dot-entries are skipped)")
-        if not query.noIgnore:
-            relax.append("noIgnore=true (.gitignore'd entries are skipped)")
-        hints = ["Nothing matched. Relax: " + "; ".join(relax) + "."]
-        if not walk.files and not walk.dirs:
-            hints.append("Directories show only when they hold a visible file (like git).")
-        return hints
-    hints = []
-    if pagination.hasMore:
+        return _past_last_page(tool, query, page) or _relax_structure(query, walk)
+    hints = _next_page(tool, query, page)
+    if page.matched > page.kept:
         hints.append(
-            "Next page: localViewStructure "
-            + _as_call(query, entryPageNumber=query.entryPageNumber + 1)
+            f"limit kept {page.kept} of {page.matched} entries: raise limit or add filters."
         )
-    if matched > kept:
-        hints.append(f"limit kept {kept} of {matched} entries: raise limit or add filters.")
-    if matched > MANY_RESULTS:
+    if page.matched > MANY_RESULTS:
         hints.append(
-            f"{matched} entries: narrow with pattern, extensions, filesOnly/directoriesOnly, "
+            f"{page.matched} entries: narrow with pattern, extensions, filesOnly/directoriesOnly, "
             "or list a sub-directory."
         )
     dirs = [e.name for e in result.entries if e.type == "dir"]
@@ -75,56 +62,22 @@ def structure_hints(
 
 
 def find_hints(
-    query: FindFilesQuery, start: Path, result: FindFilesResult, matched: int
+    query: FindFilesQuery, start: Path, result: FindFilesResult, page: ListingPage
 ) -> list[str]:
-    """Hints for a page of ``matched`` entries found (``result.totalCount`` kept)."""
-    pagination = result.pagination
-    assert pagination is not None
+    """Hints for a page of entries found."""
+    tool = "localFindFiles"
     if not result.files:
-        past = _past_last_page("localFindFiles", query, pagination) if matched else None
-        if past is not None:
-            return [past]
-        relax = [
-            f"{field} {value!r}"
-            for field, value in (
-                ("name", query.name),
-                ("iname", query.iname),
-                ("names", query.names),
-                ("type", query.type),
-                ("modifiedWithin", query.modifiedWithin),
-                ("modifiedBefore", query.modifiedBefore),
-                ("sizeGreater", query.sizeGreater),
-                ("sizeLess", query.sizeLess),
-                ("permissions", query.permissions),
-                ("executable", query.executable),
-                ("readable", query.readable),
-                ("writable", query.writable),
-                ("minDepth", query.minDepth),
-                ("excludeDir", query.excludeDir),
-            )
-            if value is not None
-        ]
-        advice = ["drop or loosen " + ", ".join(relax)] if relax else []
-        if query.maxDepth < 10:
-            advice.append(f"raise maxDepth (now {query.maxDepth})")
-        if not query.hidden:
-            advice.append("hidden=true (dot-entries are skipped)")
-        if not query.noIgnore:
-            advice.append("noIgnore=true (.gitignore'd entries are skipped)")
-        return ["Nothing matched. Relax: " + "; ".join(advice) + "."]
-    hints = []
-    if pagination.hasMore:
+        return _past_last_page(tool, query, page) or [_relax_find(query)]
+    hints = _next_page(tool, query, page)
+    if page.matched > page.kept:
         hints.append(
-            "Next page: localFindFiles " + _as_call(query, filePageNumber=query.filePageNumber + 1)
-        )
-    if matched > result.totalCount:
-        hints.append(
-            f"limit kept the {result.totalCount} newest of {matched} matches: raise limit "
+            f"limit kept the {page.kept} newest of {page.matched} matches: raise limit "
             "(up to 10000) or narrow the filters."
         )
-    if matched > MANY_RESULTS:
+    if page.matched > MANY_RESULTS:
         hints.append(
-            f"{matched} matches: narrow with name, type, modifiedWithin, sizeGreater or excludeDir."
+            f"{page.matched} matches: narrow with name, type, modifiedWithin, sizeGreater or "
+            "excludeDir."
         )
     files = [(f.path, bool(f.sensitive)) for f in result.files if f.type == "file"]
     return hints + _next_steps(start, files)
@@ -138,23 +91,85 @@ def truncated_hint(timeout_ms: int) -> str:
     )
 
 
+def _relax_structure(query: ViewStructureQuery, walk: Walk) -> list[str]:
+    relax = []
+    if query.pattern:
+        relax.append(f"drop pattern '{query.pattern}'")
+    if query.wanted_extensions:
+        relax.append("drop extension/extensions")
+    if query.filesOnly or query.directoriesOnly:
+        relax.append("drop filesOnly/directoriesOnly")
+    if query.effective_depth < 5:
+        relax.append("go deeper with recursive=true")
+    if not query.hidden:
+        relax.append("hidden=true (dot-entries are skipped)")
+    if not query.noIgnore:
+        relax.append("noIgnore=true (.gitignore'd entries are skipped)")
+    hints = ["Nothing matched. Relax: " + "; ".join(relax) + "."]
+    if not walk.files and not walk.dirs:
+        hints.append("Directories show only when they hold a visible file (like git).")
+    return hints
+
+
+def _relax_find(query: FindFilesQuery) -> str:
+    relax = [
+        f"{field} {value!r}"
+        for field, value in (
+            ("name", query.name),
+            ("iname", query.iname),
+            ("names", query.names),
+            ("type", query.type),
+            ("modifiedWithin", query.modifiedWithin),
+            ("modifiedBefore", query.modifiedBefore),
+            ("sizeGreater", query.sizeGreater),
+            ("sizeLess", query.sizeLess),
+            ("permissions", query.permissions),
+            ("executable", query.executable),
+            ("readable", query.readable),
+            ("writable", query.writable),
+            ("minDepth", query.minDepth),
+            ("excludeDir", query.excludeDir),
+        )
+        if value is not None
+    ]
+    advice = ["drop or loosen " + ", ".join(relax)] if relax else []
+    if query.maxDepth < 10:
+        advice.append(f"raise maxDepth (now {query.maxDepth})")
+    if not query.hidden:
+        advice.append("hidden=true (dot-entries are skipped)")
+    if not query.noIgnore:
+        advice.append("noIgnore=true (.gitignore'd entries are skipped)")
+    return "Nothing matched. Relax: " + "; ".join(advice) + "."
+
+
 def _as_call(query: ViewStructureQuery | FindFilesQuery, **changes: Any) -> str:
     """The query's own parameters (defaults and context left out) with ``changes``, as JSON."""
     return compact_json({**query.params(), **changes})
 
 
+def _page_field(query: ViewStructureQuery | FindFilesQuery) -> str:
+    return "entryPageNumber" if isinstance(query, ViewStructureQuery) else "filePageNumber"
+
+
+def _next_page(
+    tool: str, query: ViewStructureQuery | FindFilesQuery, page: ListingPage
+) -> list[str]:
+    if not page.pagination.hasMore:
+        return []
+    field = _page_field(query)
+    return [f"Next page: {tool} {_as_call(query, **{field: getattr(query, field) + 1})}"]
+
+
 def _past_last_page(
-    tool: str, query: ViewStructureQuery | FindFilesQuery, pagination: Pagination
-) -> str | None:
-    """The hint to the last page when ``query`` asked for one past it."""
-    field = "entryPageNumber" if isinstance(query, ViewStructureQuery) else "filePageNumber"
+    tool: str, query: ViewStructureQuery | FindFilesQuery, page: ListingPage
+) -> list[str]:
+    """The way to the last page when ``query`` asked for one past it."""
+    field = _page_field(query)
     asked: int = getattr(query, field)
-    if asked <= pagination.totalPages:
-        return None
-    return (
-        f"Page {asked} is past the last page: "
-        f"{tool} {_as_call(query, **{field: pagination.totalPages})}"
-    )
+    last = page.pagination.totalPages
+    if not page.matched or asked <= last:
+        return []
+    return [f"Page {asked} is past the last page: {tool} {_as_call(query, **{field: last})}"]
 
 
 def _next_steps(start: Path, files: list[tuple[str, bool]]) -> list[str]:

@@ -8,6 +8,7 @@ parsed by octo.core.formats, for validation and filtering alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -26,7 +27,12 @@ def normalize_extension(ext: str) -> str:
     return ext.strip().lstrip(".").lower()
 
 
-class _LocalListingQuery(ToolQuery):
+def _below(low: str | None, high: str | None, parse: Callable[[str], int]) -> bool:
+    """False only when both bounds are given and ``low`` does not parse below ``high``."""
+    return low is None or high is None or parse(low) < parse(high)
+
+
+class ListingQuery(ToolQuery):
     """Fields both listing tools share: the start directory and what the walk may enter."""
 
     path: str = Field(
@@ -43,7 +49,7 @@ class _LocalListingQuery(ToolQuery):
     )
 
 
-class ViewStructureQuery(_LocalListingQuery):
+class ViewStructureQuery(ListingQuery):
     """One localViewStructure query."""
 
     depth: int | None = Field(
@@ -143,7 +149,7 @@ class ViewStructureResult(ToolResult):
         return not self.entries
 
 
-class FindFilesQuery(_LocalListingQuery):
+class FindFilesQuery(ListingQuery):
     """One localFindFiles query."""
 
     name: str | None = Field(
@@ -264,19 +270,11 @@ class FindFilesQuery(_LocalListingQuery):
             raise ValueError(
                 f"minDepth ({self.minDepth}) must not exceed maxDepth ({self.maxDepth})"
             )
-        if (
-            self.sizeGreater is not None
-            and self.sizeLess is not None
-            and parse_size(self.sizeGreater) >= parse_size(self.sizeLess)
-        ):
+        if not _below(self.sizeGreater, self.sizeLess, parse_size):
             raise ValueError(
                 f"sizeGreater ({self.sizeGreater}) must be below sizeLess ({self.sizeLess})"
             )
-        if (
-            self.modifiedWithin is not None
-            and self.modifiedBefore is not None
-            and parse_duration(self.modifiedBefore) >= parse_duration(self.modifiedWithin)
-        ):
+        if not _below(self.modifiedBefore, self.modifiedWithin, parse_duration):
             raise ValueError(
                 f"modifiedBefore ({self.modifiedBefore}) must be shorter than "
                 f"modifiedWithin ({self.modifiedWithin}) or no entry can match"

@@ -16,7 +16,7 @@ import anyio
 
 from octo.contract import Answer, QueryContext
 from octo.core.paging import page_of
-from octo.local.listing_hints import structure_hints, truncated_hint
+from octo.local.listing_hints import ListingPage, structure_hints, truncated_hint
 from octo.local.listing_models import (
     EntryType,
     StructureEntry,
@@ -24,24 +24,21 @@ from octo.local.listing_models import (
     ViewStructureQuery,
     ViewStructureResult,
 )
-from octo.local.targets import start_directory
-from octo.local.walk import Entry, Walk, WalkOptions, stat_entries, walk
+from octo.local.walk import Entry, Walk, stat_entries, walk_listing
 
 
 async def view_structure(
     ctx: QueryContext, query: ViewStructureQuery
 ) -> Answer[ViewStructureResult]:
     """List a directory: filter, sort, summarise, then page."""
-    timeout_ms = ctx.config.rg_timeout_ms
-    start = await start_directory(ctx.paths, query.path, "localViewStructure")
-    options = WalkOptions(
+    start, walked = await walk_listing(
+        ctx,
+        query,
+        "localViewStructure",
         max_depth=query.effective_depth,
-        hidden=query.hidden,
-        no_ignore=query.noIgnore,
         need_dirs=not query.filesOnly,
         need_symlinks=not (query.filesOnly or query.directoriesOnly),
     )
-    walked = await walk(start, options, timeout_ms)
     entries = await anyio.to_thread.run_sync(partial(_select, start, walked, query))
     files = [e for e in entries if e.type == "file"]
     summary = StructureSummary(
@@ -59,9 +56,10 @@ async def view_structure(
         truncated=True if walked.truncated else None,
     )
     answer = Answer(result)
-    answer.hint(*structure_hints(query, start, result, len(entries), len(kept), walked))
+    listed = ListingPage(pagination, matched=len(entries), kept=len(kept))
+    answer.hint(*structure_hints(query, start, result, listed, walked))
     if walked.truncated:
-        answer.hint(truncated_hint(timeout_ms))
+        answer.hint(truncated_hint(ctx.config.rg_timeout_ms))
     return answer
 
 

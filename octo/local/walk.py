@@ -18,10 +18,12 @@ from stat import S_IMODE
 
 import anyio
 
+from octo.contract import QueryContext
 from octo.core.errors import InvalidQueryError, QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.core.sensitive import is_sensitive
-from octo.local.listing_models import EntryType
+from octo.local.listing_models import EntryType, ListingQuery
+from octo.local.targets import start_directory
 from octo.transports.ripgrep import RgProcess, open_rg, rg_error_message
 
 #: Files read from one walk before it stops and reports ``truncated``.
@@ -123,6 +125,29 @@ async def rg_files(
             hints=['Check excludeDir: names or paths such as "node_modules" or "src/gen".'],
         )
     return paths, cut_short
+
+
+async def walk_listing(
+    ctx: QueryContext,
+    query: ListingQuery,
+    tool: str,
+    *,
+    max_depth: int,
+    need_dirs: bool,
+    need_symlinks: bool,
+    exclude_dirs: Sequence[str] = (),
+) -> tuple[Path, Walk]:
+    """The start directory a listing query names, and the walk below it."""
+    start = await start_directory(ctx.paths, query.path, tool)
+    options = WalkOptions(
+        max_depth=max_depth,
+        hidden=query.hidden,
+        no_ignore=query.noIgnore,
+        exclude_dirs=exclude_dirs,
+        need_dirs=need_dirs,
+        need_symlinks=need_symlinks,
+    )
+    return start, await walk(start, options, ctx.config.rg_timeout_ms)
 
 
 async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
