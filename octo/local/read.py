@@ -117,6 +117,7 @@ class _FileRead:
     base: dict[str, Any]
 
     def answer(self) -> Answer[LocalGetFileContentResult]:
+        """The read in the mode the query asks for, with the hints that continue it."""
         query, lines = self.query, self.lines
         if query.matchString is not None:
             return self._matches(query.matchString)
