@@ -115,30 +115,6 @@ async def package_search(run: QueryRun, query: Any) -> Any:
     return (await run.provider(PackageRegistries).search(query)).deliver(run)
 
 
-async def local_search_code(run: QueryRun, query: Any) -> Any:
-    from octo.providers.local import LocalSearchProvider
-
-    return await run.provider(LocalSearchProvider).search_code(run, query)
-
-
-async def local_get_file_content(run: QueryRun, query: Any) -> Any:
-    from octo.providers.local import LocalSearchProvider
-
-    return await run.provider(LocalSearchProvider).get_file_content(run, query)
-
-
-async def local_view_structure(run: QueryRun, query: Any) -> Any:
-    from octo.providers.local_files import LocalFilesProvider
-
-    return await run.provider(LocalFilesProvider).view_structure(run, query)
-
-
-async def local_find_files(run: QueryRun, query: Any) -> Any:
-    from octo.providers.local_files import LocalFilesProvider
-
-    return await run.provider(LocalFilesProvider).find_files(run, query)
-
-
 async def lsp_goto_definition(run: QueryRun, query: Any) -> Any:
     from octo.lsp import navigate
 

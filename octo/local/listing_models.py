@@ -2,45 +2,24 @@
 
 Every rule of the spec's tables lives here, so a bad query fails alone with a
 VALIDATION_ERROR naming the field. Durations ("7d") and sizes ("10M") are
-parsed once, by the helpers below, for validation and filtering alike.
+parsed by octo.core.formats, for validation and filtering alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.formats import parse_duration, parse_size
+from octo.core.paging import Pagination
 
 EntryType = Literal["file", "dir", "symlink"]
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
-_DURATION_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([bkmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
-_SIZE_FACTOR = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 _OCTAL_MODE = re.compile(r"^[0-7]{3,4}$")
-
-
-def parse_duration(text: str) -> int:
-    """Seconds in a duration such as "30m", "2h", "7d", "1w"; raises ValueError otherwise."""
-    match = _DURATION.match(text)
-    if match is None:
-        raise ValueError(
-            f"'{text}' is not a duration: use a number and a unit s, m, h, d or w, e.g. \"7d\""
-        )
-    return int(match.group(1)) * _DURATION_SECONDS[match.group(2)]
-
-
-def parse_size(text: str) -> int:
-    """Bytes in a size such as "500k", "10M", "1G" or "2048" (units of 1024)."""
-    match = _SIZE.match(text)
-    if match is None:
-        raise ValueError(
-            f"'{text}' is not a size: use bytes or a number with k, M, G or T, e.g. \"10M\""
-        )
-    return int(float(match.group(1)) * _SIZE_FACTOR[match.group(2).lower()])
 
 
 def normalize_extension(ext: str) -> str:
@@ -48,15 +27,12 @@ def normalize_extension(ext: str) -> str:
     return ext.strip().lstrip(".").lower()
 
 
-class ListingPagination(BaseModel):
-    """Where this page sits in the whole listing."""
-
-    currentPage: int
-    totalPages: int
-    hasMore: bool
+def _below(low: str | None, high: str | None, parse: Callable[[str], int]) -> bool:
+    """False only when both bounds are given and ``low`` does not parse below ``high``."""
+    return low is None or high is None or parse(low) < parse(high)
 
 
-class _LocalListingQuery(ToolQuery):
+class ListingQuery(ToolQuery):
     """Fields both listing tools share: the start directory and what the walk may enter."""
 
     path: str = Field(
@@ -73,7 +49,7 @@ class _LocalListingQuery(ToolQuery):
     )
 
 
-class ViewStructureQuery(_LocalListingQuery):
+class ViewStructureQuery(ListingQuery):
     """One localViewStructure query."""
 
     depth: int | None = Field(
@@ -163,7 +139,7 @@ class ViewStructureResult(ToolResult):
     path: str = Field(description="The listed directory (absolute).")
     entries: list[StructureEntry]
     summary: StructureSummary
-    pagination: ListingPagination | None = None
+    pagination: Pagination | None = None
     truncated: bool | None = Field(
         default=None,
         description="True when the walk stopped early (time or size cap): totals are partial.",
@@ -173,7 +149,7 @@ class ViewStructureResult(ToolResult):
         return not self.entries
 
 
-class FindFilesQuery(_LocalListingQuery):
+class FindFilesQuery(ListingQuery):
     """One localFindFiles query."""
 
     name: str | None = Field(
@@ -294,19 +270,11 @@ class FindFilesQuery(_LocalListingQuery):
             raise ValueError(
                 f"minDepth ({self.minDepth}) must not exceed maxDepth ({self.maxDepth})"
             )
-        if (
-            self.sizeGreater is not None
-            and self.sizeLess is not None
-            and parse_size(self.sizeGreater) >= parse_size(self.sizeLess)
-        ):
+        if not _below(self.sizeGreater, self.sizeLess, parse_size):
             raise ValueError(
                 f"sizeGreater ({self.sizeGreater}) must be below sizeLess ({self.sizeLess})"
             )
-        if (
-            self.modifiedWithin is not None
-            and self.modifiedBefore is not None
-            and parse_duration(self.modifiedBefore) >= parse_duration(self.modifiedWithin)
-        ):
+        if not _below(self.modifiedBefore, self.modifiedWithin, parse_duration):
             raise ValueError(
                 f"modifiedBefore ({self.modifiedBefore}) must be shorter than "
                 f"modifiedWithin ({self.modifiedWithin}) or no entry can match"
@@ -343,7 +311,7 @@ class FindFilesResult(ToolResult):
     path: str = Field(description="The start directory (absolute).")
     files: list[FoundFile]
     totalCount: int = Field(description="Entries found (at most limit).")
-    pagination: ListingPagination | None = None
+    pagination: Pagination | None = None
     truncated: bool | None = Field(
         default=None,
         description="True when more entries matched than limit, or the walk stopped early.",

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from octo.core.budget import CharPagination, TokenInfo
 from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.paging import Pagination
 
 SearchMode = Literal["discovery", "paginated", "detailed"]
 
@@ -155,21 +156,13 @@ class SearchStats(BaseModel):
     )
 
 
-class FilePaging(BaseModel):
-    """Where this page of files sits."""
-
-    currentPage: int
-    totalPages: int
-    hasMore: bool
-
-
 class LocalSearchCodeResult(ToolResult):
     """Files matching a pattern, one page of them."""
 
     root: str = Field(description="The searched directory; file paths are relative to it.")
     files: list[SearchFile]
     stats: SearchStats
-    pagination: FilePaging
+    pagination: Pagination
     tokens: TokenInfo | None = Field(
         default=None,
         description="Size of the page's text; matches beyond the token budget are left out "

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from octo.contract import ToolCategory, ToolSpec
-from octo.legacy import legacy
+from octo.contract import ToolCategory, ToolSpec, lazy
 from octo.local.listing_models import (
     FindFilesQuery,
     FindFilesResult,
@@ -38,7 +37,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=LocalSearchCodeQuery,
         result_model=LocalSearchCodeResult,
-        handler=legacy("octo.legacy:local_search_code"),
+        handler=lazy("octo.local.search:search_code"),
         max_queries=5,
         example={"pattern": "def load_config", "path": "src", "type": "py"},
     ),
@@ -56,7 +55,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=LocalGetFileContentQuery,
         result_model=LocalGetFileContentResult,
-        handler=legacy("octo.legacy:local_get_file_content"),
+        handler=lazy("octo.local.read:get_file_content"),
         max_queries=5,
         example={"path": "src/app.py", "matchString": "def load_config"},
     ),
@@ -81,7 +80,7 @@ TOOLS += [
         ),
         query_model=ViewStructureQuery,
         result_model=ViewStructureResult,
-        handler=legacy("octo.legacy:local_view_structure"),
+        handler=lazy("octo.local.view_structure:view_structure"),
         max_queries=5,
         example={"path": "src", "depth": 2, "sortBy": "name", "entriesPerPage": 20},
     ),
@@ -98,7 +97,7 @@ TOOLS += [
         ),
         query_model=FindFilesQuery,
         result_model=FindFilesResult,
-        handler=legacy("octo.legacy:local_find_files"),
+        handler=lazy("octo.local.find_files:find_files"),
         max_queries=5,
         example={"path": ".", "name": "*.py", "type": "f", "modifiedWithin": "7d"},
     ),

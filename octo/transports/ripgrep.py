@@ -146,9 +146,16 @@ async def run_rg(args: Sequence[str], *, cwd: Path | None = None, timeout_ms: in
     with tempfile.TemporaryFile() as stdout:
         async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout) as rg:
             returncode = await rg.wait()
-            stderr = rg.stderr
-        stdout.seek(0)
-        return RgRun(returncode, stdout.read(), stderr)
+
+            def collect() -> RgRun:
+                stdout.seek(0)
+                return RgRun(returncode, stdout.read(), rg.stderr)
+
+            # Off the event loop, both files in one hop (stdout may be megabytes); shielded:
+            # rg has finished, so the deadline passing meanwhile must not drop its output.
+            with anyio.CancelScope(shield=True):
+                done = await anyio.to_thread.run_sync(collect)
+    return done
 
 
 def _check_args(args: Sequence[str]) -> None:

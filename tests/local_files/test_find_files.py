@@ -12,7 +12,7 @@ import pytest
 
 import octo
 from octo.core.formats import parse_duration, parse_size
-from octo.providers.local_files import _rg_files
+from octo.local.walk import rg_files
 
 TOOL = "localFindFiles"
 
@@ -411,9 +411,9 @@ async def test_bulk_with_one_invalid_query(gateway: octo.Gateway, project: Path)
 
 async def test_listing_stops_at_the_file_cap(tree: Any) -> None:
     root: Path = tree({f"f{i}.txt": "x" for i in range(30)})
-    listed, cut_short = await _rg_files([], root, max_files=7, timeout_ms=30_000)
+    listed, cut_short = await rg_files([], root, max_files=7, timeout_ms=30_000)
     assert len(listed) == 7 and cut_short
-    listed, cut_short = await _rg_files([], root, max_files=100, timeout_ms=30_000)
+    listed, cut_short = await rg_files([], root, max_files=100, timeout_ms=30_000)
     assert len(listed) == 30 and not cut_short
 
 

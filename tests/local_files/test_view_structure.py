@@ -409,3 +409,27 @@ async def test_walk_out_of_time_returns_what_it_has_marked_truncated(
     for result in (view, found):
         assert result["data"]["truncated"] is True
         assert any("walk stopped early" in h for h in result["hints"])
+
+
+def hint_calls(hints: list[str]) -> list[dict[str, Any]]:
+    """The JSON argument of every hint that suggests a call (the first ``{`` onwards)."""
+    decoder = json.JSONDecoder()
+    return [decoder.raw_decode(h, h.index("{"))[0] for h in hints if "{" in h]
+
+
+async def test_hints_quote_paths_as_json(run_one: Any, tree: Any) -> None:
+    # A quote or backslash in a name must not break the JSON a hint hands back as a query.
+    root: Path = tree({'we"ird\\dir/sub/x.py': "x\n", 'we"ird\\dir/y.py': "y\n"})
+    odd = root / 'we"ird\\dir'
+    listing = await run_one(TOOL, {"path": str(odd)})
+    assert {c["path"] for c in hint_calls(listing["hints"])} == {
+        str(odd / "sub"),
+        str(odd / "y.py"),
+        str(odd),
+    }
+    missing = await run_one(TOOL, {"path": str(odd / "nope" / "deeper")})
+    assert missing["error"]["code"] == "NOT_FOUND"
+    assert [c["path"] for c in hint_calls(missing["hints"])] == [str(odd)]
+    a_file = await run_one(TOOL, {"path": str(odd / "y.py")})
+    assert a_file["error"]["code"] == "INVALID_QUERY"
+    assert [c["path"] for c in hint_calls(a_file["hints"])] == [str(odd / "y.py"), str(odd)]

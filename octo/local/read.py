@@ -1,0 +1,298 @@
+"""localGetFileContent: a local text file read under the token budget.
+
+A file is decoded and redacted once per version (path, mtime, size); every page of it is
+then served from the cache: from the start, a line range, matching lines with context,
+character pages, or the whole file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from octo.contract import Answer, QueryContext
+from octo.core.budget import CharPagination, TokenInfo, cut_lines, token_info
+from octo.core.cache import ResultCache
+from octo.core.config import Config
+from octo.core.errors import FileTooLargeError, InvalidQueryError
+from octo.core.formats import compact_json, parse_size
+from octo.core.redaction import redact
+from octo.local.matched_lines import clip_line, group_matches, strip_newline
+from octo.local.models import LocalGetFileContentQuery, LocalGetFileContentResult
+from octo.local.next_calls import has_regex_syntax
+from octo.local.targets import file_target
+from octo.transports.ripgrep import MAX_FILESIZE_CAP
+
+#: fullContent skips the token budget, but not beyond this (spec: FILE_TOO_LARGE above 300 KB).
+MAX_FULL_CONTENT_BYTES = 300 * 1024
+#: Default and largest charLength (spec: 1-10000).
+MAX_CHAR_LENGTH = 10_000
+_BINARY_SNIFF_BYTES = 8192
+_FILE_TEXT_TTL = 300.0
+
+
+async def get_file_content(
+    ctx: QueryContext, query: LocalGetFileContentQuery
+) -> Answer[LocalGetFileContentResult]:
+    """Read one local text file (secrets redacted) in the way the query asks."""
+    real, info = await file_target(ctx.paths, query)
+    _check_size(ctx.config, query, info.st_size)
+    text, cached = await _file_text(ctx.runtime.cache, real, info)
+    lines = _split_lines(text)
+    base: dict[str, Any] = {
+        "path": ctx.paths.relative(real),
+        "size": info.st_size,
+        "totalLines": len(lines),
+    }
+    answer = _FileRead(ctx.config, query, text, lines, base).answer()
+    answer.cached = cached
+    return answer
+
+
+def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> None:
+    limit = min(parse_size(config.rg_max_filesize), MAX_FILESIZE_CAP)
+    if size > limit:
+        raise FileTooLargeError(
+            f"'{query.path}' has {size} bytes; octo reads files up to {limit} bytes",
+            hints=[
+                "OCTO_RG_MAX_FILESIZE raises the limit (at most 200M).",
+                "Find the lines you need with localSearchCode on a smaller file set.",
+            ],
+        )
+    if query.fullContent and size > MAX_FULL_CONTENT_BYTES:
+        pages = {"path": query.path, "charOffset": 0, "charLength": MAX_CHAR_LENGTH}
+        raise FileTooLargeError(
+            f"'{query.path}' has {size} bytes; fullContent is limited to "
+            f"{MAX_FULL_CONTENT_BYTES} bytes",
+            hints=[
+                "Read it in token-sized pages: drop fullContent (the answer says how to go on).",
+                f"Or page by characters: {compact_json(pages)}",
+                "Or read just the part you need with matchString or startLine/endLine.",
+            ],
+        )
+
+
+async def _file_text(cache: ResultCache, real: Path, info: os.stat_result) -> tuple[str, bool]:
+    """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
+
+    def load_sync() -> str:
+        data = real.read_bytes()
+        if b"\0" in data[:_BINARY_SNIFF_BYTES]:
+            raise InvalidQueryError(
+                f"'{real.name}' is a binary file; localGetFileContent returns text only",
+                hints=["Inspect its size and type with localViewStructure (details=true)."],
+            )
+        return redact(data.decode("utf-8", errors="replace"), keep_lines=True)
+
+    async def load() -> str:
+        return await anyio.to_thread.run_sync(load_sync)
+
+    key = f"localGetFileContent:{real}:{info.st_mtime_ns}:{info.st_size}"
+    return await cache.get_or_load(key, _FILE_TEXT_TTL, load)
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on "\\n" only (as rg numbers them)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True)
+class _FileRead:
+    """One query's read of a file's redacted ``text`` (``lines`` keep their endings);
+    ``base`` holds the result fields every mode shares."""
+
+    config: Config
+    query: LocalGetFileContentQuery
+    text: str
+    lines: list[str]
+    base: dict[str, Any]
+
+    def answer(self) -> Answer[LocalGetFileContentResult]:
+        """The read in the mode the query asks for, with the hints that continue it."""
+        query, lines = self.query, self.lines
+        if query.matchString is not None:
+            return self._matches(query.matchString)
+        if query.char_mode:
+            return self._chars()
+        if query.fullContent:
+            return Answer(
+                LocalGetFileContentResult(
+                    **self.base,
+                    content=self.text,
+                    startLine=1 if lines else None,
+                    endLine=len(lines) or None,
+                    tokens=self._tokens(self.text),
+                )
+            )
+        if query.startLine is not None and query.endLine is not None:
+            if lines and query.startLine > len(lines):
+                raise InvalidQueryError(
+                    f"startLine {query.startLine} is past the end of the file ({len(lines)} lines)",
+                    hints=[
+                        f"Read the end: startLine={max(1, len(lines) - 49)}, endLine={len(lines)}"
+                    ],
+                )
+            return self._lines(query.startLine, query.endLine)
+        return self._lines(1, len(lines))
+
+    @property
+    def _budget_chars(self) -> int:
+        return self.config.max_tokens * self.config.chars_per_token
+
+    def _tokens(
+        self, content: str, *, truncated_at_line: int | None = None, next_step: str | None = None
+    ) -> TokenInfo:
+        return token_info(
+            content,
+            max_tokens=self.config.max_tokens,
+            chars_per_token=self.config.chars_per_token,
+            truncated_at_line=truncated_at_line,
+            next_step=next_step,
+        )
+
+    def _lines(self, first: int, last: int) -> Answer[LocalGetFileContentResult]:
+        lines = self.lines
+        last = min(last, len(lines))
+        wanted = lines[first - 1 : last]
+        cut = cut_lines(wanted, first, self.config.max_tokens, self.config.chars_per_token)
+        whole_lines = sum(len(line) for line in wanted[: cut.last_line - first + 1])
+        next_query: dict[str, Any] | None = None
+        truncated_at: int | None = None
+        if wanted and len(cut.content) < whole_lines:
+            # One line alone is over the budget: continue inside it, by characters.
+            offset = sum(len(line) for line in lines[: first - 1]) + len(cut.content)
+            next_query = {
+                "charOffset": offset,
+                "charLength": min(MAX_CHAR_LENGTH, self._budget_chars),
+            }
+            truncated_at = cut.last_line
+        elif cut.truncated:
+            next_query = {"startLine": cut.last_line + 1, "endLine": last}
+            truncated_at = cut.last_line
+        hints: list[str] = []
+        next_step = None
+        if next_query is not None:
+            next_step = ", ".join(f"{key}={value}" for key, value in next_query.items())
+            hints.append(
+                "Continue reading: localGetFileContent "
+                + compact_json({"path": self.query.path, **next_query})
+            )
+        elif wanted and last < len(lines):
+            # The asked range fit; the file goes on (spec 000: requiresPagination).
+            following = min(len(lines), last + (last - first + 1))
+            next_step = f"startLine={last + 1}, endLine={following}"
+        result = LocalGetFileContentResult(
+            **self.base,
+            content=cut.content,
+            startLine=first if wanted else None,
+            endLine=cut.last_line if wanted else None,
+            tokens=self._tokens(cut.content, truncated_at_line=truncated_at, next_step=next_step),
+        )
+        return Answer(result, hints)
+
+    def _chars(self) -> Answer[LocalGetFileContentResult]:
+        query, text = self.query, self.text
+        total = len(text)
+        if query.charOffset >= total and total:
+            raise InvalidQueryError(
+                f"charOffset {query.charOffset} is past the end of the file ({total} characters)",
+                hints=[f"Use a charOffset below {total}."],
+            )
+        length = min(query.charLength or MAX_CHAR_LENGTH, self._budget_chars)
+        content = text[query.charOffset : query.charOffset + length]
+        end = query.charOffset + len(content)
+        hints: list[str] = []
+        next_step = None
+        if end < total:
+            next_step = f"charOffset={end}, charLength={length}"
+            hints.append(
+                "Continue reading: localGetFileContent "
+                + compact_json({"path": query.path, "charOffset": end, "charLength": length})
+            )
+        result = LocalGetFileContentResult(
+            **self.base,
+            content=content,
+            startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
+            endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
+            pagination=CharPagination.of(query.charOffset, end, total),
+            tokens=self._tokens(content, next_step=next_step),
+        )
+        return Answer(result, hints)
+
+    def _matches(self, match_string: str) -> Answer[LocalGetFileContentResult]:
+        query, lines = self.query, self.lines
+        flags = 0 if query.matchStringCaseSensitive else re.IGNORECASE
+        source = match_string if query.matchStringIsRegex else re.escape(match_string)
+        regex = re.compile(source, flags)
+        bare = [strip_newline(line) for line in lines]
+        hits = [index + 1 for index, line in enumerate(bare) if regex.search(line)]
+        hit_set = set(hits)
+        context = query.matchStringContextLines
+
+        numbered: list[tuple[int, str, bool]] = []
+        used = 0
+        covered = 0
+        for hit in hits:
+            if hit <= covered:
+                continue
+            window = range(max(hit - context, covered + 1), min(hit + context, len(lines)) + 1)
+            window_lines = []
+            for number in window:
+                text = bare[number - 1]
+                if number in hit_set:
+                    found = regex.search(text)
+                    window_lines.append(
+                        (number, clip_line(text, found.start() if found else 0), True)
+                    )
+                else:
+                    window_lines.append((number, clip_line(text), False))
+            cost = sum(len(text) + 1 for _, text, _ in window_lines)
+            if numbered and used + cost > self._budget_chars:
+                break
+            numbered += window_lines
+            used += cost
+            covered = window[-1]
+        shown_text = "".join(text + "\n" for _, text, _ in numbered)
+
+        hints: list[str] = []
+        next_step = None
+        truncated_at = None
+        rest = [hit for hit in hits if hit > covered]
+        if rest:
+            truncated_at = covered
+            start = max(rest[0] - context, covered + 1)
+            next_step = f"startLine={start}, endLine={len(lines)}"
+            hints.append(
+                f"{len(rest)} more matching lines after line {covered} did not fit the token "
+                "budget: make matchString more specific, or read on with localGetFileContent "
+                + compact_json({"path": query.path, "startLine": start, "endLine": len(lines)})
+            )
+        if not hits:
+            hints += _no_match_hints(query, match_string)
+        result = LocalGetFileContentResult(
+            **self.base,
+            matchCount=len(hits),
+            matches=group_matches(numbered, context),
+            tokens=self._tokens(shown_text, truncated_at_line=truncated_at, next_step=next_step),
+        )
+        return Answer(result, hints)
+
+
+def _no_match_hints(query: LocalGetFileContentQuery, match_string: str) -> list[str]:
+    hints: list[str] = []
+    if query.matchStringCaseSensitive:
+        hints.append("Match case-insensitively: drop matchStringCaseSensitive.")
+    if not query.matchStringIsRegex and has_regex_syntax(match_string):
+        hints.append("matchString was taken literally; set matchStringIsRegex: true for a regex.")
+    search = {"pattern": match_string, "path": ".", "fixedString": not query.matchStringIsRegex}
+    hints.append("Search more files: localSearchCode " + compact_json(search))
+    return hints

@@ -1,0 +1,157 @@
+"""What rg prints for localSearchCode: ``--count`` records and ``--json`` events, read into
+matching files and their first matching lines."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from octo.core.redaction import LineRedactor
+from octo.core.sensitive import is_sensitive
+from octo.local.matched_lines import clip_line, group_matches, strip_newline
+from octo.local.models import LocalSearchCodeQuery, MatchPagination, SearchFile
+
+
+def _rg_text(value: dict[str, Any]) -> str:
+    """rg's JSON carries text as {"text": ...}, or {"bytes": base64} when not UTF-8."""
+    if "text" in value:
+        return str(value["text"])
+    return base64.b64decode(value["bytes"]).decode("utf-8", errors="replace")
+
+
+def _rg_path(value: dict[str, Any]) -> bytes:
+    """A path in rg's JSON, as the bytes rg was given (see :func:`_rg_text`)."""
+    if "text" in value:
+        return str(value["text"]).encode()
+    return base64.b64decode(value["bytes"])
+
+
+def _char_offset(line: str, byte_offset: int) -> int:
+    return len(line.encode()[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+class MatchingFile(NamedTuple):
+    """A file the counting pass found: its path as rg printed it, and its matching lines."""
+
+    arg: bytes
+    matched_lines: int
+
+    @property
+    def path(self) -> str:
+        """The path shown to the caller: relative to the searched directory."""
+        return self.arg.decode("utf-8", errors="replace").removeprefix("./")
+
+    @property
+    def sort_key(self) -> bytes:
+        """rg --sort=path's order, component by component ("a/b" before "a.txt"): with "/"
+        as NUL, which no name holds, plain byte order compares components."""
+        return self.arg.replace(b"/", b"\0")
+
+
+_FILES_SEARCHED = re.compile(rb"^(\d+) files? searched$", re.MULTILINE)
+
+
+def read_counts(stdout: bytes, include_sensitive: bool) -> tuple[list[MatchingFile], int | None]:
+    """Files with their counts, and the searched-file count, from
+    ``rg --count --null --with-filename --stats``.
+
+    Each file is ``path NUL count`` and a newline; a path may hold newlines, never
+    NUL. The stats follow after a blank line, and hold none themselves, so the
+    last blank line starts them (the output starts with it when nothing matched).
+    """
+    body, _, stats = stdout.rpartition(b"\n\n")
+    searched = _FILES_SEARCHED.search(stats)
+    files: list[MatchingFile] = []
+    if body:
+        pieces = body.split(b"\0")
+        arg = pieces[0]
+        for piece in pieces[1:]:
+            count, _, next_arg = piece.partition(b"\n")
+            files.append(MatchingFile(arg, int(count)))
+            arg = next_arg
+    if not include_sensitive:
+        # Credential files need the opt-in; only their path and count left rg, and go no further.
+        files = [entry for entry in files if not is_sensitive(entry.path)]
+    return files, int(searched[1]) if searched else None
+
+
+@dataclass
+class _FileScan:
+    """The lines kept of one file on the page."""
+
+    lines: list[tuple[int, str, bool]] = field(default_factory=list)
+    shown: int = 0
+    last_match: int = 0
+    collecting_after: bool = False
+    redactor: LineRedactor = field(default_factory=LineRedactor)
+
+
+class PageScan:
+    """Consumes ``rg --json`` over the page's files and keeps their first matching lines.
+
+    rg writes each file's events together (begin, matches and context, end),
+    even when it searches files in parallel.
+    """
+
+    def __init__(self, query: LocalSearchCodeQuery, page: list[MatchingFile]) -> None:
+        self.query = query
+        self.context = query.contextLines or 0
+        self.page = page
+        self._scans = {entry.arg: _FileScan() for entry in page}
+        self._current: _FileScan | None = None
+
+    def feed(self, line: bytes) -> None:
+        """Take one line of rg's output."""
+        current = self._current
+        if line.startswith(b'{"type":"match"'):
+            if current is not None:
+                self._match(current, line)
+        elif line.startswith(b'{"type":"context"'):
+            if current is not None:
+                self._context(current, line)
+        elif line.startswith(b'{"type":"begin"'):
+            self._current = self._scans.get(_rg_path(json.loads(line)["data"]["path"]))
+        elif line.startswith(b'{"type":"end"'):
+            self._current = None
+
+    def _match(self, current: _FileScan, line: bytes) -> None:
+        if current.shown >= self.query.matchesPerPage:
+            current.collecting_after = False
+            return
+        data = json.loads(line)["data"]
+        text = strip_newline(_rg_text(data["lines"]))
+        submatches = data.get("submatches") or []
+        focus = _char_offset(text, submatches[0]["start"]) if submatches else 0
+        number = int(data["line_number"])
+        current.lines.append((number, clip_line(current.redactor(text), focus), True))
+        current.shown += 1
+        current.last_match = number
+        current.collecting_after = current.shown == self.query.matchesPerPage
+
+    def _context(self, current: _FileScan, line: bytes) -> None:
+        if current.shown >= self.query.matchesPerPage and not current.collecting_after:
+            return
+        data = json.loads(line)["data"]
+        number = int(data["line_number"])
+        if current.collecting_after and number - current.last_match > self.context:
+            current.collecting_after = False
+            return
+        text = strip_newline(_rg_text(data["lines"]))
+        current.lines.append((number, clip_line(current.redactor(text)), False))
+
+    def files(self) -> list[SearchFile]:
+        """The page's files in page order, each with its lines grouped by match."""
+        return [self._file(entry, self._scans[entry.arg]) for entry in self.page]
+
+    def _file(self, entry: MatchingFile, scan: _FileScan) -> SearchFile:
+        # The count comes from the counting pass: this pass stops reading after the page.
+        more = entry.matched_lines > scan.shown
+        return SearchFile(
+            path=entry.path,
+            matchCount=entry.matched_lines,
+            matches=group_matches(scan.lines, self.context),
+            pagination=MatchPagination(hasMore=True, matchesOnPage=scan.shown) if more else None,
+        )

@@ -1,0 +1,265 @@
+"""The walk behind the listing tools: ``rg --files`` decides what is visible, lstat the rest.
+
+``rg --files`` applies .gitignore / .ignore rules (also outside git repositories),
+skips hidden entries unless asked, and never follows symlinks, so the walk cannot
+leave the root. ripgrep lists files only, so a directory is shown when it holds at
+least one visible file (as in git, empty and wholly ignored directories are left
+out); symlinks are read from those directories without being followed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from stat import S_IMODE
+
+import anyio
+
+from octo.contract import QueryContext
+from octo.core.errors import InvalidQueryError, QueryTimeoutError
+from octo.core.formats import iso_utc
+from octo.core.sensitive import is_sensitive
+from octo.local.listing_models import EntryType, ListingQuery
+from octo.local.targets import start_directory
+from octo.transports.ripgrep import RgProcess, open_rg, rg_error_message
+
+#: Files read from one walk before it stops and reports ``truncated``.
+MAX_SCANNED_FILES = 200_000
+
+
+@dataclass(frozen=True)
+class WalkOptions:
+    """How deep to walk, what to enter, and which kinds of entries the caller needs."""
+
+    max_depth: int
+    hidden: bool
+    no_ignore: bool
+    exclude_dirs: Sequence[str] = ()
+    need_dirs: bool = True
+    need_symlinks: bool = True
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Visible entries up to ``max_depth``, as paths relative to the start directory."""
+
+    files: list[str]
+    dirs: list[str]
+    symlinks: list[str]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A walked entry with its lstat."""
+
+    rel: str
+    type: EntryType
+    stat: os.stat_result
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+    @property
+    def size(self) -> int:
+        return self.stat.st_size if self.type == "file" else 0
+
+    @property
+    def shown(self) -> str:
+        """``rel`` fit for JSON: bytes that are not UTF-8 become U+FFFD."""
+        return self.rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+    @property
+    def modified(self) -> str:
+        """Last modification, ISO 8601 UTC."""
+        return iso_utc(self.stat.st_mtime)
+
+    @property
+    def permissions(self) -> str:
+        """The octal mode, e.g. "644"."""
+        return format(S_IMODE(self.stat.st_mode), "03o")
+
+    @property
+    def sensitive(self) -> bool | None:
+        """True for a file named like a credential file; None (left out) otherwise."""
+        return True if self.type == "file" and is_sensitive(self.name) else None
+
+
+async def rg_files(
+    args: Sequence[str], cwd: Path, *, max_files: int, timeout_ms: int
+) -> tuple[list[str], bool]:
+    """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
+
+    Returns the paths and whether the listing was cut short; a listing that runs
+    out of time keeps what it found instead of failing.
+    """
+    paths: list[str] = []
+    cut_short = False
+    rejected: str | None = None
+    try:
+        # NUL-ended names: a newline is a legal character in a file name.
+        async with open_rg(
+            ["--files", "--null", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
+        ) as rg:
+            async for line in rg.lines(b"\0"):
+                if line:
+                    paths.append(os.fsdecode(line))
+                if len(paths) >= max_files:
+                    cut_short = True
+                    break
+            else:
+                if await rg.wait() == 2 and not paths:
+                    # rg has finished: its complaint is read even if the deadline passes now.
+                    with anyio.CancelScope(shield=True):
+                        rejected = await anyio.to_thread.run_sync(_error_of, rg)
+    except QueryTimeoutError:
+        cut_short = True
+    # Raised out here: inside open_rg's task group it would arrive wrapped in a group.
+    if rejected is not None:
+        raise InvalidQueryError(
+            f"ripgrep rejected the listing: {rejected}",
+            hints=['Check excludeDir: names or paths such as "node_modules" or "src/gen".'],
+        )
+    return paths, cut_short
+
+
+async def walk_listing(
+    ctx: QueryContext,
+    query: ListingQuery,
+    tool: str,
+    *,
+    max_depth: int,
+    need_dirs: bool,
+    need_symlinks: bool,
+    exclude_dirs: Sequence[str] = (),
+) -> tuple[Path, Walk]:
+    """The start directory a listing query names, and the walk below it."""
+    start = await start_directory(ctx.paths, query.path, tool)
+    options = WalkOptions(
+        max_depth=max_depth,
+        hidden=query.hidden,
+        no_ignore=query.noIgnore,
+        exclude_dirs=exclude_dirs,
+        need_dirs=need_dirs,
+        need_symlinks=need_symlinks,
+    )
+    return start, await walk(start, options, ctx.config.rg_timeout_ms)
+
+
+async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
+    """The visible entries below ``start`` that ``options`` ask for."""
+    paths, cut_short = await rg_files(
+        _rg_args(options), start, max_files=MAX_SCANNED_FILES, timeout_ms=timeout_ms
+    )
+
+    def split() -> Walk:
+        files, dirs = _split_walk(paths, options)
+        links = _symlinks(start, dirs, options) if options.need_symlinks else []
+        return Walk(files, dirs if options.need_dirs else [], links, cut_short)
+
+    return await anyio.to_thread.run_sync(split)
+
+
+def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]) -> list[Entry]:
+    """lstat every entry ``keep`` accepts (by path and type); vanished entries are skipped.
+
+    Touches the disk: call it from a worker thread.
+    """
+    entries: list[Entry] = []
+    kinds: list[tuple[list[str], EntryType]] = [
+        (walk.files, "file"),
+        (walk.dirs, "dir"),
+        (walk.symlinks, "symlink"),
+    ]
+    for rels, kind in kinds:
+        for rel in rels:
+            if not keep(rel, kind):
+                continue
+            try:
+                info = os.lstat(start / rel)
+            except OSError:
+                continue
+            entries.append(Entry(rel, kind, info))
+    return entries
+
+
+def _error_of(rg: RgProcess) -> str:
+    return rg_error_message(rg.stderr)
+
+
+def _rg_args(options: WalkOptions) -> list[str]:
+    args = ["--no-require-git"]
+    if options.hidden:
+        # .git internals are noise in a listing even when hidden entries are wanted.
+        args += ["--hidden", "--glob", "!.git/"]
+    if options.no_ignore:
+        args.append("--no-ignore")
+    if not options.need_dirs:
+        args += ["--max-depth", str(options.max_depth)]
+    for raw in options.exclude_dirs:
+        cleaned, anchored = _exclude_pattern(raw)
+        args += ["--glob", f"!/{cleaned}/" if anchored else f"!{cleaned}/"]
+    return args
+
+
+def _split_walk(paths: list[str], options: WalkOptions) -> tuple[list[str], list[str]]:
+    """Files within the depth window, and every directory within it that holds a listed file."""
+    files: list[str] = []
+    dirs: set[str] = set()
+    for rel in paths:
+        rel = rel.removeprefix("./")
+        depth = rel.count("/") + 1
+        if depth <= options.max_depth:
+            files.append(rel)
+        if not options.need_dirs:
+            continue
+        parent = rel.rpartition("/")[0]
+        # Trim to the window, then add ancestors until one is known (its own are known too).
+        while parent and parent.count("/") + 1 > options.max_depth:
+            parent = parent.rpartition("/")[0]
+        while parent and parent not in dirs:
+            dirs.add(parent)
+            parent = parent.rpartition("/")[0]
+    return files, sorted(dirs)
+
+
+def _exclude_pattern(raw: str) -> tuple[str, bool]:
+    """An excludeDir entry as a glob, and whether it is anchored at the start directory.
+
+    "node_modules" is a name anywhere; "src/gen", "./build" and "/build" are paths.
+    """
+    text = raw.strip()
+    cleaned = text.removeprefix("./").strip("/")
+    return cleaned, "/" in cleaned or text.startswith(("./", "/"))
+
+
+def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
+    for raw in exclude_dirs:
+        cleaned, anchored = _exclude_pattern(raw)
+        if fnmatch.fnmatchcase(rel if anchored else name, cleaned):
+            return True
+    return False
+
+
+def _symlinks(start: Path, dirs: Iterable[str], options: WalkOptions) -> list[str]:
+    """Symlinks in the start directory and the visible directories above the window's floor."""
+    found: list[str] = []
+    for parent in ["", *(d for d in dirs if d.count("/") + 1 < options.max_depth)]:
+        try:
+            with os.scandir(start / parent if parent else start) as scan:
+                for item in scan:
+                    rel = f"{parent}/{item.name}" if parent else item.name
+                    if not item.is_symlink():
+                        continue
+                    if item.name.startswith(".") and not options.hidden:
+                        continue
+                    if _excluded(item.name, rel, options.exclude_dirs):
+                        continue
+                    found.append(rel)
+        except OSError:
+            continue
+    return found
