@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from octo.providers.repository_url import (
+from octo.packages.repository_url import (
     SourceRepository,
     normalize_label,
     normalize_repository,
