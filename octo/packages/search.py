@@ -7,8 +7,10 @@ Answers are cached (4 h by default) per URL by the shared
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
@@ -32,6 +34,8 @@ from octo.transports.http_client import RemoteClient
 #: (OCTO_PACKAGE_CACHE_TTL overrides it).
 PACKAGE_CACHE_TTL = 4 * 3600.0
 
+EndpointT = TypeVar("EndpointT", NpmRegistry, PythonIndex)
+
 
 async def package_search(
     ctx: QueryContext, query: PackageSearchQuery
@@ -50,6 +54,27 @@ def _forge_hosts(env: Mapping[str, str]) -> frozenset[str]:
     return frozenset(hosts)
 
 
+@dataclass
+class _Discovered(Generic[EndpointT]):
+    """An endpoint found in the user's configuration on first use; while none is found,
+    each use looks again (the user may configure one meanwhile)."""
+
+    discover: Callable[[Mapping[str, str], Path], Awaitable[EndpointT | None]]
+    missing: str
+    hint: str
+    found: EndpointT | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    async def get(self, env: Mapping[str, str], cwd: Path) -> EndpointT:
+        """The endpoint; TOOL_NOT_AVAILABLE saying how to configure one when there is none."""
+        async with self.lock:
+            if self.found is None:
+                self.found = await self.discover(env, cwd)
+        if self.found is None:
+            raise ToolNotAvailableError(self.missing, hints=[self.hint])
+        return self.found
+
+
 class PackageIndexes:
     """packageSearch's backend: one per runtime, endpoints discovered once."""
 
@@ -60,41 +85,28 @@ class PackageIndexes:
         self.cwd = Path.cwd()
         self.ttl = env_seconds(self.env, "OCTO_PACKAGE_CACHE_TTL", PACKAGE_CACHE_TTL, zero_ok=True)
         self.forge_hosts = _forge_hosts(self.env)
-        self._lock = anyio.Lock()
-        self._npm: NpmRegistry | None = None
-        self._python: PythonIndex | None = None
+        self._npm = _Discovered(
+            discover_npm_registry,
+            "No npm registry is configured",
+            "Set OCTO_NPM_REGISTRY to the registry URL (or registry= in .npmrc), "
+            "or install npm so `npm config get registry` can answer.",
+        )
+        self._python = _Discovered(
+            discover_python_index,
+            "No Python package index is configured",
+            "Set OCTO_PYPI_INDEX to the index URL (or PIP_INDEX_URL / index-url in "
+            "pip.conf); file:// indexes are not used.",
+        )
         self._clients: dict[str, RemoteClient] = {}
         self._python_lookups: dict[str, PythonIndexLookup] = {}
 
     async def npm_registry(self) -> NpmRegistry:
         """The configured npm registry; a clear error when none is configured."""
-        async with self._lock:
-            if self._npm is None:
-                self._npm = await discover_npm_registry(self.env, self.cwd)
-        if self._npm is None:
-            raise ToolNotAvailableError(
-                "No npm registry is configured",
-                hints=[
-                    "Set OCTO_NPM_REGISTRY to the registry URL (or registry= in .npmrc), "
-                    "or install npm so `npm config get registry` can answer."
-                ],
-            )
-        return self._npm
+        return await self._npm.get(self.env, self.cwd)
 
     async def python_index(self) -> PythonIndex:
         """The configured Python index; a clear error when none is configured."""
-        async with self._lock:
-            if self._python is None:
-                self._python = await discover_python_index(self.env, self.cwd)
-        if self._python is None:
-            raise ToolNotAvailableError(
-                "No Python package index is configured",
-                hints=[
-                    "Set OCTO_PYPI_INDEX to the index URL (or PIP_INDEX_URL / index-url in "
-                    "pip.conf); file:// indexes are not used."
-                ],
-            )
-        return self._python
+        return await self._python.get(self.env, self.cwd)
 
     def client(self, base_url: str, policy: PackageIndexPolicy) -> RemoteClient:
         """The transport for one npm registry or Python index URL, built once (with the
