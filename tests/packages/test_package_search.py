@@ -1,4 +1,5 @@
-"""packageSearch over recorded registry answers (hosts scrubbed to registry.test / pypi.test)."""
+"""packageSearch over recorded npm registry and Python index answers (hosts scrubbed to
+registry.test / pypi.test)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every form a registry gives for a source repository, normalised to one shape."""
+"""Every form an npm registry or a Python index gives for a source repository, normalised to
+one shape."""
 
 from __future__ import annotations
 
