@@ -109,12 +109,6 @@ async def github_search_pull_requests(run: QueryRun, query: Any) -> Any:
     return (await _host(run, query).search_pull_requests(query)).deliver(run)
 
 
-async def package_search(run: QueryRun, query: Any) -> Any:
-    from octo.providers.registries import PackageRegistries
-
-    return (await run.provider(PackageRegistries).search(query)).deliver(run)
-
-
 async def lsp_goto_definition(run: QueryRun, query: Any) -> Any:
     from octo.lsp import navigate
 

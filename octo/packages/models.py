@@ -1,4 +1,4 @@
-"""Query and result models of packageSearch (npm and Python package registries)."""
+"""Query and result models of packageSearch (npm registry and Python index)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class PackageSearchQuery(ToolQuery):
 
 
 class PackageRepository(BaseModel):
-    """A package's source repository, normalised from whatever form the registry gave."""
+    """A package's source repository, normalised from whatever form the index gave."""
 
     type: str = "git"
     url: str = Field(description="Browsable repository root, https://host/owner/repo.")
@@ -75,7 +75,7 @@ class PackageVersion(BaseModel):
 
 
 class PackageInfo(BaseModel):
-    """One package as the registry describes it."""
+    """One package as the npm registry or Python index describes it."""
 
     name: str
     version: str | None = Field(default=None, description="Latest version.")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from octo.contract import ToolCategory, ToolSpec
-from octo.legacy import legacy
+from octo.contract import ToolCategory, ToolSpec, lazy
 from octo.packages.models import PackageSearchQuery, PackageSearchResult
 
 TOOLS: list[ToolSpec] = [
@@ -22,7 +21,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=PackageSearchQuery,
         result_model=PackageSearchResult,
-        handler=legacy("octo.legacy:package_search"),
+        handler=lazy("octo.packages.search:package_search"),
         max_queries=3,
         example={"name": "axios", "ecosystem": "npm", "searchLimit": 1},
     )

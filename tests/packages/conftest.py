@@ -1,4 +1,5 @@
-"""Replay of recorded registry answers (see record_registries.py) and a gateway pointed at them."""
+"""Replay of recorded npm registry and Python index answers (see record_registries.py), and a
+gateway pointed at them."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def recorded(respx_mock: respx.MockRouter) -> Callable[..., dict[str, respx.Rout
 
 
 def registry_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """An environment naming the placeholder registries and nothing of this machine."""
+    """An environment naming the placeholder npm registry and Python index, and nothing of this machine."""
     return {
         "OCTO_NPM_REGISTRY": NPM,
         "OCTO_PYPI_INDEX": PYPI,
@@ -63,7 +64,7 @@ def registry_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 @pytest.fixture
 async def open_gateway(tmp_path: Path) -> AsyncIterator[Callable[..., Gateway]]:
-    """Build gateways over the placeholder registries; extra variables override; all closed."""
+    """Build gateways over the placeholder package indexes; extra variables override; all closed."""
     opened: list[Gateway] = []
 
     def build(**extra: str) -> Gateway:

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
-from octo.providers.registries import npm_package_path
-from octo.providers.registry_config import discover_npm_registry, discover_python_index
+from octo.packages.endpoints import discover_npm_registry, discover_python_index
+from octo.packages.npm import npm_package_path
 
 OUT = Path(__file__).parent / "recordings"
 NPM_PLACEHOLDER = "https://registry.test/"

@@ -1,4 +1,5 @@
-"""packageSearch over recorded registry answers (hosts scrubbed to registry.test / pypi.test)."""
+"""packageSearch over recorded npm registry and Python index answers (hosts scrubbed to
+registry.test / pypi.test)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import respx
 
 from octo import Gateway
 from octo.core.errors import CallError
-from octo.providers.registries import PackageRegistries, RegistryPolicy
+from octo.packages.index_policy import PackageIndexPolicy
+from octo.packages.search import PackageIndexes
 
 NPM = "https://registry.test/"
 PYPI_JSON = "https://pypi.test/pypi/"
@@ -271,8 +273,8 @@ async def test_expired_entry_is_revalidated_with_its_etag(
 async def test_server_errors_and_retry_after_are_retried(
     gateway: Gateway, respx_mock: respx.MockRouter
 ) -> None:
-    registries = gateway.runtime.backend(PackageRegistries)
-    client = registries.client(NPM, RegistryPolicy("the npm registry"))
+    indexes = gateway.runtime.backend(PackageIndexes)
+    client = indexes.client(NPM, PackageIndexPolicy("the npm registry"))
     waits: list[float] = []
 
     async def no_wait(seconds: float) -> None:

@@ -1,4 +1,5 @@
-"""The committed recordings name no real registry host and hold nothing shaped like a token."""
+"""The committed recordings name no real package index host and hold nothing shaped like a
+token."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Every form a registry gives for a source repository, normalised to one shape."""
+"""Every form an npm registry or a Python index gives for a source repository, normalised to
+one shape."""
 
 from __future__ import annotations
 
 import pytest
 
-from octo.providers.repository_url import (
+from octo.packages.repository_url import (
     SourceRepository,
     normalize_label,
     normalize_repository,

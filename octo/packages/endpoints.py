@@ -1,11 +1,14 @@
-"""Where the user's package registries are: read from their npm and pip configuration.
+"""Where the user's npm registry and Python index are: read from their npm and pip configuration.
 
-octo writes no registry hostname of its own. npm's registry comes from
+octo writes no package index hostname of its own. npm's registry comes from
 ``OCTO_NPM_REGISTRY``, npm's environment settings, the project, user and global
 ``.npmrc``, then ``npm config get registry`` (npm's own default). The Python
 index comes from ``OCTO_PYPI_INDEX``, ``PIP_INDEX_URL`` / ``UV_INDEX_URL`` /
 ``UV_DEFAULT_INDEX``, pip's configuration files, then pip's own default index.
 Indexes that are not HTTP (``file://`` mirrors, local folders) are skipped.
+
+Configuration files are read, and PATH searched, in a worker thread; npm and pip are
+asked as children octo owns. Discovery never blocks the event loop.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import anyio
 
-logger = logging.getLogger("octo.registries")
+from octo.transports.processes import child_command, child_environment
+
+logger = logging.getLogger("octo.packages")
 
 #: How long a configuration command (npm, pip) may take before we give up on it.
 COMMAND_TIMEOUT = 10.0
@@ -191,7 +196,13 @@ async def _run_command(argv: list[str], env: Mapping[str, str], cwd: Path) -> st
     try:
         with anyio.fail_after(COMMAND_TIMEOUT):
             result = await anyio.run_process(
-                argv, env=dict(env), cwd=cwd, check=False, stderr=subprocess.DEVNULL
+                child_command(argv),
+                env=child_environment(env),
+                cwd=cwd,
+                check=False,
+                stdin=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
             )
     except (OSError, TimeoutError) as exc:
         logger.info("%s failed: %s", argv[0], exc)
@@ -201,15 +212,24 @@ async def _run_command(argv: list[str], env: Mapping[str, str], cwd: Path) -> st
     return result.stdout.decode("utf-8", "replace").strip() or None
 
 
-async def discover_npm_registry(env: Mapping[str, str], cwd: Path) -> NpmRegistry | None:
-    """The npm registry the user configured, or npm's default; None when neither is known."""
-    scopes: dict[str, str] = {}
-    tokens: dict[str, str] = {}
+@dataclass
+class _NpmSettings:
+    """What npm's environment settings and ``.npmrc`` files say."""
+
     found: tuple[str, str] | None = None
+    scopes: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    #: The npm executable to ask when nothing named a registry.
+    npm: str | None = None
+
+
+def _read_npm_settings(env: Mapping[str, str], cwd: Path) -> _NpmSettings:
+    """The environment and ``.npmrc`` files, in npm's precedence (blocking: file reads)."""
+    settings = _NpmSettings()
     for name in ("OCTO_NPM_REGISTRY", "NPM_CONFIG_REGISTRY"):
         value = env_lookup(env, name)
         if value and is_http_url(value):
-            found = (value, name)
+            settings.found = (value, name)
             break
     # Lower files never override what a higher one set; tokens and scopes merge.
     for path in npmrc_files(env, cwd):
@@ -217,23 +237,34 @@ async def discover_npm_registry(env: Mapping[str, str], cwd: Path) -> NpmRegistr
         if text is None:
             continue
         for key, value in parse_npmrc(text, env).items():
-            if key == "registry" and found is None and is_http_url(value):
-                found = (value, str(path))
+            if key == "registry" and settings.found is None and is_http_url(value):
+                settings.found = (value, str(path))
             elif key.startswith("@") and key.endswith(":registry") and is_http_url(value):
-                scopes.setdefault(key.removesuffix(":registry"), with_trailing_slash(value))
+                settings.scopes.setdefault(
+                    key.removesuffix(":registry"), with_trailing_slash(value)
+                )
             elif key.startswith("//") and key.endswith(":_authToken") and value:
-                tokens.setdefault(key.removesuffix(":_authToken"), value)
-    if found is None:
-        npm = shutil.which("npm", path=env.get("PATH", ""))
-        if npm is not None:
-            answer = await _run_command([npm, "config", "get", "registry"], env, cwd)
-            if answer and is_http_url(answer):
-                found = (answer, "npm config get registry")
+                settings.tokens.setdefault(key.removesuffix(":_authToken"), value)
+    if settings.found is None:
+        settings.npm = shutil.which("npm", path=env.get("PATH", ""))
+    return settings
+
+
+async def discover_npm_registry(env: Mapping[str, str], cwd: Path) -> NpmRegistry | None:
+    """The npm registry the user configured, or npm's default; None when neither is known."""
+    settings = await anyio.to_thread.run_sync(_read_npm_settings, env, cwd)
+    found = settings.found
+    if found is None and settings.npm is not None:
+        answer = await _run_command([settings.npm, "config", "get", "registry"], env, cwd)
+        if answer and is_http_url(answer):
+            found = (answer, "npm config get registry")
     if found is None:
         return None
     url, source = found
     plain, credentials = split_credentials(url.strip())
-    return NpmRegistry(with_trailing_slash(plain), source, scopes, tokens, credentials)
+    return NpmRegistry(
+        with_trailing_slash(plain), source, settings.scopes, settings.tokens, credentials
+    )
 
 
 # --- Python -------------------------------------------------------------------------------
@@ -285,12 +316,20 @@ def _pip_file_values(path: Path, keys: tuple[str, ...]) -> Iterator[str]:
                 yield parser.get(section, key)
 
 
-async def _pip_default_index(env: Mapping[str, str], cwd: Path) -> str | None:
+def _read_pip_settings(env: Mapping[str, str]) -> tuple[PythonIndex | None, str | None]:
+    """The index pip's configuration files name, else the interpreter to ask for pip's
+    default (blocking: file reads and a PATH search)."""
+    # Any file's index-url beats every extra-index-url; among files the later one wins.
+    files = list(reversed(pip_config_files(env)))
+    for keys in (_INDEX_KEYS, _EXTRA_INDEX_KEYS):
+        for path in files:
+            if url := _first_http(_pip_file_values(path, keys)):
+                return PythonIndex.from_url(url, str(path)), None
     for interpreter in ("python3", "python"):
         python = shutil.which(interpreter, path=env.get("PATH", ""))
         if python is not None:
-            return await _run_command([python, "-c", _PIP_DEFAULT_INDEX_SCRIPT], env, cwd)
-    return None
+            return None, python
+    return None, None
 
 
 async def discover_python_index(env: Mapping[str, str], cwd: Path) -> PythonIndex | None:
@@ -299,13 +338,10 @@ async def discover_python_index(env: Mapping[str, str], cwd: Path) -> PythonInde
         value = env.get(name)
         if value and (url := _first_http([value])):
             return PythonIndex.from_url(url, name)
-    # Any file's index-url beats every extra-index-url; among files the later one wins.
-    files = list(reversed(pip_config_files(env)))
-    for keys in (_INDEX_KEYS, _EXTRA_INDEX_KEYS):
-        for path in files:
-            if url := _first_http(_pip_file_values(path, keys)):
-                return PythonIndex.from_url(url, str(path))
-    answer = await _pip_default_index(env, cwd)
+    configured, python = await anyio.to_thread.run_sync(_read_pip_settings, env)
+    if configured is not None or python is None:
+        return configured
+    answer = await _run_command([python, "-c", _PIP_DEFAULT_INDEX_SCRIPT], env, cwd)
     if answer and is_http_url(answer):
         return PythonIndex.from_url(answer, "pip's default index")
     return None

@@ -1,15 +1,19 @@
-"""Registry endpoints come from the user's npm and pip configuration, in their precedence."""
+"""The npm registry and the Python index come from the user's npm and pip configuration, in
+their precedence."""
 
 from __future__ import annotations
 
 import os
 import stat
 import sys
+import threading
+import time
 from pathlib import Path
 
+import anyio
 import pytest
 
-from octo.providers.registry_config import (
+from octo.packages.endpoints import (
     PythonIndex,
     discover_npm_registry,
     discover_python_index,
@@ -300,3 +304,46 @@ async def test_credentials_in_an_index_url_are_kept_apart(home: Path, project: P
     assert found is not None and found.simple_url == "https://pypi.test/simple/"
     assert found.credentials == ("reader", "s@cret")
     assert "cret" not in repr(found)
+
+
+# Discovery and the event loop
+
+
+async def test_configuration_files_are_read_off_the_event_loop(home: Path, project: Path) -> None:
+    # A FIFO as .npmrc: reading it waits until a writer shows up. Read on the event loop,
+    # it would freeze every other task meanwhile; read in a worker thread, they go on.
+    npmrc = project / ".npmrc"
+    os.mkfifo(npmrc)
+
+    def write_later() -> None:  # a plain thread: a frozen event loop cannot hold it up
+        time.sleep(0.5)
+        with npmrc.open("w", encoding="utf-8") as fifo:
+            fifo.write("registry=https://fifo.test/\n")
+
+    threading.Thread(target=write_later, daemon=True).start()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await anyio.sleep(0.02)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(tick)
+        found = await discover_npm_registry(base_env(home), project)
+        tg.cancel_scope.cancel()
+    assert found is not None and found.url == "https://fifo.test/"
+    assert ticks >= 10
+
+
+async def test_npm_is_asked_without_credentials_in_its_environment(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    npm = write(
+        tmp_path / "bin" / "npm", '#!/bin/sh\necho "https://${NPM_TOKEN:-no-token}.test/"\n'
+    )
+    npm.chmod(npm.stat().st_mode | stat.S_IEXEC)
+    env = base_env(home, PATH=str(npm.parent), NPM_TOKEN="token-not-real")
+    found = await discover_npm_registry(env, project)
+    assert found is not None and found.url == "https://no-token.test/"

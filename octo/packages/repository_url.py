@@ -1,4 +1,5 @@
-"""Turn every form a package registry gives for a source repository into one browsable shape.
+"""Turn every form an npm registry or a Python index gives for a source repository into one
+browsable shape.
 
 npm writes ``repository`` as an object (``{type, url, directory}``), a URL in any git
 flavour (``git+https://``, ``git://``, ``git+ssh://git@host/...``, scp-like
