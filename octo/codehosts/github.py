@@ -16,18 +16,16 @@ import httpx
 from octo.codehosts import github_parse as parse
 from octo.codehosts.github_policy import AUTH_HINTS, GitHubAuth, GitHubPolicy, api_url
 from octo.codehosts.github_query import code_search_terms, pull_request_terms, repository_terms
-from octo.codehosts.host import CodeHost
+from octo.codehosts.host import CodeHost, CommentPage, CommitPage, FileList
 from octo.codehosts.models import (
     FileContentQuery,
-    PullRequestComment,
-    PullRequestCommit,
-    PullRequestFile,
     RepoStructureQuery,
     SearchCodeQuery,
     SearchPullRequestsQuery,
     SearchRepositoriesQuery,
 )
 from octo.codehosts.shapes import (
+    FULL_BODY_CHARS,
     CodeSearchPage,
     FileBlob,
     Listing,
@@ -35,6 +33,7 @@ from octo.codehosts.shapes import (
     Reply,
     RepositoryPage,
     RepoTree,
+    body_limit,
     read_listing,
 )
 from octo.core.errors import AuthenticationError
@@ -46,15 +45,9 @@ if TYPE_CHECKING:
 ItemT = TypeVar("ItemT")
 
 
-def _body_limit(query: SearchPullRequestsQuery) -> int:
-    """Characters of a pull request's description an answer carries."""
-    return 600 if query.type == "metadata" else 4000
-
-
 class GitHubBackend(CodeHost):
     """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
 
-    name = "GitHub"
     provider = "github"
     nothing_found = (
         "Code search covers default branches and files under 384 KB only.",
@@ -85,9 +78,7 @@ class GitHubBackend(CodeHost):
             parse=lambda r: parse.parse_code_search(r, query.page, query.limit),
             cacheable=lambda page: not page.incomplete,
         )
-        return self.reply(
-            fetched.value, fetched, *(f"Query rewritten: {note}." for note in rewrites)
-        )
+        return self.replied(fetched, *(f"Query rewritten: {note}." for note in rewrites))
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
         repo = self._repo(query.owner, query.repo)
@@ -106,7 +97,7 @@ class GitHubBackend(CodeHost):
                 ttl=self.settings.ttl_file_content,
                 parse=parse.parse_blob,
             )
-        return self.reply(fetched.value, fetched)
+        return self.replied(fetched)
 
     async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
         fetched = await self.remote.fetch(
@@ -122,7 +113,7 @@ class GitHubBackend(CodeHost):
                 "GitHub truncated this tree (over 100,000 entries): some entries are missing; "
                 "view a narrower path."
             )
-        return self.reply(fetched.value, fetched, *notes)
+        return self.replied(fetched, *notes)
 
     async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
         params: dict[str, Any] = {
@@ -132,45 +123,50 @@ class GitHubBackend(CodeHost):
         }
         if query.sort and query.sort != "best-match":
             params["sort"] = query.sort
-        fetched = await self.remote.fetch(
-            "/search/repositories",
-            kind="repo-search",
-            ttl=self.settings.ttl_repo_search,
-            params=params,
-            parse=lambda r: parse.parse_repositories(r, query.page, query.limit),
+        return self.replied(
+            await self.remote.fetch(
+                "/search/repositories",
+                kind="repo-search",
+                ttl=self.settings.ttl_repo_search,
+                params=params,
+                parse=lambda r: parse.parse_repositories(r, query.page, query.limit),
+            )
         )
-        return self.reply(fetched.value, fetched)
 
     async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         assert query.owner and query.repo and query.prNumber is not None
-        fetched = await self.remote.fetch(
-            f"{self._repo(query.owner, query.repo)}/pulls/{query.prNumber}",
-            kind="pull",
-            ttl=self.settings.ttl_pull_requests,
-            parse=lambda r: parse.parse_pull(r, 4000),
+        return self.replied(
+            await self.remote.fetch(
+                f"{self._repo(query.owner, query.repo)}/pulls/{query.prNumber}",
+                kind="pull",
+                ttl=self.settings.ttl_pull_requests,
+                parse=lambda r: parse.parse_pull(r, FULL_BODY_CHARS),
+            )
         )
-        return self.reply(fetched.value, fetched)
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
-        body_limit = _body_limit(query)
-        fetched = await self.remote.fetch(
-            "/search/issues",
-            kind="pull-search",
-            ttl=self.settings.ttl_pull_requests,
-            params={"q": pull_request_terms(query), "per_page": query.limit, "page": query.page},
-            parse=lambda r: parse.parse_pull_search(r, query.page, query.limit, body_limit),
+        limit = body_limit(query)
+        return self.replied(
+            await self.remote.fetch(
+                "/search/issues",
+                kind="pull-search",
+                ttl=self.settings.ttl_pull_requests,
+                params={
+                    "q": pull_request_terms(query),
+                    "per_page": query.limit,
+                    "page": query.page,
+                },
+                parse=lambda r: parse.parse_pull_search(r, query.page, query.limit, limit),
+            )
         )
-        return self.reply(fetched.value, fetched)
 
-    async def comments(self, project: str, number: int) -> Fetched[Listing[PullRequestComment]]:
+    async def comments(self, project: str, number: int) -> CommentPage:
         return await self._pull_page(project, f"issues/{number}/comments", 30, parse.parse_comments)
 
-    async def commits(self, project: str, number: int) -> Fetched[Listing[PullRequestCommit]]:
+    async def commits(self, project: str, number: int) -> CommitPage:
         return await self._pull_page(project, f"pulls/{number}/commits", 100, parse.parse_commits)
 
-    async def files(
-        self, project: str, number: int, max_pages: int
-    ) -> Fetched[Listing[PullRequestFile]]:
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
         return await read_listing(
             lambda cursor: self._pull_page(
                 project, f"pulls/{number}/files", 100, parse.parse_files, cursor

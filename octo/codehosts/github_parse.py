@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import httpx
@@ -28,10 +28,13 @@ from octo.codehosts.shapes import (
     RepositoryPage,
     RepoTree,
     blob_from_bytes,
+    comment,
     short_body,
 )
 from octo.core.errors import InvalidQueryError
 from octo.core.redaction import redact
+
+ItemT = TypeVar("ItemT")
 
 #: A search answers at most this many results, whatever the paging.
 MAX_SEARCH_RESULTS = 1000
@@ -216,45 +219,49 @@ def parse_pull(response: httpx.Response, body_limit: int) -> PullRequestPage:
     return PullRequestPage(pulls=[pull], total=1, has_more=False, projects=[pull.repository])
 
 
-def _next_link(response: httpx.Response) -> str | None:
-    return response.links.get("next", {}).get("url")
+def _listing(
+    response: httpx.Response, make: Callable[[Mapping[str, Any]], ItemT]
+) -> Listing[ItemT]:
+    """A page of a pull request's part, one item ``make``s each; ``next``: the link URL."""
+    return Listing(
+        items=[make(item) for item in response.json()],
+        next=response.links.get("next", {}).get("url"),
+    )
 
 
 def parse_comments(response: httpx.Response) -> Listing[PullRequestComment]:
-    comments = [
-        PullRequestComment(
-            author=(c.get("user") or {}).get("login", ""),
-            body=short_body(c.get("body"), 2000) or "",
-            created_at=c.get("created_at", ""),
-        )
-        for c in response.json()
-    ]
-    return Listing(items=comments, next=_next_link(response))
+    return _listing(
+        response,
+        lambda c: comment(
+            (c.get("user") or {}).get("login", ""), c.get("body"), c.get("created_at", "")
+        ),
+    )
+
+
+def _commit(c: Mapping[str, Any]) -> PullRequestCommit:
+    details = c.get("commit") or {}
+    return PullRequestCommit(
+        sha=c["sha"],
+        message=details.get("message", ""),
+        author=(c.get("author") or {}).get("login")
+        or (details.get("author") or {}).get("name", ""),
+    )
 
 
 def parse_commits(response: httpx.Response) -> Listing[PullRequestCommit]:
-    commits = [
-        PullRequestCommit(
-            sha=c["sha"],
-            message=(c.get("commit") or {}).get("message", ""),
-            author=(c.get("author") or {}).get("login")
-            or ((c.get("commit") or {}).get("author") or {}).get("name", ""),
-        )
-        for c in response.json()
-    ]
-    return Listing(items=commits, next=_next_link(response))
+    return _listing(response, _commit)
+
+
+def _file(f: Mapping[str, Any]) -> PullRequestFile:
+    return PullRequestFile(
+        filename=f["filename"],
+        status=f.get("status", "modified"),
+        additions=int(f.get("additions") or 0),
+        deletions=int(f.get("deletions") or 0),
+        previous_filename=f.get("previous_filename"),
+        patch=f.get("patch"),
+    )
 
 
 def parse_files(response: httpx.Response) -> Listing[PullRequestFile]:
-    files = [
-        PullRequestFile(
-            filename=f["filename"],
-            status=f.get("status", "modified"),
-            additions=int(f.get("additions") or 0),
-            deletions=int(f.get("deletions") or 0),
-            previous_filename=f.get("previous_filename"),
-            patch=f.get("patch"),
-        )
-        for f in response.json()
-    ]
-    return Listing(items=files, next=_next_link(response))
+    return _listing(response, _file)

@@ -17,6 +17,7 @@ import httpx
 from octo.codehosts import gitlab_parse as parse
 from octo.codehosts.gitlab_policy import (
     GitLabPolicy,
+    blob_url,
     gitlab_token,
     namespace_id,
     project_id,
@@ -24,25 +25,22 @@ from octo.codehosts.gitlab_policy import (
 )
 from octo.codehosts.gitlab_query import (
     in_range,
+    matching_paths,
     merge_request_params,
     path_filter,
     project_params,
-    spans,
 )
-from octo.codehosts.host import CodeHost
+from octo.codehosts.host import CodeHost, CommentPage, CommitPage, FileList
 from octo.codehosts.models import (
     CodeSearchHit,
     FileContentQuery,
-    PullRequestComment,
-    PullRequestCommit,
-    PullRequestFile,
     RepoStructureQuery,
     SearchCodeQuery,
     SearchPullRequestsQuery,
     SearchRepositoriesQuery,
-    TextMatch,
 )
 from octo.codehosts.shapes import (
+    FULL_BODY_CHARS,
     CodeSearchPage,
     FileBlob,
     Listing,
@@ -51,10 +49,10 @@ from octo.codehosts.shapes import (
     RepositoryPage,
     RepoTree,
     TreeRow,
+    body_limit,
     read_listing,
 )
 from octo.core.errors import InvalidQueryError, NotFoundError
-from octo.core.redaction import redact
 from octo.transports.http_client import Fetched
 
 if TYPE_CHECKING:
@@ -68,10 +66,18 @@ MAX_TREE_PAGES = 30
 DIFF_PAGE_SIZE = 50
 
 
+def _scope(query: SearchCodeQuery | SearchPullRequestsQuery, listing: str) -> str:
+    """``listing`` ("search", "merge_requests") of the query's project, group or instance."""
+    if query.owner and query.repo:
+        return f"/projects/{project_id(query.owner, query.repo)}/{listing}"
+    if query.owner:
+        return f"/groups/{namespace_id(query.owner)}/{listing}"
+    return f"/{listing}"
+
+
 class GitLabBackend(CodeHost):
     """gitlab.com or a self-managed instance (GITLAB_HOST)."""
 
-    name = "GitLab"
     provider = "gitlab"
     pulls_noun = "merge requests"
     number_word = "IID"
@@ -116,21 +122,18 @@ class GitLabBackend(CodeHost):
     async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
         if query.match == "path":
             return await self._search_paths(query)
-        keywords = [k.strip() for k in query.keywordsToSearch]
-        phrase = " ".join(keywords)
-        params = {"scope": "blobs", "search": phrase, "per_page": query.limit, "page": query.page}
-        if query.owner and query.repo:
-            path = f"/projects/{project_id(query.owner, query.repo)}/search"
-        elif query.owner:
-            path = f"/groups/{namespace_id(query.owner)}/search"
-        else:
-            path = "/search"
+        phrase = " ".join(k.strip() for k in query.keywordsToSearch)
         try:
             fetched = await self.remote.fetch(
-                path,
+                _scope(query, "search"),
                 kind="gitlab-blob-search",
                 ttl=self.settings.ttl_code_search,
-                params=params,
+                params={
+                    "scope": "blobs",
+                    "search": phrase,
+                    "per_page": query.limit,
+                    "page": query.page,
+                },
                 parse=lambda r: parse.parse_blob_search(r, query.page, query.limit),
             )
         except InvalidQueryError as exc:
@@ -147,9 +150,9 @@ class GitLabBackend(CodeHost):
             ) from None
         page = fetched.value
         keep = path_filter(query)
-        blobs = [b for b in page.blobs if keep is None or keep(b.path)]
+        blobs = [b for b in page.items if keep is None or keep(b.path)]
         notes = []
-        if len(keywords) > 1:
+        if len(query.keywordsToSearch) > 1:
             notes.append(
                 f'GitLab\'s basic search matches "{phrase}" as one phrase (advanced search '
                 "matches each word): for files holding each keyword anywhere, search them one "
@@ -158,33 +161,16 @@ class GitLabBackend(CodeHost):
         if keep is not None:
             notes.append(
                 "GitLab's basic search has no extension/filename/path filters: they were applied "
-                f"here to this page ({len(blobs)} of {len(page.blobs)} results kept); later pages "
+                f"here to this page ({len(blobs)} of {len(page.items)} results kept); later pages "
                 "may hold more."
             )
         found = CodeSearchPage(
-            hits=[self._hit(query, blob, keywords) for blob in blobs],
+            hits=[parse.code_hit(self.web_root, query, blob) for blob in blobs],
             total=page.total,
             has_more=page.has_next,
             first_line=blobs[0].startline if blobs else None,
         )
         return self.reply(found, fetched, *notes)
-
-    def _hit(self, query: SearchCodeQuery, blob: parse.Blob, keywords: list[str]) -> CodeSearchHit:
-        repository = (
-            f"{query.owner}/{query.repo}" if query.owner and query.repo else f"{blob.project_id}"
-        )
-        fragment = redact(blob.data)
-        found = spans(fragment, keywords)
-        return CodeSearchHit(
-            file=blob.path,
-            repository=repository,
-            matches=len(found),
-            url=f"{self._blob_url(repository, blob.ref, blob.path)}#L{blob.startline}",
-            text_matches=[TextMatch(fragment=fragment, matches=found)],
-        )
-
-    def _blob_url(self, repository: str, ref: str, path: str) -> str:
-        return f"{self.web_root}/{repository}/-/blob/{quote(ref)}/{quote(path)}"
 
     async def _search_paths(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
         """match="path": GitLab's blob search reads contents only, so walk the tree instead."""
@@ -195,24 +181,18 @@ class GitLabBackend(CodeHost):
                 hints=["Give owner and repo, or search contents (match unset)."],
             )
         fetched = await self._tree_rows(query.owner, query.repo, "HEAD", "", recursive=True)
-        needles = [k.strip().lower() for k in query.keywordsToSearch]
-        keep = path_filter(query)
-        matching = [
-            p
-            for p, kind, _ in fetched.value.items
-            if kind == "file" and all(n in p.lower() for n in needles) and (keep is None or keep(p))
-        ]
-        shown = matching[(query.page - 1) * query.limit : query.page * query.limit]
+        matching = matching_paths(fetched.value.items, query)
         repository = f"{query.owner}/{query.repo}"
+        shown = matching[(query.page - 1) * query.limit : query.page * query.limit]
         found = CodeSearchPage(
             hits=[
                 CodeSearchHit(
-                    file=p,
+                    file=path,
                     repository=repository,
                     matches=0,
-                    url=self._blob_url(repository, "HEAD", p),
+                    url=blob_url(self.web_root, repository, "HEAD", path),
                 )
-                for p in shown
+                for path in shown
             ],
             total=len(matching),
             has_more=query.page * query.limit < len(matching),
@@ -226,14 +206,15 @@ class GitLabBackend(CodeHost):
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
         file_path = quote(query.path.strip("/"), safe="")
-        fetched = await self.remote.fetch(
-            f"/projects/{project_id(query.owner, query.repo)}/repository/files/{file_path}/raw",
-            kind="gitlab-file",
-            ttl=self.settings.ttl_file_content,
-            params={"ref": query.branch or "HEAD"},
-            parse=parse.parse_raw_file,
+        return self.replied(
+            await self.remote.fetch(
+                f"/projects/{project_id(query.owner, query.repo)}/repository/files/{file_path}/raw",
+                kind="gitlab-file",
+                ttl=self.settings.ttl_file_content,
+                params={"ref": query.branch or "HEAD"},
+                parse=parse.parse_raw_file,
+            )
         )
-        return self.reply(fetched.value, fetched)
 
     async def _tree_rows(
         self, owner: str, repo: str, ref: str, path: str, *, recursive: bool
@@ -282,9 +263,9 @@ class GitLabBackend(CodeHost):
 
     async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
         params, notes = project_params(query)
-        fetched = await self._projects(query.owner, params, query)
+        fetched = await self._projects(query, params)
         page = fetched.value
-        projects = page.projects
+        projects = page.items
         if query.stars:
             projects = [p for p in projects if in_range(p.repository.stars, query.stars, int)]
         if query.created:
@@ -294,7 +275,7 @@ class GitLabBackend(CodeHost):
         if query.stars or query.created:
             notes.append(
                 "GitLab has no stars/created filters: they were applied here to this page "
-                f"({len(projects)} of {len(page.projects)} kept); later pages may hold more."
+                f"({len(projects)} of {len(page.items)} kept); later pages may hold more."
             )
         found = RepositoryPage(
             repositories=[p.repository for p in projects], total=page.total, has_more=page.has_next
@@ -302,11 +283,11 @@ class GitLabBackend(CodeHost):
         return self.reply(found, fetched, *notes)
 
     async def _projects(
-        self, owner: str | None, params: dict[str, Any], query: SearchRepositoriesQuery
-    ) -> Fetched[parse.ProjectPage]:
+        self, query: SearchRepositoriesQuery, params: dict[str, Any]
+    ) -> Fetched[parse.Page[parse.Project]]:
         """Projects of a group (subgroups included), of a user, or of the whole instance."""
 
-        async def listing(path: str, extra: Mapping[str, str]) -> Fetched[parse.ProjectPage]:
+        async def listing(path: str, **extra: str) -> Fetched[parse.Page[parse.Project]]:
             return await self.remote.fetch(
                 path,
                 kind="gitlab-projects",
@@ -315,43 +296,37 @@ class GitLabBackend(CodeHost):
                 parse=lambda r: parse.parse_projects(r, query.page, query.limit),
             )
 
-        if not owner:
-            return await listing("/projects", {})
+        if not query.owner:
+            return await listing("/projects")
+        namespace = namespace_id(query.owner)
         try:
-            return await listing(
-                f"/groups/{namespace_id(owner)}/projects", {"include_subgroups": "true"}
-            )
+            return await listing(f"/groups/{namespace}/projects", include_subgroups="true")
         except NotFoundError:
             pass  # not a group: a user's namespace
-        return await listing(f"/users/{namespace_id(owner)}/projects", {})
+        return await listing(f"/users/{namespace}/projects")
 
     # merge requests
 
     async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         assert query.owner and query.repo and query.prNumber is not None
-        fetched = await self.remote.fetch(
-            f"/projects/{project_id(query.owner, query.repo)}/merge_requests/{query.prNumber}",
-            kind="gitlab-mr",
-            ttl=self.settings.ttl_pull_requests,
-            parse=lambda r: parse.parse_merge_request(r, 4000),
+        return self.replied(
+            await self.remote.fetch(
+                f"/projects/{project_id(query.owner, query.repo)}/merge_requests/{query.prNumber}",
+                kind="gitlab-mr",
+                ttl=self.settings.ttl_pull_requests,
+                parse=lambda r: parse.parse_merge_request(r, FULL_BODY_CHARS),
+            )
         )
-        return self.reply(fetched.value, fetched)
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         params, notes = merge_request_params(query)
-        if query.owner and query.repo:
-            path = f"/projects/{project_id(query.owner, query.repo)}/merge_requests"
-        elif query.owner:
-            path = f"/groups/{namespace_id(query.owner)}/merge_requests"
-        else:
-            path = "/merge_requests"
-        body_limit = 600 if query.type == "metadata" else 4000
+        limit = body_limit(query)
         fetched = await self.remote.fetch(
-            path,
+            _scope(query, "merge_requests"),
             kind="gitlab-mrs",
             ttl=self.settings.ttl_pull_requests,
             params=params,
-            parse=lambda r: parse.parse_merge_requests(r, query.page, query.limit, body_limit),
+            parse=lambda r: parse.parse_merge_requests(r, query.page, query.limit, limit),
         )
         page = fetched.value
         if query.merged is False:
@@ -365,34 +340,29 @@ class GitLabBackend(CodeHost):
             )
         return self.reply(page, fetched, *notes)
 
-    def _merge_request(self, project: str, number: int) -> str:
-        return f"/projects/{project}/merge_requests/{number}"
-
-    async def comments(self, project: str, number: int) -> Fetched[Listing[PullRequestComment]]:
+    async def comments(self, project: str, number: int) -> CommentPage:
         return await self.remote.fetch(
-            f"{self._merge_request(project, number)}/notes",
+            f"/projects/{project}/merge_requests/{number}/notes",
             kind="gitlab-mr-notes",
             ttl=self.settings.ttl_pull_requests,
             params={"sort": "asc", "order_by": "created_at", "per_page": 30},
             parse=parse.parse_notes,
         )
 
-    async def commits(self, project: str, number: int) -> Fetched[Listing[PullRequestCommit]]:
+    async def commits(self, project: str, number: int) -> CommitPage:
         return await self.remote.fetch(
-            f"{self._merge_request(project, number)}/commits",
+            f"/projects/{project}/merge_requests/{number}/commits",
             kind="gitlab-mr-commits",
             ttl=self.settings.ttl_pull_requests,
             params={"per_page": 100},
             parse=parse.parse_commits,
         )
 
-    async def files(
-        self, project: str, number: int, max_pages: int
-    ) -> Fetched[Listing[PullRequestFile]]:
-        base = self._merge_request(project, number)
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
+        base = f"/projects/{project}/merge_requests/{number}"
         return await read_listing(lambda cursor: self._diff_page(base, cursor), max_pages)
 
-    async def _diff_page(self, base: str, cursor: str | None) -> Fetched[Listing[PullRequestFile]]:
+    async def _diff_page(self, base: str, cursor: str | None) -> FileList:
         """A page of a merge request's file diffs (``/changes``, unpaged, on old instances)."""
         ttl = self.settings.ttl_pull_requests
         try:

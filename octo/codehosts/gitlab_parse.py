@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel
 
+from octo.codehosts.gitlab_policy import blob_url
 from octo.codehosts.models import (
+    CodeSearchHit,
     PullRequest,
     PullRequestComment,
     PullRequestCommit,
     PullRequestFile,
     Repository,
+    SearchCodeQuery,
+    TextMatch,
+    TextMatchSpan,
 )
 from octo.codehosts.shapes import (
     FileBlob,
@@ -24,8 +29,12 @@ from octo.codehosts.shapes import (
     PullRequestPage,
     TreeRow,
     blob_from_bytes,
+    comment,
     short_body,
 )
+from octo.core.redaction import redact
+
+ItemT = TypeVar("ItemT")
 
 
 def _next_page(response: httpx.Response) -> str | None:
@@ -42,6 +51,22 @@ def _total(response: httpx.Response, page: int, per_page: int, count: int) -> in
     return (page - 1) * per_page + count + int(_next_page(response) is not None)
 
 
+class Page(BaseModel, Generic[ItemT]):
+    """One numbered page of a listing that the GitLab backend still filters."""
+
+    total: int
+    has_next: bool
+    items: list[ItemT]
+
+
+def _page(response: httpx.Response, page: int, per_page: int, items: list[ItemT]) -> Page[ItemT]:
+    return Page(
+        total=_total(response, page, per_page, len(items)),
+        has_next=_next_page(response) is not None,
+        items=items,
+    )
+
+
 class Blob(BaseModel):
     """A code-search hit as GitLab's basic search sends it."""
 
@@ -52,27 +77,47 @@ class Blob(BaseModel):
     project_id: int | None = None
 
 
-class BlobPage(BaseModel):
-    total: int
-    has_next: bool
-    blobs: list[Blob]
+def parse_blob_search(response: httpx.Response, page: int, per_page: int) -> Page[Blob]:
+    blobs = [
+        Blob(
+            path=item.get("path") or item.get("filename") or "",
+            ref=item.get("ref") or "HEAD",
+            startline=int(item.get("startline") or 1),
+            data=item.get("data") or "",
+            project_id=item.get("project_id"),
+        )
+        for item in response.json()
+    ]
+    return _page(response, page, per_page, blobs)
 
 
-def parse_blob_search(response: httpx.Response, page: int, per_page: int) -> BlobPage:
-    items = response.json()
-    return BlobPage(
-        total=_total(response, page, per_page, len(items)),
-        has_next=_next_page(response) is not None,
-        blobs=[
-            Blob(
-                path=item.get("path") or item.get("filename") or "",
-                ref=item.get("ref") or "HEAD",
-                startline=int(item.get("startline") or 1),
-                data=item.get("data") or "",
-                project_id=item.get("project_id"),
-            )
-            for item in items
-        ],
+def _spans(fragment: str, keywords: list[str]) -> list[TextMatchSpan]:
+    """Where the keywords occur in a fragment (GitLab sends fragments without positions)."""
+    found = []
+    lowered = fragment.lower()
+    for keyword in keywords:
+        needle = keyword.strip().lower()
+        start = lowered.find(needle) if needle else -1
+        while start >= 0:
+            end = start + len(needle)
+            found.append(TextMatchSpan(text=fragment[start:end], indices=(start, end)))
+            start = lowered.find(needle, end)
+    return sorted(found, key=lambda s: s.indices)
+
+
+def code_hit(web_root: str, query: SearchCodeQuery, blob: Blob) -> CodeSearchHit:
+    """A hit of the host-neutral shape; without owner and repo a hit names its project's id."""
+    repository = (
+        f"{query.owner}/{query.repo}" if query.owner and query.repo else f"{blob.project_id}"
+    )
+    fragment = redact(blob.data)
+    found = _spans(fragment, query.keywordsToSearch)
+    return CodeSearchHit(
+        file=blob.path,
+        repository=repository,
+        matches=len(found),
+        url=f"{blob_url(web_root, repository, blob.ref, blob.path)}#L{blob.startline}",
+        text_matches=[TextMatch(fragment=fragment, matches=found)],
     )
 
 
@@ -103,14 +148,7 @@ class Project(BaseModel):
     created_at: str | None = None
 
 
-class ProjectPage(BaseModel):
-    total: int
-    has_next: bool
-    projects: list[Project]
-
-
-def parse_projects(response: httpx.Response, page: int, per_page: int) -> ProjectPage:
-    items = response.json()
+def parse_projects(response: httpx.Response, page: int, per_page: int) -> Page[Project]:
     projects = [
         Project(
             repository=Repository(
@@ -127,13 +165,9 @@ def parse_projects(response: httpx.Response, page: int, per_page: int) -> Projec
             ),
             created_at=item.get("created_at"),
         )
-        for item in items
+        for item in response.json()
     ]
-    return ProjectPage(
-        total=_total(response, page, per_page, len(items)),
-        has_next=_next_page(response) is not None,
-        projects=projects,
-    )
+    return _page(response, page, per_page, projects)
 
 
 def _project_path(item: Mapping[str, Any]) -> str:
@@ -193,11 +227,7 @@ def parse_merge_request(response: httpx.Response, body_limit: int) -> PullReques
 
 def parse_notes(response: httpx.Response) -> Listing[PullRequestComment]:
     notes = [
-        PullRequestComment(
-            author=(n.get("author") or {}).get("username", ""),
-            body=short_body(n.get("body"), 2000) or "",
-            created_at=n.get("created_at", ""),
-        )
+        comment((n.get("author") or {}).get("username", ""), n.get("body"), n.get("created_at", ""))
         for n in response.json()
         if not n.get("system")  # "added 1 commit", "changed the description": not discussion
     ]

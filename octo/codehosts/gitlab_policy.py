@@ -40,6 +40,11 @@ def project_id(owner: str, repo: str) -> str:
     return quote(f"{owner.strip('/')}/{repo.strip('/')}", safe="")
 
 
+def blob_url(web_root: str, repository: str, ref: str, path: str) -> str:
+    """The web page of a file of ``repository`` (its full path) at ``ref``."""
+    return f"{web_root}/{repository}/-/blob/{quote(ref)}/{quote(path)}"
+
+
 def namespace_id(owner: str) -> str:
     """A group's (or user's) id in API paths: its full path, URL-encoded."""
     return quote(owner.strip("/"), safe="")

@@ -11,8 +11,8 @@ from octo.codehosts.models import (
     SearchCodeQuery,
     SearchPullRequestsQuery,
     SearchRepositoriesQuery,
-    TextMatchSpan,
 )
+from octo.codehosts.shapes import TreeRow
 from octo.core.errors import InvalidQueryError
 
 _RANGE = re.compile(r"^\s*(>=|<=|>|<)?\s*([^.<>=\s][^<>=]*?)\s*(?:\.\.\s*(\S+))?\s*$")
@@ -60,20 +60,6 @@ def _date_params(expression: str | None, field: str) -> dict[str, str]:
     return params
 
 
-def spans(fragment: str, keywords: list[str]) -> list[TextMatchSpan]:
-    """Where the keywords occur in a fragment (GitLab sends fragments without positions)."""
-    found = []
-    lowered = fragment.lower()
-    for keyword in keywords:
-        needle = keyword.strip().lower()
-        start = lowered.find(needle) if needle else -1
-        while start >= 0:
-            end = start + len(needle)
-            found.append(TextMatchSpan(text=fragment[start:end], indices=(start, end)))
-            start = lowered.find(needle, end)
-    return sorted(found, key=lambda s: s.indices)
-
-
 def path_filter(query: SearchCodeQuery) -> Callable[[str], bool] | None:
     """The extension / filename / path filters, applied by us: basic search has none."""
     extension, filename, prefix = query.filters()
@@ -89,6 +75,19 @@ def path_filter(query: SearchCodeQuery) -> Callable[[str], bool] | None:
         )
 
     return keep
+
+
+def matching_paths(rows: list[TreeRow], query: SearchCodeQuery) -> list[str]:
+    """The files of a tree whose paths hold every keyword and pass the query's filters."""
+    needles = [k.strip().lower() for k in query.keywordsToSearch]
+    keep = path_filter(query)
+    return [
+        path
+        for path, kind, _ in rows
+        if kind == "file"
+        and all(n in path.lower() for n in needles)
+        and (keep is None or keep(path))
+    ]
 
 
 def project_params(query: SearchRepositoriesQuery) -> tuple[dict[str, Any], list[str]]:

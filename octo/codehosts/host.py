@@ -39,6 +39,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: The first page of a pull request's discussion, or of its commits; its changed files.
+CommentPage = Fetched[Listing[PullRequestComment]]
+CommitPage = Fetched[Listing[PullRequestCommit]]
+FileList = Fetched[Listing[PullRequestFile]]
+
 
 class CodeHost(ABC):
     """One code host, built once per runtime; it shares the runtime's HTTP client and cache.
@@ -46,8 +51,6 @@ class CodeHost(ABC):
     The class attributes are the host's words, which the shared hints use.
     """
 
-    #: The name in messages: "GitHub".
-    name: ClassVar[str]
     #: The value of the queries' ``provider`` field that picks this host.
     provider: ClassVar[str]
     #: What the host calls pull requests, and their numbers.
@@ -61,7 +64,6 @@ class CodeHost(ABC):
     nothing_found: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
-        self.config = runtime.config
         self.settings = CodeHostSettings.from_env(runtime.config.env)
         self.remote = RemoteClient(
             runtime.http,
@@ -71,9 +73,18 @@ class CodeHost(ABC):
             max_wait=runtime.config.query_timeout,
         )
 
+    @property
+    def name(self) -> str:
+        """The host's name in messages: "GitHub"."""
+        return self.remote.policy.name
+
     def reply(self, value: T, fetched: Fetched[Any], *notes: str) -> Reply[T]:
         """``value`` as a tool's reply: ``notes``, then a note if the quota runs low."""
         return Reply(value, fetched.cached, [*notes, *self.remote.quota_hints(fetched)])
+
+    def replied(self, fetched: Fetched[T], *notes: str) -> Reply[T]:
+        """What ``fetched`` holds as a tool's reply (see :meth:`reply`)."""
+        return self.reply(fetched.value, fetched, *notes)
 
     def not_found_hints(self, what: str) -> list[str]:
         """What to check when ``what`` ("owner and repo") names nothing on this host."""
@@ -104,15 +115,13 @@ class CodeHost(ABC):
         """One page of pull requests matching the query's filters."""
 
     @abstractmethod
-    async def comments(self, project: str, number: int) -> Fetched[Listing[PullRequestComment]]:
+    async def comments(self, project: str, number: int) -> CommentPage:
         """The first page of a pull request's discussion."""
 
     @abstractmethod
-    async def commits(self, project: str, number: int) -> Fetched[Listing[PullRequestCommit]]:
+    async def commits(self, project: str, number: int) -> CommitPage:
         """The first page of a pull request's commits."""
 
     @abstractmethod
-    async def files(
-        self, project: str, number: int, max_pages: int
-    ) -> Fetched[Listing[PullRequestFile]]:
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
         """A pull request's changed files with their diffs, up to ``max_pages`` pages."""

@@ -53,7 +53,7 @@ def _hints(
     if detailed.failed:
         hints.append(
             f"Left out, as they could not be read: {'; '.join(detailed.failed[:5])}. "
-            "Retry later, or ask for one with prNumber."
+            "The rest is complete; repeat the query later for what failed."
         )
     left_out, cut = detailed.budget.left_out, detailed.budget.cut
     if left_out:

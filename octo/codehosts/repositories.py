@@ -20,14 +20,11 @@ async def search_repositories(
     with not_found_hints(*host.not_found_hints("the owner")):
         reply = await host.search_repositories(query)
     page = reply.value
-    answer = Answer(
-        SearchRepositoriesResult(
-            repositories=page.repositories,
-            totalCount=page.total,
-            pagination=SearchPagination(currentPage=query.page, hasMore=page.has_more),
-        ),
-        cached=reply.cached,
+    pagination = SearchPagination(currentPage=query.page, hasMore=page.has_more)
+    result = SearchRepositoriesResult(
+        repositories=page.repositories, totalCount=page.total, pagination=pagination
     )
+    answer = Answer(result, cached=reply.cached)
     answer.hint(*reply.notes)
     if not page.repositories:
         answer.hint("Nothing found: drop a filter or use topicsToSearch instead of keywords.")

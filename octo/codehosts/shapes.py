@@ -14,7 +14,13 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from octo.codehosts.models import CodeSearchHit, PullRequest, Repository
+from octo.codehosts.models import (
+    CodeSearchHit,
+    PullRequest,
+    PullRequestComment,
+    Repository,
+    SearchPullRequestsQuery,
+)
 from octo.core.redaction import redact
 from octo.transports.http_client import Fetched
 
@@ -124,9 +130,25 @@ async def read_listing(
     return Fetched(Listing[ItemT](items=items, next=cursor), cached=cached)
 
 
+#: Characters of a pull request's description in an answer read in full.
+FULL_BODY_CHARS = 4000
+
+
+def body_limit(query: SearchPullRequestsQuery) -> int:
+    """Characters of each pull request's description the answer to ``query`` carries."""
+    return 600 if query.type == "metadata" else FULL_BODY_CHARS
+
+
 def short_body(text: str | None, limit: int) -> str | None:
     """A description or comment, secrets redacted, cut to ``limit`` characters."""
     if not text:
         return None
     text = redact(text.strip())
     return text if len(text) <= limit else text[:limit] + " [...]"
+
+
+def comment(author: str, body: str | None, created_at: str) -> PullRequestComment:
+    """A pull request's comment as answers carry it: redacted, at most 2,000 characters."""
+    return PullRequestComment(
+        author=author, body=short_body(body, 2000) or "", created_at=created_at
+    )
