@@ -77,38 +77,6 @@ def legacy(target: str) -> Handler:
 # The old handlers, one per tool; each family's specs name them until the family moves.
 
 
-def _host(run: QueryRun, query: Any) -> Any:
-    from octo.providers.github import GitHubProvider
-    from octo.providers.gitlab import GitLabProvider, gitlab_is_default
-
-    name = query.provider
-    if "provider" not in query.model_fields_set and gitlab_is_default(run.runtime.config.env):
-        name = "gitlab"
-    if name == "gitlab":
-        return run.provider(GitLabProvider)
-    return run.provider(GitHubProvider)
-
-
-async def github_search_code(run: QueryRun, query: Any) -> Any:
-    return (await _host(run, query).search_code(query)).deliver(run)
-
-
-async def github_get_file_content(run: QueryRun, query: Any) -> Any:
-    return (await _host(run, query).get_file_content(query)).deliver(run)
-
-
-async def github_view_repo_structure(run: QueryRun, query: Any) -> Any:
-    return (await _host(run, query).view_repo_structure(query)).deliver(run)
-
-
-async def github_search_repositories(run: QueryRun, query: Any) -> Any:
-    return (await _host(run, query).search_repositories(query)).deliver(run)
-
-
-async def github_search_pull_requests(run: QueryRun, query: Any) -> Any:
-    return (await _host(run, query).search_pull_requests(query)).deliver(run)
-
-
 async def lsp_goto_definition(run: QueryRun, query: Any) -> Any:
     from octo.lsp import navigate
 

@@ -3,18 +3,18 @@
 Every rule of the spec's tables lives here, so a bad query fails alone with a
 VALIDATION_ERROR naming the field. The models speak of owners, repositories and
 branches rather than GitHub objects, so another code host (``provider="gitlab"``)
-can answer the same queries through the :class:`CodeHost` protocol.
+can answer the same queries (:class:`octo.codehosts.host.CodeHost`).
 """
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from octo.core.budget import CharPagination
 from octo.core.envelope import ToolQuery, ToolResult
-from octo.legacy import HostAnswer
+from octo.core.paging import Pagination
 
 CodeHostName = Literal["github", "gitlab"]
 
@@ -22,7 +22,7 @@ _OWNER = Field(min_length=1, max_length=200, description="Repository owner (user
 _REPO = Field(min_length=1, max_length=150, description="Repository name.")
 
 
-class _RemoteQuery(ToolQuery):
+class RemoteQuery(ToolQuery):
     """Fields every remote code-host query shares."""
 
     provider: CodeHostName = Field(
@@ -42,7 +42,7 @@ class SearchPagination(BaseModel):
 # githubSearchCode
 
 
-class SearchCodeQuery(_RemoteQuery):
+class SearchCodeQuery(RemoteQuery):
     """One githubSearchCode query."""
 
     keywordsToSearch: list[str] = Field(
@@ -70,6 +70,15 @@ class SearchCodeQuery(_RemoteQuery):
         if self.repo and not self.owner:
             raise ValueError("repo needs owner as well")
         return self
+
+    def filters(self) -> tuple[str | None, str | None, str | None]:
+        """``(extension, filename, path)`` as a search takes them: no leading "*." on the
+        extension, no slashes around the path."""
+        return (
+            self.extension.strip().lstrip("*").lstrip(".") if self.extension else None,
+            self.filename.strip() if self.filename else None,
+            self.path.strip().strip("/") if self.path else None,
+        )
 
 
 class TextMatchSpan(BaseModel):
@@ -105,7 +114,7 @@ class SearchCodeResult(ToolResult):
 # githubGetFileContent
 
 
-class FileContentQuery(_RemoteQuery):
+class FileContentQuery(RemoteQuery):
     """One githubGetFileContent query."""
 
     owner: str = _OWNER
@@ -176,7 +185,7 @@ class FileContentResult(ToolResult):
 # githubViewRepoStructure
 
 
-class RepoStructureQuery(_RemoteQuery):
+class RepoStructureQuery(RemoteQuery):
     """One githubViewRepoStructure query."""
 
     owner: str = _OWNER
@@ -199,12 +208,6 @@ class StructureSummary(BaseModel):
     truncated: bool = Field(description="True when the host cut the tree listing short.")
 
 
-class ListingPagination(BaseModel):
-    currentPage: int
-    totalPages: int
-    hasMore: bool
-
-
 class RepoStructureResult(ToolResult):
     owner: str
     repo: str
@@ -212,7 +215,7 @@ class RepoStructureResult(ToolResult):
     path: str
     structure: dict[str, TreeEntry] = Field(description="Entries by path relative to path.")
     summary: StructureSummary
-    pagination: ListingPagination | None = None
+    pagination: Pagination | None = None
 
     def is_empty(self) -> bool:
         return not self.structure
@@ -221,7 +224,7 @@ class RepoStructureResult(ToolResult):
 # githubSearchRepositories
 
 
-class SearchRepositoriesQuery(_RemoteQuery):
+class SearchRepositoriesQuery(RemoteQuery):
     """One githubSearchRepositories query."""
 
     keywordsToSearch: list[str] | None = Field(default=None, min_length=1, max_length=10)
@@ -273,7 +276,7 @@ class PartialContentFile(BaseModel):
     file: str = Field(min_length=1, description="Path of a changed file whose diff to return.")
 
 
-class SearchPullRequestsQuery(_RemoteQuery):
+class SearchPullRequestsQuery(RemoteQuery):
     """One githubSearchPullRequests query."""
 
     owner: str | None = Field(default=None, min_length=1, max_length=200)
@@ -360,23 +363,3 @@ class SearchPullRequestsResult(ToolResult):
 
     def is_empty(self) -> bool:
         return not self.pullRequests
-
-
-class CodeHost(Protocol):
-    """What a code-host provider answers; the five tools call one through this."""
-
-    async def search_code(self, query: SearchCodeQuery) -> HostAnswer[SearchCodeResult]: ...
-
-    async def get_file_content(self, query: FileContentQuery) -> HostAnswer[FileContentResult]: ...
-
-    async def view_repo_structure(
-        self, query: RepoStructureQuery
-    ) -> HostAnswer[RepoStructureResult]: ...
-
-    async def search_repositories(
-        self, query: SearchRepositoriesQuery
-    ) -> HostAnswer[SearchRepositoriesResult]: ...
-
-    async def search_pull_requests(
-        self, query: SearchPullRequestsQuery
-    ) -> HostAnswer[SearchPullRequestsResult]: ...

@@ -14,8 +14,7 @@ from octo.codehosts.models import (
     SearchRepositoriesQuery,
     SearchRepositoriesResult,
 )
-from octo.contract import ToolCategory, ToolSpec
-from octo.legacy import legacy
+from octo.contract import ToolCategory, ToolSpec, lazy
 
 _CONTEXT = {
     "mainResearchGoal": "Understand how React schedules state updates",
@@ -37,7 +36,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=SearchCodeQuery,
         result_model=SearchCodeResult,
-        handler=legacy("octo.legacy:github_search_code"),
+        handler=lazy("octo.codehosts.search_code:search_code"),
         max_queries=3,
         example={
             **_CONTEXT,
@@ -62,7 +61,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=FileContentQuery,
         result_model=FileContentResult,
-        handler=legacy("octo.legacy:github_get_file_content"),
+        handler=lazy("octo.codehosts.file_content:get_file_content"),
         max_queries=3,
         example={
             **_CONTEXT,
@@ -84,7 +83,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=RepoStructureQuery,
         result_model=RepoStructureResult,
-        handler=legacy("octo.legacy:github_view_repo_structure"),
+        handler=lazy("octo.codehosts.repo_structure:view_repo_structure"),
         max_queries=3,
         example={
             **_CONTEXT,
@@ -108,7 +107,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=SearchRepositoriesQuery,
         result_model=SearchRepositoriesResult,
-        handler=legacy("octo.legacy:github_search_repositories"),
+        handler=lazy("octo.codehosts.repositories:search_repositories"),
         max_queries=3,
         example={
             **_CONTEXT,
@@ -131,7 +130,7 @@ TOOLS: list[ToolSpec] = [
         ),
         query_model=SearchPullRequestsQuery,
         result_model=SearchPullRequestsResult,
-        handler=legacy("octo.legacy:github_search_pull_requests"),
+        handler=lazy("octo.codehosts.pull_requests:search_pull_requests"),
         max_queries=3,
         example={
             **_CONTEXT,

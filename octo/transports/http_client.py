@@ -1,20 +1,19 @@
-"""The remote transport every HTTP provider shares (GitHub, GitLab, package registries).
+"""The remote transport every HTTP backend shares (GitHub, GitLab, package registries).
 
 A :class:`RemoteClient` wraps the runtime's one ``httpx.AsyncClient`` for one host.
 It tracks rate limits per resource and sends nothing while a resource is exhausted,
 honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
 (tenacity, with an injectable ``sleep``), revalidates cached answers with their ETag
-through the runtime's :class:`~octo.cache.ResultCache`, lets identical requests in
-flight share one upstream request, and maps HTTP statuses to :mod:`octo.errors`.
+through the runtime's :class:`~octo.core.cache.ResultCache`, lets identical requests in
+flight share one upstream request, and maps HTTP statuses to :mod:`octo.core.errors`.
 
 Everything specific to a host (rate-limit header names, how a secondary limit reads,
-authentication, hints) lives in a :class:`HostPolicy` subclass, so a new provider
+authentication, hints) lives in a :class:`HostPolicy` subclass, so a new host
 writes a small policy and reuses the client.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -35,6 +34,7 @@ from octo.core.errors import (
     RateLimitError,
     ToolNotAvailableError,
 )
+from octo.core.formats import compact_json, iso_utc
 from octo.transports.http_policy import (
     Backoff,
     HostPolicy,
@@ -170,7 +170,7 @@ class RemoteClient:
 
     def _rate_limit_error(self, wait: float, reason: str) -> RateLimitError:
         reset_at = self.clock() + wait
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reset_at))
+        when = iso_utc(reset_at)
         return RateLimitError(
             f"{self.policy.name} rate limit: {reason}; retry after {math.ceil(wait)} s ({when})",
             reset_at=reset_at,
@@ -341,10 +341,8 @@ class RemoteClient:
         headers: Mapping[str, str] | None = None,
     ) -> str:
         """The cache key of a request whose parsed answer is of ``kind``."""
-        return json.dumps(
-            [kind, self.url(path), sorted((params or {}).items()), sorted((headers or {}).items())],
-            default=str,
-            separators=(",", ":"),
+        return compact_json(
+            [kind, self.url(path), sorted((params or {}).items()), sorted((headers or {}).items())]
         )
 
     async def fetch(

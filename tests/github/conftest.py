@@ -18,8 +18,8 @@ import pytest
 import respx
 
 import octo
+from octo.codehosts.github import GitHubBackend
 from octo.core.config import Config
-from octo.providers.github import GitHubProvider
 
 RECORDINGS = Path(__file__).parent / "recordings"
 API = "https://gh.test/api/v3"
@@ -117,7 +117,7 @@ async def gateway_factory(sleeps: Sleeps) -> AsyncIterator[GatewayFactory]:
         gateway = octo.Gateway(
             config=Config.from_env(make_env() if env is None else env), http_transport=transport
         )
-        remote = gateway.runtime.backend(GitHubProvider).remote
+        remote = gateway.runtime.backend(GitHubBackend).remote
         remote.sleep = sleeps
         if clock is not None:
             remote.clock = lambda: clock

@@ -10,9 +10,9 @@ import pytest
 import respx
 
 import octo
+from octo.codehosts.github_query import code_search_terms
 from octo.codehosts.models import SearchCodeQuery
 from octo.core.errors import CallError
-from octo.providers.github import code_search_terms
 
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
 
@@ -684,8 +684,8 @@ async def test_more_comments_than_one_page_are_said(
 
 
 def test_every_pull_request_filter_reaches_the_search_query() -> None:
+    from octo.codehosts.github_query import pull_request_terms
     from octo.codehosts.models import SearchPullRequestsQuery
-    from octo.providers.github import pull_request_terms
 
     query = SearchPullRequestsQuery(
         owner="octo",

@@ -14,7 +14,7 @@ import pytest
 import respx
 
 import octo
-from octo.providers.github import GitHubProvider
+from octo.codehosts.github import GitHubBackend
 
 SEARCH = "https://gh.test/api/v3/search/repositories"
 REPO_QUERY = {"keywordsToSearch": ["tetris"]}
@@ -214,7 +214,7 @@ async def test_responses_without_rate_limit_headers_work(
     router.get(SEARCH).respond(json=EMPTY)
     row = first_row(await gateway.github_search_repositories([REPO_QUERY]))
     assert row["status"] == "empty" and row["hints"][0].startswith("Nothing found")
-    assert gateway.runtime.backend(GitHubProvider).remote.rate_limits == {}
+    assert gateway.runtime.backend(GitHubBackend).remote.rate_limits == {}
 
 
 class SlowTransport(httpx.AsyncBaseTransport):

@@ -14,8 +14,8 @@ import pytest
 import respx
 
 import octo
+from octo.codehosts.gitlab import GitLabBackend
 from octo.core.config import Config
-from octo.providers.gitlab import GitLabProvider
 
 RECORDINGS = Path(__file__).parent / "recordings"
 HOST = "https://gl.test"
@@ -93,7 +93,7 @@ async def gateway_factory(sleeps: Sleeps) -> AsyncIterator[GatewayFactory]:
 
     def make(env: dict[str, str] | None = None, *, clock: float | None = None) -> octo.Gateway:
         gateway = octo.Gateway(config=Config.from_env(gitlab_env() if env is None else env))
-        remote = gateway.runtime.backend(GitLabProvider).remote
+        remote = gateway.runtime.backend(GitLabBackend).remote
         remote.sleep = sleeps
         if clock is not None:
             remote.clock = lambda: clock

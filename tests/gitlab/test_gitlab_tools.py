@@ -641,3 +641,38 @@ async def test_several_keywords_are_searched_as_one_phrase_and_said(
     [row] = rows(await gateway.github_search_code([gl(keywordsToSearch=["add", "Class"], **OWNER)]))
     assert route.calls.last.request.url.params["search"] == "add Class"
     assert any('"add Class" as one phrase' in h for h in row["hints"])
+
+
+# partial answers and shared failures
+
+
+async def test_a_failing_part_of_a_merge_request_is_left_out_and_said(
+    gateway: octo.Gateway, recorded: Recorded, router: respx.MockRouter
+) -> None:
+    notes = router.get(f"{API}/projects/6/merge_requests/1/notes").mock(
+        return_value=httpx.Response(404, json={"message": "404 Not found"})
+    )
+    recorded("merge_requests")
+    [row] = rows(
+        await gateway.github_search_pull_requests(
+            [gl(prNumber=1, withComments=True, withCommits=True, **OWNER)]
+        )
+    )
+    assert row["status"] == "success" and row["partial"] is True
+    [pull] = row["data"]["pullRequests"]
+    assert pull["commits"] and "comments" not in pull
+    assert any("#1 comments: NOT_FOUND" in h for h in row["hints"])
+    assert any('provider="gitlab"' in h for h in row["hints"])
+    assert notes.call_count == 1
+
+
+async def test_identical_failing_queries_keep_their_hints_once(
+    gateway: octo.Gateway, recorded: Recorded
+) -> None:
+    routes = recorded("file")
+    query = gl(path="missing.txt", **OWNER)
+    first, second = rows(await gateway.github_get_file_content([query, query]))
+    assert first["error"]["code"] == second["error"]["code"] == "NOT_FOUND"
+    assert first["hints"] == second["hints"]
+    assert len(set(second["hints"])) == len(second["hints"])
+    assert sum(route.call_count for url, route in routes.items() if "missing" in url) == 1

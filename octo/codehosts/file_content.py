@@ -1,0 +1,140 @@
+"""githubGetFileContent: a file, whole or in part (a line range, windows around a match,
+a character page), cut to the token budget and with secrets redacted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from octo.codehosts.hints import call, not_found_hints
+from octo.codehosts.models import FileContentQuery, FileContentResult
+from octo.codehosts.routing import choose_host
+from octo.codehosts.shapes import FileBlob
+from octo.contract import Answer, QueryContext
+from octo.core.budget import CharPagination, cut_lines
+from octo.core.config import Config
+from octo.core.errors import FileTooLargeError, InvalidQueryError
+from octo.core.redaction import redact
+
+#: The largest file one answer holds whole.
+MAX_FILE_BYTES = 300 * 1024
+
+
+async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer[FileContentResult]:
+    """Read a file from the query's host."""
+    host = choose_host(ctx, query)
+    with not_found_hints(
+        *host.not_found_hints("owner, repo, path and branch (paths are case-sensitive)"),
+        f"Find the path with {call(host, 'githubViewRepoStructure')} or githubSearchCode.",
+    ):
+        reply = await host.file(query)
+    result, hints = file_content_answer(ctx.config, query, reply.value)
+    answer = Answer(result, cached=reply.cached)
+    answer.hint(*reply.notes, *hints)
+    return answer
+
+
+@dataclass(frozen=True)
+class _Selection:
+    text: str
+    first_line: int
+    total_lines: int
+    match_count: int | None = None
+
+
+def _select(text: str, query: FileContentQuery) -> _Selection:
+    """The lines a file query asks for (all, a range, or windows around matches)."""
+    lines = text.splitlines(keepends=True)
+    total = len(lines)
+    if query.startLine is not None and query.endLine is not None:
+        if query.startLine > total:
+            raise InvalidQueryError(
+                f"startLine {query.startLine} is past the end of the file ({total} lines)",
+                hints=[f"Use startLine between 1 and {total}."],
+            )
+        chosen = lines[query.startLine - 1 : query.endLine]
+        return _Selection("".join(chosen), query.startLine, total)
+    if query.matchString is not None:
+        hits = [i for i, line in enumerate(lines) if query.matchString in line]
+        context = query.matchStringContextLines
+        windows: list[list[int]] = []
+        for i in hits:
+            start, end = max(0, i - context), min(total - 1, i + context)
+            if windows and start <= windows[-1][1] + 1:
+                windows[-1][1] = max(windows[-1][1], end)
+            else:
+                windows.append([start, end])
+        if not windows:
+            return _Selection("", 1, total, 0)
+        parts = []
+        for start, end in windows:
+            parts.append(f"--- lines {start + 1}-{end + 1} ---\n")
+            parts.append("".join(lines[start : end + 1]))
+        return _Selection("".join(parts), windows[0][0] + 1, total, len(hits))
+    return _Selection(text, 1, total)
+
+
+def file_content_answer(
+    config: Config, query: FileContentQuery, blob: FileBlob
+) -> tuple[FileContentResult, list[str]]:
+    """A file query's answer from the file itself, for every code host.
+
+    Refuses binary and oversized files, selects lines, cuts the char page and the token budget.
+    """
+    if blob.binary or blob.text is None:
+        raise InvalidQueryError(
+            f"{query.path} is a binary file ({blob.size} bytes)",
+            hints=["Binary files are not returned; look for a text source instead."],
+        )
+    sliced = query.startLine is not None or query.matchString is not None
+    if blob.size > MAX_FILE_BYTES and not sliced and query.charLength is None:
+        raise FileTooLargeError(
+            f"{query.path} is {blob.size} bytes; one answer holds at most {MAX_FILE_BYTES} bytes",
+            hints=[
+                f"Read it in pages: charOffset={query.charOffset}, charLength=50000 "
+                f"(the file has {len(blob.text)} characters).",
+                "Or read part of it: matchString, or startLine/endLine.",
+            ],
+        )
+    selection = _select(blob.text, query)
+    text = selection.text
+    total = len(text)
+    start = min(query.charOffset, total)
+    end = total if query.charLength is None else min(total, start + query.charLength)
+    page = text[start:end]
+    budget = config.max_tokens * config.chars_per_token
+    hints: list[str] = []
+    if len(page) > budget:
+        cut = cut_lines(
+            page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
+        )
+        page = cut.content
+        end = start + len(page)
+        hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")
+    paged = start > 0 or end < total
+    pagination = None
+    if paged:
+        pagination = CharPagination.of(start, end, total)
+        if end < total:
+            hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
+    first = selection.first_line + text.count("\n", 0, start)
+    last = first + page.count("\n", 0, max(0, len(page) - 1)) if page else None
+    if selection.match_count == 0:
+        hints.append(
+            f'"{query.matchString}" does not occur in {query.path}; matching is exact and '
+            "case-sensitive."
+        )
+    result = FileContentResult(
+        owner=query.owner,
+        repo=query.repo,
+        path=query.path,
+        branch=query.branch,
+        content=redact(page),
+        size=blob.size,
+        sha=blob.sha,
+        startLine=first if page and query.matchString is None else None,
+        endLine=last if query.matchString is None else None,
+        totalLines=selection.total_lines,
+        matchCount=selection.match_count,
+        pagination=pagination,
+    )
+    return result, hints

@@ -1,0 +1,193 @@
+"""GitHub: the REST API calls behind the five code-host tools.
+
+Requests, what the cache keeps, and GitHub's own notes on an answer live here; the
+policy and token in :mod:`octo.codehosts.github_policy`, the search syntax in
+:mod:`octo.codehosts.github_query`, the parsing in :mod:`octo.codehosts.github_parse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+from octo.codehosts import github_parse as parse
+from octo.codehosts.github_policy import AUTH_HINTS, GitHubAuth, GitHubPolicy, api_url
+from octo.codehosts.github_query import code_search_terms, pull_request_terms, repository_terms
+from octo.codehosts.host import CodeHost, CommentPage, CommitPage, FileList
+from octo.codehosts.models import (
+    FileContentQuery,
+    RepoStructureQuery,
+    SearchCodeQuery,
+    SearchPullRequestsQuery,
+    SearchRepositoriesQuery,
+)
+from octo.codehosts.shapes import (
+    FULL_BODY_CHARS,
+    CodeSearchPage,
+    FileBlob,
+    Listing,
+    PullRequestPage,
+    Reply,
+    RepositoryPage,
+    RepoTree,
+    body_limit,
+    read_listing,
+)
+from octo.core.errors import AuthenticationError
+from octo.transports.http_client import Fetched
+
+if TYPE_CHECKING:
+    from octo.contract.runtime import Runtime
+
+ItemT = TypeVar("ItemT")
+
+
+class GitHubBackend(CodeHost):
+    """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
+
+    provider = "github"
+    nothing_found = (
+        "Code search covers default branches and files under 384 KB only.",
+        "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
+    )
+
+    def __init__(self, runtime: Runtime) -> None:
+        url = api_url(runtime.config.env)
+        self.auth = GitHubAuth(runtime.config.env, url)
+        super().__init__(runtime, url, GitHubPolicy(self.auth))
+
+    def _repo(self, owner: str, repo: str) -> str:
+        return f"/repos/{quote(owner)}/{quote(repo)}"
+
+    async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
+        q, rewrites = code_search_terms(query)
+        if not await self.auth.token():
+            raise AuthenticationError(
+                "GitHub code search needs a token",
+                hints=[*AUTH_HINTS, "githubSearchRepositories works without a token."],
+            )
+        fetched = await self.remote.fetch(
+            "/search/code",
+            kind="code-search",
+            ttl=self.settings.ttl_code_search,
+            params={"q": q, "per_page": query.limit, "page": query.page},
+            headers={"Accept": "application/vnd.github.text-match+json"},
+            parse=lambda r: parse.parse_code_search(r, query.page, query.limit),
+            cacheable=lambda page: not page.incomplete,
+        )
+        return self.replied(fetched, *(f"Query rewritten: {note}." for note in rewrites))
+
+    async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
+        repo = self._repo(query.owner, query.repo)
+        fetched = await self.remote.fetch(
+            f"{repo}/contents/{quote(query.path.strip('/'))}",
+            kind="file",
+            ttl=self.settings.ttl_file_content,
+            params={"ref": query.branch} if query.branch else None,
+            parse=parse.parse_contents,
+        )
+        if fetched.value.needs_blob:
+            # Blobs are immutable: their SHA is the key, so the long TTL is safe.
+            fetched = await self.remote.fetch(
+                f"{repo}/git/blobs/{fetched.value.sha}",
+                kind="blob",
+                ttl=self.settings.ttl_file_content,
+                parse=parse.parse_blob,
+            )
+        return self.replied(fetched)
+
+    async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
+        fetched = await self.remote.fetch(
+            f"{self._repo(query.owner, query.repo)}/git/trees/{quote(query.branch, safe='')}",
+            kind="tree",
+            ttl=self.settings.ttl_tree,
+            params={"recursive": "1"},
+            parse=parse.parse_tree,
+        )
+        notes = []
+        if fetched.value.truncated:
+            notes.append(
+                "GitHub truncated this tree (over 100,000 entries): some entries are missing; "
+                "view a narrower path."
+            )
+        return self.replied(fetched, *notes)
+
+    async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
+        params: dict[str, Any] = {
+            "q": repository_terms(query),
+            "per_page": query.limit,
+            "page": query.page,
+        }
+        if query.sort and query.sort != "best-match":
+            params["sort"] = query.sort
+        return self.replied(
+            await self.remote.fetch(
+                "/search/repositories",
+                kind="repo-search",
+                ttl=self.settings.ttl_repo_search,
+                params=params,
+                parse=lambda r: parse.parse_repositories(r, query.page, query.limit),
+            )
+        )
+
+    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        assert query.owner and query.repo and query.prNumber is not None
+        return self.replied(
+            await self.remote.fetch(
+                f"{self._repo(query.owner, query.repo)}/pulls/{query.prNumber}",
+                kind="pull",
+                ttl=self.settings.ttl_pull_requests,
+                parse=lambda r: parse.parse_pull(r, FULL_BODY_CHARS),
+            )
+        )
+
+    async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        limit = body_limit(query)
+        return self.replied(
+            await self.remote.fetch(
+                "/search/issues",
+                kind="pull-search",
+                ttl=self.settings.ttl_pull_requests,
+                params={
+                    "q": pull_request_terms(query),
+                    "per_page": query.limit,
+                    "page": query.page,
+                },
+                parse=lambda r: parse.parse_pull_search(r, query.page, query.limit, limit),
+            )
+        )
+
+    async def comments(self, project: str, number: int) -> CommentPage:
+        return await self._pull_page(project, f"issues/{number}/comments", 30, parse.parse_comments)
+
+    async def commits(self, project: str, number: int) -> CommitPage:
+        return await self._pull_page(project, f"pulls/{number}/commits", 100, parse.parse_commits)
+
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
+        return await read_listing(
+            lambda cursor: self._pull_page(
+                project, f"pulls/{number}/files", 100, parse.parse_files, cursor
+            ),
+            max_pages,
+        )
+
+    async def _pull_page(
+        self,
+        project: str,
+        path: str,
+        per_page: int,
+        parse_page: Callable[[httpx.Response], Listing[ItemT]],
+        cursor: str | None = None,
+    ) -> Fetched[Listing[ItemT]]:
+        """One page of a pull request's part: ``path`` below the repository, or the ``link``
+        URL of a later page."""
+        return await self.remote.fetch(
+            cursor or f"/repos/{project}/{path}",
+            kind=f"pull-{path.rsplit('/', 1)[-1]}",
+            ttl=self.settings.ttl_pull_requests,
+            params=None if cursor else {"per_page": per_page},
+            parse=parse_page,
+        )

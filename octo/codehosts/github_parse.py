@@ -1,0 +1,267 @@
+"""GitHub's REST answers turned into the host-neutral shapes of :mod:`octo.codehosts.shapes`."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+import httpx
+
+from octo.codehosts.models import (
+    CodeSearchHit,
+    PullRequest,
+    PullRequestComment,
+    PullRequestCommit,
+    PullRequestFile,
+    Repository,
+    TextMatch,
+    TextMatchSpan,
+)
+from octo.codehosts.shapes import (
+    CodeSearchPage,
+    FileBlob,
+    Listing,
+    PullRequestPage,
+    RepositoryPage,
+    RepoTree,
+    blob_from_bytes,
+    comment,
+    short_body,
+)
+from octo.core.errors import InvalidQueryError
+from octo.core.redaction import redact
+
+ItemT = TypeVar("ItemT")
+
+#: A search answers at most this many results, whatever the paging.
+MAX_SEARCH_RESULTS = 1000
+
+
+def has_more(total: int, page: int, per_page: int) -> bool:
+    """True when a search of ``total`` results has a page after ``page``."""
+    return page * per_page < min(total, MAX_SEARCH_RESULTS)
+
+
+def _decode_base64(content: str) -> bytes:
+    try:
+        return base64.b64decode("".join(content.split()), validate=True)
+    except binascii.Error as exc:
+        raise InvalidQueryError(f"GitHub sent undecodable base64 content: {exc}") from None
+
+
+def parse_contents(response: httpx.Response) -> FileBlob:
+    """A file from the contents API; a directory or submodule is refused with a hint."""
+    body = response.json()
+    if isinstance(body, list):
+        raise InvalidQueryError(
+            "the path is a directory", hints=["List it with githubViewRepoStructure."]
+        )
+    kind = body.get("type")
+    if kind == "submodule":
+        raise InvalidQueryError(
+            f"the path is a submodule of {body.get('submodule_git_url')}",
+            hints=["Read the file in the submodule's own repository."],
+        )
+    if kind != "file":
+        raise InvalidQueryError(f"the path is a {kind}, not a file")
+    sha, size = str(body["sha"]), int(body.get("size") or 0)
+    content = body.get("content") or ""
+    if body.get("encoding") == "none" or (not content and size):
+        return FileBlob(sha=sha, size=size, needs_blob=True)
+    return blob_from_bytes(_decode_base64(content), sha, size)
+
+
+def parse_blob(response: httpx.Response) -> FileBlob:
+    """A file from the git blob API (files over 1 MB)."""
+    body = response.json()
+    raw = _decode_base64(body.get("content") or "")
+    return blob_from_bytes(raw, str(body["sha"]), int(body.get("size") or len(raw)))
+
+
+def _text_matches(item: Mapping[str, Any]) -> list[TextMatch]:
+    """The content fragments of a hit (path matches are noise for a content search)."""
+    return [
+        TextMatch(
+            fragment=redact(tm.get("fragment", "")),
+            matches=[
+                TextMatchSpan(text=m.get("text", ""), indices=tuple(m.get("indices", (0, 0))))
+                for m in tm.get("matches") or []
+            ],
+        )
+        for tm in item.get("text_matches") or []
+        if tm.get("property", "content") == "content"
+    ]
+
+
+def parse_code_search(response: httpx.Response, page: int, per_page: int) -> CodeSearchPage:
+    body = response.json()
+    hits = []
+    for item in body.get("items") or []:
+        matches = _text_matches(item)
+        hits.append(
+            CodeSearchHit(
+                file=item["path"],
+                repository=item["repository"]["full_name"],
+                matches=sum(len(tm.matches) for tm in matches),
+                url=item.get("html_url", ""),
+                text_matches=matches or None,
+            )
+        )
+    total = int(body.get("total_count") or 0)
+    return CodeSearchPage(
+        hits=hits,
+        total=total,
+        has_more=has_more(total, page, per_page),
+        incomplete=bool(body.get("incomplete_results")),
+    )
+
+
+def parse_tree(response: httpx.Response) -> RepoTree:
+    body = response.json()
+    entries = [
+        (str(e["path"]), "file" if e.get("type") == "blob" else "dir", e.get("size"))
+        for e in body.get("tree") or []
+    ]
+    return RepoTree(truncated=bool(body.get("truncated")), entries=entries)
+
+
+def parse_repositories(response: httpx.Response, page: int, per_page: int) -> RepositoryPage:
+    body = response.json()
+    total = int(body.get("total_count") or 0)
+    return RepositoryPage(
+        total=total,
+        has_more=has_more(total, page, per_page),
+        repositories=[
+            Repository(
+                name=item["name"],
+                full_name=item["full_name"],
+                description=item.get("description"),
+                stars=int(item.get("stargazers_count") or 0),
+                forks=int(item.get("forks_count") or 0),
+                language=item.get("language"),
+                topics=list(item.get("topics") or []),
+                default_branch=item.get("default_branch"),
+                updated_at=item.get("pushed_at") or item.get("updated_at"),
+                archived=item.get("archived"),
+                html_url=item["html_url"],
+            )
+            for item in body.get("items") or []
+        ],
+    )
+
+
+def _repository_of(url: str) -> str:
+    # ".../repos/OWNER/REPO" (search items) or ".../repos/OWNER/REPO/pulls/N".
+    parts = urlparse(url).path.split("/")
+    at = parts.index("repos") if "repos" in parts else len(parts) - 3
+    return "/".join(parts[at + 1 : at + 3])
+
+
+def _pull(item: Mapping[str, Any], body_limit: int, **fields: Any) -> PullRequest:
+    """A pull request from the fields an issue and a pull request share, plus ``fields``."""
+    return PullRequest(
+        number=int(item["number"]),
+        title=item.get("title", ""),
+        state="closed" if item.get("state") == "closed" else "open",
+        draft=item.get("draft"),
+        author=(item.get("user") or {}).get("login", ""),
+        created_at=item.get("created_at", ""),
+        updated_at=item.get("updated_at", ""),
+        html_url=item.get("html_url", ""),
+        labels=[label.get("name", "") for label in item.get("labels") or []],
+        body=short_body(item.get("body"), body_limit),
+        **fields,
+    )
+
+
+def parse_pull_search(
+    response: httpx.Response, page: int, per_page: int, body_limit: int
+) -> PullRequestPage:
+    """Pull requests from an issue search (``is:pr``)."""
+    body = response.json()
+    pulls = []
+    for item in body.get("items") or []:
+        merged_at = (item.get("pull_request") or {}).get("merged_at")
+        pulls.append(
+            _pull(
+                item,
+                body_limit,
+                merged=bool(merged_at),
+                merged_at=merged_at,
+                repository=_repository_of(item.get("repository_url") or item.get("url", "")),
+            )
+        )
+    total = int(body.get("total_count") or 0)
+    return PullRequestPage(
+        pulls=pulls,
+        total=total,
+        has_more=has_more(total, page, per_page),
+        projects=[pull.repository for pull in pulls],
+    )
+
+
+def parse_pull(response: httpx.Response, body_limit: int) -> PullRequestPage:
+    """One pull request from the pulls API, which knows its branches."""
+    item = response.json()
+    pull = _pull(
+        item,
+        body_limit,
+        merged=bool(item.get("merged") or item.get("merged_at")),
+        merged_at=item.get("merged_at"),
+        repository=(item.get("base") or {}).get("repo", {}).get("full_name")
+        or _repository_of(item.get("url", "")),
+        head=(item.get("head") or {}).get("ref"),
+        base=(item.get("base") or {}).get("ref"),
+    )
+    return PullRequestPage(pulls=[pull], total=1, has_more=False, projects=[pull.repository])
+
+
+def _listing(
+    response: httpx.Response, make: Callable[[Mapping[str, Any]], ItemT]
+) -> Listing[ItemT]:
+    """A page of a pull request's part, one item ``make``s each; ``next``: the link URL."""
+    return Listing(
+        items=[make(item) for item in response.json()],
+        next=response.links.get("next", {}).get("url"),
+    )
+
+
+def parse_comments(response: httpx.Response) -> Listing[PullRequestComment]:
+    return _listing(
+        response,
+        lambda c: comment(
+            (c.get("user") or {}).get("login", ""), c.get("body"), c.get("created_at", "")
+        ),
+    )
+
+
+def _commit(c: Mapping[str, Any]) -> PullRequestCommit:
+    details = c.get("commit") or {}
+    return PullRequestCommit(
+        sha=c["sha"],
+        message=details.get("message", ""),
+        author=(c.get("author") or {}).get("login")
+        or (details.get("author") or {}).get("name", ""),
+    )
+
+
+def parse_commits(response: httpx.Response) -> Listing[PullRequestCommit]:
+    return _listing(response, _commit)
+
+
+def _file(f: Mapping[str, Any]) -> PullRequestFile:
+    return PullRequestFile(
+        filename=f["filename"],
+        status=f.get("status", "modified"),
+        additions=int(f.get("additions") or 0),
+        deletions=int(f.get("deletions") or 0),
+        previous_filename=f.get("previous_filename"),
+        patch=f.get("patch"),
+    )
+
+
+def parse_files(response: httpx.Response) -> Listing[PullRequestFile]:
+    return _listing(response, _file)

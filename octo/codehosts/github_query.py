@@ -1,0 +1,145 @@
+"""GitHub's search syntax: the ``q`` of a code, repository or issue search built from a query.
+
+Models write the web's new code-search syntax (regex, ``symbol:``, globs); the REST API
+speaks the legacy one. What cannot be said is rewritten, and every rewrite is noted so
+the answer can explain it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from octo.codehosts.models import (
+    SearchCodeQuery,
+    SearchPullRequestsQuery,
+    SearchRepositoriesQuery,
+)
+from octo.core.errors import InvalidQueryError
+
+_REGEX_KEYWORD = re.compile(r"^/(.+)/[a-z]*$")
+_GLOB_EXTENSION = re.compile(r"^(?:\*\*/)?\*\.([A-Za-z0-9_+-]+)$")
+_FILE_NAME = re.compile(r"^[^.*/][^/]*\.[A-Za-z0-9_+-]{1,10}$")
+_BOOLEAN = re.compile(r"\b(AND|OR|NOT)\b")
+
+
+def code_search_terms(query: SearchCodeQuery) -> tuple[str, list[str]]:
+    """The ``q`` of a code search, and notes on every rewrite it needed."""
+    notes: list[str] = []
+    terms: list[str] = []
+    for raw in query.keywordsToSearch:
+        keyword = raw.strip()
+        regex = _REGEX_KEYWORD.match(keyword)
+        if regex:
+            keyword = regex.group(1)
+            notes.append(f"regex /{keyword}/ is not supported by code search: searched literally")
+        if keyword.lower().startswith("symbol:"):
+            keyword = keyword[len("symbol:") :]
+            notes.append("symbol: is not supported by code search: searched as a keyword")
+        if "(" in keyword and ")" in keyword and _BOOLEAN.search(keyword):
+            keyword = keyword.replace("(", " ").replace(")", " ")
+            notes.append("parenthesised boolean groups are not supported: parentheses dropped")
+        keyword = " ".join(keyword.split())
+        terms.append(f'"{keyword}"' if " " in keyword and not _BOOLEAN.search(keyword) else keyword)
+    text = " ".join(terms)
+    if len(text) > 256:
+        raise InvalidQueryError(
+            f"keywordsToSearch is {len(text)} characters; code search allows 256",
+            hints=["Use fewer or shorter keywords."],
+        )
+    if len(_BOOLEAN.findall(text)) > 5:
+        raise InvalidQueryError(
+            "code search allows at most 5 AND/OR/NOT operators",
+            hints=["Split the query into several queries of one bulk call."],
+        )
+
+    extension, filename, path = query.filters()
+    if filename and "*" in filename:
+        glob = _GLOB_EXTENSION.match(filename)
+        if glob and not extension:
+            extension, filename = glob.group(1), None
+            notes.append(f"filename glob became extension:{extension}")
+        else:
+            filename = filename.replace("*", "") or None
+            notes.append("globs are not supported in filename: the * was dropped")
+    if path and "*" in path:
+        head, _, last = path.rpartition("/")
+        glob = _GLOB_EXTENSION.match(last)
+        if glob and not extension:
+            extension = glob.group(1)
+        path = "/".join(part for part in head.split("/") if part and "*" not in part) or None
+        notes.append(
+            "globs are not supported in path: (a directory prefix): "
+            f"searched path:{path or '/'}" + (f" extension:{extension}" if extension else "")
+        )
+    elif path and not filename:
+        head, _, last = path.rpartition("/")
+        if _FILE_NAME.match(last):
+            filename, path = last, head or None
+            notes.append(
+                f"path: takes a directory prefix, so '{last}' is searched as filename:{last}"
+            )
+    filters = [f for f in (extension, filename, path) if f]
+    if len(filters) > 2:
+        notes.append("more than 2 of extension/filename/path often finds nothing: drop one")
+
+    parts = [text]
+    if query.owner and query.repo:
+        parts.append(f"repo:{query.owner}/{query.repo}")
+    elif query.owner:
+        parts.append(f"user:{query.owner}")
+    if extension:
+        parts.append(f"extension:{extension}")
+    if filename:
+        parts.append(f"filename:{filename}")
+    if path:
+        parts.append(f"path:{path}")
+    if query.match:
+        parts.append(f"in:{query.match}")
+    return " ".join(parts), notes
+
+
+def pull_request_terms(query: SearchPullRequestsQuery) -> str:
+    """The ``q`` of an issue search that finds the pull requests ``query`` asks for."""
+    parts = ["is:pr"]
+    if query.query:
+        parts.append(query.query.strip())
+    if query.owner and query.repo:
+        parts.append(f"repo:{query.owner}/{query.repo}")
+    elif query.owner:
+        parts.append(f"user:{query.owner}")
+    if query.state:
+        parts.append(f"state:{query.state}")
+    if query.merged is not None:
+        parts.append("is:merged" if query.merged else "is:unmerged")
+    if query.draft is not None:
+        parts.append(f"draft:{str(query.draft).lower()}")
+    if query.author:
+        parts.append(f"author:{query.author}")
+    if query.assignee:
+        parts.append(f"assignee:{query.assignee}")
+    labels = [query.label] if isinstance(query.label, str) else query.label or []
+    parts.extend(f'label:"{label}"' if " " in label else f"label:{label}" for label in labels)
+    if query.created:
+        parts.append(f"created:{query.created.strip()}")
+    if query.updated:
+        parts.append(f"updated:{query.updated.strip()}")
+    return " ".join(parts)
+
+
+def repository_terms(query: SearchRepositoriesQuery) -> str:
+    """The ``q`` of a repository search."""
+    parts = [" ".join(query.keywordsToSearch or [])]
+    parts.extend(f"topic:{topic}" for topic in query.topicsToSearch or [])
+    if query.owner:
+        parts.append(f"user:{query.owner}")
+    for name, value in (
+        ("stars", query.stars),
+        ("size", query.size),
+        ("created", query.created),
+        ("pushed", query.updated),
+    ):
+        if value:
+            parts.append(f"{name}:{value.replace(' ', '')}")
+    if query.match:
+        parts.append("in:" + ",".join(query.match))
+    return " ".join(p for p in parts if p)

@@ -1,0 +1,382 @@
+"""GitLab: the REST API v4 calls behind the five code-host tools.
+
+Owners may be nested group paths. Where GitLab cannot do what a parameter asks (filters
+its basic search lacks, orders it does not know) this applies it to the page or says
+so in a note. Policy and token: :mod:`octo.codehosts.gitlab_policy`; parameters:
+:mod:`octo.codehosts.gitlab_query`; parsing: :mod:`octo.codehosts.gitlab_parse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+from octo.codehosts import gitlab_parse as parse
+from octo.codehosts.gitlab_policy import (
+    GitLabPolicy,
+    blob_url,
+    gitlab_token,
+    namespace_id,
+    project_id,
+    web_root,
+)
+from octo.codehosts.gitlab_query import (
+    in_range,
+    matching_paths,
+    merge_request_params,
+    path_filter,
+    project_params,
+)
+from octo.codehosts.host import CodeHost, CommentPage, CommitPage, FileList
+from octo.codehosts.models import (
+    CodeSearchHit,
+    FileContentQuery,
+    RepoStructureQuery,
+    SearchCodeQuery,
+    SearchPullRequestsQuery,
+    SearchRepositoriesQuery,
+)
+from octo.codehosts.shapes import (
+    FULL_BODY_CHARS,
+    CodeSearchPage,
+    FileBlob,
+    Listing,
+    PullRequestPage,
+    Reply,
+    RepositoryPage,
+    RepoTree,
+    TreeRow,
+    body_limit,
+    read_listing,
+)
+from octo.core.errors import InvalidQueryError, NotFoundError
+from octo.transports.http_client import Fetched
+
+if TYPE_CHECKING:
+    from octo.contract.runtime import Runtime
+
+ItemT = TypeVar("ItemT")
+
+#: A tree listing stops after this many pages of 100 entries (and says it was cut).
+MAX_TREE_PAGES = 30
+#: Files per page of merge-request diffs.
+DIFF_PAGE_SIZE = 50
+
+
+def _scope(query: SearchCodeQuery | SearchPullRequestsQuery, listing: str) -> str:
+    """``listing`` ("search", "merge_requests") of the query's project, group or instance."""
+    if query.owner and query.repo:
+        return f"/projects/{project_id(query.owner, query.repo)}/{listing}"
+    if query.owner:
+        return f"/groups/{namespace_id(query.owner)}/{listing}"
+    return f"/{listing}"
+
+
+class GitLabBackend(CodeHost):
+    """gitlab.com or a self-managed instance (GITLAB_HOST)."""
+
+    provider = "gitlab"
+    pulls_noun = "merge requests"
+    number_word = "IID"
+    number_hint = "prNumber is the merge request's IID (the !N shown in GitLab)."
+    owner_note = " (owner may be a group path such as group/subgroup)"
+    nothing_found = ("Nothing found: GitLab searches the default branch; try fewer keywords.",)
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.web_root = web_root(runtime.config.env)
+        self.token = gitlab_token(runtime.config.env)
+        super().__init__(runtime, f"{self.web_root}/api/v4", GitLabPolicy(self.token))
+
+    def not_found_hints(self, what: str) -> list[str]:
+        hints = super().not_found_hints(what)
+        if not self.token:
+            hints.append(
+                "GitLab answers 404 for private projects without a token: set GITLAB_TOKEN."
+            )
+        return hints
+
+    async def _page(
+        self,
+        path: str,
+        params: Mapping[str, Any],
+        cursor: str | None,
+        *,
+        kind: str,
+        ttl: float,
+        parse_page: Callable[[httpx.Response], Listing[ItemT]],
+    ) -> Fetched[Listing[ItemT]]:
+        """One page of a listing: the first (no cursor), a page number, or a Link URL."""
+        if cursor is not None and not cursor.isdigit():
+            path, params = cursor, {}
+        elif cursor is not None:
+            params = {**params, "page": int(cursor)}
+        return await self.remote.fetch(
+            path, kind=kind, ttl=ttl, params=params or None, parse=parse_page
+        )
+
+    # code search
+
+    async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
+        if query.match == "path":
+            return await self._search_paths(query)
+        phrase = " ".join(k.strip() for k in query.keywordsToSearch)
+        try:
+            fetched = await self.remote.fetch(
+                _scope(query, "search"),
+                kind="gitlab-blob-search",
+                ttl=self.settings.ttl_code_search,
+                params={
+                    "scope": "blobs",
+                    "search": phrase,
+                    "per_page": query.limit,
+                    "page": query.page,
+                },
+                parse=lambda r: parse.parse_blob_search(r, query.page, query.limit),
+            )
+        except InvalidQueryError as exc:
+            if query.repo:
+                raise
+            where = f"group {query.owner}" if query.owner else "the whole instance"
+            raise InvalidQueryError(
+                f"GitLab cannot search code across {where} here: {exc.message}",
+                hints=[
+                    "Group and instance-wide code search need GitLab advanced search (or exact "
+                    "code search); give owner and repo to search one project.",
+                    "Find the project first with githubSearchRepositories (provider gitlab).",
+                ],
+            ) from None
+        page = fetched.value
+        keep = path_filter(query)
+        blobs = [b for b in page.items if keep is None or keep(b.path)]
+        notes = []
+        if len(query.keywordsToSearch) > 1:
+            notes.append(
+                f'GitLab\'s basic search matches "{phrase}" as one phrase (advanced search '
+                "matches each word): for files holding each keyword anywhere, search them one "
+                "per query."
+            )
+        if keep is not None:
+            notes.append(
+                "GitLab's basic search has no extension/filename/path filters: they were applied "
+                f"here to this page ({len(blobs)} of {len(page.items)} results kept); later pages "
+                "may hold more."
+            )
+        found = CodeSearchPage(
+            hits=[parse.code_hit(self.web_root, query, blob) for blob in blobs],
+            total=page.total,
+            has_more=page.has_next,
+            first_line=blobs[0].startline if blobs else None,
+        )
+        return self.reply(found, fetched, *notes)
+
+    async def _search_paths(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
+        """match="path": GitLab's blob search reads contents only, so walk the tree instead."""
+        if not (query.owner and query.repo):
+            raise InvalidQueryError(
+                'match="path" on GitLab needs owner and repo: paths are matched in the '
+                "project's file tree",
+                hints=["Give owner and repo, or search contents (match unset)."],
+            )
+        fetched = await self._tree_rows(query.owner, query.repo, "HEAD", "", recursive=True)
+        matching = matching_paths(fetched.value.items, query)
+        repository = f"{query.owner}/{query.repo}"
+        shown = matching[(query.page - 1) * query.limit : query.page * query.limit]
+        found = CodeSearchPage(
+            hits=[
+                CodeSearchHit(
+                    file=path,
+                    repository=repository,
+                    matches=0,
+                    url=blob_url(self.web_root, repository, "HEAD", path),
+                )
+                for path in shown
+            ],
+            total=len(matching),
+            has_more=query.page * query.limit < len(matching),
+        )
+        notes = ["Paths were matched in the default branch's file tree."]
+        if fetched.value.next is not None:
+            notes.append("The tree was too large to list completely: some paths were not seen.")
+        return self.reply(found, fetched, *notes)
+
+    # files and trees
+
+    async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
+        file_path = quote(query.path.strip("/"), safe="")
+        return self.replied(
+            await self.remote.fetch(
+                f"/projects/{project_id(query.owner, query.repo)}/repository/files/{file_path}/raw",
+                kind="gitlab-file",
+                ttl=self.settings.ttl_file_content,
+                params={"ref": query.branch or "HEAD"},
+                parse=parse.parse_raw_file,
+            )
+        )
+
+    async def _tree_rows(
+        self, owner: str, repo: str, ref: str, path: str, *, recursive: bool
+    ) -> Fetched[Listing[TreeRow]]:
+        """A tree listing, every page followed up to MAX_TREE_PAGES (``next`` set beyond)."""
+        url = f"/projects/{project_id(owner, repo)}/repository/tree"
+        params: dict[str, Any] = {
+            "ref": ref,
+            "per_page": 100,
+            "pagination": "keyset",
+            **({"path": path} if path else {}),
+            **({"recursive": "true"} if recursive else {}),
+        }
+        return await read_listing(
+            lambda cursor: self._page(
+                url,
+                params,
+                cursor,
+                kind="gitlab-tree",
+                ttl=self.settings.ttl_tree,
+                parse_page=parse.parse_tree_page,
+            ),
+            MAX_TREE_PAGES,
+        )
+
+    async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
+        prefix = query.path.strip("/")
+        fetched = await self._tree_rows(
+            query.owner, query.repo, query.branch, prefix, recursive=query.depth > 1
+        )
+        entries = list(fetched.value.items)
+        if prefix:
+            # GitLab lists what is below a path (404 when it does not exist), not the path itself.
+            entries.append((prefix, "dir", None))
+        truncated = fetched.value.next is not None
+        notes = []
+        if truncated:
+            notes.append(
+                f"The listing stopped after {MAX_TREE_PAGES * 100} entries: some are missing; "
+                "view a narrower path or depth=1."
+            )
+        notes.append("GitLab's tree API gives no file sizes.")
+        return self.reply(RepoTree(truncated=truncated, entries=entries), fetched, *notes)
+
+    # projects
+
+    async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
+        params, notes = project_params(query)
+        fetched = await self._projects(query, params)
+        page = fetched.value
+        projects = page.items
+        if query.stars:
+            projects = [p for p in projects if in_range(p.repository.stars, query.stars, int)]
+        if query.created:
+            projects = [
+                p for p in projects if in_range((p.created_at or "")[:10], query.created, str)
+            ]
+        if query.stars or query.created:
+            notes.append(
+                "GitLab has no stars/created filters: they were applied here to this page "
+                f"({len(projects)} of {len(page.items)} kept); later pages may hold more."
+            )
+        found = RepositoryPage(
+            repositories=[p.repository for p in projects], total=page.total, has_more=page.has_next
+        )
+        return self.reply(found, fetched, *notes)
+
+    async def _projects(
+        self, query: SearchRepositoriesQuery, params: dict[str, Any]
+    ) -> Fetched[parse.Page[parse.Project]]:
+        """Projects of a group (subgroups included), of a user, or of the whole instance."""
+
+        async def listing(path: str, **extra: str) -> Fetched[parse.Page[parse.Project]]:
+            return await self.remote.fetch(
+                path,
+                kind="gitlab-projects",
+                ttl=self.settings.ttl_repo_search,
+                params={**params, **extra},
+                parse=lambda r: parse.parse_projects(r, query.page, query.limit),
+            )
+
+        if not query.owner:
+            return await listing("/projects")
+        namespace = namespace_id(query.owner)
+        try:
+            return await listing(f"/groups/{namespace}/projects", include_subgroups="true")
+        except NotFoundError:
+            pass  # not a group: a user's namespace
+        return await listing(f"/users/{namespace}/projects")
+
+    # merge requests
+
+    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        assert query.owner and query.repo and query.prNumber is not None
+        return self.replied(
+            await self.remote.fetch(
+                f"/projects/{project_id(query.owner, query.repo)}/merge_requests/{query.prNumber}",
+                kind="gitlab-mr",
+                ttl=self.settings.ttl_pull_requests,
+                parse=lambda r: parse.parse_merge_request(r, FULL_BODY_CHARS),
+            )
+        )
+
+    async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        params, notes = merge_request_params(query)
+        limit = body_limit(query)
+        fetched = await self.remote.fetch(
+            _scope(query, "merge_requests"),
+            kind="gitlab-mrs",
+            ttl=self.settings.ttl_pull_requests,
+            params=params,
+            parse=lambda r: parse.parse_merge_requests(r, query.page, query.limit, limit),
+        )
+        page = fetched.value
+        if query.merged is False:
+            # "Not merged" is no state of GitLab's: the merged ones are dropped here.
+            kept = [i for i, pull in enumerate(page.pulls) if not pull.merged]
+            page = page.model_copy(
+                update={
+                    "pulls": [page.pulls[i] for i in kept],
+                    "projects": [page.projects[i] for i in kept],
+                }
+            )
+        return self.reply(page, fetched, *notes)
+
+    async def comments(self, project: str, number: int) -> CommentPage:
+        return await self.remote.fetch(
+            f"/projects/{project}/merge_requests/{number}/notes",
+            kind="gitlab-mr-notes",
+            ttl=self.settings.ttl_pull_requests,
+            params={"sort": "asc", "order_by": "created_at", "per_page": 30},
+            parse=parse.parse_notes,
+        )
+
+    async def commits(self, project: str, number: int) -> CommitPage:
+        return await self.remote.fetch(
+            f"/projects/{project}/merge_requests/{number}/commits",
+            kind="gitlab-mr-commits",
+            ttl=self.settings.ttl_pull_requests,
+            params={"per_page": 100},
+            parse=parse.parse_commits,
+        )
+
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
+        base = f"/projects/{project}/merge_requests/{number}"
+        return await read_listing(lambda cursor: self._diff_page(base, cursor), max_pages)
+
+    async def _diff_page(self, base: str, cursor: str | None) -> FileList:
+        """A page of a merge request's file diffs (``/changes``, unpaged, on old instances)."""
+        ttl = self.settings.ttl_pull_requests
+        try:
+            return await self._page(
+                f"{base}/diffs",
+                {"per_page": DIFF_PAGE_SIZE, "page": 1},
+                cursor,
+                kind="gitlab-mr-diffs",
+                ttl=ttl,
+                parse_page=parse.parse_diffs,
+            )
+        except NotFoundError:
+            if cursor is not None:
+                raise
+        return await self.remote.fetch(
+            f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=parse.parse_diffs
+        )

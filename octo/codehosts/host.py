@@ -1,0 +1,127 @@
+"""What a code host does for the five tools: its API calls, answering in host-neutral shapes.
+
+GitHub (:mod:`octo.codehosts.github`) and GitLab (:mod:`octo.codehosts.gitlab`) differ
+only here: in the requests they send, the parsing of the answers and their policies. The
+tool modules (search_code, file_content, repo_structure, repositories, pull_requests)
+page, shape, hint and decorate errors once, for both.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from octo.codehosts.models import (
+    FileContentQuery,
+    PullRequestComment,
+    PullRequestCommit,
+    PullRequestFile,
+    RepoStructureQuery,
+    SearchCodeQuery,
+    SearchPullRequestsQuery,
+    SearchRepositoriesQuery,
+)
+from octo.codehosts.settings import CodeHostSettings
+from octo.codehosts.shapes import (
+    CodeSearchPage,
+    FileBlob,
+    Listing,
+    PullRequestPage,
+    Reply,
+    RepositoryPage,
+    RepoTree,
+)
+from octo.transports.http_client import Fetched, RemoteClient
+from octo.transports.http_policy import HostPolicy
+
+if TYPE_CHECKING:
+    from octo.contract.runtime import Runtime
+
+T = TypeVar("T")
+
+#: The first page of a pull request's discussion, or of its commits; its changed files.
+CommentPage = Fetched[Listing[PullRequestComment]]
+CommitPage = Fetched[Listing[PullRequestCommit]]
+FileList = Fetched[Listing[PullRequestFile]]
+
+
+class CodeHost(ABC):
+    """One code host, built once per runtime; it shares the runtime's HTTP client and cache.
+
+    The class attributes are the host's words, which the shared hints use.
+    """
+
+    #: The value of the queries' ``provider`` field that picks this host.
+    provider: ClassVar[str]
+    #: What the host calls pull requests, and their numbers.
+    pulls_noun: ClassVar[str] = "pull requests"
+    number_word: ClassVar[str] = "N"
+    #: What to check when prNumber names nothing.
+    number_hint: ClassVar[str] = "Check the number; search without prNumber to find it."
+    #: What a not-found error adds to "Check owner and repo".
+    owner_note: ClassVar[str] = ""
+    #: Hints when a code search found nothing.
+    nothing_found: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
+        self.settings = CodeHostSettings.from_env(runtime.config.env)
+        self.remote = RemoteClient(
+            runtime.http,
+            runtime.cache,
+            api_url,
+            policy,
+            max_wait=runtime.config.query_timeout,
+        )
+
+    @property
+    def name(self) -> str:
+        """The host's name in messages: "GitHub"."""
+        return self.remote.policy.name
+
+    def reply(self, value: T, fetched: Fetched[Any], *notes: str) -> Reply[T]:
+        """``value`` as a tool's reply: ``notes``, then a note if the quota runs low."""
+        return Reply(value, fetched.cached, [*notes, *self.remote.quota_hints(fetched)])
+
+    def replied(self, fetched: Fetched[T], *notes: str) -> Reply[T]:
+        """What ``fetched`` holds as a tool's reply (see :meth:`reply`)."""
+        return self.reply(fetched.value, fetched, *notes)
+
+    def not_found_hints(self, what: str) -> list[str]:
+        """What to check when ``what`` ("owner and repo") names nothing on this host."""
+        return [f"Check {what}{self.owner_note}."]
+
+    @abstractmethod
+    async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
+        """One page of code-search hits."""
+
+    @abstractmethod
+    async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
+        """The file a query names, whole."""
+
+    @abstractmethod
+    async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
+        """The tree below the query's path (all of it, or as much as the host lists)."""
+
+    @abstractmethod
+    async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
+        """One page of repositories."""
+
+    @abstractmethod
+    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        """The one pull request ``query.prNumber`` names."""
+
+    @abstractmethod
+    async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        """One page of pull requests matching the query's filters."""
+
+    @abstractmethod
+    async def comments(self, project: str, number: int) -> CommentPage:
+        """The first page of a pull request's discussion."""
+
+    @abstractmethod
+    async def commits(self, project: str, number: int) -> CommitPage:
+        """The first page of a pull request's commits."""
+
+    @abstractmethod
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
+        """A pull request's changed files with their diffs, up to ``max_pages`` pages."""

@@ -1,0 +1,141 @@
+"""What a pull request holds beyond its metadata, read as a query asks: comments, commits,
+and changed files with per-file diffs that share the answer's token budget.
+
+Every part of every pull request is read concurrently and settles on its own: a part
+that fails (a 404, a host that keeps failing, a rate limit) is left out and said, and
+the rest of the answer stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from octo.codehosts.host import CodeHost
+from octo.codehosts.models import PullRequest, PullRequestFile, SearchPullRequestsQuery
+from octo.codehosts.shapes import Listing, PullRequestPage
+from octo.core.concurrency import map_settled
+from octo.core.config import Config
+from octo.core.redaction import redact
+from octo.transports.http_client import Fetched
+
+#: Largest diff of one file that a pull-request answer carries.
+MAX_PATCH_CHARS = 8000
+#: Pages of changed files read for type fullContent (100 files a page on GitHub, 50 on GitLab).
+FULL_CONTENT_FILE_PAGES = 3
+#: Pages read to find the files partialContent names (GitHub lists at most 3,000 files).
+PARTIAL_CONTENT_FILE_PAGES = 60
+
+COMMENTS, COMMITS, FILES = "comments", "commits", "changed files"
+#: The field of a pull request each part fills.
+_FIELD = {COMMENTS: "comments", COMMITS: "commits", FILES: "files"}
+
+
+@dataclass
+class PatchBudget:
+    """Characters of diff one answer may still carry, shared by all its pull requests."""
+
+    chars: int
+    #: "#N path" of every file whose diff did not fit.
+    left_out: list[str] = field(default_factory=list)
+    #: "#N path" of every file whose diff was cut at MAX_PATCH_CHARS.
+    cut: list[str] = field(default_factory=list)
+
+    def shape(
+        self, files: list[PullRequestFile], query: SearchPullRequestsQuery, number: int
+    ) -> list[PullRequestFile]:
+        """Per-file diffs until the budget runs out: each capped at MAX_PATCH_CHARS with type
+        fullContent; partialContent keeps only the files asked for, each up to the budget."""
+        partial = query.type == "partialContent"
+        if partial:
+            wanted = {p.file.strip("/") for p in query.partialContentMetadata or []}
+            files = [f for f in files if f.filename in wanted or f.previous_filename in wanted]
+        shaped = []
+        for f in files:
+            patch = f.patch
+            if patch is None:
+                shaped.append(f)
+                continue
+            if self.chars <= 0:
+                self.left_out.append(f"#{number} {f.filename}")
+                shaped.append(f.model_copy(update={"patch": None, "patchTruncated": True}))
+                continue
+            limit = self.chars if partial else min(MAX_PATCH_CHARS, self.chars)
+            cut = len(patch) > limit
+            if cut and limit == MAX_PATCH_CHARS:
+                self.cut.append(f"#{number} {f.filename}")
+            patch = redact(patch[:limit])
+            self.chars -= len(patch)
+            shaped.append(
+                f.model_copy(update={"patch": patch, "patchTruncated": True if cut else None})
+            )
+        return shaped
+
+
+@dataclass
+class DetailedPullRequests:
+    """Pull requests with the parts a query asked for."""
+
+    pulls: list[PullRequest]
+    #: True when every part came from the cache.
+    cached: bool
+    budget: PatchBudget
+    #: "#N: more than 30 comments", one per part the host had more of than was read.
+    unread: list[str]
+    #: "#N comments: NOT_FOUND (why)", one per part that could not be read.
+    failed: list[str]
+
+
+def _parts(query: SearchPullRequestsQuery) -> list[str]:
+    asked = ((COMMENTS, query.withComments), (COMMITS, query.withCommits))
+    parts = [part for part, wanted in asked if wanted]
+    return [*parts, FILES] if query.type != "metadata" else parts
+
+
+async def detail_pull_requests(
+    host: CodeHost, page: PullRequestPage, query: SearchPullRequestsQuery, config: Config
+) -> DetailedPullRequests:
+    """Add comments, commits and per-file diffs as ``query`` asks, all pull requests at once.
+
+    The diffs share one budget, the token budget of the answer, spent in the order of the
+    pull requests.
+    """
+    file_pages = (
+        PARTIAL_CONTENT_FILE_PAGES if query.type == "partialContent" else FULL_CONTENT_FILE_PAGES
+    )
+    jobs = [(index, part) for index in range(len(page.pulls)) for part in _parts(query)]
+
+    async def read(job: tuple[int, str]) -> Fetched[Listing[Any]]:
+        index, part = job
+        project, number = page.projects[index], page.pulls[index].number
+        if part == COMMENTS:
+            return await host.comments(project, number)
+        if part == COMMITS:
+            return await host.commits(project, number)
+        return await host.files(project, number, file_pages)
+
+    outcomes = await map_settled(read, jobs)
+    budget = PatchBudget(config.max_tokens * config.chars_per_token)
+    updates: list[dict[str, Any]] = [{} for _ in page.pulls]
+    unread: list[str] = []
+    failed: list[str] = []
+    cached = True
+    for (index, part), outcome in zip(jobs, outcomes, strict=True):
+        number = page.pulls[index].number
+        if outcome.error is not None:
+            failed.append(f"#{number} {part}: {outcome.error.code} ({outcome.error.message})")
+            cached = False
+            continue
+        assert outcome.value is not None
+        listing = outcome.value.value
+        cached = cached and outcome.value.cached
+        items = listing.items
+        updates[index][_FIELD[part]] = (
+            budget.shape(items, query, number) if part == FILES else items
+        )
+        if listing.next is not None:
+            unread.append(f"#{number}: more than {len(items)} {part}")
+    pulls = [
+        pull.model_copy(update=update) for pull, update in zip(page.pulls, updates, strict=True)
+    ]
+    return DetailedPullRequests(pulls, cached, budget, unread, failed)

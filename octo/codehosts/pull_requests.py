@@ -1,0 +1,85 @@
+"""githubSearchPullRequests: pull requests (GitLab: merge requests) by number or by filters,
+with the parts the query asks for, and what was left out said."""
+
+from __future__ import annotations
+
+from octo.codehosts.hints import follow_up_hints, more_hint, not_found_hints
+from octo.codehosts.host import CodeHost
+from octo.codehosts.models import (
+    SearchPagination,
+    SearchPullRequestsQuery,
+    SearchPullRequestsResult,
+)
+from octo.codehosts.pull_request_parts import (
+    MAX_PATCH_CHARS,
+    DetailedPullRequests,
+    detail_pull_requests,
+)
+from octo.codehosts.routing import choose_host
+from octo.contract import Answer, QueryContext
+
+
+async def search_pull_requests(
+    ctx: QueryContext, query: SearchPullRequestsQuery
+) -> Answer[SearchPullRequestsResult]:
+    """Find pull requests on the query's host; a part that fails leaves a partial answer."""
+    host = choose_host(ctx, query)
+    if query.prNumber is not None:
+        with not_found_hints(host.number_hint, *host.not_found_hints("owner and repo")):
+            reply = await host.pull_request(query)
+        pagination = None
+    else:
+        with not_found_hints(*host.not_found_hints("owner and repo")):
+            reply = await host.search_pull_requests(query)
+        pagination = SearchPagination(currentPage=query.page, hasMore=reply.value.has_more)
+    detailed = await detail_pull_requests(host, reply.value, query, ctx.config)
+    answer = Answer(
+        SearchPullRequestsResult(
+            pullRequests=detailed.pulls, totalCount=reply.value.total, pagination=pagination
+        ),
+        cached=reply.cached and detailed.cached,
+        partial=bool(detailed.failed),
+    )
+    more = bool(pagination and pagination.hasMore)
+    answer.hint(*reply.notes, *_hints(host, query, detailed, more), *follow_up_hints(host))
+    return answer
+
+
+def _hints(
+    host: CodeHost, query: SearchPullRequestsQuery, detailed: DetailedPullRequests, has_more: bool
+) -> list[str]:
+    """Next steps after a pull-request search: what was not shown, paging, reading one in full."""
+    hints: list[str] = []
+    if detailed.failed:
+        hints.append(
+            f"Left out, as they could not be read: {'; '.join(detailed.failed[:5])}. "
+            "The rest is complete; repeat the query later for what failed."
+        )
+    left_out, cut = detailed.budget.left_out, detailed.budget.cut
+    if left_out:
+        hints.append(
+            f"Diffs of {len(left_out)} file(s) were left out to fit the token budget "
+            f'({", ".join(left_out[:5])}); ask for them with type="partialContent", '
+            'partialContentMetadata=[{"file": ...}].'
+        )
+    if cut:
+        hints.append(
+            f"Diffs of {len(cut)} file(s) were cut at {MAX_PATCH_CHARS} characters "
+            f'({", ".join(cut[:5])}); type="partialContent" with one file gives it the whole '
+            "token budget."
+        )
+    if detailed.unread:
+        hints.append(
+            f"Not everything was read: {'; '.join(detailed.unread[:5])}. "
+            'Name the files you need with type="partialContent", or open html_url.'
+        )
+    if has_more:
+        hints.append(more_hint(query.page, host.pulls_noun))
+    if not detailed.pulls:
+        hints.append("Nothing found: drop a filter (state, label, dates) or widen the query.")
+    elif query.type == "metadata" and not query.prNumber:
+        hints.append(
+            f'Read one in full: prNumber={host.number_word} with type="fullContent" (diffs per '
+            "file), withComments, withCommits."
+        )
+    return hints

@@ -1,0 +1,40 @@
+"""githubSearchRepositories: one page of repositories, with the call that explores one."""
+
+from __future__ import annotations
+
+from octo.codehosts.hints import call, more_hint, not_found_hints
+from octo.codehosts.models import (
+    SearchPagination,
+    SearchRepositoriesQuery,
+    SearchRepositoriesResult,
+)
+from octo.codehosts.routing import choose_host
+from octo.contract import Answer, QueryContext
+
+
+async def search_repositories(
+    ctx: QueryContext, query: SearchRepositoriesQuery
+) -> Answer[SearchRepositoriesResult]:
+    """Search repositories on the query's host."""
+    host = choose_host(ctx, query)
+    with not_found_hints(*host.not_found_hints("the owner")):
+        reply = await host.search_repositories(query)
+    page = reply.value
+    pagination = SearchPagination(currentPage=query.page, hasMore=page.has_more)
+    result = SearchRepositoriesResult(
+        repositories=page.repositories, totalCount=page.total, pagination=pagination
+    )
+    answer = Answer(result, cached=reply.cached)
+    answer.hint(*reply.notes)
+    if not page.repositories:
+        answer.hint("Nothing found: drop a filter or use topicsToSearch instead of keywords.")
+        return answer
+    top = page.repositories[0]
+    owner, _, repo = top.full_name.rpartition("/")
+    explore = call(
+        host, "githubViewRepoStructure", owner=owner, repo=repo, branch=top.default_branch or "main"
+    )
+    answer.hint(f"Explore one: {explore}.")
+    if page.has_more:
+        answer.hint(more_hint(query.page))
+    return answer
