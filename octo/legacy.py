@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from octo.contract import Answer, Handler, QueryContext, Runtime
 from octo.contract.runtime import B
@@ -39,23 +39,6 @@ class QueryRun:
     def hint(self, text: str) -> None:
         if text not in self.hints:
             self.hints.append(text)
-
-
-@dataclass
-class HostAnswer(Generic[ResultT]):
-    """A remote host's answer to one query (code host or package registry)."""
-
-    result: ResultT
-    hints: list[str] = field(default_factory=list)
-    #: True when every request behind the answer was served from the cache.
-    cached: bool = False
-
-    def deliver(self, run: QueryRun) -> ResultT:
-        """Hand the hints and the cached flag to ``run``, and return the result."""
-        for text in self.hints:
-            run.hint(text)
-        run.cached = self.cached
-        return self.result
 
 
 OldHandler = Callable[[QueryRun, Any], Awaitable[ToolResult]]

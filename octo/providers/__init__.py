@@ -1,1 +1,0 @@
-"""Backends behind the tools: ripgrep, GitHub, GitLab, package registries."""
