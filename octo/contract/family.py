@@ -1,0 +1,75 @@
+"""A family's tools from their two halves: the code (models, handler, limits) bound in the
+family's ``specs.py``, and the words (title, description, example) in its ``tools.toml``.
+
+Prose and examples are data, so they live in a data file where they read as prose; the
+loader checks that every tool has both halves, so a tool is still defined exactly once.
+Descriptions may use ``${name}`` for a sentence the family's ``[fragments]`` table holds
+once (the safety rules every local tool repeats, say).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+from string import Template
+from typing import Any
+
+from octo.contract.spec import ToolCategory, ToolSpec, lazy
+from octo.core.envelope import ToolQuery, ToolResult
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The code half of a tool: its models, its handler (``"module:function"``) and limits."""
+
+    query_model: type[ToolQuery]
+    result_model: type[ToolResult]
+    handler: str
+    max_queries: int
+    timeout: float | None = None
+    read_only: bool = True
+
+
+def family_tools(
+    package: str, category: ToolCategory, bindings: Mapping[str, Binding]
+) -> list[ToolSpec]:
+    """The specs of ``package``'s tools, in the order of ``bindings``.
+
+    Raises ValueError when a tool has code but no words in ``tools.toml`` or the reverse:
+    a family that loads at all is complete.
+    """
+    texts = tomllib.loads(files(package).joinpath("tools.toml").read_text(encoding="utf-8"))
+    fragments: dict[str, str] = texts.pop("fragments", {})
+    if set(texts) != set(bindings):
+        raise ValueError(
+            f"{package}: tools.toml and specs.py name different tools: "
+            f"{sorted(set(texts) ^ set(bindings))}"
+        )
+    return [
+        _spec(name, category, binding, texts[name], fragments) for name, binding in bindings.items()
+    ]
+
+
+def _spec(
+    name: str,
+    category: ToolCategory,
+    binding: Binding,
+    words: Mapping[str, Any],
+    fragments: Mapping[str, str],
+) -> ToolSpec:
+    description = " ".join(Template(words["description"]).substitute(fragments).split())
+    return ToolSpec(
+        name=name,
+        title=words["title"],
+        category=category,
+        description=description,
+        query_model=binding.query_model,
+        result_model=binding.result_model,
+        handler=lazy(binding.handler),
+        max_queries=binding.max_queries,
+        example=dict(words.get("example", {})),
+        timeout=binding.timeout,
+        read_only=binding.read_only,
+    )
