@@ -81,7 +81,7 @@ TOOLS: list[ToolSpec] = [
         query_model=ListIndexesQuery,
         result_model=ListIndexesResult,
         handler=lazy("octo.semantic.indexes:list_indexes"),
-        max_queries=1,
+        max_queries=3,
         example={},
     ),
     ToolSpec(

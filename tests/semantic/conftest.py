@@ -167,7 +167,8 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(data, ignore_errors=True)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+# The PostgreSQL runs are in the slow lane (both lanes run in CI): the server costs seconds.
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
 def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
     """Where indexes go: SQLite files in the test's directory, or the test PostgreSQL."""
     if request.param == "postgres":
