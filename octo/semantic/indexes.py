@@ -121,6 +121,11 @@ def _prefix(meta: IndexMeta, target: Path | None) -> str | None:
 async def list_indexes(ctx: QueryContext, query: ListIndexesQuery) -> Answer[ListIndexesResult]:
     backend = ctx.backend(SemanticBackend)
     indexes = await backend.call(backend.store.list_indexes)
+    if query.path is not None:
+        place = await anyio.to_thread.run_sync(ctx.paths.resolve, query.path)
+        indexes = [
+            m for m in indexes if place.is_relative_to(m.root) or Path(m.root).is_relative_to(place)
+        ]
     answer = Answer(
         ListIndexesResult(
             storage=backend.store.location,

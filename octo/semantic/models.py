@@ -92,7 +92,13 @@ class IndexCodebaseQuery(ToolQuery):
 
 
 class ListIndexesQuery(ToolQuery):
-    """No parameters."""
+    """All indexes, or those of one tree."""
+
+    path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="octo extension: only indexes covering this directory or inside it.",
+    )
 
 
 class IndexNameQuery(ToolQuery):

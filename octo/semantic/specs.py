@@ -75,14 +75,14 @@ TOOLS: list[ToolSpec] = [
         title="List semantic indexes",
         category=ToolCategory.SEMANTIC,
         description=(
-            "List the semantic indexes: name, root, model and last update, and where they are"
-            " stored (sqlite:DIR or postgresql)."
+            "List the semantic indexes (all, or those covering or inside path): name, root,"
+            " model and last update, and where they are stored (sqlite:DIR or postgresql)."
         ),
         query_model=ListIndexesQuery,
         result_model=ListIndexesResult,
         handler=lazy("octo.semantic.indexes:list_indexes"),
         max_queries=3,
-        example={},
+        example={"path": "."},
     ),
     ToolSpec(
         name="semanticIndexStats",

@@ -218,6 +218,8 @@ async def test_list_stats_clear_and_unknown_index(
     listed = await one(gateway, "semanticListIndexes", {})
     [demo] = [i for i in listed["data"]["indexes"] if i["name"] == "demo"]
     assert demo["root"] == str(tree)
+    here = await one(gateway, "semanticListIndexes", {"path": "src"})
+    assert [i["name"] for i in here["data"]["indexes"]] == ["demo"]
     stats = (await one(gateway, "semanticIndexStats", {"indexName": "demo"}))["data"]
     assert stats["files"] == 5 and stats["chunks"] == data["stats"]["chunks"]
     assert set(stats["languages"]) == {"python", "typescript", "go", "bash", "hcl"}
