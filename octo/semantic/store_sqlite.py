@@ -70,6 +70,7 @@ class SqliteStore:
         self.directory = directory
         self.location = f"sqlite:{directory}"
         self._matrices: dict[str, tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+        self._counts: dict[str, tuple[int, tuple[int, int]]] = {}
         self._lock = threading.Lock()
 
     def _path(self, name: str) -> Path:
@@ -225,12 +226,26 @@ class SqliteStore:
             self._bump(db)
 
     def counts(self, name: str) -> tuple[int, int]:
+        # Counting joins every chunk with its vector (25 ms at 90,000 chunks), and every
+        # search asks: the answer is kept until the index changes.
         with self._db(name) as db:
+            version = self._version(db)
+            with self._lock:
+                cached = self._counts.get(name)
+            if cached is not None and cached[0] == version:
+                return cached[1]
             total, embedded = db.execute(
                 "SELECT count(*), count(v.hash) FROM chunks c"
                 " LEFT JOIN vectors v ON v.hash = c.embed_hash"
             ).fetchone()
-        return int(total), int(embedded)
+        counted = (int(total), int(embedded))
+        with self._lock:
+            self._counts[name] = (version, counted)
+        return counted
+
+    def _version(self, db: sqlite3.Connection) -> int:
+        """Bumped by every write: what cached figures of the index are checked against."""
+        return int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
 
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int
@@ -256,7 +271,7 @@ class SqliteStore:
         """Every embedded chunk's id and vector, cached until the index changes."""
         import numpy as np
 
-        version = int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+        version = self._version(db)
         with self._lock:
             cached = self._matrices.get(name)
         if cached is not None and cached[0] == version:
@@ -333,8 +348,10 @@ class SqliteStore:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         with self._lock:
             self._matrices.pop(name, None)
+            self._counts.pop(name, None)
         return existed
 
     def close(self) -> None:
         with self._lock:
             self._matrices.clear()
+            self._counts.clear()
