@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from octo.semantic.chunking import Chunk
 from octo.semantic.terms import identifier_words
@@ -138,6 +138,20 @@ class IndexStore(Protocol):
         """Delete the index; False when there was none."""
 
     def close(self) -> None: ...
+
+
+#: The columns of table ``c`` (chunks) both stores select, in :func:`stored_chunk`'s order.
+CHUNK_COLUMNS = (
+    "c.id, c.path, c.language, c.start_line, c.end_line, c.block_type, c.hierarchy,"
+    " c.symbol_type, c.symbol_name, c.signature, c.scope_start, c.scope_end, c.content,"
+    " c.embed_hash"
+)
+
+
+def stored_chunk(row: Sequence[Any]) -> StoredChunk:
+    """A row of :data:`CHUNK_COLUMNS`."""
+    chunk = Chunk(row[3], row[4], row[12], row[5], row[6], row[7], row[8], row[9], row[10], row[11])
+    return StoredChunk(row[0], row[1], row[2], chunk, row[13])
 
 
 def filter_sql(where: ChunkFilter, mark: str) -> tuple[str, list[str]]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from octo.core.errors import ToolNotAvailableError
 from octo.semantic.store import (
+    CHUNK_COLUMNS,
     ChunkFilter,
     FileWrite,
     IndexMeta,
@@ -23,8 +24,8 @@ from octo.semantic.store import (
     body_text,
     filter_sql,
     names_text,
+    stored_chunk,
 )
-from octo.semantic.store_sqlite import stored_chunk
 from octo.semantic.walk import FileState
 
 if TYPE_CHECKING:
@@ -56,11 +57,6 @@ CREATE TABLE IF NOT EXISTS octo_semantic_vectors(
     index_name text NOT NULL REFERENCES octo_semantic_indexes(name) ON DELETE CASCADE,
     hash text NOT NULL, embedding vector NOT NULL, PRIMARY KEY(index_name, hash));
 """
-_CHUNK_COLUMNS = (
-    "c.id, c.path, c.language, c.start_line, c.end_line, c.block_type, c.hierarchy,"
-    " c.symbol_type, c.symbol_name, c.signature, c.scope_start, c.scope_end, c.content,"
-    " c.embed_hash"
-)
 _CHUNKS = "octo_semantic_chunks"
 _NO_VECTOR = (
     "NOT EXISTS (SELECT 1 FROM octo_semantic_vectors v"
@@ -239,7 +235,7 @@ class PostgresStore:
     def pending(self, name: str, limit: int) -> list[tuple[str, str]]:
         with self._db() as db:
             rows = db.execute(
-                f"SELECT DISTINCT ON (c.embed_hash) {_CHUNK_COLUMNS} FROM {_CHUNKS} c"
+                f"SELECT DISTINCT ON (c.embed_hash) {CHUNK_COLUMNS} FROM {_CHUNKS} c"
                 f" WHERE c.index_name = %s AND {_NO_VECTOR} ORDER BY c.embed_hash LIMIT %s",
                 (name, limit),
             ).fetchall()
@@ -298,7 +294,7 @@ class PostgresStore:
     def chunks(self, name: str, ids: Sequence[int]) -> list[StoredChunk]:
         with self._db() as db:
             rows = db.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM {_CHUNKS} c WHERE c.index_name = %s"
+                f"SELECT {CHUNK_COLUMNS} FROM {_CHUNKS} c WHERE c.index_name = %s"
                 " AND c.id = ANY(%s)",
                 (name, list(ids)),
             ).fetchall()

@@ -11,10 +11,10 @@ import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from octo.semantic.chunking import Chunk
 from octo.semantic.store import (
+    CHUNK_COLUMNS,
     ChunkFilter,
     FileWrite,
     IndexMeta,
@@ -23,6 +23,7 @@ from octo.semantic.store import (
     body_text,
     filter_sql,
     names_text,
+    stored_chunk,
 )
 from octo.semantic.walk import FileState
 
@@ -48,19 +49,8 @@ CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(embed_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(names, body, tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 """
-_CHUNK_COLUMNS = (
-    "c.id, c.path, c.language, c.start_line, c.end_line, c.block_type, c.hierarchy,"
-    " c.symbol_type, c.symbol_name, c.signature, c.scope_start, c.scope_end, c.content,"
-    " c.embed_hash"
-)
 #: BM25 weights of the FTS columns: a word in a name counts four times one in the code.
 _BM25 = "bm25(chunks_fts, 4.0, 1.0)"
-
-
-def stored_chunk(row: Sequence[Any]) -> StoredChunk:
-    """A row of ``_CHUNK_COLUMNS`` (both stores select the same columns)."""
-    chunk = Chunk(row[3], row[4], row[12], row[5], row[6], row[7], row[8], row[9], row[10], row[11])
-    return StoredChunk(row[0], row[1], row[2], chunk, row[13])
 
 
 class SqliteStore:
@@ -209,7 +199,7 @@ class SqliteStore:
     def pending(self, name: str, limit: int) -> list[tuple[str, str]]:
         with self._db(name) as db:
             rows = db.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.embed_hash NOT IN"
+                f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE c.embed_hash NOT IN"
                 " (SELECT hash FROM vectors) GROUP BY c.embed_hash ORDER BY min(c.id) LIMIT ?",
                 (limit,),
             ).fetchall()
@@ -317,7 +307,7 @@ class SqliteStore:
         marks = ", ".join("?" * len(ids))
         with self._db(name) as db:
             rows = db.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", list(ids)
+                f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", list(ids)
             ).fetchall()
         return [stored_chunk(row) for row in rows]
 
