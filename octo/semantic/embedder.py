@@ -63,7 +63,11 @@ class BundledEmbedder:
             return vectors
 
     async def passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return await anyio.to_thread.run_sync(self._run, "passage", list(texts), False)
+        # A batch takes seconds; a closing gateway does not wait for it (its vectors are
+        # simply not stored, and the next run embeds them again).
+        return await anyio.to_thread.run_sync(
+            self._run, "passage", list(texts), False, abandon_on_cancel=True
+        )
 
     async def query(self, text: str) -> npt.NDArray[np.float32]:
         vectors = await anyio.to_thread.run_sync(self._run, "query", [text], True)

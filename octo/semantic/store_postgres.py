@@ -107,6 +107,8 @@ class PostgresStore:
     @contextmanager
     def _db(self) -> Iterator[psycopg.Connection[Any]]:
         """A pooled connection inside one transaction."""
+        import psycopg
+
         with self._lock:
             conn = self._idle.pop() if self._idle else None
         if conn is None or conn.closed:
@@ -114,6 +116,13 @@ class PostgresStore:
         try:
             with conn.transaction():
                 yield conn
+        except psycopg.Error as exc:
+            conn.close()
+            # A database that fails (gone, full, a vector of another size) is no bug of octo's.
+            raise ToolNotAvailableError(
+                f"The index database (OCTO_INDEX_URL) failed: {exc}".strip()[:400],
+                hints=["Check the database, then retry; a retry resumes where this stopped."],
+            ) from None
         except BaseException:
             conn.close()
             raise

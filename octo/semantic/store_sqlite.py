@@ -12,7 +12,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
+from octo.core.errors import NotFoundError, ToolNotAvailableError
 from octo.semantic.store import (
     CHUNK_COLUMNS,
     ChunkFilter,
@@ -39,7 +41,7 @@ CREATE TABLE IF NOT EXISTS files(
     path TEXT PRIMARY KEY, language TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL, text BLOB);
 CREATE TABLE IF NOT EXISTS chunks(
-    id INTEGER PRIMARY KEY, path TEXT NOT NULL, language TEXT NOT NULL,
+    id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, language TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, block_type TEXT NOT NULL,
     hierarchy TEXT NOT NULL, symbol_type TEXT, symbol_name TEXT, signature TEXT,
     scope_start INTEGER NOT NULL, scope_end INTEGER NOT NULL, content TEXT NOT NULL,
@@ -68,20 +70,34 @@ class SqliteStore:
 
     @contextmanager
     def _db(self, name: str, *, create: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection to index ``name`` in one transaction (committed on success)."""
+        """A connection to index ``name`` in one transaction (committed on success).
+
+        SQLite failures are not octo's bugs: an index deleted meanwhile is NOT_FOUND, an
+        unwritable directory or a database locked for 30 s is TOOL_NOT_AVAILABLE.
+        """
         path = self._path(name)
-        if create:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        mode = "rwc" if create else "rw"
-        db = sqlite3.connect(f"file:{path}?mode={mode}", uri=True, timeout=30.0)
-        with closing(db):
-            db.execute("PRAGMA busy_timeout = 30000")
+        try:
             if create:
-                db.execute("PRAGMA journal_mode = WAL")
-                db.executescript(_SCHEMA)
-            db.execute("PRAGMA synchronous = NORMAL")
-            with db:
-                yield db
+                self.directory.mkdir(parents=True, exist_ok=True)
+            uri = f"file:{quote(str(path))}?mode={'rwc' if create else 'rw'}"
+            with closing(sqlite3.connect(uri, uri=True, timeout=30.0)) as db:
+                db.execute("PRAGMA busy_timeout = 30000")
+                if create:
+                    db.execute("PRAGMA journal_mode = WAL")
+                    db.executescript(_SCHEMA)
+                db.execute("PRAGMA synchronous = NORMAL")
+                with db:
+                    yield db
+        except (sqlite3.Error, OSError) as exc:
+            if not create and not path.exists():
+                raise NotFoundError(
+                    f"Index '{name}' was deleted",
+                    hints=["List the indexes: semanticListIndexes {}"],
+                ) from None
+            raise ToolNotAvailableError(
+                f"The index store at {self.directory} failed: {exc}",
+                hints=["Check that OCTO_INDEX_DIR is writable and has free space, then retry."],
+            ) from None
 
     def _bump(self, db: sqlite3.Connection) -> None:
         db.execute(
@@ -105,8 +121,8 @@ class SqliteStore:
         try:
             with self._db(name) as db:
                 values = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.Error:
-            return None
+        except (NotFoundError, ToolNotAvailableError):
+            return None  # deleted meanwhile, or not an index of octo's
         if "root" not in values:
             return None
         return IndexMeta(

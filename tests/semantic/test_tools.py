@@ -314,3 +314,27 @@ async def test_paths_outside_the_roots_and_bad_names(
     assert (
         clash["error"]["code"] == "INVALID_QUERY" and "already covers" in clash["error"]["message"]
     )
+
+
+async def test_concurrent_index_runs_of_one_tree_agree(
+    gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
+) -> None:
+    query = {"path": str(tree), "indexName": "same"}
+    response = await gateway.call("semanticIndexCodebase", [query, query, query])
+    results = response.to_wire()["results"]
+    assert [r["status"] for r in results] == ["success"] * 3
+    assert sorted(r["data"]["stats"]["filesAdded"] for r in results) == [0, 0, 5]
+    assert {r["data"]["stats"]["chunks"] for r in results} == {
+        results[0]["data"]["stats"]["chunks"]
+    }
+
+
+async def test_an_unusable_index_directory_is_tool_not_available(
+    tree: Path, tmp_path: Path, fake_embeddings: FakeEmbeddings
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    env = {"OCTO_INDEX_DIR": str(blocker / "indexes"), "PATH": os.defpath}
+    async with Gateway(Config.from_env(env), roots=[tree]) as gw:
+        result = await one(gw, "semanticIndexCodebase", {"path": "."})
+    assert result["error"]["code"] == "TOOL_NOT_AVAILABLE" and result["hints"]
