@@ -56,7 +56,7 @@ async def quality_lines(tree: Path, index_dir: Path) -> list[str]:
     from octo.semantic.store_sqlite import SqliteStore
 
     store = SqliteStore(index_dir)
-    name = default_index_name(tree.resolve())
+    name = default_index_name(tree)
     before = store.counts(name)[1] if store.meta(name) else 0
     seconds, peak_mb, _ = index_in_child(tree, index_dir)
     total, embedded = store.counts(name)
@@ -128,7 +128,7 @@ async def large_lines(tree: Path, index_dir: Path) -> list[str]:
     # Latency needs every chunk embedded; the real model would take hours here, so the
     # vectors are seeded random unit vectors (the cost of a search does not depend on them).
     store = SqliteStore(index_dir)
-    name = default_index_name(tree.resolve())
+    name = default_index_name(tree)
     generator = np.random.default_rng(7)
     while batch := store.pending(name, 5000):
         matrix = generator.standard_normal((len(batch), 384)).astype(np.float32)
@@ -170,11 +170,11 @@ def main() -> None:
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="octo-bench-semantic-"))
     index_dir = work / "indexes"
     try:
-        tree = copy_corpus(files, work / "corpus")
+        tree = copy_corpus(files, work / "corpus").resolve()
         for line in anyio.run(quality_lines, tree, index_dir):
             print(line, flush=True)
         if not args.quick:
-            big = large_tree(work / "large")
+            big = large_tree(work / "large").resolve()
             for line in anyio.run(large_lines, big, index_dir):
                 print(line, flush=True)
     finally:

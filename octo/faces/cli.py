@@ -203,9 +203,8 @@ def _index(config: Config, path: str, name: str | None, roots: list[str] | None)
     async def progress(done: float, total: float | None, message: str | None) -> None:
         if bar and total:
             filled = int(30 * done / total)
-            print(
-                f"\r[{'#' * filled}{'.' * (30 - filled)}] {message or ''}", end="", file=sys.stderr
-            )
+            line = f"[{'#' * filled}{'.' * (30 - filled)}] {message or ''}"
+            print(f"\r{line:<72}", end="", file=sys.stderr)
 
     async def run() -> int:
         query: dict[str, Any] = {"path": path, "waitForEmbeddings": True}

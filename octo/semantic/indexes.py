@@ -7,6 +7,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
@@ -77,7 +78,7 @@ class Located:
     """The index a search runs on, how it was found, and the sub-path it is limited to."""
 
     meta: IndexMeta
-    source: str
+    source: Literal["indexName", "path", "root"]
     prefix: str | None
 
 

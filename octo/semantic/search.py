@@ -153,7 +153,7 @@ async def search_code(
             searchContext=SearchContext(
                 indexName=meta.name,
                 root=meta.root,
-                resolvedFrom=located.source,  # type: ignore[arg-type]
+                resolvedFrom=located.source,
                 path=located.prefix,
                 mode=mode,
                 model=meta.model,
