@@ -14,6 +14,7 @@ from pathlib import Path
 from octo.core.config import Config
 from octo.core.envelope import is_text
 from octo.core.errors import InvalidQueryError
+from octo.core.formats import parse_size
 from octo.core.paths import is_hidden
 from octo.core.redaction import redact
 from octo.core.sensitive import is_sensitive
@@ -22,6 +23,8 @@ from octo.transports.ripgrep import max_filesize_arg, rg_error_message, run_rg
 
 #: Listing a large tree may take longer than one search's rg limit.
 LIST_TIMEOUT_MS = 60_000
+#: Larger files (generated code, data, minified bundles) are left out of an index.
+MAX_FILE_BYTES = 1024 * 1024
 _BINARY_PROBE = 8192
 
 
@@ -46,8 +49,9 @@ class ScannedFile:
 
 async def list_files(root: Path, config: Config) -> list[str]:
     """Root-relative names of the files to index under ``root``, sorted."""
+    limit = min(parse_size(config.rg_max_filesize), MAX_FILE_BYTES)
     run = await run_rg(
-        ["--files", "--null", max_filesize_arg(config.rg_max_filesize)],
+        ["--files", "--null", max_filesize_arg(str(limit))],
         cwd=root,
         timeout_ms=LIST_TIMEOUT_MS,
     )

@@ -338,3 +338,11 @@ async def test_an_unusable_index_directory_is_tool_not_available(
     async with Gateway(Config.from_env(env), roots=[tree]) as gw:
         result = await one(gw, "semanticIndexCodebase", {"path": "."})
     assert result["error"]["code"] == "TOOL_NOT_AVAILABLE" and result["hints"]
+
+
+async def test_files_over_one_megabyte_are_left_out(
+    gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
+) -> None:
+    (tree / "big.py").write_text("def huge():\n    return 1\n" + "# filler\n" * 120_000)
+    data = await index(gateway, tree)
+    assert data["stats"]["filesAdded"] == 5
