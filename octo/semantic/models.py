@@ -33,7 +33,7 @@ class SemanticSearchQuery(ToolQuery):
         description="Directory or file: picks the index covering it and keeps hits under it.",
     )
     limit: int = Field(default=10, ge=1, le=50, description="Results to return (1-50).")
-    language: list[str] | None = Field(
+    language: list[str] | str | None = Field(
         default=None,
         description="Language name(s), a list or comma-separated (python, typescript, go...);"
         " aliases: terraform = hcl, shell/sh = bash.",
@@ -43,7 +43,7 @@ class SemanticSearchQuery(ToolQuery):
         description="null = auto (hybrid once vectors exist), true = vectors and keywords fused,"
         " false = vectors only (chunks not embedded yet still rank by keyword).",
     )
-    symbolType: list[SymbolType] | None = Field(
+    symbolType: list[SymbolType] | SymbolType | None = Field(
         default=None, description="function | class | method | interface, one or a list."
     )
     symbolName: str | None = Field(
@@ -77,6 +77,17 @@ class SemanticSearchQuery(ToolQuery):
     @classmethod
     def _one_symbol_type(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @property
+    def languages(self) -> list[str]:
+        """The language filter as a list (the validators turn a string into one)."""
+        return [self.language] if isinstance(self.language, str) else list(self.language or [])
+
+    @property
+    def symbol_types(self) -> list[str]:
+        """The symbol-type filter as a list."""
+        kinds = self.symbolType
+        return [kinds] if isinstance(kinds, str) else list(kinds or [])
 
 
 class IndexCodebaseQuery(ToolQuery):

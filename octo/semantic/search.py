@@ -43,10 +43,10 @@ def _mode(query: SemanticSearchQuery, embedded: int) -> Mode:
 
 
 def _filter(query: SemanticSearchQuery, prefix: str | None) -> ChunkFilter:
-    languages = tuple(dict.fromkeys(canonical_language(name) for name in query.language or []))
+    languages = tuple(dict.fromkeys(canonical_language(name) for name in query.languages))
     return ChunkFilter(
         languages=languages or None,
-        symbol_types=tuple(query.symbolType) if query.symbolType else None,
+        symbol_types=tuple(query.symbol_types) or None,
         symbol_name=query.symbolName,
         path_prefix=prefix,
     )
