@@ -111,9 +111,11 @@ class FakeEmbeddings:
 
     texts: list[list[str]] = field(default_factory=list)
     fail_after: int | None = None
+    authorizations: list[str | None] = field(default_factory=list)
 
     def respond(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
+        self.authorizations.append(request.headers.get("authorization"))
         if self.fail_after is not None and len(self.texts) >= self.fail_after:
             return httpx.Response(503, json={"error": "overloaded"})
         self.texts.append(list(body["input"]))

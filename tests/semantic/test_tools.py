@@ -346,3 +346,18 @@ async def test_files_over_one_megabyte_are_left_out(
     (tree / "big.py").write_text("def huge():\n    return 1\n" + "# filler\n" * 120_000)
     data = await index(gateway, tree)
     assert data["stats"]["filesAdded"] == 5
+
+
+async def test_the_endpoint_key_is_sent_and_the_model_named(
+    env: dict[str, str], tree: Path, fake_embeddings: FakeEmbeddings
+) -> None:
+    keyed = {**env, "OCTO_EMBED_KEY": "embed-key-not-real"}
+    async with Gateway(Config.from_env(keyed), roots=[tree]) as gw:
+        data = await index(gw, tree, waitForEmbeddings=True)
+    assert data["embedding"]["model"] == EMBED_MODEL
+    assert set(fake_embeddings.authorizations) == {"Bearer embed-key-not-real"}
+    unnamed = {key: value for key, value in env.items() if key != "OCTO_EMBED_MODEL"}
+    async with Gateway(Config.from_env(unnamed), roots=[tree]) as gw:
+        result = await one(gw, "semanticIndexCodebase", {"path": "."})
+    assert result["error"]["code"] == "TOOL_NOT_AVAILABLE"
+    assert "OCTO_EMBED_MODEL" in result["error"]["message"]
