@@ -50,7 +50,7 @@ async def test_tools_list_publishes_registry_schemas_and_annotations(client: Cli
         assert tool.output_schema == spec.output_schema()
         assert tool.annotations == types.ToolAnnotations(
             title=spec.title,
-            read_only_hint=True,
+            read_only_hint=spec.read_only,
             destructive_hint=False,
             idempotent_hint=True,
             open_world_hint=spec.open_world,
