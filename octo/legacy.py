@@ -137,21 +137,3 @@ async def local_find_files(run: QueryRun, query: Any) -> Any:
     from octo.providers.local_files import LocalFilesProvider
 
     return await run.provider(LocalFilesProvider).find_files(run, query)
-
-
-async def lsp_goto_definition(run: QueryRun, query: Any) -> Any:
-    from octo.lsp import navigate
-
-    return await navigate.goto_definition(run, query)
-
-
-async def lsp_find_references(run: QueryRun, query: Any) -> Any:
-    from octo.lsp import navigate
-
-    return await navigate.find_references(run, query)
-
-
-async def lsp_call_hierarchy(run: QueryRun, query: Any) -> Any:
-    from octo.lsp import navigate
-
-    return await navigate.call_hierarchy(run, query)

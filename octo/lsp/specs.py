@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from octo.contract import ToolCategory, ToolSpec
-from octo.legacy import legacy
+from octo.contract import ToolCategory, ToolSpec, lazy
 from octo.lsp.models import (
     CallHierarchyQuery,
     CallHierarchyResult,
@@ -30,7 +29,7 @@ TOOLS: list[ToolSpec] = [
         + _LOCATED,
         query_model=GotoDefinitionQuery,
         result_model=GotoDefinitionResult,
-        handler=legacy("octo.legacy:lsp_goto_definition"),
+        handler=lazy("octo.lsp.definition:goto_definition"),
         max_queries=5,
         example={"uri": "src/app.py", "symbolName": "load_config", "lineHint": 12},
     ),
@@ -42,7 +41,7 @@ TOOLS: list[ToolSpec] = [
         " paged (referencesPerPage, page), each with lines of code around it." + _LOCATED,
         query_model=FindReferencesQuery,
         result_model=FindReferencesResult,
-        handler=legacy("octo.legacy:lsp_find_references"),
+        handler=lazy("octo.lsp.references:find_references"),
         max_queries=5,
         example={"uri": "src/app.py", "symbolName": "load_config", "lineHint": 12},
     ),
@@ -55,7 +54,7 @@ TOOLS: list[ToolSpec] = [
         " page)." + _LOCATED,
         query_model=CallHierarchyQuery,
         result_model=CallHierarchyResult,
-        handler=legacy("octo.legacy:lsp_call_hierarchy"),
+        handler=lazy("octo.lsp.call_hierarchy:call_hierarchy"),
         max_queries=3,
         example={
             "uri": "src/app.py",

@@ -103,6 +103,42 @@ async def assert_no_leftovers(sessions: Iterable[int], *, descendants: bool = Tr
     assert left == [], f"processes left behind: {left}"
 
 
+class ManualClock:
+    """Time for the pool that moves only when a test says so.
+
+    ``clock()`` is now; ``sleep(seconds)`` records its length and waits until
+    :meth:`advance` has moved now past its end.
+    """
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+        self._moved = anyio.Event()
+        self._slept = anyio.Event()
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        slept, self._slept = self._slept, anyio.Event()
+        slept.set()
+        end = self.now + seconds
+        while self.now < end:
+            await self._moved.wait()
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        moved, self._moved = self._moved, anyio.Event()
+        moved.set()
+
+    async def sleeping(self, seconds: float, count: int = 1) -> None:
+        """Wait (in real time, 10 s at most) until ``count`` sleeps of ``seconds`` began."""
+        with anyio.fail_after(10):
+            while self.sleeps.count(seconds) < count:
+                await self._slept.wait()
+
+
 def result_of(response: object, index: int = 0) -> Mapping[str, object]:
     wire = response.to_wire()  # type: ignore[attr-defined]
     return wire["results"][index]
