@@ -39,9 +39,9 @@ async def spawn(
     client: LanguageClient, argv: Sequence[str], root: Path, env: Mapping[str, str]
 ) -> asyncio.subprocess.Process:
     """Start ``argv`` in ``root`` as ``client``'s server (stdin, stdout and stderr piped)."""
-    await client.start_io(
-        *child_command(argv), cwd=str(root), env=dict(env), start_new_session=True
-    )
+    # child_command looks for setpriv on PATH (once): off the event loop.
+    command = await anyio.to_thread.run_sync(child_command, argv)
+    await client.start_io(*command, cwd=str(root), env=dict(env), start_new_session=True)
     process = client._server
     assert process is not None  # start_io sets it or raises
     return process

@@ -362,6 +362,20 @@ async def test_unknown_languages_and_missing_servers_name_what_to_install(
     assert outside["error"]["code"] == "PATH_NOT_ALLOWED"
 
 
+@pytest.mark.parametrize("command", ["/nonexistent/server --stdio", "'unclosed", "  "])
+async def test_a_command_that_names_no_program_is_a_clear_error(
+    gateway: GatewayFactory, command: str
+) -> None:
+    # Started under setpriv, a missing program looked like a crash (exit 127) with backoff.
+    gw = await gateway(lsp_env(OCTO_LSP_PYTHON_COMMAND=command))
+    for _ in range(2):
+        result = result_of(await gw.lsp_goto_definition([DEFINITION]))
+        assert result["error"]["code"] == "LSP_NOT_AVAILABLE"
+        assert "OCTO_LSP_PYTHON_COMMAND" in result["error"]["message"]
+        assert "does not start an executable program" in result["error"]["message"]
+    assert pool_of(gw).process_ids() == []
+
+
 async def _run_script(script: str) -> subprocess.CompletedProcess[bytes]:
     with anyio.fail_after(60):
         return await anyio.run_process(
