@@ -121,11 +121,14 @@ class CodeLocation(BaseModel):
 
 
 class NavigationResult(ToolResult):
+    """What every LSP answer holds: where the symbol was found, and the server that answered."""
+
     resolved: ResolvedSymbol
     server: str = Field(description="The language server that answered.")
     partial: bool | None = Field(
         default=None,
-        description="True when the server was still indexing: the answer may be incomplete.",
+        description="True when the answer may be incomplete: the server was still indexing, or"
+        " a limit or a failed request left calls out (call hierarchy); the hints say which.",
     )
 
 

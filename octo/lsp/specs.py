@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from octo.contract import ToolCategory, ToolSpec, lazy
+from octo.core.envelope import ToolQuery, ToolResult
 from octo.lsp.models import (
     CallHierarchyQuery,
     CallHierarchyResult,
@@ -20,48 +23,59 @@ _LOCATED = (
     " typescript-language-server, clangd, gopls, rust-analyzer...) starts on first use and"
     " stays warm; answers given while it still indexes are flagged partial."
 )
+_EXAMPLE = {"uri": "src/app.py", "symbolName": "load_config", "lineHint": 12}
+
+
+def _tool(
+    name: str,
+    title: str,
+    what: str,
+    models: tuple[type[ToolQuery], type[ToolResult]],
+    handler: str,
+    max_queries: int,
+    **example: Any,
+) -> ToolSpec:
+    """An LSP tool: ``what`` it does, then how every LSP tool finds its symbol."""
+    return ToolSpec(
+        name=name,
+        title=title,
+        category=ToolCategory.LSP,
+        description=what + _LOCATED,
+        query_model=models[0],
+        result_model=models[1],
+        handler=lazy(f"octo.lsp.{handler}"),
+        max_queries=max_queries,
+        example={**_EXAMPLE, **example},
+    )
+
+
 TOOLS: list[ToolSpec] = [
-    ToolSpec(
-        name="lspGotoDefinition",
-        title="Go to definition (LSP)",
-        category=ToolCategory.LSP,
-        description="Where a symbol is defined, across files, with lines of code around it."
-        + _LOCATED,
-        query_model=GotoDefinitionQuery,
-        result_model=GotoDefinitionResult,
-        handler=lazy("octo.lsp.definition:goto_definition"),
-        max_queries=5,
-        example={"uri": "src/app.py", "symbolName": "load_config", "lineHint": 12},
+    _tool(
+        "lspGotoDefinition",
+        "Go to definition (LSP)",
+        "Where a symbol is defined, across files, with lines of code around it.",
+        (GotoDefinitionQuery, GotoDefinitionResult),
+        "definition:goto_definition",
+        5,
     ),
-    ToolSpec(
-        name="lspFindReferences",
-        title="Find references (LSP)",
-        category=ToolCategory.LSP,
-        description="Every use of a symbol in the workspace, with or without its declaration,"
-        " paged (referencesPerPage, page), each with lines of code around it." + _LOCATED,
-        query_model=FindReferencesQuery,
-        result_model=FindReferencesResult,
-        handler=lazy("octo.lsp.references:find_references"),
-        max_queries=5,
-        example={"uri": "src/app.py", "symbolName": "load_config", "lineHint": 12},
+    _tool(
+        "lspFindReferences",
+        "Find references (LSP)",
+        "Every use of a symbol in the workspace, with or without its declaration, paged"
+        " (referencesPerPage, page), each with lines of code around it.",
+        (FindReferencesQuery, FindReferencesResult),
+        "references:find_references",
+        5,
     ),
-    ToolSpec(
-        name="lspCallHierarchy",
-        title="Call hierarchy (LSP)",
-        category=ToolCategory.LSP,
-        description="Who calls a function (incoming) or what it calls (outgoing), breadth-first"
-        " to depth 1-3, as from/to edges with call sites and their code, paged (callsPerPage,"
-        " page)." + _LOCATED,
-        query_model=CallHierarchyQuery,
-        result_model=CallHierarchyResult,
-        handler=lazy("octo.lsp.call_hierarchy:call_hierarchy"),
-        max_queries=3,
-        example={
-            "uri": "src/app.py",
-            "symbolName": "load_config",
-            "lineHint": 12,
-            "direction": "incoming",
-            "depth": 2,
-        },
+    _tool(
+        "lspCallHierarchy",
+        "Call hierarchy (LSP)",
+        "Who calls a function (incoming) or what it calls (outgoing), breadth-first to depth"
+        " 1-3, as from/to edges with call sites and their code, paged (callsPerPage, page).",
+        (CallHierarchyQuery, CallHierarchyResult),
+        "call_hierarchy:call_hierarchy",
+        3,
+        direction="incoming",
+        depth=2,
     ),
 ]
