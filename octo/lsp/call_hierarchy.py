@@ -87,9 +87,11 @@ def _limit_hints(
         )
         if lower < query.depth:
             advice += f", or lower depth: {_retry(target, query, lower)}"
+        names = ", ".join(str(f.item.get("name", "?")) for f in failures[:3])
+        more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
         hints.append(
-            f"{code.value}: the calls of {len(failures)} function(s) are missing "
-            f"({first.error.message}); {advice}."
+            f"{code.value}: the calls of {names}{more} are missing ({first.error.message});"
+            f" {advice}."
         )
     if walk.stopped_at is not None:
         lower = max(1, walk.stopped_at - 1)

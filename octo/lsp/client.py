@@ -210,7 +210,7 @@ class LspClient:
         except TimeoutError:
             self._cancel(msg_id)
             raise RequestTimeoutError(
-                f"{self.server_id} did not answer {method} within {seconds:g} s",
+                f"{self.server_id} did not answer {method} within {seconds:.3g} s",
                 hints=["The server may still be indexing; retry in a few seconds."],
             ) from None
         except anyio.get_cancelled_exc_class():

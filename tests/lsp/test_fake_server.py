@@ -259,6 +259,22 @@ async def test_a_failure_in_the_fan_out_gives_a_partial_answer(
     assert len(pool_of(gw).process_ids()) == 1  # a slow item does not recycle the server
 
 
+async def test_the_walk_deadline_ends_the_walk_with_what_it_found(
+    gateway: GatewayFactory,
+) -> None:
+    # a never answers: its request lasts until the walk's 1 s deadline, no level 3 follows.
+    gw = await gateway(fake_env("calls", "a:hang", OCTO_LSP_CALLS_DEADLINE="1"))
+    result = result_of(await gw.lsp_call_hierarchy([{**INCOMING, "depth": 3}]))
+    assert result["status"] == "success", result
+    assert result["partial"] is True
+    assert _edges(result["data"]) == {("a", "target", 1), ("b", "target", 1), ("c", "b", 2)}
+    missing, stopped = [h for h in result["hints"] if h.startswith("TIMEOUT: ")]
+    assert missing.startswith("TIMEOUT: the calls of a are missing")
+    assert '"depth":1' in missing
+    assert "stopped at its 1 s deadline before depth 3" in stopped
+    assert '"depth":2' in stopped
+
+
 @pytest.mark.parametrize(("failure", "code"), [("error", "LSP_NOT_AVAILABLE"), ("hang", "TIMEOUT")])
 async def test_when_no_call_could_be_had_the_inner_error_ends_the_query(
     gateway: GatewayFactory, failure: str, code: str
