@@ -84,13 +84,13 @@ class StderrTail:
         return [line for line in self.lines if line.strip()][-count:]
 
 
-def kill_group(pgid: int, sig: int) -> None:
+def _kill_group(pgid: int, sig: int) -> None:
     """Send ``sig`` to process group ``pgid``; a group that is gone is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
 
 
-async def exited(process: asyncio.subprocess.Process, seconds: float) -> bool:
+async def _exited(process: asyncio.subprocess.Process, seconds: float) -> bool:
     """Whether ``process`` exits within ``seconds``.
 
     Polls the return code rather than ``process.wait()``, which also waits for the pipes
@@ -116,7 +116,7 @@ async def end_group(process: asyncio.subprocess.Process, *, polite: bool) -> Non
     )
     for sig, grace in steps:
         if sig is not None:
-            kill_group(process.pid, sig)
-        if await exited(process, grace):
+            _kill_group(process.pid, sig)
+        if await _exited(process, grace):
             break
-    kill_group(process.pid, signal.SIGKILL)
+    _kill_group(process.pid, signal.SIGKILL)
