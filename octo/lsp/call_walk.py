@@ -158,5 +158,5 @@ async def walk_calls(
     walk.edges = list(edges.values())
     if not walk.answered and any(isinstance(f.error, RequestTimeoutError) for f in walk.failures):
         # Nothing came back at all: the server may hang (a slow one still answers some).
-        await slot.note_hang(client)
+        slot.note_hang(client)
     return walk

@@ -7,8 +7,8 @@ on the next query after a growing backoff. Nothing here runs at gateway start,
 so MCP ``initialize`` never waits for a language server.
 
 The pool's background work runs in the runtime's task group: per live server, a task
-that retires it once idle and one that drains its stderr. Closing the runtime (also by
-cancellation) closes every server first.
+that retires it once idle and one that drains its stderr, and the stop of every retired
+server. Closing the runtime (also by cancellation) stops every server first.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ class ServerSlot:
     ) -> Any:
         """One request under the per-server concurrency limit, with crash and hang bookkeeping.
 
-        ``count_hang=False``: a timeout is the caller's to count (a fan-out counts one per
-        round, not one per item), with :meth:`note_hang`.
+        ``count_hang=False``: a timeout is the caller's to count, with :meth:`note_hang` (a
+        fan-out counts one when none of its requests was answered, not one per item).
         """
         client = self.live_client()
         self.pool.touch(self)
@@ -94,11 +94,11 @@ class ServerSlot:
             except ServerCrashedError as exc:
                 if self.client is client:
                     self.last_crash = exc.message
-                    await self.pool.retire(self, crashed=True)
+                    self.pool.retire(self, crashed=True)
                 raise
             except RequestTimeoutError:
                 if count_hang:
-                    await self.note_hang(client)
+                    self.note_hang(client)
                 raise
             finally:
                 self.pool.touch(self)
@@ -106,14 +106,14 @@ class ServerSlot:
         self.crashes = 0
         return result
 
-    async def note_hang(self, client: LspClient) -> None:
+    def note_hang(self, client: LspClient) -> None:
         """Count a request ``client`` did not answer; a server that hangs twice in a row is
         replaced, so later queries are not stuck behind it."""
         if self.client is not client:
             return
         self.timeouts += 1
         if self.timeouts >= 2:
-            await self.pool.retire(self, crashed=False, reason="it did not answer twice in a row")
+            self.pool.retire(self, crashed=False, reason="it did not answer twice in a row")
 
 
 class LspPool:
@@ -175,10 +175,10 @@ class LspPool:
             client = slot.client
             if client is not None and not client.alive:
                 slot.last_crash = (await client.exit_error()).message
-                await self.retire(slot, crashed=True)
+                self.retire(slot, crashed=True)
             if slot.client is None:
                 await self._backoff(slot)
-                await self._make_room(key)
+                self._make_room(key)
                 await self._start(slot)
         self.touch(slot)
         return slot
@@ -226,25 +226,30 @@ class LspPool:
         slot.crashes += 1
         slot.retry_at = self.clock() + min(_MAX_BACKOFF, 2.0 ** (slot.crashes - 1))
 
-    async def retire(self, slot: ServerSlot, *, crashed: bool, reason: str | None = None) -> None:
-        """Stop ``slot``'s server; after a crash the next start waits a growing backoff.
-
-        ``reason`` is what requests still waiting on the server are told.
+    def retire(self, slot: ServerSlot, *, crashed: bool, reason: str | None = None) -> None:
+        """Take ``slot``'s server out of use and stop it in the background (a polite stop
+        takes seconds no query should wait for); after a crash the next start waits a
+        growing backoff. ``reason`` is what requests still waiting on the server are told.
         """
+        client = self._detach(slot)
+        if crashed:
+            self._note_crash(slot)
+        if client is not None:
+            self.runtime.start_background(client.aclose, reason, name=f"{slot.server_id} stop")
+
+    @staticmethod
+    def _detach(slot: ServerSlot) -> LspClient | None:
         client, slot.client = slot.client, None
         slot.timeouts = 0
         if slot.idle_watch is not None:
             slot.idle_watch.cancel()
             slot.idle_watch = None
-        if crashed:
-            self._note_crash(slot)
-        if client is not None:
-            await client.aclose(reason)
+        return client
 
-    async def _make_room(self, keep: tuple[str, Path]) -> None:
+    def _make_room(self, keep: tuple[str, Path]) -> None:
         live = [k for k, s in self._slots.items() if s.client is not None and k != keep]
         while len(live) >= self.settings.max_servers:
-            await self.retire(
+            self.retire(
                 self._slots[live.pop(0)], crashed=False, reason="making room for another server"
             )
 
@@ -262,19 +267,21 @@ class LspPool:
             while slot.client is client:
                 wait = slot.last_used + idle - self.clock()
                 if wait <= 0 and not slot.busy:
-                    await self.retire(slot, crashed=False, reason=f"idle for {idle:g} s")
+                    self.retire(slot, crashed=False, reason=f"idle for {idle:g} s")
                     return
                 await self.sleep(wait if wait > 0 else idle)
 
     async def aclose(self) -> None:
-        """Stop every server (and its process group), even when the caller is cancelled."""
+        """Stop every server (and its process group), even when the caller is cancelled.
+
+        Servers retired earlier are still stopping in the runtime's task group, which
+        waits for them: their stop is shielded from its cancellation.
+        """
         with anyio.CancelScope(shield=True):
             self._closed = True
-            slots = list(self._slots.values())
+            clients = [self._detach(slot) for slot in self._slots.values()]
             self._slots.clear()
             async with anyio.create_task_group() as tg:
-                for slot in slots:
-                    tg.start_soon(self._close_slot, slot)
-
-    async def _close_slot(self, slot: ServerSlot) -> None:
-        await self.retire(slot, crashed=False, reason="octo is closing")
+                for client in clients:
+                    if client is not None:
+                        tg.start_soon(client.aclose, "octo is closing")
