@@ -22,7 +22,8 @@ import anyio
 from octo.contract import ProgressReporter, Runtime
 from octo.core.errors import OctoError, ToolNotAvailableError
 from octo.semantic.embedder import Embedder, build_embedder, configured_model
-from octo.semantic.store import IndexStore, open_store
+from octo.semantic.store import IndexStore
+from octo.semantic.store_choice import open_store
 from octo.semantic.walk import FileState
 
 logger = logging.getLogger("octo.semantic")

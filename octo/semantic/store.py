@@ -7,10 +7,8 @@ called from worker threads.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from octo.semantic.chunking import Chunk
@@ -187,34 +185,3 @@ def glob_to_like(pattern: str) -> str:
     r"""A glob (``*``, ``?``) as a SQL LIKE pattern with ``\`` as its escape character."""
     escaped = pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped.replace("*", "%").replace("?", "_")
-
-
-def index_directory(env: Mapping[str, str]) -> Path:
-    """Where SQLite indexes live: ``OCTO_INDEX_DIR``, else ``indexes`` in octo's cache
-    directory (platformdirs; ``XDG_CACHE_HOME`` and ``HOME`` are read from ``env`` so a
-    gateway built with its own environment keeps its indexes there)."""
-    explicit = env.get("OCTO_INDEX_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    if sys.platform not in ("win32", "darwin"):
-        base = env.get("XDG_CACHE_HOME") or (
-            str(Path(env["HOME"]) / ".cache") if env.get("HOME") else ""
-        )
-        if base:
-            return Path(base) / "octo" / "indexes"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("octo", appauthor=False)) / "indexes"
-
-
-def open_store(env: Mapping[str, str]) -> IndexStore:
-    """The store the environment asks for: PostgreSQL when ``OCTO_INDEX_URL`` is set, else
-    SQLite files."""
-    url = env.get("OCTO_INDEX_URL")
-    if url:
-        from octo.semantic.store_postgres import PostgresStore
-
-        return PostgresStore(url)
-    from octo.semantic.store_sqlite import SqliteStore
-
-    return SqliteStore(index_directory(env))

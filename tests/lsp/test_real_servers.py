@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -45,14 +46,15 @@ def _available(family: str, **env: str) -> str | None:
 
 @pytest.fixture(scope="module")
 async def gateways() -> AsyncIterator[dict[str, Gateway]]:
-    made = {
-        server: Gateway(Config.from_env(lsp_env(OCTO_LSP_PYTHON_SERVERS=server)), roots=[PY, C, TS])
-        for server in PYTHON_SERVERS
-    }
-    yield made
-    sessions = server_sessions()
-    for gw in made.values():
-        await gw.aclose()
+    async with AsyncExitStack() as stack:
+        made = {
+            server: await stack.enter_async_context(
+                Gateway(Config.from_env(lsp_env(OCTO_LSP_PYTHON_SERVERS=server)), roots=[PY, C, TS])
+            )
+            for server in PYTHON_SERVERS
+        }
+        yield made
+        sessions = server_sessions()
     await assert_no_leftovers(sessions)
 
 

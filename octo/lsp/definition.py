@@ -1,0 +1,31 @@
+"""lspGotoDefinition: where the symbol is defined, with the code around it."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from octo.contract import Answer, QueryContext
+from octo.lsp.locations import code_location, places_of, see_files
+from octo.lsp.models import GotoDefinitionQuery, GotoDefinitionResult
+from octo.lsp.target import answer, ask, find_target, require
+
+
+async def goto_definition(
+    ctx: QueryContext, query: GotoDefinitionQuery
+) -> Answer[GotoDefinitionResult]:
+    """Definitions of the symbol at uri near lineHint."""
+    target = await find_target(ctx, query)
+    require(target.slot, "definitionProvider", "go to definition")
+    places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params()))
+    seen = await see_files(ctx.paths, [place.path for place in places])
+    definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
+    result = GotoDefinitionResult(
+        resolved=target.resolved, server=target.slot.server_id, definitions=definitions
+    )
+    if not definitions:
+        next_step = (
+            "The server found no definition: check the name and line, or use lspFindReferences."
+        )
+    else:
+        next_step = "Next: lspFindReferences or lspCallHierarchy on the definition's line."
+    return answer(target, result, [next_step])
