@@ -1,8 +1,9 @@
 """lspCallHierarchy: who calls a function, or what it calls, to depth 1-3, paged.
 
 When some functions' calls could not be had (a request timed out, the server failed on
-it), the answer holds the calls found, is flagged partial and says what failed; when
-none could, the query fails with that failure's own error.
+it), the answer holds the calls found, is flagged partial and says what failed. When no
+request was answered: a timeout still answers with the function itself, partial, and the
+retry in a hint; any other failure is the query's own error.
 """
 
 from __future__ import annotations
@@ -134,7 +135,11 @@ async def call_hierarchy(
         deadline=deadline,
     )
     if walk.failures and not walk.answered:
-        raise walk.failures[0].error
+        first = walk.failures[0].error
+        # Timed out: the function is known, its calls were not had in time; that is a
+        # partial answer (with the retry in a hint). Any other failure is the query's error.
+        if first.code is not ErrorCode.TIMEOUT:
+            raise first
     edges = sorted(walk.edges, key=lambda e: (e.depth, item_key(e.caller), item_key(e.callee)))
     chosen, pagination = page_of(edges, query.callsPerPage, query.page)
     files = [path_of(root["uri"])]

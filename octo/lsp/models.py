@@ -180,4 +180,5 @@ class CallHierarchyResult(NavigationResult):
     pagination: Pagination
 
     def is_empty(self) -> bool:
-        return self.totalCalls == 0
+        # No calls found in a walk a limit cut short says nothing of whether there are any.
+        return self.totalCalls == 0 and not self.partial

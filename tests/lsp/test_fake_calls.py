@@ -77,12 +77,22 @@ async def test_the_walk_deadline_ends_the_walk_with_what_it_found(
     assert '"depth":2' in stopped
 
 
-@pytest.mark.parametrize(("failure", "code"), [("error", "LSP_NOT_AVAILABLE"), ("hang", "TIMEOUT")])
 async def test_when_no_call_could_be_had_the_inner_error_ends_the_query(
-    gateway: GatewayFactory, failure: str, code: str
+    gateway: GatewayFactory,
 ) -> None:
-    gw = await gateway(fake_env("calls", f"target:{failure}", OCTO_LSP_REQUEST_TIMEOUT="0.5"))
+    gw = await gateway(fake_env("calls", "target:error", OCTO_LSP_REQUEST_TIMEOUT="0.5"))
     result = result_of(await gw.lsp_call_hierarchy([INCOMING]))
     assert result["status"] == "error"
-    assert result["error"]["code"] == code
+    assert result["error"]["code"] == "LSP_NOT_AVAILABLE"
     assert "callHierarchy/incomingCalls" in result["error"]["message"]
+
+
+async def test_when_no_call_came_in_time_the_function_itself_is_a_partial_answer(
+    gateway: GatewayFactory,
+) -> None:
+    gw = await gateway(fake_env("calls", "target:hang", OCTO_LSP_REQUEST_TIMEOUT="0.5"))
+    result = result_of(await gw.lsp_call_hierarchy([INCOMING]))
+    assert result["status"] == "success" and result["partial"] is True
+    assert result["data"]["calls"] == [] and result["data"]["item"]["name"] == "target"
+    (timeout,) = [hint for hint in result["hints"] if hint.startswith("TIMEOUT: ")]
+    assert "callHierarchy/incomingCalls" in timeout

@@ -129,15 +129,9 @@ async def test_initialize_and_tools_list_start_no_server(tmp_path: Path) -> None
     assert status.read_text().strip() == "0"
 
 
-async def test_sigterm_to_octo_serve_stops_every_server(
-    setup: Setup, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    if request.node.callspec.params["setup"] == "fake-with-child":
-        # The server dies with octo (pdeathsig), its own child only when octo closes the
-        # gateway: the face's SIGTERM handler must cancel the serve scope first.
-        request.applymarker(
-            pytest.mark.xfail(reason="face signal handling lands on main", strict=False)
-        )
+async def test_sigterm_to_octo_serve_stops_every_server(setup: Setup, tmp_path: Path) -> None:
+    # The server dies with octo (pdeathsig), its own children only because `octo serve`
+    # closes the gateway on SIGTERM before it dies by the signal.
     status = tmp_path / "status"
     async with Client(_stdio(setup, status)) as client:
         await _call(client, setup)

@@ -2,9 +2,9 @@
 
 basedpyright needs minutes for the incoming calls of ``JSONDecoder.raw_decode`` with the
 standard library (and whatever site-packages holds) as workspace, far beyond one request's
-20 s. Whatever comes back in time is the answer: all of it (success), part of it (partial,
-with a hint naming the TIMEOUT), or, when no request was answered in time, that TIMEOUT
-itself. It used to end as INTERNAL_ERROR with an ExceptionGroup.
+20 s. Whatever comes back in time is the answer: all of it (success), or part of it (partial,
+with a hint naming the TIMEOUT; at the least the function itself). It used to end as
+INTERNAL_ERROR with an ExceptionGroup.
 """
 
 from __future__ import annotations
@@ -44,12 +44,8 @@ async def test_incoming_calls_of_raw_decode_over_the_standard_library() -> None:
         result = result_of(await gw.lsp_call_hierarchy([query]))
         sessions = server_sessions()
     await assert_no_leftovers(sessions)
-    if result["status"] == "error":
-        # Not one request was answered in time: the query ends with that failure's code.
-        assert result["error"]["code"] == "TIMEOUT", result
-        assert "callHierarchy/incomingCalls" in result["error"]["message"]
-    elif result.get("partial"):
+    assert result["status"] in ("success", "empty"), result
+    assert result["data"]["item"]["name"] == "raw_decode"
+    if result.get("partial"):
         assert result["data"]["partial"] is True
         assert any(hint.startswith("TIMEOUT: ") for hint in result["hints"]), result
-    else:
-        assert result["status"] in ("success", "empty"), result
