@@ -70,6 +70,7 @@ def api_server() -> Iterator[RecordingServer]:
     thread.join()
 
 
+@pytest.mark.slow
 async def test_octo_serve_answers_github_tools_from_the_local_api(
     api_server: RecordingServer, tmp_path: Path
 ) -> None:

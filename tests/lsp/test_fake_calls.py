@@ -9,6 +9,9 @@ import pytest
 
 from tests.lsp.conftest import GatewayFactory, fake_env, pool_of, result_of
 
+# Request timeouts and walk deadlines are waited out: seconds each.
+pytestmark = pytest.mark.slow
+
 INCOMING = {
     "uri": "calls.py",
     "symbolName": "target",

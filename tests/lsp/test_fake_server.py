@@ -35,6 +35,7 @@ async def test_initialize_survives_a_notebook_selector_with_cells(gateway: Gatew
     }
 
 
+@pytest.mark.slow
 async def test_a_hanging_request_times_out_and_the_server_is_recycled(
     gateway: GatewayFactory, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -55,6 +56,7 @@ async def test_a_hanging_request_times_out_and_the_server_is_recycled(
     await assert_no_leftovers({pid})
 
 
+@pytest.mark.slow
 async def test_a_crash_reports_stderr_and_the_next_query_restarts(
     gateway: GatewayFactory, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -98,6 +100,7 @@ async def test_answers_while_indexing_are_flagged_partial(gateway: GatewayFactor
     assert any("still indexing" in hint for hint in result["hints"])
 
 
+@pytest.mark.slow
 async def test_progress_that_ends_is_awaited_before_answering(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("slow-progress"))
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))

@@ -28,6 +28,9 @@ from tests.lsp.conftest import (
     result_of,
 )
 
+# Server processes started, crashed and killed: seconds each.
+pytestmark = pytest.mark.slow
+
 
 async def _crash(slot: ServerSlot, project: Path) -> str:
     """Send the definition request the crash-mode server dies on; the error's message."""

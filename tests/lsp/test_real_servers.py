@@ -28,6 +28,9 @@ from tests.lsp.conftest import (
     server_sessions,
 )
 
+# Real language servers index their fixture projects: seconds each.
+pytestmark = pytest.mark.slow
+
 PY, C, TS = (FIXTURES / name for name in ("py_project", "c_project", "ts_project"))
 PYTHON_SERVERS = ("basedpyright", "ty")
 

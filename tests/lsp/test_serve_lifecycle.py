@@ -34,6 +34,9 @@ from tests.lsp.conftest import (
     session_of,
 )
 
+# `octo serve` subprocesses with live language servers: seconds each.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = "def target():\n    return 1\n\n\nvalue = target()\n"
 

@@ -33,6 +33,9 @@ from octo.faces.mcp_server import build_server
 from octo.lsp.servers import DEFAULT_ORDER
 from octo.registry import all_tools
 
+# Every tool fuzzed with hypothesis: tens of seconds.
+pytestmark = pytest.mark.slow
+
 TOKEN = "test-token-not-real"
 #: Content of a file outside the allowed root, reachable only through symlinks inside it.
 OUTSIDE_MARKER = "OUTSIDE-THE-ROOT-7f3a"
