@@ -21,9 +21,14 @@ import time
 from pathlib import Path
 
 import anyio
-from bench_semantic_retrieval import STDLIB, copy_corpus, corpus_problem, evaluate, load_set
+from bench_semantic_retrieval import STDLIB
+from bench_semantic_retrieval import copy_corpus
+from bench_semantic_retrieval import corpus_problem
+from bench_semantic_retrieval import evaluate
+from bench_semantic_retrieval import load_set
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 
 #: Files of the large tree (re-index and latency): the first this many standard-library
 #: modules in path order.

@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_semantic_retrieval import evaluate, load_set
+from bench_semantic_retrieval import evaluate
+from bench_semantic_retrieval import load_set
 
-from octo.semantic.store import CHUNK_COLUMNS, stored_chunk
+from octo.semantic.store import CHUNK_COLUMNS
+from octo.semantic.store import stored_chunk
 from octo.semantic.store_sqlite import SqliteStore
 
 SAMPLE = 64

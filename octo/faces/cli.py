@@ -16,7 +16,8 @@ from typing import Any
 
 import anyio
 
-from octo.core.config import Config, ConfigError
+from octo.core.config import Config
+from octo.core.config import ConfigError
 from octo.core.version import VERSION as __version__
 
 EXIT_OK = 0

@@ -12,12 +12,22 @@ from pathlib import Path
 
 import anyio
 
-from octo.contract import Answer, QueryContext
-from octo.core.formats import parse_duration, parse_size
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.formats import parse_duration
+from octo.core.formats import parse_size
 from octo.core.paging import page_of
-from octo.local.listing_hints import ListingPage, find_hints, truncated_hint
-from octo.local.listing_models import EntryType, FindFilesQuery, FindFilesResult, FoundFile
-from octo.local.walk import Entry, Walk, stat_entries, walk_listing
+from octo.local.listing_hints import ListingPage
+from octo.local.listing_hints import find_hints
+from octo.local.listing_hints import truncated_hint
+from octo.local.listing_models import EntryType
+from octo.local.listing_models import FindFilesQuery
+from octo.local.listing_models import FindFilesResult
+from octo.local.listing_models import FoundFile
+from octo.local.walk import Entry
+from octo.local.walk import Walk
+from octo.local.walk import stat_entries
+from octo.local.walk import walk_listing
 
 _TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
 

@@ -11,10 +11,15 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
 
-from octo.core.envelope import ToolQuery, ToolResult
-from octo.core.formats import parse_duration, parse_size
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.formats import parse_duration
+from octo.core.formats import parse_size
 from octo.core.paging import Pagination
 
 EntryType = Literal["file", "dir", "symlink"]

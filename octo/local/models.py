@@ -8,12 +8,18 @@ octo's additions: dot-files and credential files need an explicit opt-in.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
 
-from octo.core.budget import CharPagination, TokenInfo
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.budget import CharPagination
+from octo.core.budget import TokenInfo
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
 
 SearchMode = Literal["discovery", "paginated", "detailed"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from octo.local.models import MatchPagination, SearchFile, SearchMatch
+from octo.local.models import MatchPagination
+from octo.local.models import SearchFile
+from octo.local.models import SearchMatch
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,19 @@ from __future__ import annotations
 import base64
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import NamedTuple
 
 from octo.core.redaction import LineRedactor
 from octo.core.sensitive import is_sensitive
-from octo.local.matched_lines import clip_line, group_matches, strip_newline
-from octo.local.models import LocalSearchCodeQuery, MatchPagination, SearchFile
+from octo.local.matched_lines import clip_line
+from octo.local.matched_lines import group_matches
+from octo.local.matched_lines import strip_newline
+from octo.local.models import LocalSearchCodeQuery
+from octo.local.models import MatchPagination
+from octo.local.models import SearchFile
 
 
 def _rg_text(value: dict[str, Any]) -> str:

@@ -18,18 +18,28 @@ from pathlib import Path
 
 import anyio
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.budget import token_info
 from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import iso_utc
 from octo.core.paging import Pagination
-from octo.local.models import LocalSearchCodeQuery, LocalSearchCodeResult, SearchFile, SearchStats
+from octo.local.models import LocalSearchCodeQuery
+from octo.local.models import LocalSearchCodeResult
+from octo.local.models import SearchFile
+from octo.local.models import SearchStats
 from octo.local.page_fit import fit_budget
-from octo.local.rg_output import MatchingFile, PageScan, read_counts
-from octo.local.search_hints import budget_hints, search_hints
+from octo.local.rg_output import MatchingFile
+from octo.local.rg_output import PageScan
+from octo.local.rg_output import read_counts
+from octo.local.search_hints import budget_hints
+from octo.local.search_hints import search_hints
 from octo.local.targets import search_target
-from octo.transports.ripgrep import max_filesize_arg, open_rg, rg_error_message, run_rg
+from octo.transports.ripgrep import max_filesize_arg
+from octo.transports.ripgrep import open_rg
+from octo.transports.ripgrep import rg_error_message
+from octo.transports.ripgrep import run_rg
 
 
 async def search_code(

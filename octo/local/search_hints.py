@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from octo.core.formats import compact_json
-from octo.local.models import MODE_PRESETS, LocalSearchCodeQuery, LocalSearchCodeResult
-from octo.local.next_calls import has_regex_syntax, read_params
+from octo.local.models import MODE_PRESETS
+from octo.local.models import LocalSearchCodeQuery
+from octo.local.models import LocalSearchCodeResult
+from octo.local.next_calls import has_regex_syntax
+from octo.local.next_calls import read_params
 from octo.local.page_fit import PageFit
 
 

@@ -14,22 +14,35 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from octo.contract import Answer, QueryContext
-from octo.core.errors import ErrorCode, NotFoundError
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.errors import ErrorCode
+from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
 from octo.core.paging import page_of
-from octo.lsp.call_walk import FAN_OUT, MAX_NODES, Edge, Failure, Walk, item_key, walk_calls
+from octo.lsp.call_walk import FAN_OUT
+from octo.lsp.call_walk import MAX_NODES
+from octo.lsp.call_walk import Edge
+from octo.lsp.call_walk import Failure
+from octo.lsp.call_walk import Walk
+from octo.lsp.call_walk import item_key
+from octo.lsp.call_walk import walk_calls
 from octo.lsp.client import MalformedReplyError
-from octo.lsp.locations import (
-    SeenFile,
-    code_location,
-    page_hints,
-    path_of,
-    range_of,
-    see_files,
-)
-from octo.lsp.models import Call, CallEnd, CallHierarchyQuery, CallHierarchyResult
-from octo.lsp.target import Target, answer, ask, find_target, require
+from octo.lsp.locations import SeenFile
+from octo.lsp.locations import code_location
+from octo.lsp.locations import page_hints
+from octo.lsp.locations import path_of
+from octo.lsp.locations import range_of
+from octo.lsp.locations import see_files
+from octo.lsp.models import Call
+from octo.lsp.models import CallEnd
+from octo.lsp.models import CallHierarchyQuery
+from octo.lsp.models import CallHierarchyResult
+from octo.lsp.target import Target
+from octo.lsp.target import answer
+from octo.lsp.target import ask
+from octo.lsp.target import find_target
+from octo.lsp.target import require
 
 
 def _end(seen: dict[Path, SeenFile], item: Mapping[str, Any]) -> CallEnd:

@@ -9,7 +9,8 @@ the calls found. The whole walk has one deadline; each request gets what is left
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,11 @@ from lsprotocol import types as lsp
 from octo.core.concurrency import map_settled
 from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
-from octo.lsp.client import MalformedReplyError, RequestTimeoutError
-from octo.lsp.locations import path_of, range_of, see_files
+from octo.lsp.client import MalformedReplyError
+from octo.lsp.client import RequestTimeoutError
+from octo.lsp.locations import path_of
+from octo.lsp.locations import range_of
+from octo.lsp.locations import see_files
 from octo.lsp.models import Range
 from octo.lsp.pool import ServerSlot
 

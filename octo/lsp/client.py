@@ -12,16 +12,23 @@ import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcMethodNotFound
 
-from octo.core.errors import LspNotAvailableError, OctoError, QueryTimeoutError
+from octo.core.errors import LspNotAvailableError
+from octo.core.errors import OctoError
+from octo.core.errors import QueryTimeoutError
 from octo.core.version import VERSION
-from octo.lsp.documents import OpenDocuments, Source
-from octo.lsp.process import StderrTail, end_group, spawn
+from octo.lsp.documents import OpenDocuments
+from octo.lsp.documents import Source
+from octo.lsp.process import StderrTail
+from octo.lsp.process import end_group
+from octo.lsp.process import spawn
 from octo.lsp.progress import ProgressTracker
 from octo.lsp.protocol import language_client
 

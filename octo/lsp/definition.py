@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from octo.contract import Answer, QueryContext
-from octo.lsp.locations import code_location, places_of, see_files
-from octo.lsp.models import GotoDefinitionQuery, GotoDefinitionResult
-from octo.lsp.target import answer, ask, find_target, require
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.lsp.locations import code_location
+from octo.lsp.locations import places_of
+from octo.lsp.locations import see_files
+from octo.lsp.models import GotoDefinitionQuery
+from octo.lsp.models import GotoDefinitionResult
+from octo.lsp.target import answer
+from octo.lsp.target import ask
+from octo.lsp.target import find_target
+from octo.lsp.target import require
 
 
 async def goto_definition(

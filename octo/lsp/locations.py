@@ -8,12 +8,14 @@ the lines of those inside the allowed roots), never on the event loop.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
+from urllib.parse import urlparse
 
 import anyio
 
@@ -21,7 +23,9 @@ from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
 from octo.lsp.client import MalformedReplyError
-from octo.lsp.models import CodeLocation, Position, Range
+from octo.lsp.models import CodeLocation
+from octo.lsp.models import Position
+from octo.lsp.models import Range
 from octo.lsp.symbols import split_lines
 
 #: Longest line of code shown, in characters.

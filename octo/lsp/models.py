@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import field_validator
 
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
 
 

@@ -15,16 +15,24 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.client import LspClient, RequestTimeoutError, ServerCrashedError
+from octo.lsp.client import LspClient
+from octo.lsp.client import RequestTimeoutError
+from octo.lsp.client import ServerCrashedError
 from octo.lsp.process import server_environment
-from octo.lsp.servers import Language, ServerCommand, find_server, language_of, workspace_root
+from octo.lsp.servers import Language
+from octo.lsp.servers import ServerCommand
+from octo.lsp.servers import find_server
+from octo.lsp.servers import language_of
+from octo.lsp.servers import workspace_root
 from octo.lsp.settings import LspSettings
 
 if TYPE_CHECKING:

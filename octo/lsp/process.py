@@ -14,13 +14,15 @@ import collections
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
 from pygls.lsp.client import LanguageClient
 
-from octo.transports.processes import child_command, child_environment
+from octo.transports.processes import child_command
+from octo.transports.processes import child_environment
 
 #: When PATH is unset, servers still find the interpreters their launch scripts name.
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
-from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
+from pygls.protocol import JsonRPCResponseMessage
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import default_converter
 
 from octo.core.version import VERSION
 from octo.lsp.progress import ProgressTracker

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.paging import page_of
-from octo.lsp.locations import code_location, page_hints, places_of, see_files
-from octo.lsp.models import FindReferencesQuery, FindReferencesResult
-from octo.lsp.target import answer, ask, find_target, require
+from octo.lsp.locations import code_location
+from octo.lsp.locations import page_hints
+from octo.lsp.locations import places_of
+from octo.lsp.locations import see_files
+from octo.lsp.models import FindReferencesQuery
+from octo.lsp.models import FindReferencesResult
+from octo.lsp.target import answer
+from octo.lsp.target import ask
+from octo.lsp.target import find_target
+from octo.lsp.target import require
 
 
 async def find_references(

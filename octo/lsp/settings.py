@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from octo.core.config import env_int, env_seconds
+from octo.core.config import env_int
+from octo.core.config import env_seconds
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from octo.contract import ToolCategory
-from octo.contract.family import Binding, family_tools
-from octo.lsp.models import (
-    CallHierarchyQuery,
-    CallHierarchyResult,
-    FindReferencesQuery,
-    FindReferencesResult,
-    GotoDefinitionQuery,
-    GotoDefinitionResult,
-)
+from octo.contract.family import Binding
+from octo.contract.family import family_tools
+from octo.lsp.models import CallHierarchyQuery
+from octo.lsp.models import CallHierarchyResult
+from octo.lsp.models import FindReferencesQuery
+from octo.lsp.models import FindReferencesResult
+from octo.lsp.models import GotoDefinitionQuery
+from octo.lsp.models import GotoDefinitionResult
 
 TOOLS = family_tools(
     __package__,

@@ -6,18 +6,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 import anyio
 
-from octo.contract import Answer, QueryContext
-from octo.core.errors import LspNotAvailableError, NotFoundError
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.errors import LspNotAvailableError
+from octo.core.errors import NotFoundError
 from octo.core.paths import PathPolicy
 from octo.lsp.documents import Source
-from octo.lsp.models import NavigationResult, ResolvedSymbol, SymbolQuery
-from octo.lsp.pool import LspPool, ServerSlot
+from octo.lsp.models import NavigationResult
+from octo.lsp.models import ResolvedSymbol
+from octo.lsp.models import SymbolQuery
+from octo.lsp.pool import LspPool
+from octo.lsp.pool import ServerSlot
 from octo.lsp.servers import Language
-from octo.lsp.symbols import FoundSymbol, resolve_symbol
+from octo.lsp.symbols import FoundSymbol
+from octo.lsp.symbols import resolve_symbol
 
 ResultT = TypeVar("ResultT", bound=NavigationResult)
 

@@ -13,15 +13,20 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import TypeVar
 
 import anyio
 
-from octo.contract import ProgressReporter, Runtime
-from octo.core.errors import OctoError, ToolNotAvailableError
-from octo.semantic.embedder import Embedder, build_embedder, configured_model
+from octo.contract import ProgressReporter
+from octo.contract import Runtime
+from octo.core.errors import OctoError
+from octo.core.errors import ToolNotAvailableError
+from octo.semantic.embedder import Embedder
+from octo.semantic.embedder import build_embedder
+from octo.semantic.embedder import configured_model
 from octo.semantic.store import IndexStore
 from octo.semantic.store_choice import open_store
 from octo.semantic.walk import FileState

@@ -11,7 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from octo.semantic.languages import GRAMMARS, parser_for
+from octo.semantic.languages import GRAMMARS
+from octo.semantic.languages import parser_for
 
 if TYPE_CHECKING:
     from tree_sitter import Node

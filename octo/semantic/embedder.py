@@ -8,8 +8,11 @@ Every vector is L2-normalised, so a dot product is the cosine similarity.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Protocol
 
 import anyio
 

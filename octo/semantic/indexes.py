@@ -11,18 +11,19 @@ from typing import Literal
 
 import anyio
 
-from octo.contract import Answer, QueryContext
-from octo.core.errors import NotFoundError, PathNotAllowedError
-from octo.core.formats import compact_json, iso_utc
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.errors import NotFoundError
+from octo.core.errors import PathNotAllowedError
+from octo.core.formats import compact_json
+from octo.core.formats import iso_utc
 from octo.semantic.backend import SemanticBackend
-from octo.semantic.models import (
-    ClearIndexResult,
-    IndexNameQuery,
-    IndexStatsResult,
-    IndexSummary,
-    ListIndexesQuery,
-    ListIndexesResult,
-)
+from octo.semantic.models import ClearIndexResult
+from octo.semantic.models import IndexNameQuery
+from octo.semantic.models import IndexStatsResult
+from octo.semantic.models import IndexSummary
+from octo.semantic.models import ListIndexesQuery
+from octo.semantic.models import ListIndexesResult
 from octo.semantic.store import IndexMeta
 
 _LIST_HINT = "semanticListIndexes {}"

@@ -15,20 +15,26 @@ from typing import Literal
 
 import anyio
 
-from octo.contract import Answer, QueryContext
-from octo.core.errors import InvalidQueryError, OctoError, ToolNotAvailableError
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import OctoError
+from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
-from octo.semantic.backend import EmbeddingJob, SemanticBackend
+from octo.semantic.backend import EmbeddingJob
+from octo.semantic.backend import SemanticBackend
 from octo.semantic.chunking import chunk_file
-from octo.semantic.indexes import default_index_name, index_call
-from octo.semantic.models import (
-    EmbeddingState,
-    IndexCodebaseQuery,
-    IndexCodebaseResult,
-    IndexRunStats,
-)
-from octo.semantic.store import FileWrite, IndexMeta
-from octo.semantic.walk import ScannedFile, list_files, scan_files
+from octo.semantic.indexes import default_index_name
+from octo.semantic.indexes import index_call
+from octo.semantic.models import EmbeddingState
+from octo.semantic.models import IndexCodebaseQuery
+from octo.semantic.models import IndexCodebaseResult
+from octo.semantic.models import IndexRunStats
+from octo.semantic.store import FileWrite
+from octo.semantic.store import IndexMeta
+from octo.semantic.walk import ScannedFile
+from octo.semantic.walk import list_files
+from octo.semantic.walk import scan_files
 
 #: Files per transaction of the keyword side: what an interruption may lose.
 FILE_BATCH = 200

@@ -188,7 +188,8 @@ def parser_for(language: str) -> Parser | None:
     if grammar is None:
         return None
     try:
-        from tree_sitter import Language, Parser
+        from tree_sitter import Language
+        from tree_sitter import Parser
 
         module = import_module(grammar.module)
     except ImportError:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
 
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 
 SymbolType = Literal["function", "class", "method", "interface"]
 MatchType = Literal["semantic", "keyword", "both"]

@@ -11,10 +11,13 @@ the keyword list, so a half-embedded index still finds all of its code.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from typing import Literal
 
-from octo.semantic.store import ChunkFilter, IndexStore
+from octo.semantic.store import ChunkFilter
+from octo.semantic.store import IndexStore
 
 if TYPE_CHECKING:
     from octo.semantic.store import Vector

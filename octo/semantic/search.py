@@ -7,17 +7,27 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.budget import cut_lines
 from octo.core.errors import OctoError
-from octo.core.formats import compact_json, iso_utc
+from octo.core.formats import compact_json
+from octo.core.formats import iso_utc
 from octo.semantic.backend import SemanticBackend
-from octo.semantic.indexes import authorize, index_call, locate
+from octo.semantic.indexes import authorize
+from octo.semantic.indexes import index_call
+from octo.semantic.indexes import locate
 from octo.semantic.indexing import model_mismatch
 from octo.semantic.languages import canonical_language
-from octo.semantic.models import SearchContext, SearchHit, SemanticSearchQuery, SemanticSearchResult
-from octo.semantic.ranking import Mode, Ranked, rank
-from octo.semantic.store import ChunkFilter, IndexStore
+from octo.semantic.models import SearchContext
+from octo.semantic.models import SearchHit
+from octo.semantic.models import SemanticSearchQuery
+from octo.semantic.models import SemanticSearchResult
+from octo.semantic.ranking import Mode
+from octo.semantic.ranking import Ranked
+from octo.semantic.ranking import rank
+from octo.semantic.store import ChunkFilter
+from octo.semantic.store import IndexStore
 from octo.semantic.terms import query_terms
 
 #: An index older than this is stale (the seed's rule).

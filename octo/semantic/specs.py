@@ -6,18 +6,17 @@ Their words (titles, descriptions, examples) are in tools.toml beside this file.
 from __future__ import annotations
 
 from octo.contract import ToolCategory
-from octo.contract.family import Binding, family_tools
-from octo.semantic.models import (
-    ClearIndexResult,
-    IndexCodebaseQuery,
-    IndexCodebaseResult,
-    IndexNameQuery,
-    IndexStatsResult,
-    ListIndexesQuery,
-    ListIndexesResult,
-    SemanticSearchQuery,
-    SemanticSearchResult,
-)
+from octo.contract.family import Binding
+from octo.contract.family import family_tools
+from octo.semantic.models import ClearIndexResult
+from octo.semantic.models import IndexCodebaseQuery
+from octo.semantic.models import IndexCodebaseResult
+from octo.semantic.models import IndexNameQuery
+from octo.semantic.models import IndexStatsResult
+from octo.semantic.models import ListIndexesQuery
+from octo.semantic.models import ListIndexesResult
+from octo.semantic.models import SemanticSearchQuery
+from octo.semantic.models import SemanticSearchResult
 
 #: Indexing a large tree writes its keyword side in seconds to minutes; waiting for every
 #: vector (waitForEmbeddings) may take far longer, and the work is resumable.

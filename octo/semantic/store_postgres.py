@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from octo.core.errors import ToolNotAvailableError
-from octo.semantic.store import (
-    CHUNK_COLUMNS,
-    ChunkFilter,
-    FileWrite,
-    IndexMeta,
-    IndexStats,
-    StoredChunk,
-    body_text,
-    filter_sql,
-    names_text,
-    stored_chunk,
-)
+from octo.semantic.store import CHUNK_COLUMNS
+from octo.semantic.store import ChunkFilter
+from octo.semantic.store import FileWrite
+from octo.semantic.store import IndexMeta
+from octo.semantic.store import IndexStats
+from octo.semantic.store import StoredChunk
+from octo.semantic.store import body_text
+from octo.semantic.store import filter_sql
+from octo.semantic.store import names_text
+from octo.semantic.store import stored_chunk
 from octo.semantic.walk import FileState
 
 if TYPE_CHECKING:

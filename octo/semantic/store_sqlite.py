@@ -8,25 +8,26 @@ from __future__ import annotations
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Iterator
+from collections.abc import Sequence
+from contextlib import closing
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from octo.core.errors import NotFoundError, ToolNotAvailableError
-from octo.semantic.store import (
-    CHUNK_COLUMNS,
-    ChunkFilter,
-    FileWrite,
-    IndexMeta,
-    IndexStats,
-    StoredChunk,
-    body_text,
-    filter_sql,
-    names_text,
-    stored_chunk,
-)
+from octo.core.errors import NotFoundError
+from octo.core.errors import ToolNotAvailableError
+from octo.semantic.store import CHUNK_COLUMNS
+from octo.semantic.store import ChunkFilter
+from octo.semantic.store import FileWrite
+from octo.semantic.store import IndexMeta
+from octo.semantic.store import IndexStats
+from octo.semantic.store import StoredChunk
+from octo.semantic.store import body_text
+from octo.semantic.store import filter_sql
+from octo.semantic.store import names_text
+from octo.semantic.store import stored_chunk
 from octo.semantic.walk import FileState
 
 if TYPE_CHECKING:

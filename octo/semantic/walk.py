@@ -19,7 +19,9 @@ from octo.core.paths import is_hidden
 from octo.core.redaction import redact
 from octo.core.sensitive import is_sensitive
 from octo.semantic.languages import language_of
-from octo.transports.ripgrep import max_filesize_arg, rg_error_message, run_rg
+from octo.transports.ripgrep import max_filesize_arg
+from octo.transports.ripgrep import rg_error_message
+from octo.transports.ripgrep import run_rg
 
 #: Listing a large tree may take longer than one search's rg limit.
 LIST_TIMEOUT_MS = 60_000

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from octo.core.budget import cut_lines, estimate_tokens, token_info
-from octo.core.errors import InvalidQueryError, PathNotAllowedError
-from octo.core.paths import PathPolicy, is_hidden
+from octo.core.budget import cut_lines
+from octo.core.budget import estimate_tokens
+from octo.core.budget import token_info
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import PathNotAllowedError
+from octo.core.paths import PathPolicy
+from octo.core.paths import is_hidden
 from octo.core.redaction import redact
 from octo.core.sensitive import is_sensitive
 

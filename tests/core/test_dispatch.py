@@ -9,11 +9,19 @@ import anyio
 import pytest
 from pydantic import Field
 
-from octo.contract import Answer, QueryContext, ToolCategory, ToolSpec
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract import ToolCategory
+from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
-from octo.core.envelope import QueryStatus, ToolQuery, ToolResult
-from octo.core.errors import CallError, ErrorCode, NotFoundError, RateLimitError
+from octo.core.envelope import QueryStatus
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.errors import CallError
+from octo.core.errors import ErrorCode
+from octo.core.errors import NotFoundError
+from octo.core.errors import RateLimitError
 from octo.dispatch import dispatch
 
 

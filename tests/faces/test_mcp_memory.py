@@ -13,7 +13,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 from octo.faces.mcp_server import build_server
 from octo.registry import all_tools
 

@@ -14,7 +14,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 from octo.registry import all_tools
 

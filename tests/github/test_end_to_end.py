@@ -8,13 +8,16 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 RECORDINGS = Path(__file__).parent / "recordings"
 TOKEN = "test-token-not-real-e2e"

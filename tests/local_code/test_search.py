@@ -11,7 +11,9 @@ import pytest
 
 from octo.core.errors import CallError
 
-from .conftest import Call, CallOne, Tree
+from .conftest import Call
+from .conftest import CallOne
+from .conftest import Tree
 
 
 def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:

@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 
-from tests.lsp.conftest import GatewayFactory, fake_env, pool_of, result_of
+from tests.lsp.conftest import GatewayFactory
+from tests.lsp.conftest import fake_env
+from tests.lsp.conftest import pool_of
+from tests.lsp.conftest import result_of
 
 # Request timeouts and walk deadlines are waited out: seconds each.
 pytestmark = pytest.mark.slow

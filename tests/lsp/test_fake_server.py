@@ -7,15 +7,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.lsp.conftest import (
-    DEFINITION,
-    GatewayFactory,
-    assert_no_leftovers,
-    fake_env,
-    lsp_env,
-    pool_of,
-    result_of,
-)
+from tests.lsp.conftest import DEFINITION
+from tests.lsp.conftest import GatewayFactory
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import fake_env
+from tests.lsp.conftest import lsp_env
+from tests.lsp.conftest import pool_of
+from tests.lsp.conftest import result_of
 
 
 async def test_initialize_survives_a_notebook_selector_with_cells(gateway: GatewayFactory) -> None:

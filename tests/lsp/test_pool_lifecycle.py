@@ -15,18 +15,17 @@ from lsprotocol import types as lsp
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.pool import LspPool, ServerSlot
-from tests.lsp.conftest import (
-    DEFINITION,
-    SOURCE,
-    GatewayFactory,
-    ManualClock,
-    assert_no_leftovers,
-    fake_env,
-    leftovers,
-    pool_of,
-    result_of,
-)
+from octo.lsp.pool import LspPool
+from octo.lsp.pool import ServerSlot
+from tests.lsp.conftest import DEFINITION
+from tests.lsp.conftest import SOURCE
+from tests.lsp.conftest import GatewayFactory
+from tests.lsp.conftest import ManualClock
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import fake_env
+from tests.lsp.conftest import leftovers
+from tests.lsp.conftest import pool_of
+from tests.lsp.conftest import result_of
 
 # Server processes started, crashed and killed: seconds each.
 pytestmark = pytest.mark.slow

@@ -7,7 +7,8 @@ after every test, every process we have is a live pool server, and after the mod
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -19,14 +20,12 @@ from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
 from octo.lsp.pool import LspPool
 from octo.lsp.servers import find_server
-from tests.lsp.conftest import (
-    FIXTURES,
-    assert_no_leftovers,
-    leftovers,
-    lsp_env,
-    result_of,
-    server_sessions,
-)
+from tests.lsp.conftest import FIXTURES
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import leftovers
+from tests.lsp.conftest import lsp_env
+from tests.lsp.conftest import result_of
+from tests.lsp.conftest import server_sessions
 
 # Real language servers index their fixture projects: seconds each.
 pytestmark = pytest.mark.slow

@@ -19,20 +19,19 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 from octo.core.errors import LspNotAvailableError
 from octo.lsp.servers import find_server
-from tests.lsp.conftest import (
-    FAKE_SERVER,
-    FIXTURES,
-    NPM_BIN,
-    assert_no_leftovers,
-    command_line,
-    descendants_of,
-    leftovers,
-    session_of,
-)
+from tests.lsp.conftest import FAKE_SERVER
+from tests.lsp.conftest import FIXTURES
+from tests.lsp.conftest import NPM_BIN
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import command_line
+from tests.lsp.conftest import descendants_of
+from tests.lsp.conftest import leftovers
+from tests.lsp.conftest import session_of
 
 # `octo serve` subprocesses with live language servers: seconds each.
 pytestmark = pytest.mark.slow

@@ -18,7 +18,10 @@ from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
 from octo.lsp.servers import find_server
-from tests.lsp.conftest import assert_no_leftovers, lsp_env, result_of, server_sessions
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import lsp_env
+from tests.lsp.conftest import result_of
+from tests.lsp.conftest import server_sessions
 
 STDLIB = Path(json.__file__).resolve().parent.parent
 

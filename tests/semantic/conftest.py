@@ -17,8 +17,10 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,8 @@ import httpx
 import pytest
 import respx
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 
 EMBED_URL = "http://embed.test/v1"
 EMBED_MODEL = "bag-of-words-test"

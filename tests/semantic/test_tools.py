@@ -10,9 +10,12 @@ from typing import Any
 
 import anyio
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 
-from .conftest import EMBED_MODEL, FakeEmbeddings, one
+from .conftest import EMBED_MODEL
+from .conftest import FakeEmbeddings
+from .conftest import one
 
 GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
