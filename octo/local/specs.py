@@ -1,7 +1,4 @@
-"""The local code tools, defined once: search, read, directory listing and file finding.
-
-Their words (titles, descriptions, examples) are in tools.toml beside this file.
-"""
+"""The local code tools (search, read, listing, finding); their words are in tools.toml."""
 
 from __future__ import annotations
 
