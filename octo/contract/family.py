@@ -1,5 +1,6 @@
 """A family's tools from their two halves: the code (models, handler, limits) bound in the
-family's ``specs.py``, and the words (title, description, example) in its ``tools.toml``.
+family's ``specs.py``, and the words (title, description, example, and the reference's use
+cases, realistic response, errors and related tools) in its ``tools.toml``.
 
 Prose and examples are data, so they live in a data file where they read as prose; the
 loader checks that every tool has both halves, so a tool is still defined exactly once.
@@ -17,6 +18,7 @@ from string import Template
 from typing import Any
 
 from octo.contract.spec import ToolCategory
+from octo.contract.spec import ToolDocs
 from octo.contract.spec import ToolSpec
 from octo.contract.spec import lazy
 from octo.core.envelope import ToolQuery
@@ -75,4 +77,10 @@ def _spec(
         example=dict(words.get("example", {})),
         timeout=binding.timeout,
         read_only=binding.read_only,
+        docs=ToolDocs(
+            use_cases=tuple(words.get("use_cases", ())),
+            response=dict(words.get("response", {})),
+            errors=dict(words.get("errors", {})),
+            related=tuple(words.get("related", ())),
+        ),
     )

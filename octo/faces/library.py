@@ -47,7 +47,7 @@ class Gateway(AsyncResource):
             from dataclasses import replace
 
             config = replace(config, roots=tuple(Path(r) for r in roots))
-        self.runtime = Runtime(config, http_transport=http_transport)
+        self.runtime = Runtime(config, http_transport=http_transport, catalog=all_tools())
 
     @property
     def config(self) -> Config:

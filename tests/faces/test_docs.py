@@ -21,8 +21,10 @@ def test_every_tool_has_a_section_with_parameters_and_example() -> None:
     text = render_tools_markdown()
     for spec in all_tools():
         section = text.split(f"\n## {spec.name}\n", 1)[1].split("\n## ", 1)[0]
-        assert "| name | type | required | default | description |" in section
-        assert f"up to {spec.max_queries} queries per call" in section
+        parameters = "| name | type | required | default | description |" in section
+        assert parameters or "None: the query is `{}`." in section
+        per_call = "one query" if spec.max_queries == 1 else f"up to {spec.max_queries} queries"
+        assert f"{per_call} per call" in section
         assert "Request:" in section and "Response shape" in section
 
 
