@@ -9,24 +9,30 @@ from pydantic import ConfigDict
 from pydantic import Field
 
 from octo.core.budget import TokenInfo
+from octo.core.envelope import CONTEXT_FIELDS
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 
 
 def _without_context_fields(schema: dict[str, Any]) -> None:
-    # A query of no parameters: its schema need not spell out the research-context fields
-    # (still accepted) in every tools/list.
-    schema.pop("properties", None)
+    # The gateway's own tools serve no research: their schemas need not spell out the
+    # research-context fields (still accepted) in every tools/list.
+    for name in CONTEXT_FIELDS:
+        schema["properties"].pop(name, None)
     schema.pop("additionalProperties", None)
 
 
-class NoParameters(ToolQuery):
-    """No parameters: {}."""
+class GatewayQuery(ToolQuery):
+    """Base of the gateway tools' queries."""
 
     model_config = ConfigDict(json_schema_extra=_without_context_fields)
 
 
-class GetCachedContentQuery(ToolQuery):
+class NoParameters(GatewayQuery):
+    """No parameters: {}."""
+
+
+class GetCachedContentQuery(GatewayQuery):
     """One page of a content handle."""
 
     handle: str = Field(min_length=1, max_length=100, description="A contentHandle of an answer.")

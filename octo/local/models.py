@@ -16,6 +16,8 @@ from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
 
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
 from octo.core.budget import CharPagination
 from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
@@ -131,8 +133,8 @@ class MatchPagination(BaseModel):
     matchesOnPage: int
 
 
-class SearchFile(BaseModel):
-    """A file with matches; ``path`` is relative to the result's ``root``."""
+class SearchFile(PlacedItem):
+    """A file with matches; ``path`` is relative to the result's ``root`` (and ``place``)."""
 
     path: str
     matchCount: int = Field(description="Matching lines in the file.")
@@ -162,7 +164,7 @@ class SearchStats(BaseModel):
     )
 
 
-class LocalSearchCodeResult(ToolResult):
+class LocalSearchCodeResult(PlacesPart, ToolResult):
     """Files matching a pattern, one page of them."""
 
     root: str = Field(description="The searched directory; file paths are relative to it.")
@@ -174,9 +176,13 @@ class LocalSearchCodeResult(ToolResult):
         description="Size of the page's text; matches beyond the token budget are left out "
         "(truncated) and paginationHint says how to read them.",
     )
+    groups: list[LocalSearchCodeResult] | None = Field(
+        default=None, description="Grouped answers of several places: one per place."
+    )
 
     def is_empty(self) -> bool:
-        return not self.files
+        placed = self.places_empty()
+        return not self.files if placed is None else placed
 
 
 class LocalGetFileContentQuery(ToolQuery):
