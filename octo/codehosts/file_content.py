@@ -15,9 +15,11 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
 from octo.core.budget import cut_lines
+from octo.core.budget import token_info
 from octo.core.config import Config
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
+from octo.core.formats import compact_json
 from octo.core.redaction import redact
 
 #: The largest file one answer holds whole.
@@ -32,10 +34,27 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
         f"Find the path with {call(host, 'githubViewRepoStructure')} or githubSearchCode.",
     ):
         reply = await host.file(query)
-    result, hints = file_content_answer(ctx.config, query, reply.value)
+    shaped = file_content_answer(ctx.config, query, reply.value)
+    result = shaped.result
+    if shaped.cut_from is not None:
+        handle = await ctx.keep(shaped.cut_from, query, local=False)
+        result = result.model_copy(update={"contentHandle": handle})
+        shaped.hints.append(
+            "All of it, in pages: getCachedContent " + compact_json({"handle": handle})
+        )
     answer = Answer(result, cached=reply.cached)
-    answer.hint(*reply.notes, *hints)
+    answer.hint(*reply.notes, *shaped.hints)
     return answer
+
+
+@dataclass(frozen=True)
+class ShapedFile:
+    """A file query's result and hints; ``cut_from`` is the text the token budget cut (for
+    its content handle), None when nothing was cut."""
+
+    result: FileContentResult
+    hints: list[str]
+    cut_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,9 +97,7 @@ def _select(text: str, query: FileContentQuery) -> _Selection:
     return _Selection(text, 1, total)
 
 
-def file_content_answer(
-    config: Config, query: FileContentQuery, blob: FileBlob
-) -> tuple[FileContentResult, list[str]]:
+def file_content_answer(config: Config, query: FileContentQuery, blob: FileBlob) -> ShapedFile:
     """A file query's answer from the file itself, for every code host.
 
     Refuses binary and oversized files, selects lines, cuts the char page and the token budget.
@@ -108,7 +125,9 @@ def file_content_answer(
     page = text[start:end]
     budget = config.max_tokens * config.chars_per_token
     hints: list[str] = []
+    cut_from = None
     if len(page) > budget:
+        cut_from = redact(page)
         cut = cut_lines(
             page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
         )
@@ -117,10 +136,12 @@ def file_content_answer(
         hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")
     paged = start > 0 or end < total
     pagination = None
+    next_step = None
     if paged:
         pagination = CharPagination.of(start, end, total)
         if end < total:
-            hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
+            next_step = f"charOffset={end}, charLength={max(50, end - start)}"
+            hints.append(f"More content: {next_step}.")
     first = selection.first_line + text.count("\n", 0, start)
     last = first + page.count("\n", 0, max(0, len(page) - 1)) if page else None
     if selection.match_count == 0:
@@ -128,12 +149,21 @@ def file_content_answer(
             f'"{query.matchString}" does not occur in {query.path}; matching is exact and '
             "case-sensitive."
         )
+    content = redact(page)
+    tokens = token_info(
+        content,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        truncated_at_line=last if cut_from is not None and query.matchString is None else None,
+        truncated=cut_from is not None,
+        next_step=next_step,
+    )
     result = FileContentResult(
         owner=query.owner,
         repo=query.repo,
         path=query.path,
         branch=query.branch,
-        content=redact(page),
+        content=content,
         size=blob.size,
         sha=blob.sha,
         startLine=first if page and query.matchString is None else None,
@@ -141,5 +171,6 @@ def file_content_answer(
         totalLines=selection.total_lines,
         matchCount=selection.match_count,
         pagination=pagination,
+        tokens=tokens,
     )
-    return result, hints
+    return ShapedFile(result, hints, cut_from)

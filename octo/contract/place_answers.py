@@ -79,8 +79,9 @@ class PlaceTool(Generic[Q, R]):
     per_page: str
     #: How many items a place has in all, given the answer to a window of that many.
     count: Callable[[R, int], int]
-    #: The global ranking of an item; None: places in order, each in its own order.
-    rank: Callable[[Any], Any] | None
+    #: The global ranking of an item, given its position in its place's answer; None: places
+    #: in order, each in its own order.
+    rank: Callable[[Any, int], Any] | None
     #: The result of several places: ``(root, items, answers, paging)``, totals summed.
     combine: Callable[[str, list[Any], list[R], Paging], R]
     #: Query fields a global fetch needs to rank (a listing's details for its sort), and the
@@ -127,7 +128,11 @@ async def answer_places(
     done = answered(outcomes)
     if _mode(query) == "perPlace":
         share = {p.label: shares[i] for i, p in enumerate(places)}
-        groups = [(place, _items(tool, a.result)[: share[place.label]]) for place, a in done]
+        shown = [
+            (place, item)
+            for place, a in done
+            for item in _items(tool, a.result)[: share[place.label]]
+        ]
         known = [_paging(a.result).totalPages for _p, a in done]
         paging = Paging(
             page,
@@ -135,8 +140,8 @@ async def answer_places(
             any(_paging(a.result).hasMore for _p, a in done),
         )
     else:
-        groups, paging = _global_page(tool, done, page, per_page, window)
-    return await _combined(ctx, query, tool, found, outcomes, done, groups, paging)
+        shown, paging = _global_page(tool, done, page, per_page, window)
+    return await _combined(ctx, query, tool, found, outcomes, done, shown, paging)
 
 
 def _items(tool: PlaceTool[Any, Any], result: BaseModel) -> list[Any]:
@@ -158,22 +163,21 @@ def _global_page(
     page: int,
     per_page: int,
     window: int,
-) -> tuple[list[tuple[Place, list[Any]]], Paging]:
+) -> tuple[list[tuple[Place, Any]], Paging]:
     """One ranking of every place's items, cut to the page asked for."""
     ranked: list[tuple[Any, int, int, Place, Any]] = []
     for order, (place, answer) in enumerate(done):
         for position, item in enumerate(_items(tool, answer.result)):
-            key = tool.rank(item) if tool.rank is not None else 0
+            key = tool.rank(item, position) if tool.rank is not None else 0
             ranked.append((key, order, position, place, item))
     ranked.sort(key=lambda entry: entry[:3])
-    shown = ranked[(page - 1) * per_page : page * per_page]
     unasked = dict(tool.unasked)
-    groups = [
-        (place, [item.model_copy(update=unasked) for *_rank, at, item in shown if at is place])
-        for place, _answer in done
+    shown = [
+        (place, item.model_copy(update=unasked))
+        for *_rank, place, item in ranked[(page - 1) * per_page : page * per_page]
     ]
     total = sum(tool.count(answer.result, window) for _place, answer in done)
-    return groups, Paging(page, math.ceil(total / per_page), page * per_page < total)
+    return shown, Paging(page, math.ceil(total / per_page), page * per_page < total)
 
 
 async def _combined(
@@ -183,18 +187,18 @@ async def _combined(
     found: Places,
     outcomes: Sequence[Outcome[R]],
     done: list[tuple[Place, Answer[R]]],
-    groups: list[tuple[Place, list[Any]]],
+    shown: list[tuple[Place, Any]],
     paging: Paging,
 ) -> Answer[R]:
-    """The one answer of several places, flat or grouped."""
+    """The one answer of several places, flat (in ranking order) or grouped (in place order)."""
     config = ctx.config
     mode = _mode(query)
     grouped = getattr(query, "responseFormat", "flat") == "grouped"
-    listed = [
-        item
-        for place, items in groups
-        for item in (items if grouped else labelled(items, place.label))
-    ]
+    groups = [(place, [item for at, item in shown if at is place]) for place, _a in done]
+    if grouped:
+        listed = [item for _place, items in groups for item in items]
+    else:
+        listed = [labelled([item], place.label)[0] for place, item in shown]
     budget = config.max_tokens * config.chars_per_token if mode == "global" else None
     fitted = await fit_items(ctx, query, listed, budget, local=tool.local)
     answers = [answer.result for _place, answer in done]

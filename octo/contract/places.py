@@ -44,18 +44,28 @@ R = TypeVar("R", bound=ToolResult)
 M = TypeVar("M", bound=BaseModel)
 
 
+def aggregation_field() -> Any:
+    """The ``aggregationMode`` field of a query that may name several places."""
+    return Field(
+        default="global",
+        description="Several places: one ranking (global) or the page split between them "
+        "(perPlace).",
+    )
+
+
+def format_field() -> Any:
+    """The ``responseFormat`` field of a query that may name several places."""
+    return Field(
+        default="flat",
+        description="Several places: items with their place (flat), or grouped.",
+    )
+
+
 class PlaceOptions(BaseModel):
     """How the places of a query share its answer (query fields)."""
 
-    aggregationMode: AggregationMode = Field(
-        default="global",
-        description="Several places: one ranking (global) or the page split, 10 over 3 = 4,3,3 "
-        "(perPlace).",
-    )
-    responseFormat: ResponseFormat = Field(
-        default="flat",
-        description="Several places: items with their place (flat) or one group per place.",
-    )
+    aggregationMode: AggregationMode = aggregation_field()
+    responseFormat: ResponseFormat = format_field()
 
 
 class PlacedItem(BaseModel):

@@ -129,7 +129,7 @@ def _find_tool(_query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
             truncated=True if any(r.truncated for r in results) else None,
         )
 
-    def rank(item: FoundFile) -> Any:
+    def rank(item: FoundFile, _position: int) -> Any:
         return (_newest_first(item.modified), item.path)
 
     return PlaceTool(
@@ -169,11 +169,11 @@ def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]
             truncated=True if any(r.truncated for r in results) else None,
         )
 
-    orders: dict[str, Callable[[StructureEntry], Any]] = {
-        "name": lambda e: e.name.lower(),
-        "size": lambda e: (-(e.size or 0), e.name.lower()),
-        "time": lambda e: (_newest_first(e.modified), e.name.lower()),
-        "extension": lambda e: (
+    orders: dict[str, Callable[[StructureEntry, int], Any]] = {
+        "name": lambda e, _p: e.name.lower(),
+        "size": lambda e, _p: (-(e.size or 0), e.name.lower()),
+        "time": lambda e, _p: (_newest_first(e.modified), e.name.lower()),
+        "extension": lambda e, _p: (
             e.name.rpartition(".")[2].lower() if "." in e.name else "",
             e.name.lower(),
         ),

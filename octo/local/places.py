@@ -17,9 +17,10 @@ from typing import Any
 from typing import TypeVar
 
 import anyio
+from pydantic import AfterValidator
 from pydantic import Field
+from pydantic import WithJsonSchema
 from pydantic import create_model
-from pydantic import field_validator
 
 from octo.contract.place_answers import Places
 from octo.contract.places import MAX_PLACES
@@ -38,26 +39,38 @@ Q = TypeVar("Q", bound=ToolQuery)
 
 _GLOB_CHARS = frozenset("*?[")
 
-PathOrPaths = (
-    Annotated[str, Field(min_length=1)]
-    | Annotated[
-        list[Annotated[str, Field(min_length=1)]], Field(min_length=1, max_length=MAX_PLACES)
-    ]
-)
+
+def _places(value: str | list[str]) -> str | list[str]:
+    """One path, or 1-MAX_PLACES distinct ones; none empty."""
+    paths = [value] if isinstance(value, str) else value
+    if not 1 <= len(paths) <= MAX_PLACES:
+        raise ValueError(f"path takes 1 to {MAX_PLACES} places, got {len(paths)}")
+    if not all(paths):
+        raise ValueError("path must not be empty")
+    twice = sorted({path for path in paths if paths.count(path) > 1})
+    if twice:
+        raise ValueError(f"path names {', '.join(twice)} twice")
+    return value
+
+
+#: Its schema is spelt compactly (tools/list goes into every context); the rules are checked
+#: in code.
+PathOrPaths = Annotated[
+    str | list[str],
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}, "maxItems": MAX_PLACES},
+            ]
+        }
+    ),
+    AfterValidator(_places),
+]
 
 
 def is_glob(path: str) -> bool:
     return any(char in _GLOB_CHARS for char in path)
-
-
-def _distinct(value: str | list[str]) -> str | list[str]:
-    if isinstance(value, list):
-        seen: set[str] = set()
-        for item in value:
-            if item in seen:
-                raise ValueError(f"path names '{item}' twice")
-            seen.add(item)
-    return value
 
 
 def with_places(model: type[Q], description: str) -> type[Q]:
@@ -69,7 +82,6 @@ def with_places(model: type[Q], description: str) -> type[Q]:
         __base__=model,
         __module__=model.__module__,
         __doc__=model.__doc__,
-        __validators__={"_distinct_places": field_validator("path")(_distinct)},
         path=(PathOrPaths, Field(description=description)),
         aggregationMode=(AggregationMode, options["aggregationMode"]),
         responseFormat=(ResponseFormat, options["responseFormat"]),
