@@ -123,6 +123,9 @@ class SearchMatch(BaseModel):
         description="Lines just before; lines already after the previous match are not repeated.",
     )
     afterContext: list[str] | None = Field(default=None, description="Lines just after.")
+    contentHandle: str | None = Field(
+        default=None, description="A line here was clipped: getCachedContent gives them whole."
+    )
 
 
 class MatchPagination(BaseModel):
@@ -282,6 +285,9 @@ class LocalGetFileContentResult(ToolResult):
     matches: list[SearchMatch] | None = None
     pagination: CharPagination | None = None
     tokens: TokenInfo
+    contentHandle: str | None = Field(
+        default=None, description="Cut to the token budget: getCachedContent gives all of it."
+    )
 
     def is_empty(self) -> bool:
         if self.matchCount is not None:

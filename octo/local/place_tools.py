@@ -22,6 +22,8 @@ from octo.core.paging import Pagination
 from octo.local import find_files as find
 from octo.local import search
 from octo.local import view_structure as view
+from octo.local.clipped_lines import CLIPPED_HINT
+from octo.local.clipped_lines import hand_clipped_lines
 from octo.local.listing_models import FindFilesQuery
 from octo.local.listing_models import FindFilesResult
 from octo.local.listing_models import FoundFile
@@ -67,7 +69,18 @@ async def search_code(
     ctx: QueryContext, query: LocalSearchCodeQuery
 ) -> Answer[LocalSearchCodeResult]:
     """localSearchCode, over one place or several."""
-    return await _in_places(ctx, query, search.search_code, _search_tool)
+    return await _in_places(ctx, query, _search_one, _search_tool)
+
+
+async def _search_one(
+    ctx: QueryContext, query: LocalSearchCodeQuery
+) -> Answer[LocalSearchCodeResult]:
+    """One place's search, its clipped lines handed out whole."""
+    answer = await search.search_code(ctx, query)
+    answer.result, clipped = await hand_clipped_lines(ctx, query, answer.result)
+    if clipped:
+        answer.hint(CLIPPED_HINT)
+    return answer
 
 
 async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFilesResult]:
@@ -100,7 +113,7 @@ def _search_tool(_query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCode
 
     return PlaceTool(
         name="localSearchCode",
-        single=search.search_code,
+        single=_search_one,
         target=_path,
         items="files",
         page="filePageNumber",

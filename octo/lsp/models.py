@@ -14,6 +14,7 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
 
+from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
@@ -134,6 +135,7 @@ class NavigationResult(ToolResult):
         description="True when the answer may be incomplete: the server was still indexing, or"
         " a limit or a failed request left calls out (call hierarchy); the hints say which.",
     )
+    tokens: TokenInfo | None = None
 
 
 class GotoDefinitionResult(NavigationResult):

@@ -13,8 +13,12 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import TokenInfo
+from octo.core.budget import token_info
+from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
 from octo.core.errors import NotFoundError
+from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.lsp.documents import Source
 from octo.lsp.models import NavigationResult
@@ -38,6 +42,8 @@ class Target:
     resolved: ResolvedSymbol
     position: dict[str, int]
     hints: tuple[str, ...]
+    #: The settings of the query (its token budget).
+    config: Config
 
     def params(self, **extra: Any) -> dict[str, Any]:
         """Request params naming the symbol's position (``textDocument`` + ``position``)."""
@@ -101,7 +107,7 @@ async def find_target(ctx: QueryContext, query: SymbolQuery) -> Target:
         text=found.text,
     )
     position = {"line": found.line, "character": found.character}
-    return Target(read.source.path, slot, resolved, position, tuple(hints))
+    return Target(read.source.path, slot, resolved, position, tuple(hints), ctx.config)
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
@@ -131,6 +137,21 @@ def require(slot: ServerSlot, capability: str, what: str) -> None:
         )
 
 
+def _tokens(result: NavigationResult, config: Config) -> TokenInfo:
+    """The size of an answer's code, and the page that continues it."""
+    pagination = getattr(result, "pagination", None)
+    next_step = None
+    if isinstance(pagination, Pagination) and pagination.hasMore:
+        next_step = f"page={pagination.currentPage + 1}"
+    shown = result.model_dump_json(exclude_none=True, exclude={"tokens"})
+    return token_info(
+        shown,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        next_step=next_step,
+    )
+
+
 def answer(
     target: Target, result: ResultT, hints: Iterable[str], *, partial: bool = False
 ) -> Answer[ResultT]:
@@ -143,6 +164,7 @@ def answer(
     indexing = client is not None and client.progress.busy
     if partial or indexing:
         result.partial = True
+    result.tokens = _tokens(result, target.config)
     done = Answer(result, partial=partial or indexing)
     done.hint(*target.hints, *hints)
     if indexing:
