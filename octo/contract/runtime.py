@@ -67,7 +67,7 @@ class Runtime(AsyncResource):
         self.paths = PathPolicy(config.roots)
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
         self.catalog = tuple(catalog)
-        self.handles = handles or MemoryHandleStore(config.handle_ttl)
+        self.handles = handles if handles is not None else MemoryHandleStore(config.handle_ttl)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}

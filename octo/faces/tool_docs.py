@@ -185,8 +185,14 @@ def _json_block(value: Any) -> list[str]:
 
 
 def _realistic_response(spec: ToolSpec) -> dict[str, Any]:
-    envelope = {"queryIndex": 0, **spec.docs.response}
-    return {"results": [envelope]}
+    """The reference's example answer, in the order and form the wire has (its data goes
+    through the result model, which also checks it)."""
+    response = spec.docs.response
+    data = spec.result_model.model_validate(response["data"]).model_dump(
+        mode="json", exclude_none=True
+    )
+    envelope = {"queryIndex": 0, "status": response["status"], "data": data}
+    return {"results": [{**envelope, "hints": list(response.get("hints", []))}]}
 
 
 def _tool_section(spec: ToolSpec) -> list[str]:
