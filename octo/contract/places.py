@@ -215,6 +215,17 @@ class Fitted(Generic[M]):
     cut: bool
 
 
+def _stub(item: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without the optional lists and objects of its model: what an item past the
+    token budget keeps (a search file keeps its path and count, as a single place does)."""
+    fields = type(item).model_fields
+    return {
+        key: value
+        for key, value in data.items()
+        if not (isinstance(value, list | dict) and key in fields and not fields[key].is_required())
+    }
+
+
 async def fit_items(
     ctx: QueryContext,
     query: ToolQuery,
@@ -240,7 +251,7 @@ async def fit_items(
             continue
         whole = json.dumps(data, indent=1, ensure_ascii=False)
         handle = data.get("contentHandle") or await ctx.keep(whole, query, local=local)
-        preview = _preview(data, limit)
+        preview = _preview(_stub(item, data) if limit == _STUB_CHARS else data, limit)
         kept.append(type(item).model_validate({**preview, "contentHandle": handle}))
         used += _json_size(preview)
         handed += 1
