@@ -34,27 +34,14 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
         f"Find the path with {call(host, 'githubViewRepoStructure')} or githubSearchCode.",
     ):
         reply = await host.file(query)
-    shaped = file_content_answer(ctx.config, query, reply.value)
-    result = shaped.result
-    if shaped.cut_from is not None:
-        handle = await ctx.keep(shaped.cut_from, query, local=False)
+    result, hints, cut_from = file_content_answer(ctx.config, query, reply.value)
+    if cut_from is not None:
+        handle = await ctx.keep(cut_from, query, local=False)
         result = result.model_copy(update={"contentHandle": handle})
-        shaped.hints.append(
-            "All of it, in pages: getCachedContent " + compact_json({"handle": handle})
-        )
+        hints.append("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     answer = Answer(result, cached=reply.cached)
-    answer.hint(*reply.notes, *shaped.hints)
+    answer.hint(*reply.notes, *hints)
     return answer
-
-
-@dataclass(frozen=True)
-class ShapedFile:
-    """A file query's result and hints; ``cut_from`` is the text the token budget cut (for
-    its content handle), None when nothing was cut."""
-
-    result: FileContentResult
-    hints: list[str]
-    cut_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,8 +84,11 @@ def _select(text: str, query: FileContentQuery) -> _Selection:
     return _Selection(text, 1, total)
 
 
-def file_content_answer(config: Config, query: FileContentQuery, blob: FileBlob) -> ShapedFile:
-    """A file query's answer from the file itself, for every code host.
+def file_content_answer(
+    config: Config, query: FileContentQuery, blob: FileBlob
+) -> tuple[FileContentResult, list[str], str | None]:
+    """A file query's answer from the file itself, for every code host: its result, hints,
+    and the text the token budget cut (for its content handle; None when nothing was).
 
     Refuses binary and oversized files, selects lines, cuts the char page and the token budget.
     """
@@ -173,4 +163,4 @@ def file_content_answer(config: Config, query: FileContentQuery, blob: FileBlob)
         pagination=pagination,
         tokens=tokens,
     )
-    return ShapedFile(result, hints, cut_from)
+    return result, hints, cut_from

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from typing import TypeVar
@@ -43,6 +44,7 @@ from octo.core.errors import NotFoundError
 
 Q = TypeVar("Q", SearchCodeQuery, SearchPullRequestsQuery)
 R = TypeVar("R", SearchCodeResult, SearchPullRequestsResult)
+Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
 
 #: The most results a search API answers in one page.
 _API_PAGE = 100
@@ -53,38 +55,30 @@ def _repository(place: Place) -> dict[str, Any]:
     return {"owner": owner, "repo": repo, "repos": None}
 
 
-def _pagination(paging: Paging) -> SearchPagination:
-    return SearchPagination(currentPage=paging.currentPage, hasMore=paging.hasMore)
+def _totals(results: Sequence[SearchCodeResult | SearchPullRequestsResult], paging: Paging) -> Any:
+    """What the answer of several repositories sums up: the total and where its page sits."""
+    pagination = SearchPagination(currentPage=paging.currentPage, hasMore=paging.hasMore)
+    return {"totalCount": sum(r.totalCount for r in results), "pagination": pagination}
 
 
 def _code_combine(
     _root: str, hits: list[Any], results: list[SearchCodeResult], paging: Paging
 ) -> SearchCodeResult:
-    return SearchCodeResult(
-        results=hits,
-        totalCount=sum(r.totalCount for r in results),
-        pagination=_pagination(paging),
-        incompleteResults=True if any(r.incompleteResults for r in results) else None,
-    )
+    incomplete = True if any(r.incompleteResults for r in results) else None
+    return SearchCodeResult(results=hits, incompleteResults=incomplete, **_totals(results, paging))
 
 
 def _pulls_combine(
     _root: str, pulls: list[Any], results: list[SearchPullRequestsResult], paging: Paging
 ) -> SearchPullRequestsResult:
-    return SearchPullRequestsResult(
-        pullRequests=pulls,
-        totalCount=sum(r.totalCount for r in results),
-        pagination=_pagination(paging),
-    )
+    return SearchPullRequestsResult(pullRequests=pulls, **_totals(results, paging))
 
 
 def _newest_first(pull: PullRequest, _position: int) -> float:
     return -datetime.fromisoformat(pull.created_at.replace("Z", "+00:00")).timestamp()
 
 
-def _alone(
-    single: Callable[[QueryContext, Q], Awaitable[Answer[R]]],
-) -> Callable[[QueryContext, Q], Awaitable[Answer[R]]]:
+def _alone(single: Single[Q, R]) -> Single[Q, R]:
     """``single`` asked for one repository of several: a failure names the repository."""
 
     async def ask(ctx: QueryContext, query: Q) -> Answer[R]:
@@ -105,65 +99,54 @@ def _alone(
     return ask
 
 
-CODE = PlaceTool[SearchCodeQuery, SearchCodeResult](
-    name="githubSearchCode",
-    single=_alone(code.search_code),
-    target=_repository,
-    items="results",
-    page="page",
-    per_page="limit",
-    count=lambda result, _window: result.totalCount,
+def _total(result: SearchCodeResult | SearchPullRequestsResult, _window: int) -> int:
+    return result.totalCount
+
+
+def _interleaved(_hit: CodeSearchHit, position: int) -> int:
     # Scores of separate searches do not compare: the top hit of each, then the second...
-    rank=lambda _hit, position: position,
-    combine=_code_combine,
-    max_window=_API_PAGE,
-    local=False,
+    return position
+
+
+def _repositories_tool(
+    name: str, single: Single[Q, R], items: str, rank: Callable[[Any, int], Any], combine: Any
+) -> PlaceTool[Q, R]:
+    """A search over repositories, paged by page and limit, one API page at most a place."""
+    return PlaceTool(
+        name, _alone(single), _repository, items, "page", "limit", _total, rank, combine,
+        max_window=_API_PAGE, local=False,
+    )  # fmt: skip
+
+
+CODE = _repositories_tool(
+    "githubSearchCode", code.search_code, "results", _interleaved, _code_combine
+)
+PULLS = _repositories_tool(
+    "githubSearchPullRequests",
+    pull_requests.search_pull_requests,
+    "pullRequests",
+    _newest_first,
+    _pulls_combine,
 )
 
-PULLS = PlaceTool[SearchPullRequestsQuery, SearchPullRequestsResult](
-    name="githubSearchPullRequests",
-    single=_alone(pull_requests.search_pull_requests),
-    target=_repository,
-    items="pullRequests",
-    page="page",
-    per_page="limit",
-    count=lambda result, _window: result.totalCount,
-    rank=_newest_first,
-    combine=_pulls_combine,
-    max_window=_API_PAGE,
-    local=False,
-)
 
+def _in_repositories(single: Single[Q, R], tool: PlaceTool[Q, R]) -> Single[Q, R]:
+    """The handler of a search in one repository (``single``) or several (``tool``)."""
 
-async def search_code(ctx: QueryContext, query: SearchCodeQuery) -> Answer[SearchCodeResult]:
-    """githubSearchCode, in one repository or several."""
-    return await _in_repositories(ctx, query, code.search_code, CODE)
+    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
+        if not query.repos:
+            return await single(ctx, query)
+        places = Places([Place(label=name, target=name) for name in query.repos])
+        if choose_host(ctx, query).provider == "github" and query.aggregationMode == "global":
+            try:
+                answer = await single(ctx, query)
+            except (InvalidQueryError, NotFoundError):
+                pass  # a repository GitHub cannot search sank the request: ask each alone
+            else:
+                return await _one_request(ctx, query, places, tool, answer)
+        return await answer_places(ctx, query, places, tool)
 
-
-async def search_pull_requests(
-    ctx: QueryContext, query: SearchPullRequestsQuery
-) -> Answer[SearchPullRequestsResult]:
-    """githubSearchPullRequests, in one repository or several."""
-    return await _in_repositories(ctx, query, pull_requests.search_pull_requests, PULLS)
-
-
-async def _in_repositories(
-    ctx: QueryContext,
-    query: Q,
-    single: Callable[[QueryContext, Q], Awaitable[Answer[R]]],
-    tool: PlaceTool[Q, R],
-) -> Answer[R]:
-    if not query.repos:
-        return await single(ctx, query)
-    places = Places([Place(label=name, target=name) for name in query.repos])
-    if choose_host(ctx, query).provider == "github" and query.aggregationMode == "global":
-        try:
-            answer = await single(ctx, query)
-        except (InvalidQueryError, NotFoundError):
-            pass  # a repository GitHub cannot search sank the request: ask each on its own
-        else:
-            return await _one_request(ctx, query, places, tool, answer)
-    return await answer_places(ctx, query, places, tool)
+    return handle
 
 
 async def _one_request(
@@ -205,3 +188,7 @@ async def _one_request(
             'aggregationMode "perPlace" (one request per repository).'
         )
     return combined
+
+
+search_code = _in_repositories(code.search_code, CODE)
+search_pull_requests = _in_repositories(pull_requests.search_pull_requests, PULLS)

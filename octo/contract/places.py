@@ -68,15 +68,15 @@ class PlaceOptions(BaseModel):
     responseFormat: ResponseFormat = format_field()
 
 
+_CUT = "octo cut this item: getCachedContent gives all of it."
+_FROM = "The place it came from (flat answers of several places)."
+
+
 class PlacedItem(BaseModel):
     """What an item of an answer may carry besides its own fields."""
 
-    place: str | None = Field(
-        default=None, description="The place it came from (flat answers of several places)."
-    )
-    contentHandle: str | None = Field(
-        default=None, description="octo cut this item: getCachedContent gives all of it."
-    )
+    place: str | None = Field(default=None, description=_FROM)
+    contentHandle: str | None = Field(default=None, description=_CUT)
 
 
 class PlaceError(BaseModel):

@@ -23,6 +23,7 @@ GUIDE_URI = "octo://guide"
 TOOL_URI = "octo://tools/{name}"
 _TOOL_PREFIX = "octo://tools/"
 _MARKDOWN = "text/markdown"
+_GUIDE = "Quick start, concepts and worked workflows."
 #: The MCP error code for a resource that does not exist.
 RESOURCE_NOT_FOUND = -32002
 
@@ -31,42 +32,24 @@ async def list_resources(
     _ctx: Any, _params: types.PaginatedRequestParams | None
 ) -> types.ListResourcesResult:
     """The guide, and each tool's reference."""
-    resources = [
-        types.Resource(
-            uri=GUIDE_URI,
-            name="guide",
-            title="octo: first steps",
-            description="Quick start, concepts and worked workflows.",
-            mime_type=_MARKDOWN,
-        )
-    ]
-    resources += [
-        types.Resource(
-            uri=_TOOL_PREFIX + spec.name,
-            name=spec.name,
-            title=spec.title,
-            description=summary(spec),
-            mime_type=_MARKDOWN,
-        )
-        for spec in all_tools()
-    ]
-    return types.ListResourcesResult(resources=resources)
+    listed = [(GUIDE_URI, "guide", "octo: first steps", _GUIDE)]
+    listed += [(_TOOL_PREFIX + s.name, s.name, s.title, summary(s)) for s in all_tools()]
+    return types.ListResourcesResult(
+        resources=[
+            types.Resource(uri=uri, name=name, title=title, description=text, mime_type=_MARKDOWN)
+            for uri, name, title, text in listed
+        ]
+    )
 
 
 async def list_resource_templates(
     _ctx: Any, _params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
-    return types.ListResourceTemplatesResult(
-        resource_templates=[
-            types.ResourceTemplate(
-                uri_template=TOOL_URI,
-                name="tool",
-                title="Tool reference",
-                description="A tool's full reference: parameters, returns, examples, errors.",
-                mime_type=_MARKDOWN,
-            )
-        ]
+    template = types.ResourceTemplate(
+        uri_template=TOOL_URI, name="tool", title="Tool reference", mime_type=_MARKDOWN
     )
+    template.description = "A tool's full reference: parameters, returns, examples, errors."
+    return types.ListResourceTemplatesResult(resource_templates=[template])
 
 
 def _resource_text(uri: str) -> str:

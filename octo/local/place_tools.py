@@ -5,7 +5,10 @@ plain path goes to the tool itself, unchanged; a list or a glob to
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from typing import TypeVar
@@ -39,37 +42,39 @@ from octo.local.places import place_paths
 
 Q = TypeVar("Q", bound=ToolQuery)
 R = TypeVar("R", bound=ToolResult)
+Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
+
+_FILE_PAGES = ("filePageNumber", "filesPerPage")
+_ENTRY_PAGES = ("entryPageNumber", "entriesPerPage")
 
 
 def _path(place: Place) -> dict[str, Any]:
     return {"path": place.target}
 
 
-def _pagination(paging: Paging) -> Pagination:
-    return Pagination(
-        currentPage=paging.currentPage, totalPages=paging.totalPages or 0, hasMore=paging.hasMore
-    )
+def _listed(results: Sequence[Any], paging: Paging) -> dict[str, Any]:
+    """What every answer of several places says alike: its pages, and whether a walk was cut."""
+    return {
+        "pagination": Pagination(
+            currentPage=paging.currentPage,
+            totalPages=paging.totalPages or 0,
+            hasMore=paging.hasMore,
+        ),
+        "truncated": True if any(getattr(r, "truncated", None) for r in results) else None,
+    }
 
 
-async def _in_places(
-    ctx: QueryContext,
-    query: Q,
-    single: Callable[[QueryContext, Q], Any],
-    tool: Callable[[Q], PlaceTool[Q, R]],
-) -> Answer[R]:
-    paths = place_paths(query)
-    if paths is None:
-        answer: Answer[R] = await single(ctx, query)
-        return answer
-    found = await local_places(ctx.paths, paths, ctx.tool)
-    return await answer_places(ctx, query, found, tool(query))
+def _in_places(single: Single[Q, R], tool: Callable[[Q], PlaceTool[Q, R]]) -> Single[Q, R]:
+    """The handler of a tool over one place (``single``) or several (``tool``)."""
 
+    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
+        paths = place_paths(query)
+        if paths is None:
+            return await single(ctx, query)
+        found = await local_places(ctx.paths, paths, ctx.tool)
+        return await answer_places(ctx, query, found, tool(query))
 
-async def search_code(
-    ctx: QueryContext, query: LocalSearchCodeQuery
-) -> Answer[LocalSearchCodeResult]:
-    """localSearchCode, over one place or several."""
-    return await _in_places(ctx, query, _search_one, _search_tool)
+    return handle
 
 
 async def _search_one(
@@ -83,45 +88,31 @@ async def _search_one(
     return answer
 
 
-async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFilesResult]:
-    """localFindFiles, over one place or several."""
-    return await _in_places(ctx, query, find.find_files, _find_tool)
+def _search_combine(
+    root: str, files: list[Any], results: list[LocalSearchCodeResult], paging: Paging
+) -> LocalSearchCodeResult:
+    searched = [r.stats.filesSearched for r in results]
+    stats = SearchStats(
+        filesSearched=None if None in searched else sum(s or 0 for s in searched),
+        filesWithMatches=sum(r.stats.filesWithMatches for r in results),
+        totalMatches=sum(r.stats.totalMatches for r in results),
+        searchTimeMs=max(r.stats.searchTimeMs for r in results),
+        complete=all(r.stats.complete for r in results),
+    )
+    pagination = _listed(results, paging)["pagination"]
+    return LocalSearchCodeResult(root=root, files=files, stats=stats, pagination=pagination)
 
 
-async def view_structure(
-    ctx: QueryContext, query: ViewStructureQuery
-) -> Answer[ViewStructureResult]:
-    """localViewStructure, over one place or several."""
-    return await _in_places(ctx, query, view.view_structure, _view_tool)
+def _matching_files(result: LocalSearchCodeResult, _window: int) -> int:
+    return result.stats.filesWithMatches
 
 
 def _search_tool(_query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeResult]:
-    def combine(
-        root: str, files: list[Any], results: list[LocalSearchCodeResult], paging: Paging
-    ) -> LocalSearchCodeResult:
-        searched = [r.stats.filesSearched for r in results]
-        stats = SearchStats(
-            filesSearched=None if None in searched else sum(s or 0 for s in searched),
-            filesWithMatches=sum(r.stats.filesWithMatches for r in results),
-            totalMatches=sum(r.stats.totalMatches for r in results),
-            searchTimeMs=max(r.stats.searchTimeMs for r in results),
-            complete=all(r.stats.complete for r in results),
-        )
-        return LocalSearchCodeResult(
-            root=root, files=files, stats=stats, pagination=_pagination(paging)
-        )
-
+    # No ranking: places in order, each in path order, is one order by path.
     return PlaceTool(
-        name="localSearchCode",
-        single=_search_one,
-        target=_path,
-        items="files",
-        page="filePageNumber",
-        per_page="filesPerPage",
-        count=lambda result, _window: result.stats.filesWithMatches,
-        rank=None,
-        combine=combine,
-    )
+        "localSearchCode", _search_one, _path, "files", *_FILE_PAGES, _matching_files, None,
+        _search_combine,
+    )  # fmt: skip
 
 
 def _newest_first(modified: str | None) -> float:
@@ -130,32 +121,26 @@ def _newest_first(modified: str | None) -> float:
     return -datetime.fromisoformat(modified.replace("Z", "+00:00")).timestamp()
 
 
+def _find_combine(
+    root: str, files: list[Any], results: list[FindFilesResult], paging: Paging
+) -> FindFilesResult:
+    total = sum(r.totalCount for r in results)
+    return FindFilesResult(path=root, files=files, totalCount=total, **_listed(results, paging))
+
+
+def _find_rank(item: FoundFile, _position: int) -> Any:
+    return (_newest_first(item.modified), item.path)
+
+
+def _found(result: FindFilesResult, _window: int) -> int:
+    return result.totalCount
+
+
 def _find_tool(_query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
-    def combine(
-        root: str, files: list[Any], results: list[FindFilesResult], paging: Paging
-    ) -> FindFilesResult:
-        return FindFilesResult(
-            path=root,
-            files=files,
-            totalCount=sum(r.totalCount for r in results),
-            pagination=_pagination(paging),
-            truncated=True if any(r.truncated for r in results) else None,
-        )
-
-    def rank(item: FoundFile, _position: int) -> Any:
-        return (_newest_first(item.modified), item.path)
-
     return PlaceTool(
-        name="localFindFiles",
-        single=find.find_files,
-        target=_path,
-        items="files",
-        page="filePageNumber",
-        per_page="filesPerPage",
-        count=lambda result, _window: result.totalCount,
-        rank=rank,
-        combine=combine,
-    )
+        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found, _find_rank,
+        _find_combine,
+    )  # fmt: skip
 
 
 def _entry_count(result: ViewStructureResult, window: int) -> int:
@@ -166,43 +151,43 @@ def _entry_count(result: ViewStructureResult, window: int) -> int:
     return max(window + 1, result.summary.totalFiles + result.summary.totalDirs)
 
 
-def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]:
-    def combine(
-        root: str, entries: list[Any], results: list[ViewStructureResult], paging: Paging
-    ) -> ViewStructureResult:
-        return ViewStructureResult(
-            path=root,
-            entries=entries,
-            pagination=_pagination(paging),
-            summary=StructureSummary(
-                totalFiles=sum(r.summary.totalFiles for r in results),
-                totalDirs=sum(r.summary.totalDirs for r in results),
-                totalSize=sum(r.summary.totalSize for r in results),
-            ),
-            truncated=True if any(r.truncated for r in results) else None,
-        )
-
-    orders: dict[str, Callable[[StructureEntry, int], Any]] = {
-        "name": lambda e, _p: e.name.lower(),
-        "size": lambda e, _p: (-(e.size or 0), e.name.lower()),
-        "time": lambda e, _p: (_newest_first(e.modified), e.name.lower()),
-        "extension": lambda e, _p: (
-            e.name.rpartition(".")[2].lower() if "." in e.name else "",
-            e.name.lower(),
-        ),
-    }
-    # Ranking by size or time needs the details; the caller gets them only if asked for.
-    needs_details = query.sortBy in ("size", "time") and not query.details
-    return PlaceTool(
-        name="localViewStructure",
-        single=view.view_structure,
-        target=_path,
-        items="entries",
-        page="entryPageNumber",
-        per_page="entriesPerPage",
-        count=_entry_count,
-        rank=orders[query.sortBy],
-        combine=combine,
-        rank_fields={"details": True} if needs_details else {},
-        unasked={"size": None, "modified": None, "permissions": None} if needs_details else {},
+def _view_combine(
+    root: str, entries: list[Any], results: list[ViewStructureResult], paging: Paging
+) -> ViewStructureResult:
+    summary = StructureSummary(
+        totalFiles=sum(r.summary.totalFiles for r in results),
+        totalDirs=sum(r.summary.totalDirs for r in results),
+        totalSize=sum(r.summary.totalSize for r in results),
     )
+    return ViewStructureResult(
+        path=root, entries=entries, summary=summary, **_listed(results, paging)
+    )
+
+
+_ORDERS: dict[str, Callable[[StructureEntry, int], Any]] = {
+    "name": lambda e, _p: e.name.lower(),
+    "size": lambda e, _p: (-(e.size or 0), e.name.lower()),
+    "time": lambda e, _p: (_newest_first(e.modified), e.name.lower()),
+    "extension": lambda e, _p: (
+        e.name.rpartition(".")[2].lower() if "." in e.name else "",
+        e.name.lower(),
+    ),
+}
+_DETAILS = {"size": None, "modified": None, "permissions": None}
+
+
+def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]:
+    # Ranking by size or time needs the details; the caller gets them only if asked for.
+    hidden_details = query.sortBy in ("size", "time") and not query.details
+    tool = PlaceTool(
+        "localViewStructure", view.view_structure, _path, "entries", *_ENTRY_PAGES,
+        _entry_count, _ORDERS[query.sortBy], _view_combine,
+    )  # fmt: skip
+    if not hidden_details:
+        return tool
+    return replace(tool, rank_fields={"details": True}, unasked=_DETAILS)
+
+
+search_code = _in_places(_search_one, _search_tool)
+find_files = _in_places(find.find_files, _find_tool)
+view_structure = _in_places(view.view_structure, _view_tool)

@@ -25,7 +25,7 @@ def row(response: octo.BulkResponse[Any]) -> dict[str, Any]:
 async def test_global_search_of_several_repositories_is_one_request(
     gateway: octo.Gateway, recorded: Any, router: respx.MockRouter
 ) -> None:
-    routes = recorded("multi_repo")
+    recorded("multi_repo")
     answer = row(
         await gateway.github_search_code([{"keywordsToSearch": ["useState"], "repos": REPOS}])
     )

@@ -61,7 +61,7 @@ async def test_global_pages_run_through_the_places_in_order(call: Call, services
     seen = [(f["place"], f["path"]) for page in pages for f in page["files"]]
     expected = [(name, f"src/f{n}.py") for name in ("a", "b", "c") for n in range(1, 6)]
     assert seen == expected
-    assert [p["pagination"] for p in pages][0] == {
+    assert pages[0]["pagination"] == {
         "currentPage": 1,
         "totalPages": 4,
         "hasMore": True,
