@@ -59,7 +59,7 @@ _REPO_NAME = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
 
 def _repo_name(name: str) -> str:
     if not _REPO_NAME.match(name):
-        raise ValueError(f"'{name}' is not owner/repo, e.g. \"facebook/react\"")
+        raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
     return name
 
 

@@ -49,7 +49,7 @@ def _places(value: str | list[str]) -> str | list[str]:
         raise ValueError("path must not be empty")
     twice = sorted({path for path in paths if paths.count(path) > 1})
     if twice:
-        raise ValueError(f"path names {', '.join(twice)} twice")
+        raise ValueError(f"path names {', '.join(map(repr, twice))} twice")
     return value
 
 
