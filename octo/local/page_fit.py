@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from octo.local.models import MatchPagination, SearchFile, SearchMatch
+from octo.local.models import SearchMatch
+from octo.local.search_models import MatchPagination, SearchFile
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The local code tools, defined once: search, read, directory listing and file finding.
+"""The local code tools, defined once: search, read, directory listing, file finding, and
+finding then searching in one call.
 
 Their words (titles, descriptions, examples) are in tools.toml beside this file.
 """
@@ -7,18 +8,15 @@ from __future__ import annotations
 
 from octo.contract import ToolCategory
 from octo.contract.family import Binding, family_tools
+from octo.local.find_search_models import FindAndSearchQuery, FindAndSearchResult
 from octo.local.listing_models import (
     FindFilesQuery,
     FindFilesResult,
     ViewStructureQuery,
     ViewStructureResult,
 )
-from octo.local.models import (
-    LocalGetFileContentQuery,
-    LocalGetFileContentResult,
-    LocalSearchCodeQuery,
-    LocalSearchCodeResult,
-)
+from octo.local.models import LocalGetFileContentQuery, LocalGetFileContentResult
+from octo.local.search_models import LocalSearchCodeQuery, LocalSearchCodeResult
 
 TOOLS = family_tools(
     __package__,
@@ -38,6 +36,12 @@ TOOLS = family_tools(
         ),
         "localFindFiles": Binding(
             FindFilesQuery, FindFilesResult, "octo.local.find_files:find_files", 5
+        ),
+        "localFindAndSearchCode": Binding(
+            FindAndSearchQuery,
+            FindAndSearchResult,
+            "octo.local.find_and_search:find_and_search_code",
+            5,
         ),
     },
 )

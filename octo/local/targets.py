@@ -17,7 +17,8 @@ from octo.core.errors import InvalidQueryError, NotFoundError, PathNotAllowedErr
 from octo.core.formats import compact_json
 from octo.core.paths import PathPolicy, is_hidden
 from octo.core.sensitive import is_sensitive
-from octo.local.models import LocalGetFileContentQuery, LocalSearchCodeQuery
+from octo.local.models import LocalGetFileContentQuery
+from octo.local.search_models import LocalSearchCodeQuery
 
 
 async def search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> tuple[Path, str]:

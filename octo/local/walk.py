@@ -4,7 +4,8 @@
 skips hidden entries unless asked, and never follows symlinks, so the walk cannot
 leave the root. ripgrep lists files only, so a directory is shown when it holds at
 least one visible file (as in git, empty and wholly ignored directories are left
-out); symlinks are read from those directories without being followed.
+out); symlinks, and empty directories when asked for, are read from those directories
+without being followed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_IMODE
 
@@ -40,6 +41,9 @@ class WalkOptions:
     exclude_dirs: Sequence[str] = ()
     need_dirs: bool = True
     need_symlinks: bool = True
+    need_empty_dirs: bool = False
+    #: More rg filters on files (size, type, globs), for walks that want files only.
+    file_filters: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class Walk:
     dirs: list[str]
     symlinks: list[str]
     truncated: bool
+    empty_dirs: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -136,8 +141,12 @@ async def walk_listing(
     need_dirs: bool,
     need_symlinks: bool,
     exclude_dirs: Sequence[str] = (),
+    need_empty_dirs: bool = False,
+    file_filters: Sequence[str] = (),
+    timeout_ms: int | None = None,
 ) -> tuple[Path, Walk]:
-    """The start directory a listing query names, and the walk below it."""
+    """The start directory a listing query names, and the walk below it (under the
+    server's rg deadline unless ``timeout_ms`` says otherwise)."""
     start = await start_directory(ctx.paths, query.path, tool)
     options = WalkOptions(
         max_depth=max_depth,
@@ -146,8 +155,10 @@ async def walk_listing(
         exclude_dirs=exclude_dirs,
         need_dirs=need_dirs,
         need_symlinks=need_symlinks,
+        need_empty_dirs=need_empty_dirs,
+        file_filters=file_filters,
     )
-    return start, await walk(start, options, ctx.config.rg_timeout_ms)
+    return start, await walk(start, options, timeout_ms or ctx.config.rg_timeout_ms)
 
 
 async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
@@ -158,8 +169,8 @@ async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
 
     def split() -> Walk:
         files, dirs = _split_walk(paths, options)
-        links = _symlinks(start, dirs, options) if options.need_symlinks else []
-        return Walk(files, dirs if options.need_dirs else [], links, cut_short)
+        links, empty = _unlisted(start, dirs, options)
+        return Walk(files, dirs if options.need_dirs else [], links, cut_short, empty)
 
     return await anyio.to_thread.run_sync(split)
 
@@ -174,6 +185,7 @@ def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]
         (walk.files, "file"),
         (walk.dirs, "dir"),
         (walk.symlinks, "symlink"),
+        (walk.empty_dirs, "dir"),
     ]
     for rels, kind in kinds:
         for rel in rels:
@@ -203,7 +215,7 @@ def _rg_args(options: WalkOptions) -> list[str]:
     for raw in options.exclude_dirs:
         cleaned, anchored = _exclude_pattern(raw)
         args += ["--glob", f"!/{cleaned}/" if anchored else f"!{cleaned}/"]
-    return args
+    return [*args, *options.file_filters]
 
 
 def _split_walk(paths: list[str], options: WalkOptions) -> tuple[list[str], list[str]]:
@@ -245,21 +257,41 @@ def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
     return False
 
 
-def _symlinks(start: Path, dirs: Iterable[str], options: WalkOptions) -> list[str]:
-    """Symlinks in the start directory and the visible directories above the window's floor."""
-    found: list[str] = []
+def _unlisted(
+    start: Path, dirs: Iterable[str], options: WalkOptions
+) -> tuple[list[str], list[str]]:
+    """What rg does not list: symlinks, and empty directories (when asked for), read from
+    the start directory and the visible directories above the window's floor."""
+    links: list[str] = []
+    empty: list[str] = []
+    if not (options.need_symlinks or options.need_empty_dirs):
+        return links, empty
+    visible = set(dirs)
     for parent in ["", *(d for d in dirs if d.count("/") + 1 < options.max_depth)]:
         try:
             with os.scandir(start / parent if parent else start) as scan:
                 for item in scan:
                     rel = f"{parent}/{item.name}" if parent else item.name
-                    if not item.is_symlink():
-                        continue
                     if item.name.startswith(".") and not options.hidden:
                         continue
                     if _excluded(item.name, rel, options.exclude_dirs):
                         continue
-                    found.append(rel)
+                    if item.is_symlink():
+                        if options.need_symlinks:
+                            links.append(rel)
+                    elif options.need_empty_dirs and rel not in visible and _is_empty(item):
+                        empty.append(rel)
         except OSError:
             continue
-    return found
+    return links, sorted(empty)
+
+
+def _is_empty(item: os.DirEntry[str]) -> bool:
+    """True for a directory with no entry at all."""
+    if not item.is_dir(follow_symlinks=False):
+        return False
+    try:
+        with os.scandir(item.path) as inside:
+            return next(inside, None) is None
+    except OSError:
+        return False

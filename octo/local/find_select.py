@@ -1,0 +1,89 @@
+"""Which walked entries a find keeps, and in what order: the filters localFindFiles and
+localFindAndSearchCode share (names, extensions, depth, time, size) and their sort."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from octo.core.formats import parse_duration, parse_size
+from octo.local.listing_models import EntryType, FindFilters, FindSort
+from octo.local.walk import Entry, Walk, stat_entries
+
+Check = Callable[[Entry], bool]
+
+
+def select_entries(
+    start: Path,
+    walked: Walk,
+    filters: FindFilters,
+    now: float,
+    *,
+    kind: EntryType | None = None,
+    checks: Sequence[Check] = (),
+) -> list[Entry]:
+    """The entries of ``kind`` (any when None) that ``filters`` and ``checks`` keep, lstat'ed
+    and in ``filters.sortBy`` order. Touches the disk: call it from a worker thread."""
+    names = _name_matcher(filters.name_patterns, whole_path=filters.fullPathMatch)
+    extensions = filters.wanted_extensions
+    min_depth = max(filters.minDepth or 1, 1)
+    files_only = bool(filters.sizeGreater or filters.sizeLess or extensions)
+
+    def keep(rel: str, entry_kind: EntryType) -> bool:
+        if kind is not None and entry_kind != kind:
+            return False
+        if files_only and entry_kind != "file":
+            return False
+        if extensions and not rel.lower().endswith(extensions):
+            return False
+        depth = rel.count("/") + 1
+        return min_depth <= depth <= filters.maxDepth and names(rel)
+
+    every = [*_checks(filters, now), *checks]
+    kept = [e for e in stat_entries(start, walked, keep) if all(c(e) for c in every)]
+    kept.sort(key=_SORT_KEYS[filters.sortBy])
+    return kept
+
+
+#: Newest first, largest first, or A to Z; ties in path order.
+_SORT_KEYS: dict[FindSort, Callable[[Entry], tuple[float, str]]] = {
+    "modified": lambda e: (-e.stat.st_mtime, e.rel),
+    "size": lambda e: (-e.size, e.rel),
+    "path": lambda e: (0, e.rel),
+}
+
+
+def _name_matcher(patterns: list[tuple[str, bool]], *, whole_path: bool) -> Callable[[str], bool]:
+    """Whether an entry's path (relative to the start) matches one of ``patterns``: by its
+    name, or by the whole path with ``whole_path``."""
+    if not patterns:
+        return lambda _rel: True
+    compiled = [(p if sensitive else p.lower(), sensitive) for p, sensitive in patterns]
+
+    def matches(rel: str) -> bool:
+        subject = rel if whole_path else rel.rsplit("/", 1)[-1]
+        return any(
+            fnmatch.fnmatchcase(subject if sensitive else subject.lower(), p)
+            for p, sensitive in compiled
+        )
+
+    return matches
+
+
+def _checks(filters: FindFilters, now: float) -> list[Check]:
+    """The checks on an entry's lstat: modification time and size."""
+    checks: list[Check] = []
+    if filters.modifiedWithin:
+        newest = now - parse_duration(filters.modifiedWithin)
+        checks.append(lambda e: e.stat.st_mtime >= newest)
+    if filters.modifiedBefore:
+        oldest = now - parse_duration(filters.modifiedBefore)
+        checks.append(lambda e: e.stat.st_mtime < oldest)
+    if filters.sizeGreater:
+        above = parse_size(filters.sizeGreater)
+        checks.append(lambda e: e.stat.st_size > above)
+    if filters.sizeLess:
+        below = parse_size(filters.sizeLess)
+        checks.append(lambda e: e.stat.st_size < below)
+    return checks
