@@ -25,11 +25,11 @@ from octo.local.find_search_models import (
     FindAndSearchResult,
     FindStats,
 )
-from octo.local.find_select import select_entries
+from octo.local.find_select import Check, name_glob_args, select_entries
 from octo.local.listing_hints import truncated_hint
 from octo.local.search import search_scope
 from octo.local.search_hints import NO_FILE_SEARCHED
-from octo.local.search_passes import SearchScope, file_filter_args, timeout_ms
+from octo.local.search_passes import SearchScope, file_filter_args, max_filesize, timeout_ms
 from octo.local.walk import Walk, walk_listing
 
 TOOL = "localFindAndSearchCode"
@@ -49,10 +49,16 @@ async def find_and_search_code(
         need_dirs=False,
         need_symlinks=False,
         exclude_dirs=query.excludeDir or (),
-        file_filters=file_filter_args(config, query),
+        file_filters=[
+            *name_glob_args(query, other_globs=bool(query.include or query.exclude)),
+            *file_filter_args(query),
+        ],
         timeout_ms=timeout_ms(config, query),
     )
-    found = await anyio.to_thread.run_sync(partial(_found, start, walked, query, time.time()))
+    largest = max_filesize(config, query)
+    found = await anyio.to_thread.run_sync(
+        partial(_found, start, walked, query, time.time(), largest)
+    )
     chosen = found[: query.fileLimit]
     searching = time.monotonic()
     searched = await search_scope(config, query, SearchScope(start, chosen), TOOL)
@@ -83,10 +89,14 @@ async def find_and_search_code(
     return answer
 
 
-def _found(start: Path, walked: Walk, query: FindAndSearchQuery, now: float) -> list[str]:
-    """The files every find filter keeps, in sortBy order; credential files only with
-    includeSensitive (in a worker thread)."""
-    checks = [] if query.includeSensitive else [lambda e: not is_sensitive(e.rel)]
+def _found(
+    start: Path, walked: Walk, query: FindAndSearchQuery, now: float, largest: int
+) -> list[str]:
+    """The files every find filter keeps, up to ``largest`` bytes, in sortBy order; credential
+    files only with includeSensitive (in a worker thread)."""
+    checks: list[Check] = [lambda e: e.stat.st_size <= largest]
+    if not query.includeSensitive:
+        checks.append(lambda e: not is_sensitive(e.rel))
     return [e.rel for e in select_entries(start, walked, query, now, kind="file", checks=checks)]
 
 

@@ -4,6 +4,7 @@ localFindAndSearchCode share (names, extensions, depth, time, size) and their so
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -31,14 +32,14 @@ def select_entries(
     files_only = bool(filters.sizeGreater or filters.sizeLess or extensions)
 
     def keep(rel: str, entry_kind: EntryType) -> bool:
-        if kind is not None and entry_kind != kind:
+        # Names first: they turn most entries away.
+        if not names(rel) or (kind is not None and entry_kind != kind):
             return False
         if files_only and entry_kind != "file":
             return False
         if extensions and not rel.lower().endswith(extensions):
             return False
-        depth = rel.count("/") + 1
-        return min_depth <= depth <= filters.maxDepth and names(rel)
+        return min_depth <= rel.count("/") + 1 <= filters.maxDepth
 
     every = [*_checks(filters, now), *checks]
     kept = [e for e in stat_entries(start, walked, keep) if all(c(e) for c in every)]
@@ -54,21 +55,38 @@ _SORT_KEYS: dict[FindSort, Callable[[Entry], tuple[float, str]]] = {
 }
 
 
+def name_glob_args(filters: FindFilters, *, other_globs: bool) -> list[str]:
+    """rg ``--files`` globs that narrow a files-only walk to the names ``filters`` keep (their
+    output, not their reading: rg still reads every directory), or none where rg's globs
+    could mean something else.
+
+    rg ORs include globs, so with ``other_globs`` (a search's include/exclude) the names
+    are left to :func:`select_entries`, which checks them exactly in any case. Braces,
+    backslashes and ``[^`` mean more to rg than to fnmatch; path patterns differ in ``*``.
+    """
+    patterns = filters.name_patterns
+    if other_globs or filters.fullPathMatch or not patterns:
+        return []
+    if any(char in glob for glob, _ in patterns for char in "{}\\^"):
+        return []
+    return [f"--{'glob' if sensitive else 'iglob'}={glob}" for glob, sensitive in patterns]
+
+
 def _name_matcher(patterns: list[tuple[str, bool]], *, whole_path: bool) -> Callable[[str], bool]:
     """Whether an entry's path (relative to the start) matches one of ``patterns``: by its
-    name, or by the whole path with ``whole_path``."""
+    name, or by the whole path with ``whole_path``. The globs become one regex: a find may
+    test hundreds of thousands of names."""
     if not patterns:
         return lambda _rel: True
-    compiled = [(p if sensitive else p.lower(), sensitive) for p, sensitive in patterns]
-
-    def matches(rel: str) -> bool:
-        subject = rel if whole_path else rel.rsplit("/", 1)[-1]
-        return any(
-            fnmatch.fnmatchcase(subject if sensitive else subject.lower(), p)
-            for p, sensitive in compiled
+    regex = re.compile(
+        "|".join(
+            fnmatch.translate(glob) if sensitive else f"(?i:{fnmatch.translate(glob)})"
+            for glob, sensitive in patterns
         )
-
-    return matches
+    )
+    if whole_path:
+        return lambda rel: regex.match(rel) is not None
+    return lambda rel: regex.match(rel, rel.rfind("/") + 1) is not None
 
 
 def _checks(filters: FindFilters, now: float) -> list[Check]:

@@ -20,13 +20,13 @@ from octo.core.budget import CharPagination, cut_lines, with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import FileTooLargeError, InvalidQueryError
-from octo.core.formats import compact_json, parse_size
+from octo.core.formats import compact_json
 from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line, group_matches, strip_newline
 from octo.local.models import LocalGetFileContentQuery, LocalGetFileContentResult
 from octo.local.next_calls import has_regex_syntax
 from octo.local.targets import file_target
-from octo.transports.ripgrep import MAX_FILESIZE_CAP
+from octo.transports.ripgrep import max_filesize_bytes
 
 #: fullContent skips the token budget, but not beyond this (spec: FILE_TOO_LARGE above 300 KB).
 MAX_FULL_CONTENT_BYTES = 300 * 1024
@@ -55,7 +55,7 @@ async def get_file_content(
 
 
 def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> None:
-    limit = min(parse_size(config.rg_max_filesize), MAX_FILESIZE_CAP)
+    limit = max_filesize_bytes(config.rg_max_filesize)
     if size > limit:
         raise FileTooLargeError(
             f"'{query.path}' has {size} bytes; octo reads files up to {limit} bytes",

@@ -24,7 +24,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.formats import iso_utc
 from octo.local.rg_output import MatchingFile, PageScan, read_counts
 from octo.local.search_models import SearchFields, SearchFile, SearchStats
-from octo.transports.ripgrep import max_filesize_arg, open_rg, rg_error_message, run_rg
+from octo.transports.ripgrep import max_filesize_bytes, open_rg, rg_error_message, run_rg
 
 #: Bytes of file names one rg run is given: a quarter of Linux's 2 MiB for a whole command
 #: line with its environment.
@@ -163,9 +163,10 @@ def match_args(query: SearchFields) -> list[str]:
 
 def walk_args(config: Config, query: SearchFields) -> list[str]:
     """Which files rg looks at when it walks a directory itself."""
-    args = ["--no-require-git", *file_filter_args(config, query)]
+    args = ["--no-require-git", f"--max-filesize={max_filesize(config, query)}"]
+    args += file_filter_args(query)
     if query.hidden:
-        args.append("--hidden")
+        args += ["--hidden", "--glob=!.git/"]
     if query.noIgnore:
         args.append("--no-ignore")
     # Credential files are dropped by name from the counting pass's output, not with
@@ -173,15 +174,22 @@ def walk_args(config: Config, query: SearchFields) -> list[str]:
     return args
 
 
-def file_filter_args(config: Config, query: SearchFields) -> list[str]:
-    """The query's own filters on files: size, type and globs (rg --files takes them too)."""
-    args = [max_filesize_arg(query.maxFilesize or config.rg_max_filesize)]
+def max_filesize(config: Config, query: SearchFields) -> int:
+    """Bytes above which a file is not searched: the query's, else the server's (capped)."""
+    return max_filesize_bytes(query.maxFilesize or config.rg_max_filesize)
+
+
+def file_filter_args(query: SearchFields) -> list[str]:
+    """The query's own filters on file names: type and globs (rg --files takes them too).
+
+    Not the size: rg checks it with a stat of every file it walks, where a find checks it
+    on the few files its name filters keep, with the stat it takes anyway.
+    """
+    args: list[str] = []
     if query.type:
         args.append(f"--type={query.type}")
     args += [f"--glob={glob}" for glob in query.include or ()]
     args += [f"--glob=!{glob.removeprefix('!')}" for glob in query.exclude or ()]
-    if query.hidden:
-        args.append("--glob=!.git/")
     return args
 
 

@@ -42,7 +42,7 @@ class WalkOptions:
     need_dirs: bool = True
     need_symlinks: bool = True
     need_empty_dirs: bool = False
-    #: More rg filters on files (size, type, globs), for walks that want files only.
+    #: More rg filters on files (type, globs), for walks that want files only.
     file_filters: Sequence[str] = ()
 
 
@@ -127,7 +127,10 @@ async def rg_files(
     if rejected is not None:
         raise InvalidQueryError(
             f"ripgrep rejected the listing: {rejected}",
-            hints=['Check excludeDir: names or paths such as "node_modules" or "src/gen".'],
+            hints=[
+                'Check excludeDir (names or paths such as "node_modules" or "src/gen") and any '
+                "include/exclude globs (such as '*.py' or 'src/**')."
+            ],
         )
     return paths, cut_short
 
@@ -192,7 +195,7 @@ def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]
             if not keep(rel, kind):
                 continue
             try:
-                info = os.lstat(start / rel)
+                info = os.lstat(os.path.join(start, rel))
             except OSError:
                 continue
             entries.append(Entry(rel, kind, info))
@@ -204,7 +207,9 @@ def _error_of(rg: RgProcess) -> str:
 
 
 def _rg_args(options: WalkOptions) -> list[str]:
-    args = ["--no-require-git"]
+    # The caller's filters first: of several globs matching a path, rg obeys the last, so
+    # the excluded directories below always stay out.
+    args = ["--no-require-git", *options.file_filters]
     if options.hidden:
         # .git internals are noise in a listing even when hidden entries are wanted.
         args += ["--hidden", "--glob", "!.git/"]
@@ -215,7 +220,7 @@ def _rg_args(options: WalkOptions) -> list[str]:
     for raw in options.exclude_dirs:
         cleaned, anchored = _exclude_pattern(raw)
         args += ["--glob", f"!/{cleaned}/" if anchored else f"!{cleaned}/"]
-    return [*args, *options.file_filters]
+    return args
 
 
 def _split_walk(paths: list[str], options: WalkOptions) -> tuple[list[str], list[str]]:
