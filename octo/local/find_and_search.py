@@ -18,6 +18,7 @@ import anyio
 from octo.contract import Answer, QueryContext
 from octo.core.budget import measured
 from octo.core.formats import compact_json
+from octo.core.paths import is_hidden
 from octo.core.sensitive import is_sensitive
 from octo.local.find_search_models import (
     MAX_FILE_LIMIT,
@@ -25,7 +26,7 @@ from octo.local.find_search_models import (
     FindAndSearchResult,
     FindStats,
 )
-from octo.local.find_select import Check, name_glob_args, select_entries
+from octo.local.find_select import Check, name_type_args, select_entries
 from octo.local.listing_hints import truncated_hint
 from octo.local.search import search_scope
 from octo.local.search_hints import NO_FILE_SEARCHED
@@ -49,10 +50,7 @@ async def find_and_search_code(
         need_dirs=False,
         need_symlinks=False,
         exclude_dirs=query.excludeDir or (),
-        file_filters=[
-            *name_glob_args(query, other_globs=bool(query.include or query.exclude)),
-            *file_filter_args(query),
-        ],
+        file_filters=[*name_type_args(query, rg_type=query.type), *file_filter_args(query)],
         timeout_ms=timeout_ms(config, query),
     )
     largest = max_filesize(config, query)
@@ -92,11 +90,14 @@ async def find_and_search_code(
 def _found(
     start: Path, walked: Walk, query: FindAndSearchQuery, now: float, largest: int
 ) -> list[str]:
-    """The files every find filter keeps, up to ``largest`` bytes, in sortBy order; credential
-    files only with includeSensitive (in a worker thread)."""
+    """The files every find filter keeps, up to ``largest`` bytes, in sortBy order; hidden
+    and credential files only when asked for (in a worker thread)."""
     checks: list[Check] = [lambda e: e.stat.st_size <= largest]
     if not query.includeSensitive:
         checks.append(lambda e: not is_sensitive(e.rel))
+    if not query.hidden:
+        # rg shows hidden files a type or an include glob matches, asked for or not.
+        checks.append(lambda e: not is_hidden(Path(e.rel), Path()))
     return [e.rel for e in select_entries(start, walked, query, now, kind="file", checks=checks)]
 
 

@@ -55,21 +55,27 @@ _SORT_KEYS: dict[FindSort, Callable[[Entry], tuple[float, str]]] = {
 }
 
 
-def name_glob_args(filters: FindFilters, *, other_globs: bool) -> list[str]:
-    """rg ``--files`` globs that narrow a files-only walk to the names ``filters`` keep (their
-    output, not their reading: rg still reads every directory), or none where rg's globs
-    could mean something else.
+def name_type_args(filters: FindFilters, *, rg_type: str | None) -> list[str]:
+    """rg ``--files`` flags that narrow a files-only walk to the names ``filters`` keep (its
+    output, not its reading: rg still reads every directory), or none where rg could mean
+    something else by them. :func:`select_entries` checks the names exactly in any case.
 
-    rg ORs include globs, so with ``other_globs`` (a search's include/exclude) the names
-    are left to :func:`select_entries`, which checks them exactly in any case. Braces,
-    backslashes and ``[^`` mean more to rg than to fnmatch; path patterns differ in ``*``.
+    The names become an rg file type, not globs: an rg glob that matches a path overrides
+    .gitignore. A type matches file names only, case-sensitively, and a second type
+    (``rg_type``, the query's own) would be ORed with it. rg's globs know braces and
+    escapes, fnmatch does not; and ``:`` ends a type's name. A type also shows the hidden
+    files it matches, so the caller drops hidden paths it was not asked for.
     """
     patterns = filters.name_patterns
-    if other_globs or filters.fullPathMatch or not patterns:
+    if rg_type or filters.fullPathMatch or not patterns:
         return []
-    if any(char in glob for glob, _ in patterns for char in "{}\\^"):
+    if any(not sensitive or any(c in glob for c in "{}\\^:") for glob, sensitive in patterns):
         return []
-    return [f"--{'glob' if sensitive else 'iglob'}={glob}" for glob, sensitive in patterns]
+    return [*(f"--type-add={_NAMES_TYPE}:{glob}" for glob, _ in patterns), f"--type={_NAMES_TYPE}"]
+
+
+#: The rg file type a walk narrowed to the query's names gets.
+_NAMES_TYPE = "octonames"
 
 
 def _name_matcher(patterns: list[tuple[str, bool]], *, whole_path: bool) -> Callable[[str], bool]:

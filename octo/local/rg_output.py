@@ -46,6 +46,12 @@ class MatchingFile(NamedTuple):
         return self.arg.decode("utf-8", errors="replace").removeprefix("./")
 
     @property
+    def hidden(self) -> bool:
+        """True when a part of the path below the searched directory starts with a dot."""
+        below = self.arg.removeprefix(b"./")
+        return below.startswith(b".") or b"/." in below
+
+    @property
     def sort_key(self) -> bytes:
         """rg --sort=path's order, component by component ("a/b" before "a.txt"): with "/"
         as NUL, which no name holds, plain byte order compares components."""
@@ -55,7 +61,9 @@ class MatchingFile(NamedTuple):
 _FILES_SEARCHED = re.compile(rb"^(\d+) files? searched$", re.MULTILINE)
 
 
-def read_counts(stdout: bytes, include_sensitive: bool) -> tuple[list[MatchingFile], int | None]:
+def read_counts(
+    stdout: bytes, *, include_sensitive: bool, include_hidden: bool
+) -> tuple[list[MatchingFile], int | None]:
     """Files with their counts, and the searched-file count, from
     ``rg --count --null --with-filename --stats``.
 
@@ -73,6 +81,9 @@ def read_counts(stdout: bytes, include_sensitive: bool) -> tuple[list[MatchingFi
             count, _, next_arg = piece.partition(b"\n")
             files.append(MatchingFile(arg, int(count)))
             arg = next_arg
+    if not include_hidden:
+        # rg shows the hidden files a type or an include glob matches; octo, only on request.
+        files = [entry for entry in files if not entry.hidden]
     if not include_sensitive:
         # Credential files need the opt-in; only their path and count left rg, and go no further.
         files = [entry for entry in files if not is_sensitive(entry.path)]

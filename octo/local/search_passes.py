@@ -96,7 +96,9 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         # --no-messages silences unreadable files; what remains is about the query.
         if done.returncode == 2 and done.stderr.strip():
             raise rg_rejected(rg_error_message(done.stderr))
-        return read_counts(done.stdout, query.includeSensitive)
+        return read_counts(
+            done.stdout, include_sensitive=query.includeSensitive, include_hidden=query.hidden
+        )
 
     runs = await map_ordered(count, _runs_of(scope.targets))
     matching = [entry for found, _searched in runs for entry in found]
@@ -196,7 +198,9 @@ def file_filter_args(query: SearchFields) -> list[str]:
 def rg_rejected(message: str) -> InvalidQueryError:
     """INVALID_QUERY for what rg refused, with the way to a query it takes."""
     hints: list[str] = []
-    if "regex" in message:
+    if "multiline" in message:
+        hints.append("Set multiline: true to let the pattern match across lines.")
+    elif "regex" in message:
         hints.append(
             "Search the text literally with fixedString: true, or escape regex characters "
             "(\\( \\[ \\. \\*)."
