@@ -10,36 +10,24 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import anyio
+from bench_foundation import STDLIB, rg_binary
 
 import octo
 
-# The Python standard library: a large tree every machine running octo has.
-STDLIB = Path(sysconfig.get_paths()["stdlib"])
 # A common pattern: thousands of matching lines in thousands of files.
 PATTERN = "def __init__"
 # The files localFindAndSearchCode finds first: the standard library's tests.
 TEST_FILES = "test_*.py"
 # What localSearchCode gives rg besides the pattern, so raw rg answers the same question.
 SAME_QUERY_FLAGS = ["--smart-case", "--no-require-git", "--max-filesize=10485760"]
-
-
-def rg_binary() -> str:
-    beside_python = Path(sys.executable).parent / "rg"
-    found = str(beside_python) if beside_python.exists() else shutil.which("rg")
-    if found is None:
-        sys.exit("rg not found")
-    return found
 
 
 def raw_rg_count() -> tuple[float, int]:
@@ -109,9 +97,7 @@ async def answer_size_line(gateway: octo.Gateway) -> str:
         query = {"pattern": PATTERN, "path": str(STDLIB), "outputMode": mode}
         _elapsed, response = await timed(gateway, "localSearchCode", query)
         sizes.append(f"{mode} {len(response.to_compact_json())} B")
-    return f"answer bytes, one question four ways ({PATTERN!r} over {STDLIB}): " + ", ".join(
-        sizes
-    )
+    return f"answer bytes, one question four ways ({PATTERN!r} over {STDLIB}): " + ", ".join(sizes)
 
 
 async def find_and_search_line(gateway: octo.Gateway, runs: int) -> str:
@@ -155,10 +141,9 @@ async def bench(runs: int) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=21, help="repetitions of each timing")
-    args = parser.parse_args()
+    runs = parser.parse_args().runs
     os.environ.pop("OCTO_ROOTS", None)
-    for line in anyio.run(bench, args.runs):
-        print(line, flush=True)
+    print("\n".join(anyio.run(bench, runs)), flush=True)
 
 
 if __name__ == "__main__":

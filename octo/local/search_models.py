@@ -62,6 +62,22 @@ _OUTPUT_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 
+_MULTILINE = (
+    "Let the pattern span lines (\\n matches a line break); a match is reported at its first line."
+)
+_COLUMNS = (
+    "Give every match its columns: [{start, end}], 0-based character offsets of each "
+    "submatch in the line."
+)
+_FILES = (
+    "groupByFile: a page of files in path order; countOnly: a page of files, most matches "
+    "first; summary: the files with most matches (absent with totalOnly)."
+)
+_COMPLETE = (
+    "groupByFile: true when the counts cover every file searched, not only the files up to "
+    "this page."
+)
+
 #: Spec 003's names (search_content's parameters and output formats) for the search fields.
 SEARCH_ALIASES: dict[str, FieldAlias] = {
     "total_only": FieldAlias("outputMode", "totalOnly"),
@@ -111,11 +127,7 @@ class SearchFields(ToolQuery):
         default=False,
         description="Ignore case whatever the pattern (exclusive with smartCase: false).",
     )
-    multiline: bool = Field(
-        default=False,
-        description="Let the pattern span lines (\\n matches a line break); a match is "
-        "reported at its first line.",
-    )
+    multiline: bool = Field(default=False, description=_MULTILINE)
     type: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9_+-]+$",
@@ -131,19 +143,17 @@ class SearchFields(ToolQuery):
         default=False, description="List matching files with their match counts only."
     )
     contextLines: int | None = Field(
-        default=None, ge=0, le=50, description="Context lines before and after each match (0-50)."
+        default=None,
+        ge=0,
+        le=50,
+        description="Context lines before and after each match (0-50); or contextBefore and "
+        "contextAfter.",
     )
     contextBefore: int | None = Field(
-        default=None,
-        ge=0,
-        le=50,
-        description="Context lines before each match (0-50); exclusive with contextLines.",
+        default=None, ge=0, le=50, description="Context lines before each match (0-50)."
     )
     contextAfter: int | None = Field(
-        default=None,
-        ge=0,
-        le=50,
-        description="Context lines after each match (0-50); exclusive with contextLines.",
+        default=None, ge=0, le=50, description="Context lines after each match (0-50)."
     )
     matchesPerPage: int = Field(
         default=10, ge=1, le=100, description="Matches shown per file (1-100)."
@@ -153,11 +163,7 @@ class SearchFields(ToolQuery):
     countPageNumber: int = Field(
         default=1, ge=1, description="countOnly's page number, from 1 (countOnly only)."
     )
-    columns: bool = Field(
-        default=False,
-        description="Give every match its columns: [{start, end}], 0-based character offsets "
-        "of each submatch in the line.",
-    )
+    columns: bool = Field(default=False, description=_COLUMNS)
     maxFilesize: str | None = Field(
         default=None,
         description='Skip files larger than this ("10M", "500k"); at most 200M. Default: '
@@ -285,26 +291,16 @@ class SearchStats(BaseModel):
     filesWithMatches: int
     totalMatches: int = Field(description="Matching lines.")
     searchTimeMs: int
-    complete: bool | None = Field(
-        default=None,
-        description="groupByFile: true when the counts cover every file searched, not only "
-        "the files up to this page.",
-    )
+    complete: bool | None = Field(default=None, description=_COMPLETE)
 
 
 class LocalSearchCodeResult(ToolResult):
     """Files matching a pattern: a page of them, their counts, or the counts alone."""
 
     root: str | None = Field(
-        default=None,
-        description="The searched directory; file paths are relative to it (absent with "
-        "totalOnly).",
+        default=None, description="The searched directory; file paths are relative to it."
     )
-    files: list[SearchFile] | None = Field(
-        default=None,
-        description="groupByFile: a page of files in path order; countOnly: a page of files, "
-        "most matches first; summary: the files with most matches (absent with totalOnly).",
-    )
+    files: list[SearchFile] | None = Field(default=None, description=_FILES)
     otherFiles: int | None = Field(
         default=None, description="summary: files with matches beyond those shown."
     )

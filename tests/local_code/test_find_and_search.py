@@ -14,19 +14,9 @@ import pytest
 import octo
 from octo.core.config import Config
 
-from .conftest import Call, CallOne, Tree
+from .conftest import Call, CallOne, Tree, hinted_query, paths
 
 TOOL = "localFindAndSearchCode"
-
-
-def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:
-    hint = next(h for h in envelope["hints"] if h.startswith(prefix))
-    query: dict[str, Any] = json.loads(hint[hint.index("{") :])
-    return query
-
-
-def paths(envelope: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in envelope["data"]["files"]]
 
 
 @pytest.fixture
@@ -213,21 +203,6 @@ async def test_spec_003_find_names_are_steered(project: Path, find_search: CallO
         "fileLimit": 5,
         "modifiedWithin": "1d",
     }
-
-
-async def test_max_filesize_holds_for_the_files_handed_to_rg(root: Path) -> None:
-    (root / "big.txt").write_text("needle\n" + "x" * 4096)
-    (root / "small.txt").write_text("needle\n")
-    async with octo.Gateway(Config(rg_max_filesize="1K"), roots=[root]) as gw:
-        response = await gw.local_find_and_search_code(
-            [
-                {"path": ".", "pattern": "needle"},
-                {"path": ".", "pattern": "needle", "maxFilesize": "1M"},
-            ]
-        )
-    server, raised = response.to_wire()["results"]
-    assert paths(server) == ["small.txt"]
-    assert paths(raised) == ["big.txt", "small.txt"]
 
 
 @pytest.mark.slow

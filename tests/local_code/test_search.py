@@ -11,18 +11,7 @@ import pytest
 
 from octo.core.errors import CallError
 
-from .conftest import Call, CallOne, Tree
-
-
-def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:
-    """The JSON query of the hint that starts with ``prefix``."""
-    hint = next(h for h in envelope["hints"] if h.startswith(prefix))
-    query: dict[str, Any] = json.loads(hint[hint.index("{") :])
-    return query
-
-
-def paths(envelope: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in envelope["data"]["files"]]
+from .conftest import Call, CallOne, Tree, hinted_query, paths
 
 
 async def test_finds_matches_with_paths_relative_to_the_reported_root(

@@ -12,13 +12,7 @@ import pytest
 import octo
 from octo.core.config import Config
 
-from .conftest import Call, CallOne, Tree
-
-
-def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:
-    hint = next(h for h in envelope["hints"] if h.startswith(prefix))
-    query: dict[str, Any] = json.loads(hint[hint.index("{") :])
-    return query
+from .conftest import Call, CallOne, Tree, hinted_query, paths
 
 
 def lines_of(envelope: dict[str, Any]) -> list[tuple[int, str]]:
@@ -93,21 +87,25 @@ async def test_columns_are_character_offsets_of_each_submatch(tree: Tree, search
     assert "columns" not in plain["data"]["files"][0]["matches"][0]
 
 
-async def test_max_filesize_per_query(root: Path) -> None:
+@pytest.mark.parametrize("tool", ["localSearchCode", "localFindAndSearchCode"])
+async def test_max_filesize_per_query(root: Path, tool: str) -> None:
+    """Both ways to rg, walking itself or handed files (which it would read whatever
+    their size), skip what is too large."""
     (root / "big.txt").write_text("needle\n" + "x" * 4096)
     (root / "small.txt").write_text("needle\n")
     async with octo.Gateway(Config(rg_max_filesize="1K"), roots=[root]) as gw:
-        response = await gw.local_search_code(
+        response = await gw.call(
+            tool,
             [
                 {"pattern": "needle", "path": "."},
                 {"pattern": "needle", "path": ".", "maxFilesize": "1M"},
                 {"pattern": "needle", "path": ".", "maxFilesize": "300M"},
                 {"pattern": "needle", "path": ".", "maxFilesize": "huge"},
-            ]
+            ],
         )
     server, raised, above, bad = response.to_wire()["results"]
-    assert [f["path"] for f in server["data"]["files"]] == ["small.txt"]
-    assert [f["path"] for f in raised["data"]["files"]] == ["big.txt", "small.txt"]
+    assert paths(server) == ["small.txt"]
+    assert paths(raised) == ["big.txt", "small.txt"]
     assert above["error"]["code"] == "VALIDATION_ERROR"
     assert "cap of 200M" in above["error"]["message"]
     assert hinted_query(above, "Valid form of this query")["maxFilesize"] == "200M"

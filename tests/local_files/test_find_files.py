@@ -14,11 +14,9 @@ import octo
 from octo.core.formats import parse_duration, parse_size
 from octo.local.walk import rg_files
 
+from .conftest import paths
+
 TOOL = "localFindFiles"
-
-
-def paths(result: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in result["data"]["files"]]
 
 
 @pytest.fixture

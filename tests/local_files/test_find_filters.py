@@ -9,30 +9,29 @@ from typing import Any
 
 import pytest
 
+from .conftest import paths
+
 TOOL = "localFindFiles"
 
 
-def paths(result: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in result["data"]["files"]]
+#: Files of several sizes, kinds and ages; two of them empty.
+FILES = {
+    "src/app.py": "app = 1\n",
+    "src/App.TS": "let a = 1;\n",
+    "src/types.d.ts": "declare const x: number;\n",
+    "src/lib/util.py": "def util():\n    return 'a longer file'\n",
+    "src/empty.py": "",
+    "docs/readme.md": "# docs\n",
+    "pyproject.toml": "",
+}
 
 
 @pytest.fixture
 def project(tree: Any) -> Path:
-    root: Path = tree(
-        {
-            "src/app.py": "app = 1\n",
-            "src/App.TS": "let a = 1;\n",
-            "src/types.d.ts": "declare const x: number;\n",
-            "src/lib/util.py": "def util():\n    return 'a longer file'\n",
-            "src/empty.py": "",
-            "docs/readme.md": "# docs\n",
-            "pyproject.toml": "",
-        },
-        mtimes={"src/app.py": 50, "src/lib/util.py": 40, "docs/readme.md": 30},
-    )
-    (root / "src" / "blank").mkdir()
-    (root / "docs" / "drafts").mkdir()
-    (root / ".hidden-empty").mkdir()
+    """FILES, newest first app.py, util.py, readme.md; and three empty directories."""
+    root: Path = tree(FILES, mtimes={"src/app.py": 50, "src/lib/util.py": 40, "docs/readme.md": 30})
+    for empty in ("src/blank", "docs/drafts", ".hidden-empty"):
+        (root / empty).mkdir()
     return root
 
 
