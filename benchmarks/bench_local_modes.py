@@ -14,11 +14,13 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import Any
 
 import anyio
-from bench_foundation import STDLIB, rg_binary
+from bench_foundation import STDLIB
+from bench_foundation import rg_binary
 
 import octo
 

@@ -19,7 +19,8 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,8 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 # The Python standard library: a large tree (with its site-packages) every machine has.
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

@@ -6,28 +6,30 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from octo.core.version import VERSION as __version__
 
 if TYPE_CHECKING:
     from octo.contract import ToolSpec
     from octo.core.config import Config
-    from octo.core.envelope import BulkResponse, ErrorInfo, QueryStatus, ResultEnvelope
-    from octo.core.errors import (
-        AuthenticationError,
-        ErrorCode,
-        FileTooLargeError,
-        InvalidQueryError,
-        LspNotAvailableError,
-        NotFoundError,
-        OctoError,
-        PathNotAllowedError,
-        QueryTimeoutError,
-        QueryValidationError,
-        RateLimitError,
-        ToolNotAvailableError,
-    )
+    from octo.core.envelope import BulkResponse
+    from octo.core.envelope import ErrorInfo
+    from octo.core.envelope import QueryStatus
+    from octo.core.envelope import ResultEnvelope
+    from octo.core.errors import AuthenticationError
+    from octo.core.errors import ErrorCode
+    from octo.core.errors import FileTooLargeError
+    from octo.core.errors import InvalidQueryError
+    from octo.core.errors import LspNotAvailableError
+    from octo.core.errors import NotFoundError
+    from octo.core.errors import OctoError
+    from octo.core.errors import PathNotAllowedError
+    from octo.core.errors import QueryTimeoutError
+    from octo.core.errors import QueryValidationError
+    from octo.core.errors import RateLimitError
+    from octo.core.errors import ToolNotAvailableError
     from octo.faces.library import Gateway
     from octo.registry import all_tools
 

@@ -11,33 +11,34 @@ from __future__ import annotations
 import difflib
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import anyio
 import pydantic
 
-from octo.contract import ProgressReporter, QueryContext, Runtime, ToolSpec
+from octo.contract import ProgressReporter
+from octo.contract import QueryContext
+from octo.contract import Runtime
+from octo.contract import ToolSpec
 from octo.core.concurrency import map_ordered
-from octo.core.envelope import (
-    CONTEXT_FIELDS,
-    BulkResponse,
-    ErrorInfo,
-    QueryStatus,
-    ResultEnvelope,
-    ToolQuery,
-    is_text,
-)
-from octo.core.errors import (
-    CallError,
-    ErrorCode,
-    OctoError,
-    QueryTimeoutError,
-    QueryValidationError,
-    RateLimitError,
-)
-from octo.core.formats import compact_json, iso_utc
+from octo.core.envelope import CONTEXT_FIELDS
+from octo.core.envelope import BulkResponse
+from octo.core.envelope import ErrorInfo
+from octo.core.envelope import QueryStatus
+from octo.core.envelope import ResultEnvelope
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import is_text
+from octo.core.errors import CallError
+from octo.core.errors import ErrorCode
+from octo.core.errors import OctoError
+from octo.core.errors import QueryTimeoutError
+from octo.core.errors import QueryValidationError
+from octo.core.errors import RateLimitError
+from octo.core.formats import compact_json
+from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
 
 logger = logging.getLogger("octo")

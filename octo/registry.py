@@ -12,9 +12,10 @@ from octo.core.errors import CallError
 from octo.local import specs as local
 from octo.lsp import specs as lsp
 from octo.packages import specs as packages
+from octo.semantic import specs as semantic
 
 # Order here is tools/list order.
-FAMILIES = (codehosts, packages, local, lsp)
+FAMILIES = (codehosts, packages, local, lsp, semantic)
 
 
 @cache

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from octo.codehosts.hints import call, not_found_hints
-from octo.codehosts.models import FileContentQuery, FileContentResult
+from octo.codehosts.hints import call
+from octo.codehosts.hints import not_found_hints
+from octo.codehosts.models import FileContentQuery
+from octo.codehosts.models import FileContentResult
 from octo.codehosts.routing import choose_host
 from octo.codehosts.shapes import FileBlob
-from octo.contract import Answer, QueryContext
-from octo.core.budget import CharPagination, cut_lines
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import CharPagination
+from octo.core.budget import cut_lines
 from octo.core.config import Config
-from octo.core.errors import FileTooLargeError, InvalidQueryError
+from octo.core.errors import FileTooLargeError
+from octo.core.errors import InvalidQueryError
 from octo.core.redaction import redact
 
 #: The largest file one answer holds whole.

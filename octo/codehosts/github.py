@@ -8,34 +8,40 @@ policy and token in :mod:`octo.codehosts.github_policy`, the search syntax in
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from octo.codehosts import github_parse as parse
-from octo.codehosts.github_policy import AUTH_HINTS, GitHubAuth, GitHubPolicy, api_url
-from octo.codehosts.github_query import code_search_terms, pull_request_terms, repository_terms
-from octo.codehosts.host import CodeHost, CommentPage, CommitPage, FileList
-from octo.codehosts.models import (
-    FileContentQuery,
-    RepoStructureQuery,
-    SearchCodeQuery,
-    SearchPullRequestsQuery,
-    SearchRepositoriesQuery,
-)
-from octo.codehosts.shapes import (
-    FULL_BODY_CHARS,
-    CodeSearchPage,
-    FileBlob,
-    Listing,
-    PullRequestPage,
-    Reply,
-    RepositoryPage,
-    RepoTree,
-    body_limit,
-    read_listing,
-)
+from octo.codehosts.github_policy import AUTH_HINTS
+from octo.codehosts.github_policy import GitHubAuth
+from octo.codehosts.github_policy import GitHubPolicy
+from octo.codehosts.github_policy import api_url
+from octo.codehosts.github_query import code_search_terms
+from octo.codehosts.github_query import pull_request_terms
+from octo.codehosts.github_query import repository_terms
+from octo.codehosts.host import CodeHost
+from octo.codehosts.host import CommentPage
+from octo.codehosts.host import CommitPage
+from octo.codehosts.host import FileList
+from octo.codehosts.models import FileContentQuery
+from octo.codehosts.models import RepoStructureQuery
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchRepositoriesQuery
+from octo.codehosts.shapes import FULL_BODY_CHARS
+from octo.codehosts.shapes import CodeSearchPage
+from octo.codehosts.shapes import FileBlob
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import Reply
+from octo.codehosts.shapes import RepositoryPage
+from octo.codehosts.shapes import RepoTree
+from octo.codehosts.shapes import body_limit
+from octo.codehosts.shapes import read_listing
 from octo.core.errors import AuthenticationError
 from octo.transports.http_client import Fetched
 

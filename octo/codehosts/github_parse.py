@@ -4,33 +4,31 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
+from typing import TypeVar
 from urllib.parse import urlparse
 
 import httpx
 
-from octo.codehosts.models import (
-    CodeSearchHit,
-    PullRequest,
-    PullRequestComment,
-    PullRequestCommit,
-    PullRequestFile,
-    Repository,
-    TextMatch,
-    TextMatchSpan,
-)
-from octo.codehosts.shapes import (
-    CodeSearchPage,
-    FileBlob,
-    Listing,
-    PullRequestPage,
-    RepositoryPage,
-    RepoTree,
-    blob_from_bytes,
-    comment,
-    short_body,
-)
+from octo.codehosts.models import CodeSearchHit
+from octo.codehosts.models import PullRequest
+from octo.codehosts.models import PullRequestComment
+from octo.codehosts.models import PullRequestCommit
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.models import Repository
+from octo.codehosts.models import TextMatch
+from octo.codehosts.models import TextMatchSpan
+from octo.codehosts.shapes import CodeSearchPage
+from octo.codehosts.shapes import FileBlob
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import RepositoryPage
+from octo.codehosts.shapes import RepoTree
+from octo.codehosts.shapes import blob_from_bytes
+from octo.codehosts.shapes import comment
+from octo.codehosts.shapes import short_body
 from octo.core.errors import InvalidQueryError
 from octo.core.redaction import redact
 

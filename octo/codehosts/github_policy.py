@@ -14,7 +14,10 @@ from urllib.parse import urlparse
 import anyio
 import httpx
 
-from octo.transports.http_policy import Backoff, HostPolicy, RateLimit, rate_limit_from_headers
+from octo.transports.http_policy import Backoff
+from octo.transports.http_policy import HostPolicy
+from octo.transports.http_policy import RateLimit
+from octo.transports.http_policy import rate_limit_from_headers
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import re
 
-from octo.codehosts.models import (
-    SearchCodeQuery,
-    SearchPullRequestsQuery,
-    SearchRepositoriesQuery,
-)
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchRepositoriesQuery
 from octo.core.errors import InvalidQueryError
 
 _REGEX_KEYWORD = re.compile(r"^/(.+)/[a-z]*$")

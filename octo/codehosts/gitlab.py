@@ -8,51 +8,50 @@ so in a note. Policy and token: :mod:`octo.codehosts.gitlab_policy`; parameters:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from octo.codehosts import gitlab_parse as parse
-from octo.codehosts.gitlab_policy import (
-    GitLabPolicy,
-    blob_url,
-    gitlab_token,
-    namespace_id,
-    project_id,
-    web_root,
-)
-from octo.codehosts.gitlab_query import (
-    in_range,
-    matching_paths,
-    merge_request_params,
-    path_filter,
-    project_params,
-)
-from octo.codehosts.host import CodeHost, CommentPage, CommitPage, FileList
-from octo.codehosts.models import (
-    CodeSearchHit,
-    FileContentQuery,
-    RepoStructureQuery,
-    SearchCodeQuery,
-    SearchPullRequestsQuery,
-    SearchRepositoriesQuery,
-)
-from octo.codehosts.shapes import (
-    FULL_BODY_CHARS,
-    CodeSearchPage,
-    FileBlob,
-    Listing,
-    PullRequestPage,
-    Reply,
-    RepositoryPage,
-    RepoTree,
-    TreeRow,
-    body_limit,
-    read_listing,
-)
-from octo.core.errors import InvalidQueryError, NotFoundError
+from octo.codehosts.gitlab_policy import GitLabPolicy
+from octo.codehosts.gitlab_policy import blob_url
+from octo.codehosts.gitlab_policy import gitlab_token
+from octo.codehosts.gitlab_policy import namespace_id
+from octo.codehosts.gitlab_policy import project_id
+from octo.codehosts.gitlab_policy import web_root
+from octo.codehosts.gitlab_query import in_range
+from octo.codehosts.gitlab_query import matching_paths
+from octo.codehosts.gitlab_query import merge_request_params
+from octo.codehosts.gitlab_query import path_filter
+from octo.codehosts.gitlab_query import project_params
+from octo.codehosts.host import CodeHost
+from octo.codehosts.host import CommentPage
+from octo.codehosts.host import CommitPage
+from octo.codehosts.host import FileList
+from octo.codehosts.models import CodeSearchHit
+from octo.codehosts.models import FileContentQuery
+from octo.codehosts.models import RepoStructureQuery
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchRepositoriesQuery
+from octo.codehosts.shapes import FULL_BODY_CHARS
+from octo.codehosts.shapes import CodeSearchPage
+from octo.codehosts.shapes import FileBlob
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import Reply
+from octo.codehosts.shapes import RepositoryPage
+from octo.codehosts.shapes import RepoTree
+from octo.codehosts.shapes import TreeRow
+from octo.codehosts.shapes import body_limit
+from octo.codehosts.shapes import read_listing
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
 from octo.transports.http_client import Fetched
 
 if TYPE_CHECKING:

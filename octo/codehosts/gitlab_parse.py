@@ -5,33 +5,31 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any
+from typing import Generic
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel
 
 from octo.codehosts.gitlab_policy import blob_url
-from octo.codehosts.models import (
-    CodeSearchHit,
-    PullRequest,
-    PullRequestComment,
-    PullRequestCommit,
-    PullRequestFile,
-    Repository,
-    SearchCodeQuery,
-    TextMatch,
-    TextMatchSpan,
-)
-from octo.codehosts.shapes import (
-    FileBlob,
-    Listing,
-    PullRequestPage,
-    TreeRow,
-    blob_from_bytes,
-    comment,
-    short_body,
-)
+from octo.codehosts.models import CodeSearchHit
+from octo.codehosts.models import PullRequest
+from octo.codehosts.models import PullRequestComment
+from octo.codehosts.models import PullRequestCommit
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.models import Repository
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import TextMatch
+from octo.codehosts.models import TextMatchSpan
+from octo.codehosts.shapes import FileBlob
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import TreeRow
+from octo.codehosts.shapes import blob_from_bytes
+from octo.codehosts.shapes import comment
+from octo.codehosts.shapes import short_body
 from octo.core.redaction import redact
 
 ItemT = TypeVar("ItemT")

@@ -12,7 +12,9 @@ from urllib.parse import quote
 
 import httpx
 
-from octo.transports.http_policy import HostPolicy, RateLimit, rate_limit_from_headers
+from octo.transports.http_policy import HostPolicy
+from octo.transports.http_policy import RateLimit
+from octo.transports.http_policy import rate_limit_from_headers
 
 DEFAULT_HOST = "https://gitlab.com"
 

@@ -7,11 +7,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from octo.codehosts.models import (
-    SearchCodeQuery,
-    SearchPullRequestsQuery,
-    SearchRepositoriesQuery,
-)
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchRepositoriesQuery
 from octo.codehosts.shapes import TreeRow
 from octo.core.errors import InvalidQueryError
 

@@ -8,30 +8,31 @@ page, shape, hint and decorate errors once, for both.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from abc import ABC
+from abc import abstractmethod
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+from typing import TypeVar
 
-from octo.codehosts.models import (
-    FileContentQuery,
-    PullRequestComment,
-    PullRequestCommit,
-    PullRequestFile,
-    RepoStructureQuery,
-    SearchCodeQuery,
-    SearchPullRequestsQuery,
-    SearchRepositoriesQuery,
-)
+from octo.codehosts.models import FileContentQuery
+from octo.codehosts.models import PullRequestComment
+from octo.codehosts.models import PullRequestCommit
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.models import RepoStructureQuery
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchRepositoriesQuery
 from octo.codehosts.settings import CodeHostSettings
-from octo.codehosts.shapes import (
-    CodeSearchPage,
-    FileBlob,
-    Listing,
-    PullRequestPage,
-    Reply,
-    RepositoryPage,
-    RepoTree,
-)
-from octo.transports.http_client import Fetched, RemoteClient
+from octo.codehosts.shapes import CodeSearchPage
+from octo.codehosts.shapes import FileBlob
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import Reply
+from octo.codehosts.shapes import RepositoryPage
+from octo.codehosts.shapes import RepoTree
+from octo.transports.http_client import Fetched
+from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
 
 if TYPE_CHECKING:

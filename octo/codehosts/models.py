@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import model_validator
 
 from octo.core.budget import CharPagination
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
 
 CodeHostName = Literal["github", "gitlab"]

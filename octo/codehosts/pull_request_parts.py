@@ -8,12 +8,16 @@ the rest of the answer stands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from octo.codehosts.host import CodeHost
-from octo.codehosts.models import PullRequest, PullRequestFile, SearchPullRequestsQuery
-from octo.codehosts.shapes import Listing, PullRequestPage
+from octo.codehosts.models import PullRequest
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
 from octo.core.concurrency import map_settled
 from octo.core.config import Config
 from octo.core.redaction import redact

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from octo.codehosts.hints import call, more_hint, not_found_hints
+from octo.codehosts.hints import call
+from octo.codehosts.hints import more_hint
+from octo.codehosts.hints import not_found_hints
 from octo.codehosts.host import CodeHost
-from octo.codehosts.models import (
-    CodeSearchHit,
-    SearchCodeQuery,
-    SearchCodeResult,
-    SearchPagination,
-)
+from octo.codehosts.models import CodeSearchHit
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchCodeResult
+from octo.codehosts.models import SearchPagination
 from octo.codehosts.routing import choose_host
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 
 
 def _read_hint(host: CodeHost, hit: CodeSearchHit, line: int | None, query: SearchCodeQuery) -> str:

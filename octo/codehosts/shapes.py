@@ -8,19 +8,20 @@ are the ones the cache may hold.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Generic
+from typing import TypeVar
 
 from pydantic import BaseModel
 
-from octo.codehosts.models import (
-    CodeSearchHit,
-    PullRequest,
-    PullRequestComment,
-    Repository,
-    SearchPullRequestsQuery,
-)
+from octo.codehosts.models import CodeSearchHit
+from octo.codehosts.models import PullRequest
+from octo.codehosts.models import PullRequestComment
+from octo.codehosts.models import Repository
+from octo.codehosts.models import SearchPullRequestsQuery
 from octo.core.redaction import redact
 from octo.transports.http_client import Fetched
 

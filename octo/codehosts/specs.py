@@ -5,20 +5,19 @@ Their words (titles, descriptions, examples) are in tools.toml beside this file.
 
 from __future__ import annotations
 
-from octo.codehosts.models import (
-    FileContentQuery,
-    FileContentResult,
-    RepoStructureQuery,
-    RepoStructureResult,
-    SearchCodeQuery,
-    SearchCodeResult,
-    SearchPullRequestsQuery,
-    SearchPullRequestsResult,
-    SearchRepositoriesQuery,
-    SearchRepositoriesResult,
-)
+from octo.codehosts.models import FileContentQuery
+from octo.codehosts.models import FileContentResult
+from octo.codehosts.models import RepoStructureQuery
+from octo.codehosts.models import RepoStructureResult
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchCodeResult
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchPullRequestsResult
+from octo.codehosts.models import SearchRepositoriesQuery
+from octo.codehosts.models import SearchRepositoriesResult
 from octo.contract import ToolCategory
-from octo.contract.family import Binding, family_tools
+from octo.contract.family import Binding
+from octo.contract.family import family_tools
 
 TOOLS = family_tools(
     __package__,

@@ -2,9 +2,14 @@
 handler gets, the answer it returns, and the runtime that owns shared resources."""
 
 from octo.contract.answer import Answer
-from octo.contract.context import ProgressReporter, QueryContext
-from octo.contract.runtime import Backend, Runtime
-from octo.contract.spec import Handler, ToolCategory, ToolSpec, lazy
+from octo.contract.context import ProgressReporter
+from octo.contract.context import QueryContext
+from octo.contract.runtime import Backend
+from octo.contract.runtime import Runtime
+from octo.contract.spec import Handler
+from octo.contract.spec import ToolCategory
+from octo.contract.spec import ToolSpec
+from octo.contract.spec import lazy
 
 __all__ = [
     "Answer",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from octo.contract.runtime import Backend, Runtime
+from octo.contract.runtime import Backend
+from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.paths import PathPolicy
 

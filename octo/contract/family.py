@@ -16,8 +16,11 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from octo.contract.spec import ToolCategory, ToolSpec, lazy
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.contract.spec import ToolCategory
+from octo.contract.spec import ToolSpec
+from octo.contract.spec import lazy
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 
 
 @dataclass(frozen=True)

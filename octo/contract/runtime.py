@@ -9,10 +9,15 @@ runtime's task group and ends when the runtime closes: nothing octo starts outli
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
+from collections.abc import Coroutine
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, TypeVarTuple
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Protocol
+from typing import TypeVar
+from typing import TypeVarTuple
 
 import anyio
 from anyio.abc import TaskGroup

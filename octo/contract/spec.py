@@ -4,8 +4,10 @@ the CLI and docs/tools.md are all derived from a :class:`ToolSpec`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
 from enum import StrEnum
 from importlib import import_module
 from typing import Any
@@ -14,7 +16,9 @@ from pydantic import BaseModel
 
 from octo.contract.answer import Answer
 from octo.contract.context import QueryContext
-from octo.core.envelope import BulkResponse, ToolQuery, ToolResult
+from octo.core.envelope import BulkResponse
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 
 
 class ToolCategory(StrEnum):

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
+from pydantic import Field
 
 DataT = TypeVar("DataT", bound=BaseModel)
 

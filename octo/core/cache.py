@@ -9,9 +9,13 @@ from __future__ import annotations
 import copy
 import sys
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Generic
+from typing import TypeVar
 
 import anyio
 from cachetools import TLRUCache

@@ -7,9 +7,12 @@ real code: TIMEOUT, NOT_FOUND, RATE_LIMIT_EXCEEDED.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic
+from typing import TypeVar
 
 import anyio
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")

@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from octo.core.errors import InvalidQueryError, PathNotAllowedError
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import PathNotAllowedError
 
 #: Longest file name (one path component) common file systems allow, in bytes.
 _NAME_MAX = 255
@@ -46,7 +47,8 @@ class PathPolicy:
         """
         text = str(raw)
         if text.startswith("file://"):
-            from urllib.parse import unquote, urlparse
+            from urllib.parse import unquote
+            from urllib.parse import urlparse
 
             text = unquote(urlparse(text).path)
         if "\0" in text:

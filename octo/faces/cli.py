@@ -16,7 +16,8 @@ from typing import Any
 
 import anyio
 
-from octo.core.config import Config, ConfigError
+from octo.core.config import Config
+from octo.core.config import ConfigError
 from octo.core.version import VERSION as __version__
 
 EXIT_OK = 0
@@ -64,6 +65,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+
+    index = commands.add_parser(
+        "index",
+        help="build or update the semantic index of a directory (waits for every vector)",
+        description="Index PATH for semanticSearchCode, incrementally, with a progress bar on a"
+        " terminal; answers once every chunk has its vector.",
+    )
+    index.add_argument("path", metavar="PATH", help="directory to index")
+    index.add_argument("--name", help="index name (default: folder name + short path hash)")
+    index.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        metavar="PATH",
+        help="allowed root (repeatable; default OCTO_ROOTS, else PATH itself)",
+    )
 
     docs = commands.add_parser("docs", help="write docs/tools.md from the registry")
     docs.add_argument("--check", action="store_true", help="fail if the file is out of date")
@@ -178,6 +195,33 @@ async def _call(
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
 
+def _index(config: Config, path: str, name: str | None, roots: list[str] | None) -> int:
+    """``octo index PATH``: semanticIndexCodebase waiting for every vector, with progress."""
+    from octo.faces.library import Gateway
+
+    bar = sys.stderr.isatty()
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        if bar and total:
+            filled = int(30 * done / total)
+            line = f"[{'#' * filled}{'.' * (30 - filled)}] {message or ''}"
+            print(f"\r{line:<72}", end="", file=sys.stderr)
+
+    async def run() -> int:
+        query: dict[str, Any] = {"path": path, "waitForEmbeddings": True}
+        if name:
+            query["indexName"] = name
+        allowed = roots or [str(r) for r in config.roots] or [path]
+        async with Gateway(config, roots=allowed) as gateway:
+            response = await gateway.call("semanticIndexCodebase", [query], progress=progress)
+        if bar:
+            print(file=sys.stderr)
+        print(render_readable(response.to_wire()))
+        return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
+
+    return anyio.run(run)
+
+
 def _serve(config: Config, http: bool, host: str, port: int) -> int:
     from octo.faces import serve
 
@@ -239,6 +283,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return EXIT_BAD_CALL
     if args.command == "serve":
         return _serve(config, args.http, args.host, args.port)
+    if args.command == "index":
+        return _index(config, args.path, args.name, args.roots)
     try:
         queries = _load_queries(args.queries)
     except (OSError, ValueError) as exc:

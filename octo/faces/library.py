@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
-from octo.contract import ProgressReporter, ToolSpec
+from octo.contract import ProgressReporter
+from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
-from octo.core.envelope import BulkResponse, ToolQuery
+from octo.core.envelope import BulkResponse
+from octo.core.envelope import ToolQuery
 from octo.core.paths import PathPolicy
 from octo.dispatch import dispatch
-from octo.registry import all_tools, get_tool
+from octo.registry import all_tools
+from octo.registry import get_tool
 
 if TYPE_CHECKING:
     import httpx

@@ -11,17 +11,21 @@ Importing this module imports ``mcp`` (about a second); only ``octo serve`` and 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
+from urllib.parse import urlparse
 
 import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from octo.contract import ToolSpec
@@ -29,7 +33,8 @@ from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.version import VERSION as __version__
 from octo.faces.library import Gateway
-from octo.registry import all_tools, get_tool
+from octo.registry import all_tools
+from octo.registry import get_tool
 
 logger = logging.getLogger("octo.server")
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 
 import anyio
 

@@ -15,23 +15,28 @@ from pathlib import Path
 
 import anyio
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.budget import measured
 from octo.core.formats import compact_json
 from octo.core.paths import is_hidden
 from octo.core.sensitive import is_sensitive
-from octo.local.find_search_models import (
-    MAX_FILE_LIMIT,
-    FindAndSearchQuery,
-    FindAndSearchResult,
-    FindStats,
-)
-from octo.local.find_select import Check, name_type_args, select_entries
+from octo.local.find_search_models import MAX_FILE_LIMIT
+from octo.local.find_search_models import FindAndSearchQuery
+from octo.local.find_search_models import FindAndSearchResult
+from octo.local.find_search_models import FindStats
+from octo.local.find_select import Check
+from octo.local.find_select import name_type_args
+from octo.local.find_select import select_entries
 from octo.local.listing_hints import truncated_hint
 from octo.local.search import search_scope
 from octo.local.search_hints import NO_FILE_SEARCHED
-from octo.local.search_passes import SearchScope, file_filter_args, max_filesize, timeout_ms
-from octo.local.walk import Walk, walk_listing
+from octo.local.search_passes import SearchScope
+from octo.local.search_passes import file_filter_args
+from octo.local.search_passes import max_filesize
+from octo.local.search_passes import timeout_ms
+from octo.local.walk import Walk
+from octo.local.walk import walk_listing
 
 TOOL = "localFindAndSearchCode"
 

@@ -10,12 +10,21 @@ from pathlib import Path
 
 import anyio
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.paging import page_of
-from octo.local.find_select import Check, select_entries
-from octo.local.listing_hints import ListingPage, find_hints, truncated_hint
-from octo.local.listing_models import EntryType, FindFilesQuery, FindFilesResult, FoundFile
-from octo.local.walk import Entry, Walk, walk_listing
+from octo.local.find_select import Check
+from octo.local.find_select import select_entries
+from octo.local.listing_hints import ListingPage
+from octo.local.listing_hints import find_hints
+from octo.local.listing_hints import truncated_hint
+from octo.local.listing_models import EntryType
+from octo.local.listing_models import FindFilesQuery
+from octo.local.listing_models import FindFilesResult
+from octo.local.listing_models import FoundFile
+from octo.local.walk import Entry
+from octo.local.walk import Walk
+from octo.local.walk import walk_listing
 
 _TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
 

@@ -6,11 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
+from pydantic import Field
 
 from octo.core.envelope import FieldAlias
-from octo.local.listing_models import FIND_ALIASES, FindFilters, FindSort
-from octo.local.search_models import SEARCH_ALIASES, LocalSearchCodeResult, SearchFields
+from octo.local.listing_models import FIND_ALIASES
+from octo.local.listing_models import FindFilters
+from octo.local.listing_models import FindSort
+from octo.local.search_models import SEARCH_ALIASES
+from octo.local.search_models import LocalSearchCodeResult
+from octo.local.search_models import SearchFields
 
 #: Files searched when the query names no fileLimit; and the most it may name (spec 003).
 DEFAULT_FILE_LIMIT = 2000

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
-from octo.core.formats import parse_duration, parse_size
-from octo.local.listing_models import EntryType, FindFilters, FindSort
-from octo.local.walk import Entry, Walk, stat_entries
+from octo.core.formats import parse_duration
+from octo.core.formats import parse_size
+from octo.local.listing_models import EntryType
+from octo.local.listing_models import FindFilters
+from octo.local.listing_models import FindSort
+from octo.local.walk import Entry
+from octo.local.walk import Walk
+from octo.local.walk import stat_entries
 
 Check = Callable[[Entry], bool]
 

@@ -9,14 +9,13 @@ from typing import Any
 
 from octo.core.formats import compact_json
 from octo.core.paging import Pagination
-from octo.local.listing_models import (
-    FindFilesQuery,
-    FindFilesResult,
-    ViewStructureQuery,
-    ViewStructureResult,
-)
+from octo.local.listing_models import FindFilesQuery
+from octo.local.listing_models import FindFilesResult
+from octo.local.listing_models import ViewStructureQuery
+from octo.local.listing_models import ViewStructureResult
 from octo.local.next_calls import read_params
-from octo.local.walk import MAX_SCANNED_FILES, Walk
+from octo.local.walk import MAX_SCANNED_FILES
+from octo.local.walk import Walk
 
 #: Matches beyond which the answer suggests narrowing filters.
 MANY_RESULTS = 100

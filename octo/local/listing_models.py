@@ -8,13 +8,22 @@ parsed by octo.core.formats, for validation and filtering alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import ClassVar, Literal
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import ClassVar
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
 
-from octo.core.envelope import FieldAlias, ToolQuery, ToolResult, mendable
-from octo.core.formats import parse_duration, parse_size
+from octo.core.envelope import FieldAlias
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.envelope import mendable
+from octo.core.formats import parse_duration
+from octo.core.formats import parse_size
 from octo.core.paging import Pagination
 
 EntryType = Literal["file", "dir", "symlink"]

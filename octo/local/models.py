@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import model_validator
 
-from octo.core.budget import CharPagination, TokenInfo
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.budget import CharPagination
+from octo.core.budget import TokenInfo
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 
 HIDDEN_DESCRIPTION = (
     "octo extension: also search/read dot-files and dot-directories (.github, .config). "

@@ -16,21 +16,18 @@ from octo.core.config import Config
 from octo.core.formats import compact_json
 from octo.core.paging import page_of
 from octo.local.rg_output import MatchingFile
-from octo.local.search_hints import (
-    NO_FILE_SEARCHED,
-    empty_search_hints,
-    read_hit,
-    repeat_params,
-)
-from octo.local.search_models import (
-    COUNT_PAGE_FILES,
-    SUMMARY_FILES,
-    SUMMARY_MATCHES,
-    LocalSearchCodeResult,
-    SearchFields,
-    SearchFile,
-)
-from octo.local.search_passes import Counted, page_matches
+from octo.local.search_hints import NO_FILE_SEARCHED
+from octo.local.search_hints import empty_search_hints
+from octo.local.search_hints import read_hit
+from octo.local.search_hints import repeat_params
+from octo.local.search_models import COUNT_PAGE_FILES
+from octo.local.search_models import SUMMARY_FILES
+from octo.local.search_models import SUMMARY_MATCHES
+from octo.local.search_models import LocalSearchCodeResult
+from octo.local.search_models import SearchFields
+from octo.local.search_models import SearchFile
+from octo.local.search_passes import Counted
+from octo.local.search_passes import page_matches
 
 
 async def answer_counts(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from octo.local.models import SearchMatch
-from octo.local.search_models import MatchPagination, SearchFile
+from octo.local.search_models import MatchPagination
+from octo.local.search_models import SearchFile
 
 
 @dataclass(frozen=True)

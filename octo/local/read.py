@@ -15,15 +15,22 @@ from typing import Any
 
 import anyio
 
-from octo.contract import Answer, QueryContext
-from octo.core.budget import CharPagination, cut_lines, with_tokens
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import CharPagination
+from octo.core.budget import cut_lines
+from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
-from octo.core.errors import FileTooLargeError, InvalidQueryError
+from octo.core.errors import FileTooLargeError
+from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.redaction import redact
-from octo.local.matched_lines import clip_line, group_matches, strip_newline
-from octo.local.models import LocalGetFileContentQuery, LocalGetFileContentResult
+from octo.local.matched_lines import clip_line
+from octo.local.matched_lines import group_matches
+from octo.local.matched_lines import strip_newline
+from octo.local.models import LocalGetFileContentQuery
+from octo.local.models import LocalGetFileContentResult
 from octo.local.next_calls import has_regex_syntax
 from octo.local.targets import file_target
 from octo.transports.ripgrep import max_filesize_bytes

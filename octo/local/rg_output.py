@@ -6,14 +6,20 @@ from __future__ import annotations
 import base64
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import NamedTuple
 
 from octo.core.redaction import LineRedactor
 from octo.core.sensitive import is_sensitive
-from octo.local.matched_lines import clip_line, group_matches, strip_newline
+from octo.local.matched_lines import clip_line
+from octo.local.matched_lines import group_matches
+from octo.local.matched_lines import strip_newline
 from octo.local.models import MatchColumn
-from octo.local.search_models import MatchPagination, SearchFields, SearchFile
+from octo.local.search_models import MatchPagination
+from octo.local.search_models import SearchFields
+from octo.local.search_models import SearchFile
 
 
 def _rg_text(value: dict[str, Any]) -> str:

@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import math
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.paging import Pagination
 from octo.local.output_modes import answer_counts
 from octo.local.page_fit import fit_budget
-from octo.local.search_hints import budget_hints, search_hints
-from octo.local.search_models import LocalSearchCodeQuery, LocalSearchCodeResult, SearchFields
-from octo.local.search_passes import (
-    Counted,
-    SearchScope,
-    count_matches,
-    files_with_mtimes,
-    page_matches,
-    walk_args,
-)
+from octo.local.search_hints import budget_hints
+from octo.local.search_hints import search_hints
+from octo.local.search_models import LocalSearchCodeQuery
+from octo.local.search_models import LocalSearchCodeResult
+from octo.local.search_models import SearchFields
+from octo.local.search_passes import Counted
+from octo.local.search_passes import SearchScope
+from octo.local.search_passes import count_matches
+from octo.local.search_passes import files_with_mtimes
+from octo.local.search_passes import page_matches
+from octo.local.search_passes import walk_args
 from octo.local.targets import search_target
 
 

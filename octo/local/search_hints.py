@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from octo.core.formats import compact_json
-from octo.local.next_calls import has_regex_syntax, read_params
+from octo.local.next_calls import has_regex_syntax
+from octo.local.next_calls import read_params
 from octo.local.page_fit import PageFit
-from octo.local.search_models import MODE_PRESETS, LocalSearchCodeResult, SearchFields
+from octo.local.search_models import MODE_PRESETS
+from octo.local.search_models import LocalSearchCodeResult
+from octo.local.search_models import SearchFields
 
 
 def repeat_params(query: SearchFields) -> dict[str, Any]:

@@ -11,15 +11,27 @@ nothing a caller asks for is dropped silently.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any
+from typing import ClassVar
+from typing import Literal
+from typing import TypeVar
 
-from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import PrivateAttr
+from pydantic import field_validator
+from pydantic import model_validator
 
 from octo.core.budget import TokenInfo
-from octo.core.envelope import FieldAlias, ToolQuery, ToolResult, mendable
+from octo.core.envelope import FieldAlias
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.envelope import mendable
 from octo.core.formats import parse_size
 from octo.core.paging import Pagination
-from octo.local.models import HIDDEN_DESCRIPTION, SENSITIVE_DESCRIPTION, SearchMatch
+from octo.local.models import HIDDEN_DESCRIPTION
+from octo.local.models import SENSITIVE_DESCRIPTION
+from octo.local.models import SearchMatch
 from octo.transports.ripgrep import MAX_FILESIZE_CAP
 
 ResultT = TypeVar("ResultT", bound="LocalSearchCodeResult")

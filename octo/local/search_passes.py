@@ -22,9 +22,17 @@ from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import iso_utc
-from octo.local.rg_output import MatchingFile, PageScan, read_counts
-from octo.local.search_models import SearchFields, SearchFile, SearchStats
-from octo.transports.ripgrep import max_filesize_bytes, open_rg, rg_error_message, run_rg
+from octo.local.rg_output import MatchingFile
+from octo.local.rg_output import PageScan
+from octo.local.rg_output import read_counts
+from octo.local.search_models import SearchFields
+from octo.local.search_models import SearchFile
+from octo.local.search_models import SearchStats
+from octo.transports.ripgrep import max_filesize_arg
+from octo.transports.ripgrep import max_filesize_bytes
+from octo.transports.ripgrep import open_rg
+from octo.transports.ripgrep import rg_error_message
+from octo.transports.ripgrep import run_rg
 
 #: Bytes of file names one rg run is given: a quarter of Linux's 2 MiB for a whole command
 #: line with its environment.
@@ -165,7 +173,7 @@ def match_args(query: SearchFields) -> list[str]:
 
 def walk_args(config: Config, query: SearchFields) -> list[str]:
     """Which files rg looks at when it walks a directory itself."""
-    args = ["--no-require-git", f"--max-filesize={max_filesize(config, query)}"]
+    args = ["--no-require-git", max_filesize_arg(query.maxFilesize or config.rg_max_filesize)]
     args += file_filter_args(query)
     if query.hidden:
         args += ["--hidden", "--glob=!.git/"]

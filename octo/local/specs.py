@@ -7,16 +7,18 @@ Their words (titles, descriptions, examples) are in tools.toml beside this file.
 from __future__ import annotations
 
 from octo.contract import ToolCategory
-from octo.contract.family import Binding, family_tools
-from octo.local.find_search_models import FindAndSearchQuery, FindAndSearchResult
-from octo.local.listing_models import (
-    FindFilesQuery,
-    FindFilesResult,
-    ViewStructureQuery,
-    ViewStructureResult,
-)
-from octo.local.models import LocalGetFileContentQuery, LocalGetFileContentResult
-from octo.local.search_models import LocalSearchCodeQuery, LocalSearchCodeResult
+from octo.contract.family import Binding
+from octo.contract.family import family_tools
+from octo.local.find_search_models import FindAndSearchQuery
+from octo.local.find_search_models import FindAndSearchResult
+from octo.local.listing_models import FindFilesQuery
+from octo.local.listing_models import FindFilesResult
+from octo.local.listing_models import ViewStructureQuery
+from octo.local.listing_models import ViewStructureResult
+from octo.local.models import LocalGetFileContentQuery
+from octo.local.models import LocalGetFileContentResult
+from octo.local.search_models import LocalSearchCodeQuery
+from octo.local.search_models import LocalSearchCodeResult
 
 TOOLS = family_tools(
     __package__,

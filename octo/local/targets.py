@@ -13,9 +13,12 @@ from pathlib import Path
 
 import anyio
 
-from octo.core.errors import InvalidQueryError, NotFoundError, PathNotAllowedError
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
+from octo.core.errors import PathNotAllowedError
 from octo.core.formats import compact_json
-from octo.core.paths import PathPolicy, is_hidden
+from octo.core.paths import PathPolicy
+from octo.core.paths import is_hidden
 from octo.core.sensitive import is_sensitive
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.search_models import LocalSearchCodeQuery

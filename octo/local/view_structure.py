@@ -14,17 +14,21 @@ from typing import Any
 
 import anyio
 
-from octo.contract import Answer, QueryContext
+from octo.contract import Answer
+from octo.contract import QueryContext
 from octo.core.paging import page_of
-from octo.local.listing_hints import ListingPage, structure_hints, truncated_hint
-from octo.local.listing_models import (
-    EntryType,
-    StructureEntry,
-    StructureSummary,
-    ViewStructureQuery,
-    ViewStructureResult,
-)
-from octo.local.walk import Entry, Walk, stat_entries, walk_listing
+from octo.local.listing_hints import ListingPage
+from octo.local.listing_hints import structure_hints
+from octo.local.listing_hints import truncated_hint
+from octo.local.listing_models import EntryType
+from octo.local.listing_models import StructureEntry
+from octo.local.listing_models import StructureSummary
+from octo.local.listing_models import ViewStructureQuery
+from octo.local.listing_models import ViewStructureResult
+from octo.local.walk import Entry
+from octo.local.walk import Walk
+from octo.local.walk import stat_entries
+from octo.local.walk import walk_listing
 
 
 async def view_structure(

@@ -12,20 +12,27 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from stat import S_IMODE
 
 import anyio
 
 from octo.contract import QueryContext
-from octo.core.errors import InvalidQueryError, QueryTimeoutError
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.core.sensitive import is_sensitive
-from octo.local.listing_models import EntryType, ListingQuery
+from octo.local.listing_models import EntryType
+from octo.local.listing_models import ListingQuery
 from octo.local.targets import start_directory
-from octo.transports.ripgrep import RgProcess, open_rg, rg_error_message
+from octo.transports.ripgrep import RgProcess
+from octo.transports.ripgrep import open_rg
+from octo.transports.ripgrep import rg_error_message
 
 #: Files read from one walk before it stops and reports ``truncated``.
 MAX_SCANNED_FILES = 200_000

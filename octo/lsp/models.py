@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import field_validator
 
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.paging import Pagination
 
 
-class _SymbolQuery(ToolQuery):
+class SymbolQuery(ToolQuery):
     """Where the symbol is: a file and a name near a line."""
 
     uri: str = Field(
@@ -45,7 +50,7 @@ class _SymbolQuery(ToolQuery):
         return symbol
 
 
-class GotoDefinitionQuery(_SymbolQuery):
+class GotoDefinitionQuery(SymbolQuery):
     """One lspGotoDefinition query."""
 
     contextLines: int = Field(
@@ -53,7 +58,7 @@ class GotoDefinitionQuery(_SymbolQuery):
     )
 
 
-class FindReferencesQuery(_SymbolQuery):
+class FindReferencesQuery(SymbolQuery):
     """One lspFindReferences query."""
 
     includeDeclaration: bool = Field(
@@ -66,7 +71,7 @@ class FindReferencesQuery(_SymbolQuery):
     page: int = Field(default=1, ge=1, description="Page number, from 1.")
 
 
-class CallHierarchyQuery(_SymbolQuery):
+class CallHierarchyQuery(SymbolQuery):
     """One lspCallHierarchy query."""
 
     direction: Literal["incoming", "outgoing"] = Field(
@@ -119,32 +124,29 @@ class CodeLocation(BaseModel):
     )
 
 
-class LspPagination(BaseModel):
-    currentPage: int
-    totalPages: int
-    hasMore: bool
+class NavigationResult(ToolResult):
+    """What every LSP answer holds: where the symbol was found, and the server that answered."""
 
-
-class _NavigationResult(ToolResult):
     resolved: ResolvedSymbol
     server: str = Field(description="The language server that answered.")
     partial: bool | None = Field(
         default=None,
-        description="True when the server was still indexing: the answer may be incomplete.",
+        description="True when the answer may be incomplete: the server was still indexing, or"
+        " a limit or a failed request left calls out (call hierarchy); the hints say which.",
     )
 
 
-class GotoDefinitionResult(_NavigationResult):
+class GotoDefinitionResult(NavigationResult):
     definitions: list[CodeLocation]
 
     def is_empty(self) -> bool:
         return not self.definitions
 
 
-class FindReferencesResult(_NavigationResult):
+class FindReferencesResult(NavigationResult):
     references: list[CodeLocation]
     totalReferences: int
-    pagination: LspPagination
+    pagination: Pagination
 
     def is_empty(self) -> bool:
         return self.totalReferences == 0
@@ -175,11 +177,12 @@ class Call(BaseModel):
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
 
-class CallHierarchyResult(_NavigationResult):
+class CallHierarchyResult(NavigationResult):
     item: CallEnd = Field(description="The function the hierarchy starts from.")
     calls: list[Call]
     totalCalls: int
-    pagination: LspPagination
+    pagination: Pagination
 
     def is_empty(self) -> bool:
-        return self.totalCalls == 0
+        # No calls found in a walk a limit cut short says nothing of whether there are any.
+        return self.totalCalls == 0 and not self.partial

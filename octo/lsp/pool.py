@@ -5,61 +5,47 @@ queries race; at most ``max_servers`` live at a time (least recently used goes
 first); an idle server is stopped after ``idle_timeout``; a crashed one restarts
 on the next query after a growing backoff. Nothing here runs at gateway start,
 so MCP ``initialize`` never waits for a language server.
+
+The pool's background work runs in the runtime's task group: per live server, a task
+that retires it once idle and one that drains its stderr, and the stop of every retired
+server. Closing the runtime (also by cancellation) stops every server first.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import signal
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 
-from octo.core.config import env_int, env_seconds
 from octo.core.errors import LspNotAvailableError
-from octo.lsp import reaper
-from octo.lsp.client import LspClient, RequestTimeoutError, ServerCrashedError
-from octo.lsp.servers import Language, ServerCommand, find_server, language_of, workspace_root
+from octo.lsp.client import LspClient
+from octo.lsp.client import RequestTimeoutError
+from octo.lsp.client import ServerCrashedError
+from octo.lsp.process import server_environment
+from octo.lsp.servers import Language
+from octo.lsp.servers import ServerCommand
+from octo.lsp.servers import find_server
+from octo.lsp.servers import language_of
+from octo.lsp.servers import workspace_root
+from octo.lsp.settings import LspSettings
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
+
+#: The pool's sense of time: ``clock()`` in seconds, ``sleep(seconds)``; tests pass their own.
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
 
 _MAX_BACKOFF = 30.0
 #: A query waits out a restart backoff this short; a longer one fails at once.
 _MAX_BACKOFF_WAIT = 2.0
 _IN_FLIGHT = 4
-
-
-@dataclass(frozen=True)
-class LspSettings:
-    """Pool and request limits, from ``OCTO_LSP_*`` variables."""
-
-    idle_timeout: float = 600.0
-    max_servers: int = 4
-    init_timeout: float = 60.0
-    request_timeout: float = 20.0
-    calls_deadline: float = 40.0
-    settle_timeout: float | None = None
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> LspSettings:
-        return cls(
-            idle_timeout=env_seconds(env, "OCTO_LSP_IDLE_TIMEOUT", cls.idle_timeout),
-            max_servers=env_int(env, "OCTO_LSP_MAX_SERVERS", cls.max_servers, 1, 64),
-            init_timeout=env_seconds(env, "OCTO_LSP_INIT_TIMEOUT", cls.init_timeout),
-            request_timeout=env_seconds(env, "OCTO_LSP_REQUEST_TIMEOUT", cls.request_timeout),
-            calls_deadline=env_seconds(env, "OCTO_LSP_CALLS_DEADLINE", cls.calls_deadline),
-            settle_timeout=(
-                env_seconds(env, "OCTO_LSP_SETTLE_TIMEOUT", 1.0)
-                if env.get("OCTO_LSP_SETTLE_TIMEOUT")
-                else None
-            ),
-        )
 
 
 class ServerSlot:
@@ -71,14 +57,14 @@ class ServerSlot:
         self.root = root
         self.client: LspClient | None = None
         self.settled = False
-        self.last_used = time.monotonic()
+        self.last_used = pool.clock()
         self.crashes = 0
         self.retry_at = 0.0
         self.last_crash = ""
         self.timeouts = 0
         self.start_lock = anyio.Lock()
         self.in_flight = anyio.Semaphore(_IN_FLIGHT)
-        self.idle_timer: asyncio.TimerHandle | None = None
+        self.idle_watch: anyio.CancelScope | None = None
 
     @property
     def server_id(self) -> str:
@@ -88,13 +74,24 @@ class ServerSlot:
     def settle_cap(self) -> float:
         return self.pool.settings.settle_timeout or self.command.settle_cap
 
+    @property
+    def busy(self) -> bool:
+        """True while a request is running."""
+        return self.in_flight.value < _IN_FLIGHT
+
     def live_client(self) -> LspClient:
         if self.client is None:
             raise LspNotAvailableError(f"{self.server_id} is not running")
         return self.client
 
-    async def request(self, method: str, params: Any, seconds: float | None = None) -> Any:
-        """One request under the per-server concurrency limit, with crash and hang bookkeeping."""
+    async def request(
+        self, method: str, params: Any, seconds: float | None = None, *, count_hang: bool = True
+    ) -> Any:
+        """One request under the per-server concurrency limit, with crash and hang bookkeeping.
+
+        ``count_hang=False``: a timeout is the caller's to count, with :meth:`note_hang` (a
+        fan-out counts one when none of its requests was answered, not one per item).
+        """
         client = self.live_client()
         self.pool.touch(self)
         async with self.in_flight:
@@ -103,14 +100,13 @@ class ServerSlot:
                     method, params, seconds or self.pool.settings.request_timeout
                 )
             except ServerCrashedError as exc:
-                self.last_crash = exc.message
-                await self.pool.retire(self, crashed=True)
+                if self.client is client:
+                    self.last_crash = exc.message
+                    self.pool.retire(self, crashed=True)
                 raise
             except RequestTimeoutError:
-                self.timeouts += 1
-                # A server that hangs twice in a row is replaced, so later queries are not stuck.
-                if self.timeouts >= 2:
-                    await self.pool.retire(self, crashed=False)
+                if count_hang:
+                    self.note_hang(client)
                 raise
             finally:
                 self.pool.touch(self)
@@ -118,18 +114,32 @@ class ServerSlot:
         self.crashes = 0
         return result
 
+    def note_hang(self, client: LspClient) -> None:
+        """Count a request ``client`` did not answer; a server that hangs twice in a row is
+        replaced, so later queries are not stuck behind it."""
+        if self.client is not client:
+            return
+        self.timeouts += 1
+        if self.timeouts >= 2:
+            self.pool.retire(self, crashed=False, reason="it did not answer twice in a row")
+
 
 class LspPool:
-    """Provider of warm language servers (``runtime.backend(LspPool)``)."""
+    """Backend of warm language servers (``ctx.backend(LspPool)``)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(
+        self, runtime: Runtime, *, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep
+    ) -> None:
+        self.runtime = runtime
         self.env = runtime.config.env
         self.settings = LspSettings.from_env(self.env)
+        self.clock = clock
+        self.sleep = sleep
         self._slots: collections.OrderedDict[tuple[str, Path], ServerSlot] = (
             collections.OrderedDict()
         )
         self._commands: dict[str, ServerCommand] = {}
-        self._expired: list[LspClient] = []
+        self._closed = False
 
     def process_ids(self) -> list[int]:
         """Pids (= process-group ids) of the live servers."""
@@ -151,123 +161,135 @@ class LspPool:
             )
         return found
 
-    def _command(self, family: str) -> ServerCommand:
+    async def _command(self, family: str) -> ServerCommand:
         command = self._commands.get(family)
         if command is None:
-            command = self._commands[family] = find_server(family, self.env)
+            # Discovery looks at the disk (PATH, packages, package.json): off the event loop.
+            command = await anyio.to_thread.run_sync(find_server, family, self.env)
+            self._commands[family] = command
         return command
 
     async def acquire(self, path: Path, allowed_root: Path) -> ServerSlot:
         """The live server for ``path``, started (once) if needed."""
         family = self.language(path).family
-        command = self._command(family)
-        root = workspace_root(path, allowed_root, family)
+        command = await self._command(family)
+        root = await anyio.to_thread.run_sync(workspace_root, path, allowed_root, family)
         key = (command.server_id, root)
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = ServerSlot(self, command, root)
         self._slots.move_to_end(key)
-        await self._finish_expired()
-        reaper.guard()
         async with slot.start_lock:
-            if slot.client is not None and not slot.client.alive:
-                slot.last_crash = slot.client.crash_error().message
-                await self.retire(slot, crashed=True)
+            client = slot.client
+            if client is not None and not client.alive:
+                slot.last_crash = (await client.exit_error()).message
+                self.retire(slot, crashed=True)
             if slot.client is None:
                 await self._backoff(slot)
-                await self._make_room(key)
-                try:
-                    slot.client = await LspClient.start(
-                        command.server_id,
-                        command.argv,
-                        root,
-                        self._server_env(),
-                        init_timeout=self.settings.init_timeout,
-                        loaded_log=command.loaded_log,
-                    )
-                except (ServerCrashedError, RequestTimeoutError) as exc:
-                    slot.last_crash = exc.message
-                    self._note_crash(slot)
-                    raise
-                slot.settled = False
+                self._make_room(key)
+                await self._start(slot)
         self.touch(slot)
         return slot
 
-    def _server_env(self) -> dict[str, str]:
-        env = dict(self.env)
-        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-        return env
+    async def _start(self, slot: ServerSlot) -> None:
+        if self._closed:
+            raise LspNotAvailableError("The gateway is closing; no server starts any more")
+        command = slot.command
+        try:
+            client = await LspClient.start(
+                command.server_id,
+                command.argv,
+                slot.root,
+                server_environment(self.env),
+                init_timeout=self.settings.init_timeout,
+                runtime=self.runtime,
+                loaded_log=command.loaded_log,
+            )
+        except (ServerCrashedError, RequestTimeoutError) as exc:
+            slot.last_crash = exc.message
+            self._note_crash(slot)
+            raise
+        if self._closed:  # the runtime closed while the server started
+            await client.aclose()
+            raise LspNotAvailableError("The gateway is closing; no server starts any more")
+        slot.client, slot.settled = client, False
+        slot.idle_watch = anyio.CancelScope()
+        self.runtime.start_background(
+            self._retire_when_idle, slot, client, slot.idle_watch, name=f"{slot.server_id} idle"
+        )
 
-    @staticmethod
-    async def _backoff(slot: ServerSlot) -> None:
+    async def _backoff(self, slot: ServerSlot) -> None:
         """Wait before restarting a crashed server: 1, 2, 4 ... s after 1, 2, 3 ... crashes."""
-        wait = slot.retry_at - time.monotonic()
+        wait = slot.retry_at - self.clock()
         if wait > _MAX_BACKOFF_WAIT:
             raise LspNotAvailableError(
                 f"{slot.server_id} crashed {slot.crashes} times in a row; octo starts it again"
                 f" in {wait:.0f} s. Last crash: {slot.last_crash}",
                 hints=["Retry later, or choose another server with OCTO_LSP_<LANGUAGE>_SERVERS."],
             )
-        await anyio.sleep(max(0.0, wait))
+        if wait > 0:
+            await self.sleep(wait)
 
     def _note_crash(self, slot: ServerSlot) -> None:
         slot.crashes += 1
-        slot.retry_at = time.monotonic() + min(_MAX_BACKOFF, 2.0 ** (slot.crashes - 1))
+        slot.retry_at = self.clock() + min(_MAX_BACKOFF, 2.0 ** (slot.crashes - 1))
 
-    async def retire(self, slot: ServerSlot, *, crashed: bool) -> None:
-        """Stop ``slot``'s server; after a crash the next start waits a growing backoff."""
-        client, slot.client = slot.client, None
-        slot.timeouts = 0
+    def retire(self, slot: ServerSlot, *, crashed: bool, reason: str | None = None) -> None:
+        """Take ``slot``'s server out of use and stop it in the background (a polite stop
+        takes seconds no query should wait for); after a crash the next start waits a
+        growing backoff. ``reason`` is what requests still waiting on the server are told.
+        """
+        client = self._detach(slot)
         if crashed:
             self._note_crash(slot)
         if client is not None:
-            await client.aclose()
+            self.runtime.start_background(client.aclose, reason, name=f"{slot.server_id} stop")
 
-    async def _make_room(self, keep: tuple[str, Path]) -> None:
+    @staticmethod
+    def _detach(slot: ServerSlot) -> LspClient | None:
+        client, slot.client = slot.client, None
+        slot.timeouts = 0
+        if slot.idle_watch is not None:
+            slot.idle_watch.cancel()
+            slot.idle_watch = None
+        return client
+
+    def _make_room(self, keep: tuple[str, Path]) -> None:
         live = [k for k, s in self._slots.items() if s.client is not None and k != keep]
         while len(live) >= self.settings.max_servers:
-            await self.retire(self._slots[live.pop(0)], crashed=False)
+            self.retire(
+                self._slots[live.pop(0)], crashed=False, reason="making room for another server"
+            )
 
     def touch(self, slot: ServerSlot) -> None:
-        """Mark ``slot`` as used now; its idle timer starts again."""
-        slot.last_used = time.monotonic()
-        self._arm_idle_timer(slot, self.settings.idle_timeout)
+        """Mark ``slot`` as used now: its idle time starts again."""
+        slot.last_used = self.clock()
 
-    def _arm_idle_timer(self, slot: ServerSlot, delay: float) -> None:
-        if slot.idle_timer is not None:
-            slot.idle_timer.cancel()
-        slot.idle_timer = asyncio.get_running_loop().call_later(delay, self._expire_idle, slot)
-
-    def _expire_idle(self, slot: ServerSlot) -> None:
-        # A timer callback cannot await a polite shutdown; an idle server has nothing to
-        # lose, so its group is killed now and the client finished on the next pool use.
-        slot.idle_timer = None
-        if slot.in_flight.value < _IN_FLIGHT:  # a request is running: not idle
-            self._arm_idle_timer(slot, self.settings.idle_timeout)
-            return
-        client = slot.client
-        if client is None or client.pid is None:
-            return
-        slot.client = None
-        reaper.kill_group(client.pid, signal.SIGKILL)
-        self._expired.append(client)
-
-    async def _finish_expired(self) -> None:
-        expired, self._expired = self._expired, []
-        for client in expired:
-            await client.aclose()
+    async def _retire_when_idle(
+        self, slot: ServerSlot, client: LspClient, scope: anyio.CancelScope
+    ) -> None:
+        """Sleep until ``client``'s idle deadline, check again, and retire it once it has
+        been idle for ``idle_timeout``; ends (cancelled) when the client goes."""
+        idle = self.settings.idle_timeout
+        with scope:
+            while slot.client is client:
+                wait = slot.last_used + idle - self.clock()
+                if wait <= 0 and not slot.busy:
+                    self.retire(slot, crashed=False, reason=f"idle for {idle:g} s")
+                    return
+                await self.sleep(wait if wait > 0 else idle)
 
     async def aclose(self) -> None:
-        """Stop every server (and its process group)."""
-        slots = list(self._slots.values())
-        self._slots.clear()
-        for slot in slots:
-            if slot.idle_timer is not None:
-                slot.idle_timer.cancel()
-        async with anyio.create_task_group() as tg:
-            for slot in slots:
-                if slot.client is not None:
-                    tg.start_soon(slot.client.aclose)
-            for client in self._expired:
-                tg.start_soon(client.aclose)
-        self._expired.clear()
+        """Stop every server (and its process group), even when the caller is cancelled.
+
+        Servers retired earlier are still stopping in the runtime's task group, which
+        waits for them: their stop is shielded from its cancellation.
+        """
+        with anyio.CancelScope(shield=True):
+            self._closed = True
+            clients = [self._detach(slot) for slot in self._slots.values()]
+            self._slots.clear()
+            async with anyio.create_task_group() as tg:
+                for client in clients:
+                    if client is not None:
+                        tg.start_soon(client.aclose, "octo is closing")

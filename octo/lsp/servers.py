@@ -15,7 +15,8 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,17 +182,27 @@ LOADED_LOGS: dict[str, str] = {"basedpyright": _PYRIGHT_LOADED, "pyright": _PYRI
 def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
     """The first available server for ``family``; raises LspNotAvailableError naming an install."""
     key = family.upper()
+    finder = _Finder(env)
     explicit = env.get(f"OCTO_LSP_{key}_COMMAND")
     if explicit:
-        argv = tuple(shlex.split(explicit))
-        return ServerCommand(f"custom:{Path(argv[0]).name}", argv)
+        try:
+            argv = tuple(shlex.split(explicit))
+        except ValueError:  # an unclosed quote
+            argv = ()
+        # Checked here: a missing program would only show as a crash of its launcher.
+        program = finder.which(argv[0]) if argv else None
+        if program is None:
+            raise LspNotAvailableError(
+                f"OCTO_LSP_{key}_COMMAND ({explicit!r}) does not start an executable program",
+                hints=[f"Fix OCTO_LSP_{key}_COMMAND, or unset it to use an installed server."],
+            )
+        return ServerCommand(f"custom:{Path(argv[0]).name}", (program, *argv[1:]))
     order_text = env.get(f"OCTO_LSP_{key}_SERVERS")
     order = (
         tuple(s.strip() for s in order_text.split(",") if s.strip())
         if order_text
         else DEFAULT_ORDER.get(family, ())
     )
-    finder = _Finder(env)
     for server_id in order:
         entry = _FINDERS.get(server_id)
         found = entry[0](finder) if entry else None

@@ -21,7 +21,7 @@ _HASH_COMMENT = frozenset({"python", "shell", "ruby"})
 
 
 @dataclass(frozen=True)
-class ResolvedSymbol:
+class FoundSymbol:
     """Where a symbol was found. ``line`` is 0-based; ``character`` counts UTF-16 units."""
 
     line: int
@@ -130,16 +130,16 @@ def _matches(lines: list[str], symbol: str, language: str) -> list[list[int]]:
 
 def resolve_symbol(
     text: str, symbol: str, line_hint: int, order_hint: int = 0, *, language: str = ""
-) -> ResolvedSymbol:
+) -> FoundSymbol:
     """Find ``symbol`` near 1-based ``line_hint``; raises NotFoundError with candidates."""
     name = symbol.rsplit(".", 1)[-1] if "." in symbol else symbol
     lines = split_lines(text)
     per_line = _matches(lines, name, language)
     hinted = line_hint - 1
 
-    def at(line_no: int, index: int) -> ResolvedSymbol:
+    def at(line_no: int, index: int) -> FoundSymbol:
         line = lines[line_no]
-        return ResolvedSymbol(line_no, utf16_length(line[:index]), line_no - hinted, line)
+        return FoundSymbol(line_no, utf16_length(line[:index]), line_no - hinted, line)
 
     if 0 <= hinted < len(lines) and len(per_line[hinted]) > order_hint:
         return at(hinted, per_line[hinted][order_hint])

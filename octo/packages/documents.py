@@ -7,10 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx
-from packaging.version import InvalidVersion, Version
+from packaging.version import InvalidVersion
+from packaging.version import Version
 
 from octo.core.errors import ToolNotAvailableError
-from octo.packages.models import MAX_LISTED_VERSIONS, PackageRepository, PackageVersion
+from octo.packages.models import MAX_LISTED_VERSIONS
+from octo.packages.models import PackageRepository
+from octo.packages.models import PackageVersion
 from octo.packages.repository_url import SourceRepository
 
 

@@ -19,14 +19,20 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote
+from urllib.parse import urlsplit
+from urllib.parse import urlunsplit
 
 import anyio
 
-from octo.transports.processes import child_command, child_environment
+from octo.transports.processes import child_command
+from octo.transports.processes import child_environment
 
 logger = logging.getLogger("octo.packages")
 

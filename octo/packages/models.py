@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import model_validator
 
-from octo.core.envelope import ToolQuery, ToolResult
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
 
 Ecosystem = Literal["npm", "python"]
 

@@ -17,16 +17,17 @@ from urllib.parse import quote
 import httpx
 
 from octo.contract import Answer
-from octo.core.errors import NotFoundError, ToolNotAvailableError
-from octo.packages.documents import (
-    json_body,
-    listed_versions,
-    mapping,
-    repository_model,
-    text,
-    version_key,
-)
-from octo.packages.models import PackageInfo, PackageSearchQuery, PackageSearchResult
+from octo.core.errors import NotFoundError
+from octo.core.errors import ToolNotAvailableError
+from octo.packages.documents import json_body
+from octo.packages.documents import listed_versions
+from octo.packages.documents import mapping
+from octo.packages.documents import repository_model
+from octo.packages.documents import text
+from octo.packages.documents import version_key
+from octo.packages.models import PackageInfo
+from octo.packages.models import PackageSearchQuery
+from octo.packages.models import PackageSearchResult
 from octo.packages.repository_url import normalize_repository
 from octo.transports.http_client import RemoteClient
 

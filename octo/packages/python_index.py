@@ -12,24 +12,32 @@ import email.utils
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urljoin
+from urllib.parse import quote
+from urllib.parse import urljoin
 
 import httpx
-from packaging.utils import (
-    InvalidSdistFilename,
-    InvalidWheelFilename,
-    canonicalize_name,
-    parse_sdist_filename,
-    parse_wheel_filename,
-)
-from packaging.version import InvalidVersion, Version
+from packaging.utils import InvalidSdistFilename
+from packaging.utils import InvalidWheelFilename
+from packaging.utils import canonicalize_name
+from packaging.utils import parse_sdist_filename
+from packaging.utils import parse_wheel_filename
+from packaging.version import InvalidVersion
+from packaging.version import Version
 
 from octo.contract import Answer
-from octo.core.errors import NotFoundError, ToolNotAvailableError
-from octo.packages.documents import json_body, listed_versions, mapping, repository_model, text
+from octo.core.errors import NotFoundError
+from octo.core.errors import ToolNotAvailableError
+from octo.packages.documents import json_body
+from octo.packages.documents import listed_versions
+from octo.packages.documents import mapping
+from octo.packages.documents import repository_model
+from octo.packages.documents import text
 from octo.packages.endpoints import PythonIndex
-from octo.packages.models import PackageInfo, PackageSearchQuery, PackageSearchResult
-from octo.packages.repository_url import normalize_label, repository_from_project_urls
+from octo.packages.models import PackageInfo
+from octo.packages.models import PackageSearchQuery
+from octo.packages.models import PackageSearchResult
+from octo.packages.repository_url import normalize_label
+from octo.packages.repository_url import repository_from_project_urls
 from octo.transports.http_client import RemoteClient
 
 _PEP691_JSON = "application/vnd.pypi.simple.v1+json"

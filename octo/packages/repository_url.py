@@ -11,9 +11,11 @@ label URLs freely in ``project_urls``; PEP 753 says how to read the labels.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
+from urllib.parse import urlsplit
 
 # What npm's shorthands mean (hosted-git-info): the public forges by definition.
 _SHORTHAND_HOSTS = {

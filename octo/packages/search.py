@@ -7,25 +7,31 @@ Answers are cached (4 h by default) per URL by the shared
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import anyio
 
-from octo.contract import Answer, QueryContext, Runtime
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract import Runtime
 from octo.core.config import env_seconds
 from octo.core.errors import ToolNotAvailableError
-from octo.packages.endpoints import (
-    NpmRegistry,
-    PythonIndex,
-    discover_npm_registry,
-    discover_python_index,
-)
+from octo.packages.endpoints import NpmRegistry
+from octo.packages.endpoints import PythonIndex
+from octo.packages.endpoints import discover_npm_registry
+from octo.packages.endpoints import discover_python_index
 from octo.packages.index_policy import PackageIndexPolicy
-from octo.packages.models import PackageInfo, PackageSearchQuery, PackageSearchResult
+from octo.packages.models import PackageInfo
+from octo.packages.models import PackageSearchQuery
+from octo.packages.models import PackageSearchResult
 from octo.packages.npm import NpmLookup
 from octo.packages.python_index import PythonIndexLookup
 from octo.transports.http_client import RemoteClient

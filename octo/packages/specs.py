@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from octo.contract import ToolCategory
-from octo.contract.family import Binding, family_tools
-from octo.packages.models import PackageSearchQuery, PackageSearchResult
+from octo.contract.family import Binding
+from octo.contract.family import family_tools
+from octo.packages.models import PackageSearchQuery
+from octo.packages.models import PackageSearchResult
 
 TOOLS = family_tools(
     __package__,

@@ -17,30 +17,33 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
+from typing import Generic
+from typing import TypeVar
 
 import anyio
 import httpx
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
+from tenacity import AsyncRetrying
+from tenacity import RetryCallState
+from tenacity import retry_if_exception_type
 
 from octo.core.cache import ResultCache
-from octo.core.errors import (
-    AuthenticationError,
-    InvalidQueryError,
-    NotFoundError,
-    OctoError,
-    RateLimitError,
-    ToolNotAvailableError,
-)
-from octo.core.formats import compact_json, iso_utc
-from octo.transports.http_policy import (
-    Backoff,
-    HostPolicy,
-    RateLimit,
-    retry_after_seconds,
-)
+from octo.core.errors import AuthenticationError
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
+from octo.core.errors import OctoError
+from octo.core.errors import RateLimitError
+from octo.core.errors import ToolNotAvailableError
+from octo.core.formats import compact_json
+from octo.core.formats import iso_utc
+from octo.transports.http_policy import Backoff
+from octo.transports.http_policy import HostPolicy
+from octo.transports.http_policy import RateLimit
+from octo.transports.http_policy import retry_after_seconds
 
 logger = logging.getLogger("octo.http")
 

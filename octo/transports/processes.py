@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from functools import cache
 
 #: Credentials octo itself reads; never handed to a child.

@@ -13,7 +13,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
+from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -23,9 +24,12 @@ from typing import IO
 import anyio
 from anyio.abc import Process
 
-from octo.core.errors import InvalidQueryError, QueryTimeoutError, ToolNotAvailableError
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import QueryTimeoutError
+from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
-from octo.transports.processes import child_command, child_environment
+from octo.transports.processes import child_command
+from octo.transports.processes import child_environment
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
@@ -49,6 +53,11 @@ def rg_binary() -> str:
         "ripgrep (rg) is not installed",
         hints=["pip install ripgrep==14.1.0 (a dependency of octo-gateway), or put rg on PATH."],
     )
+
+
+def max_filesize_arg(size: str) -> str:
+    """rg's ``--max-filesize`` for a configured size ("10M"), capped at 200 MiB (spec 003)."""
+    return f"--max-filesize={max_filesize_bytes(size)}"
 
 
 def max_filesize_bytes(size: str) -> int:

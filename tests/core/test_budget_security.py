@@ -8,9 +8,14 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from octo.core.budget import TokenInfo, cut_lines, estimate_tokens, with_tokens
-from octo.core.errors import InvalidQueryError, PathNotAllowedError
-from octo.core.paths import PathPolicy, is_hidden
+from octo.core.budget import TokenInfo
+from octo.core.budget import cut_lines
+from octo.core.budget import estimate_tokens
+from octo.core.budget import with_tokens
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import PathNotAllowedError
+from octo.core.paths import PathPolicy
+from octo.core.paths import is_hidden
 from octo.core.redaction import redact
 from octo.core.sensitive import is_sensitive
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from octo.core.config import Config, ConfigError
+from octo.core.config import Config
+from octo.core.config import ConfigError
 
 
 def test_defaults_without_variables() -> None:

@@ -4,17 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import Any
+from typing import ClassVar
+from typing import Literal
 
 import anyio
 import pytest
-from pydantic import Field, model_validator
+from pydantic import Field
+from pydantic import model_validator
 
-from octo.contract import Answer, QueryContext, ToolCategory, ToolSpec
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract import ToolCategory
+from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
-from octo.core.envelope import FieldAlias, QueryStatus, ToolQuery, ToolResult, mendable
-from octo.core.errors import CallError, ErrorCode, NotFoundError, RateLimitError
+from octo.core.envelope import FieldAlias
+from octo.core.envelope import QueryStatus
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.envelope import mendable
+from octo.core.errors import CallError
+from octo.core.errors import ErrorCode
+from octo.core.errors import NotFoundError
+from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
 from octo.dispatch import dispatch
 

@@ -13,7 +13,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 from octo.faces.mcp_server import build_server
 from octo.registry import all_tools
 
@@ -50,7 +51,7 @@ async def test_tools_list_publishes_registry_schemas_and_annotations(client: Cli
         assert tool.output_schema == spec.output_schema()
         assert tool.annotations == types.ToolAnnotations(
             title=spec.title,
-            read_only_hint=True,
+            read_only_hint=spec.read_only,
             destructive_hint=False,
             idempotent_hint=True,
             open_world_hint=spec.open_world,

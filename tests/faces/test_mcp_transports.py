@@ -14,7 +14,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 from octo.registry import all_tools
 
@@ -35,6 +36,7 @@ def _env(tree: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.slow
 async def test_stdio_lists_tools_and_runs_a_bulk_call(mode: str, tree: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "octo", "serve"], env=_env(tree)
@@ -50,6 +52,7 @@ async def test_stdio_lists_tools_and_runs_a_bulk_call(mode: str, tree: Path) -> 
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.slow
 async def test_stdio_client_roots_narrow_the_configured_roots(mode: str, tree: Path) -> None:
     async def list_roots(_context: Any) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=(tree / "src").as_uri())])

@@ -8,13 +8,16 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 RECORDINGS = Path(__file__).parent / "recordings"
 TOKEN = "test-token-not-real-e2e"
@@ -70,6 +73,7 @@ def api_server() -> Iterator[RecordingServer]:
     thread.join()
 
 
+@pytest.mark.slow
 async def test_octo_serve_answers_github_tools_from_the_local_api(
     api_server: RecordingServer, tmp_path: Path
 ) -> None:

@@ -14,7 +14,11 @@ import pytest
 import octo
 from octo.core.config import Config
 
-from .conftest import Call, CallOne, Tree, hinted_query, paths
+from .conftest import Call
+from .conftest import CallOne
+from .conftest import Tree
+from .conftest import hinted_query
+from .conftest import paths
 
 TOOL = "localFindAndSearchCode"
 

@@ -11,7 +11,10 @@ import pytest
 import octo
 from octo.core.config import Config
 
-from .conftest import Call, CallOne, Tree, hinted_query
+from .conftest import Call
+from .conftest import CallOne
+from .conftest import Tree
+from .conftest import hinted_query
 
 
 def without_timing(envelope: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,9 @@ import octo
 from octo.core.config import Config
 from octo.core.errors import CallError
 
-from .conftest import Call, CallOne, Tree
+from .conftest import Call
+from .conftest import CallOne
+from .conftest import Tree
 
 NUMBERED = "".join(f"line {i:03d}\n" for i in range(1, 101))  # 100 lines of 9 characters
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from octo.core.errors import QueryTimeoutError
-from octo.transports.ripgrep import open_rg, run_rg
+from octo.transports.ripgrep import open_rg
+from octo.transports.ripgrep import run_rg
 
 
 def assert_reaped(pid: int) -> None:

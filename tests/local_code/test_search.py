@@ -11,7 +11,11 @@ import pytest
 
 from octo.core.errors import CallError
 
-from .conftest import Call, CallOne, Tree, hinted_query, paths
+from .conftest import Call
+from .conftest import CallOne
+from .conftest import Tree
+from .conftest import hinted_query
+from .conftest import paths
 
 
 async def test_finds_matches_with_paths_relative_to_the_reported_root(

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import octo
-from octo.core.formats import parse_duration, parse_size
+from octo.core.formats import parse_duration
+from octo.core.formats import parse_size
 from octo.local.walk import rg_files
 
 from .conftest import paths

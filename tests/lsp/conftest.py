@@ -1,18 +1,42 @@
-"""LSP test helpers: environments that find our servers, and the no-leftover-process check."""
+"""LSP test helpers: environments that find our servers, the no-leftover-process check, a
+clock for the pool, and gateways over a small project served by tests/lsp/fake_server.py."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
+import pytest
+
+from octo import Gateway
+from octo.core.config import Config
+from octo.lsp.pool import LspPool
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 FAKE_SERVER = HERE / "fake_server.py"
 NPM_BIN = HERE.parent.parent / ".ci" / "lsp" / "node_modules" / ".bin"
+
+SOURCE = "def target():\n    return 1\n\n\nvalue = target()\n"
+DEFINITION = {"uri": "mod.py", "symbolName": "target", "lineHint": 5}
+#: The call graph fake_server.py's "calls" mode serves: a and b call target, c calls a and b.
+CALLS_SOURCE = (
+    "def target():\n    return 1\n\n\n"
+    "def a():\n    return target()\n\n\n"
+    "def b():\n    return target()\n\n\n"
+    "def c():\n    return a() + b()\n"
+)
+
+#: ``await gateway(env)``: an open gateway over the ``project`` fixture.
+GatewayFactory = Callable[[dict[str, str]], Awaitable[Gateway]]
 
 
 def lsp_env(**overrides: str) -> dict[str, str]:
@@ -103,6 +127,67 @@ async def assert_no_leftovers(sessions: Iterable[int], *, descendants: bool = Tr
     assert left == [], f"processes left behind: {left}"
 
 
+class ManualClock:
+    """Time for the pool that moves only when a test says so.
+
+    ``clock()`` is now; ``sleep(seconds)`` records its length and waits until
+    :meth:`advance` has moved now past its end.
+    """
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+        self._moved = anyio.Event()
+        self._slept = anyio.Event()
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        slept, self._slept = self._slept, anyio.Event()
+        slept.set()
+        end = self.now + seconds
+        while self.now < end:
+            await self._moved.wait()
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        moved, self._moved = self._moved, anyio.Event()
+        moved.set()
+
+    async def sleeping(self, seconds: float, count: int = 1) -> None:
+        """Wait (in real time, 10 s at most) until ``count`` sleeps of ``seconds`` began."""
+        with anyio.fail_after(10):
+            while self.sleeps.count(seconds) < count:
+                await self._slept.wait()
+
+
 def result_of(response: object, index: int = 0) -> Mapping[str, object]:
     wire = response.to_wire()  # type: ignore[attr-defined]
     return wire["results"][index]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").touch()
+    (tmp_path / "mod.py").write_text(SOURCE)
+    (tmp_path / "calls.py").write_text(CALLS_SOURCE)
+    return tmp_path
+
+
+@pytest.fixture
+async def gateway(project: Path) -> AsyncIterator[GatewayFactory]:
+    """Open gateways over ``project``; on teardown close them and check no process is left."""
+    async with AsyncExitStack() as stack:
+
+        async def make(env: dict[str, str]) -> Gateway:
+            return await stack.enter_async_context(Gateway(Config.from_env(env), roots=[project]))
+
+        yield make
+        sessions = server_sessions()
+    await assert_no_leftovers(sessions)
+
+
+def pool_of(gw: Gateway) -> LspPool:
+    return gw.runtime.backend(LspPool)

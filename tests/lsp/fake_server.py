@@ -9,6 +9,9 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - chatty: definition first writes 1 MiB to stderr (a pipe nobody reads blocks at 64 KiB).
 - crash: definition prints to stderr and exits 3; with STATE_DIR only the first time.
 - malformed: definition answers with something that is not a location.
+- error: definition answers with a JSON-RPC error.
+- calls: a call hierarchy over CALLS_SOURCE (a and b call target, c calls a and b); with
+  STATE "NAME:error" or "NAME:hang" the incoming calls of NAME fail that way.
 - progress: a work-done progress begins at initialized and never ends.
 - slow-progress: a work-done progress begins at initialized and ends 0.5 s later.
 - nocalls: plain, and without callHierarchyProvider.
@@ -30,7 +33,11 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 MODE = sys.argv[1]
-STATE = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+STATE = Path(sys.argv[2]) if len(sys.argv) > 2 and MODE != "calls" else None
+FAILING, _, FAILURE = (sys.argv[2] if len(sys.argv) > 2 and MODE == "calls" else "").partition(":")
+#: Where each function of CALLS_SOURCE is defined (0-based line), and who calls it, where.
+FUNCTIONS = {"target": 0, "a": 4, "b": 8, "c": 12}
+CALLERS = {"target": [("a", 5), ("b", 9)], "a": [("c", 13)], "b": [("c", 13)], "c": []}
 
 server = LanguageServer(
     "fake-lsp",
@@ -68,6 +75,8 @@ async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
         os._exit(3)
     if MODE == "malformed":
         return {"this is": "not a location"}
+    if MODE == "error":
+        raise RuntimeError("simulated failure in definition")
     return [_location(params.text_document.uri)]
 
 
@@ -76,7 +85,40 @@ def references(ls: LanguageServer, params: lsp.ReferenceParams) -> list[lsp.Loca
     return [_location(params.text_document.uri)]
 
 
-if MODE != "nocalls":
+def _item(name: str, uri: str) -> lsp.CallHierarchyItem:
+    line = FUNCTIONS[name]
+    where = lsp.Range(start=lsp.Position(line, 4), end=lsp.Position(line, 4 + len(name)))
+    return lsp.CallHierarchyItem(
+        name=name, kind=lsp.SymbolKind.Function, uri=uri, range=where, selection_range=where
+    )
+
+
+if MODE == "calls":
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+    def prepare_calls(
+        ls: LanguageServer, params: lsp.CallHierarchyPrepareParams
+    ) -> list[lsp.CallHierarchyItem]:
+        return [_item("target", params.text_document.uri)]
+
+    @server.feature(lsp.CALL_HIERARCHY_INCOMING_CALLS)
+    async def incoming(
+        ls: LanguageServer, params: lsp.CallHierarchyIncomingCallsParams
+    ) -> list[lsp.CallHierarchyIncomingCall]:
+        name, uri = params.item.name, params.item.uri
+        if name == FAILING and FAILURE == "hang":
+            await asyncio.sleep(3600)
+        if name == FAILING and FAILURE == "error":
+            raise RuntimeError(f"simulated failure in the incoming calls of {name}")
+        return [
+            lsp.CallHierarchyIncomingCall(
+                from_=_item(caller, uri),
+                from_ranges=[lsp.Range(start=lsp.Position(line, 11), end=lsp.Position(line, 12))],
+            )
+            for caller, line in CALLERS[name]
+        ]
+
+elif MODE != "nocalls":
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
     def prepare(ls: LanguageServer, params: lsp.CallHierarchyPrepareParams) -> None:

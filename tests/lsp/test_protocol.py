@@ -18,7 +18,8 @@ from packaging.version import Version
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from octo.lsp.client import LspClient
+from octo.lsp.progress import ProgressTracker
+from octo.lsp.protocol import language_client
 
 CAPABILITIES = {
     "notebookDocumentSync": {"notebookSelector": [{"cells": [{"language": "python"}]}]},
@@ -36,7 +37,7 @@ def _receive(client: LanguageClient, message: dict[str, Any]) -> Any:
 
 
 def test_octos_client_keeps_the_initialize_reply_as_json() -> None:
-    client = LspClient("test", Path("/"))._client
+    client = language_client(Path("/"), ProgressTracker())
     assert _receive(client, REPLY).result == REPLY["result"]
 
 

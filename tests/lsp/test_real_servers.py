@@ -7,7 +7,9 @@ after every test, every process we have is a live pool server, and after the mod
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +20,15 @@ from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
 from octo.lsp.pool import LspPool
 from octo.lsp.servers import find_server
-from tests.lsp.conftest import (
-    FIXTURES,
-    assert_no_leftovers,
-    leftovers,
-    lsp_env,
-    result_of,
-    server_sessions,
-)
+from tests.lsp.conftest import FIXTURES
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import leftovers
+from tests.lsp.conftest import lsp_env
+from tests.lsp.conftest import result_of
+from tests.lsp.conftest import server_sessions
+
+# Real language servers index their fixture projects: seconds each.
+pytestmark = pytest.mark.slow
 
 PY, C, TS = (FIXTURES / name for name in ("py_project", "c_project", "ts_project"))
 PYTHON_SERVERS = ("basedpyright", "ty")
@@ -45,14 +48,15 @@ def _available(family: str, **env: str) -> str | None:
 
 @pytest.fixture(scope="module")
 async def gateways() -> AsyncIterator[dict[str, Gateway]]:
-    made = {
-        server: Gateway(Config.from_env(lsp_env(OCTO_LSP_PYTHON_SERVERS=server)), roots=[PY, C, TS])
-        for server in PYTHON_SERVERS
-    }
-    yield made
-    sessions = server_sessions()
-    for gw in made.values():
-        await gw.aclose()
+    async with AsyncExitStack() as stack:
+        made = {
+            server: await stack.enter_async_context(
+                Gateway(Config.from_env(lsp_env(OCTO_LSP_PYTHON_SERVERS=server)), roots=[PY, C, TS])
+            )
+            for server in PYTHON_SERVERS
+        }
+        yield made
+        sessions = server_sessions()
     await assert_no_leftovers(sessions)
 
 

@@ -19,20 +19,22 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 
 from octo.core.errors import LspNotAvailableError
 from octo.lsp.servers import find_server
-from tests.lsp.conftest import (
-    FAKE_SERVER,
-    FIXTURES,
-    NPM_BIN,
-    assert_no_leftovers,
-    command_line,
-    descendants_of,
-    leftovers,
-    session_of,
-)
+from tests.lsp.conftest import FAKE_SERVER
+from tests.lsp.conftest import FIXTURES
+from tests.lsp.conftest import NPM_BIN
+from tests.lsp.conftest import assert_no_leftovers
+from tests.lsp.conftest import command_line
+from tests.lsp.conftest import descendants_of
+from tests.lsp.conftest import leftovers
+from tests.lsp.conftest import session_of
+
+# `octo serve` subprocesses with live language servers: seconds each.
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = "def target():\n    return 1\n\n\nvalue = target()\n"
@@ -49,7 +51,9 @@ class Setup:
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OCTO_")}
-    return {**env, "OCTO_ROOTS": str(root), "OCTO_LSP_PATH": str(NPM_BIN), **extra}
+    # The npm servers: .ci/run's install, or wherever OCTO_LSP_PATH points (as in lsp_env).
+    servers = os.pathsep.join(p for p in (os.environ.get("OCTO_LSP_PATH", ""), str(NPM_BIN)) if p)
+    return {**env, "OCTO_ROOTS": str(root), "OCTO_LSP_PATH": servers, **extra}
 
 
 def _fake(root: Path, mode: str) -> Setup:
@@ -128,6 +132,8 @@ async def test_initialize_and_tools_list_start_no_server(tmp_path: Path) -> None
 
 
 async def test_sigterm_to_octo_serve_stops_every_server(setup: Setup, tmp_path: Path) -> None:
+    # The server dies with octo (pdeathsig), its own children only because `octo serve`
+    # closes the gateway on SIGTERM before it dies by the signal.
     status = tmp_path / "status"
     async with Client(_stdio(setup, status)) as client:
         await _call(client, setup)

@@ -8,7 +8,8 @@ import pytest
 
 from octo.core.errors import NotFoundError
 from octo.lsp.servers import workspace_root
-from octo.lsp.symbols import resolve_symbol, utf16_length
+from octo.lsp.symbols import resolve_symbol
+from octo.lsp.symbols import utf16_length
 
 
 def test_hinted_line_and_order_hint() -> None:

@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
-from octo.packages.endpoints import discover_npm_registry, discover_python_index
+from octo.packages.endpoints import discover_npm_registry
+from octo.packages.endpoints import discover_python_index
 from octo.packages.npm import npm_package_path
 
 OUT = Path(__file__).parent / "recordings"

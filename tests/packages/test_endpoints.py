@@ -13,13 +13,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from octo.packages.endpoints import (
-    PythonIndex,
-    discover_npm_registry,
-    discover_python_index,
-    is_http_url,
-    parse_npmrc,
-)
+from octo.packages.endpoints import PythonIndex
+from octo.packages.endpoints import discover_npm_registry
+from octo.packages.endpoints import discover_python_index
+from octo.packages.endpoints import is_http_url
+from octo.packages.endpoints import parse_npmrc
 
 
 def write(path: Path, text: str) -> Path:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from octo.packages.repository_url import (
-    SourceRepository,
-    normalize_label,
-    normalize_repository,
-    repository_from_project_urls,
-)
+from octo.packages.repository_url import SourceRepository
+from octo.packages.repository_url import normalize_label
+from octo.packages.repository_url import normalize_repository
+from octo.packages.repository_url import repository_from_project_urls
 
 
 def gh(owner: str, repo: str, **extra: str | None) -> SourceRepository:

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from octo import Config, Gateway
+from octo import Config
+from octo import Gateway
 from octo.core.envelope import QueryStatus
-from octo.core.errors import ErrorCode, InvalidQueryError
+from octo.core.errors import ErrorCode
+from octo.core.errors import InvalidQueryError
 from octo.core.paths import PathPolicy
 from octo.transports.ripgrep import run_rg
 

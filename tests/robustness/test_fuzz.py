@@ -12,26 +12,38 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from hypothesis import HealthCheck, given, settings
+from anyio.from_thread import BlockingPortal
+from anyio.from_thread import start_blocking_portal
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from octo import Config, Gateway
-from octo.contract import ToolCategory, ToolSpec
-from octo.core.envelope import CONTEXT_FIELDS, BulkResponse, QueryStatus
-from octo.core.errors import CallError, ErrorCode
+from octo import Config
+from octo import Gateway
+from octo.contract import ToolCategory
+from octo.contract import ToolSpec
+from octo.core.envelope import CONTEXT_FIELDS
+from octo.core.envelope import BulkResponse
+from octo.core.envelope import QueryStatus
+from octo.core.errors import CallError
+from octo.core.errors import ErrorCode
 from octo.faces.mcp_server import build_server
 from octo.lsp.servers import DEFAULT_ORDER
 from octo.registry import all_tools
+
+# Every tool fuzzed with hypothesis: tens of seconds.
+pytestmark = pytest.mark.slow
 
 TOKEN = "test-token-not-real"
 #: Content of a file outside the allowed root, reachable only through symlinks inside it.

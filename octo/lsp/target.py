@@ -1,0 +1,152 @@
+"""The symbol a query points at: its file read, its position found, and the server that
+knows the file, started (or warm) with the file open."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from typing import TypeVar
+
+import anyio
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.errors import LspNotAvailableError
+from octo.core.errors import NotFoundError
+from octo.core.paths import PathPolicy
+from octo.lsp.documents import Source
+from octo.lsp.models import NavigationResult
+from octo.lsp.models import ResolvedSymbol
+from octo.lsp.models import SymbolQuery
+from octo.lsp.pool import LspPool
+from octo.lsp.pool import ServerSlot
+from octo.lsp.servers import Language
+from octo.lsp.symbols import FoundSymbol
+from octo.lsp.symbols import resolve_symbol
+
+ResultT = TypeVar("ResultT", bound=NavigationResult)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The queried symbol, the server that knows its file, and hints about finding it."""
+
+    path: Path
+    slot: ServerSlot
+    resolved: ResolvedSymbol
+    position: dict[str, int]
+    hints: tuple[str, ...]
+
+    def params(self, **extra: Any) -> dict[str, Any]:
+        """Request params naming the symbol's position (``textDocument`` + ``position``)."""
+        return {"textDocument": {"uri": self.path.as_uri()}, "position": self.position, **extra}
+
+
+@dataclass(frozen=True)
+class _Read:
+    source: Source
+    allowed_root: Path
+    language: Language
+    found: FoundSymbol
+
+
+def _read(pool: LspPool, paths: PathPolicy, query: SymbolQuery) -> _Read:
+    """Everything about the queried file that touches the disk (runs in a worker thread)."""
+    path = paths.resolve(query.uri)
+    if not path.is_file():
+        raise NotFoundError(
+            f"'{query.uri}' is not a file", hints=["Find the file first with localFindFiles."]
+        )
+    allowed_root = paths.root_of(path)
+    assert allowed_root is not None  # resolve() guarantees it
+    language = pool.language(path)
+    stat = path.stat()
+    source = Source(
+        path, path.read_text(encoding="utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size)
+    )
+    found = resolve_symbol(
+        source.text,
+        query.symbolName,
+        query.lineHint,
+        query.orderHint,
+        language=language.language_id,
+    )
+    return _Read(source, allowed_root, language, found)
+
+
+async def find_target(ctx: QueryContext, query: SymbolQuery) -> Target:
+    """Find the symbol, then get its server ready: started, file open, first indexing over."""
+    pool = ctx.backend(LspPool)
+    read = await anyio.to_thread.run_sync(_read, pool, ctx.paths, query)
+    found = read.found
+    hints: list[str] = []
+    if found.line_offset:
+        hints.append(
+            f"'{query.symbolName}' was found on line {found.line + 1}, not on line {query.lineHint}."
+        )
+    slot = await pool.acquire(read.source.path, read.allowed_root)
+    client = slot.live_client()
+    await client.open_document(read.source, read.language.language_id)
+    if not slot.settled:
+        # The first answers of a fresh server can point at the wrong place while it indexes.
+        await client.progress.settle(slot.settle_cap)
+        slot.settled = True
+        pool.touch(slot)
+    resolved = ResolvedSymbol(
+        line=found.line + 1,
+        character=found.character,
+        lineOffset=found.line_offset,
+        text=found.text,
+    )
+    position = {"line": found.line, "character": found.character}
+    return Target(read.source.path, slot, resolved, position, tuple(hints))
+
+
+async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
+    """One request; asked again once indexing ends when the server was busy while answering.
+
+    typescript-language-server first points at the import line, clangd at the header,
+    until their indexing is done.
+    """
+    result = await slot.request(method, params)
+    client = slot.client
+    if client is not None and client.progress.busy:
+        await client.progress.settle(slot.settle_cap)
+        result = await slot.request(method, params)
+    return result
+
+
+def require(slot: ServerSlot, capability: str, what: str) -> None:
+    """Fail clearly when ``slot``'s server does not offer ``capability``."""
+    if not slot.live_client().supports(capability):
+        raise LspNotAvailableError(
+            f"{slot.server_id} does not support {what}",
+            hints=[
+                "Choose a server that does with OCTO_LSP_<LANGUAGE>_SERVERS "
+                "(basedpyright, pyright, ty, tsgo, typescript-language-server, clangd, gopls).",
+                "localSearchCode finds the symbol's uses by text meanwhile.",
+            ],
+        )
+
+
+def answer(
+    target: Target, result: ResultT, hints: Iterable[str], *, partial: bool = False
+) -> Answer[ResultT]:
+    """The answer to a query on ``target``: the target's hints, then ``hints``.
+
+    It is partial when ``partial`` (a limit or failure cut it short) or when the server
+    was still indexing as it answered (said in a last hint); ``result.partial`` says so too.
+    """
+    client = target.slot.client
+    indexing = client is not None and client.progress.busy
+    if partial or indexing:
+        result.partial = True
+    done = Answer(result, partial=partial or indexing)
+    done.hint(*target.hints, *hints)
+    if indexing:
+        done.hint(
+            f"{target.slot.server_id} is still indexing: the answer may be partial; retry shortly."
+        )
+    return done

@@ -1,0 +1,235 @@
+"""Query and result models of the semantic tools (spec 004, with octo's names and envelope)."""
+
+from __future__ import annotations
+
+from typing import Any
+from typing import Literal
+
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
+
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+
+SymbolType = Literal["function", "class", "method", "interface"]
+MatchType = Literal["semantic", "keyword", "both"]
+SearchMode = Literal["hybrid", "semantic", "keyword"]
+_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+_INDEX_NAME = (
+    "Index name (letters, digits, '.', '_', '-'; at most 64). Default: the folder's name and a"
+    " short hash of its absolute path."
+)
+
+
+class SemanticSearchQuery(ToolQuery):
+    """One natural-language search of an index."""
+
+    query: str = Field(min_length=1, max_length=2000, description="What to find, in words.")
+    indexName: str | None = Field(
+        default=None,
+        pattern=_NAME_PATTERN,
+        description="Index to search. Default: the index covering path, else the allowed root.",
+    )
+    path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Directory or file: picks the index covering it and keeps hits under it.",
+    )
+    limit: int = Field(default=10, ge=1, le=50, description="Results to return (1-50).")
+    language: list[str] | str | None = Field(
+        default=None,
+        description="Language name(s), a list or comma-separated (python, typescript, go...);"
+        " aliases: terraform = hcl, shell/sh = bash.",
+    )
+    useHybridSearch: bool | None = Field(
+        default=None,
+        description="null = auto (hybrid once vectors exist), true = vectors and keywords fused,"
+        " false = vectors only (chunks not embedded yet still rank by keyword).",
+    )
+    symbolType: list[SymbolType] | SymbolType | None = Field(
+        default=None, description="function | class | method | interface, one or a list."
+    )
+    symbolName: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Case-insensitive glob on the symbol name: get*, User*Service, *Handler.",
+    )
+    contextBefore: int | None = Field(
+        default=None, ge=0, le=50, description="Lines before each hit (overrides smartContext)."
+    )
+    contextAfter: int | None = Field(
+        default=None, ge=0, le=50, description="Lines after each hit (overrides smartContext)."
+    )
+    smartContext: bool = Field(
+        default=True, description="Widen each hit to its enclosing function or class."
+    )
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _split_languages(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            value = [item.strip() for item in value if item.strip()]
+            if not value:
+                raise ValueError("name at least one language")
+        return value
+
+    @field_validator("symbolType", mode="before")
+    @classmethod
+    def _one_symbol_type(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def languages(self) -> list[str]:
+        """The language filter as a list (the validators turn a string into one)."""
+        return [self.language] if isinstance(self.language, str) else list(self.language or [])
+
+    @property
+    def symbol_types(self) -> list[str]:
+        """The symbol-type filter as a list."""
+        kinds = self.symbolType
+        return [kinds] if isinstance(kinds, str) else list(kinds or [])
+
+
+class IndexCodebaseQuery(ToolQuery):
+    """Index (or update) one tree."""
+
+    path: str = Field(min_length=1, description="Directory to index: absolute or root-relative.")
+    indexName: str | None = Field(default=None, pattern=_NAME_PATTERN, description=_INDEX_NAME)
+    waitForEmbeddings: bool = Field(
+        default=False,
+        description="false: answer once the keyword index is written (seconds) while vectors"
+        " are computed in the background; true: answer when every chunk is embedded.",
+    )
+
+
+class ListIndexesQuery(ToolQuery):
+    """All indexes, or those of one tree."""
+
+    path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="octo extension: only indexes covering this directory or inside it.",
+    )
+
+
+class IndexNameQuery(ToolQuery):
+    """One index, by name."""
+
+    indexName: str = Field(pattern=_NAME_PATTERN, description="Name of the index.")
+
+
+class SearchHit(BaseModel):
+    """One ranked piece of code; lines are 1-based and inclusive, path relative to the root."""
+
+    path: str
+    startLine: int
+    endLine: int
+    score: float = Field(description="Fused rank score (reciprocal rank fusion), higher first.")
+    content: str
+    blockType: str = Field(description="Syntax node (function_definition...) or 'lines'.")
+    hierarchy: str = Field(description="Enclosing symbols, dotted: Class.method.")
+    language: str
+    symbolType: str | None = None
+    symbolName: str | None = None
+    symbolSignature: str | None = None
+    contextBefore: str | None = None
+    contextAfter: str | None = None
+    matchType: MatchType
+    vectorScore: float | None = Field(default=None, description="Cosine similarity.")
+    keywordScore: float | None = Field(
+        default=None, description="BM25 relative to the best keyword hit (0-1)."
+    )
+    truncated: bool | None = Field(
+        default=None, description="True when the token budget cut the content."
+    )
+
+
+class SearchContext(BaseModel):
+    """Which index answered, how it was found, and how much of it has vectors."""
+
+    indexName: str
+    root: str
+    resolvedFrom: Literal["indexName", "path", "root"]
+    path: str | None = Field(default=None, description="Hits are limited to this sub-path.")
+    mode: SearchMode
+    model: str
+    embeddedChunks: int
+    totalChunks: int
+    embeddingRunning: bool = False
+    updatedAt: str
+    stale: bool = False
+    staleReason: str | None = None
+
+
+class SemanticSearchResult(ToolResult):
+    searchContext: SearchContext
+    results: list[SearchHit]
+
+    def is_empty(self) -> bool:
+        return not self.results
+
+
+class IndexRunStats(BaseModel):
+    filesAdded: int
+    filesUpdated: int
+    filesRemoved: int
+    chunks: int = Field(description="Chunks in the index after this run.")
+
+
+class EmbeddingState(BaseModel):
+    """How far the vectors of an index are."""
+
+    status: Literal["complete", "background", "not started", "unavailable"]
+    model: str
+    embeddedChunks: int
+    totalChunks: int
+    message: str | None = None
+
+
+class IndexCodebaseResult(ToolResult):
+    indexName: str
+    path: str
+    stats: IndexRunStats
+    elapsedMs: int
+    embedding: EmbeddingState
+
+
+class IndexSummary(BaseModel):
+    name: str
+    root: str
+    model: str
+    updatedAt: str
+
+
+class ListIndexesResult(ToolResult):
+    storage: str = Field(description="Where indexes live: sqlite:DIR or postgresql.")
+    indexes: list[IndexSummary]
+
+    def is_empty(self) -> bool:
+        return not self.indexes
+
+
+class IndexStatsResult(ToolResult):
+    indexName: str
+    root: str
+    files: int
+    chunks: int
+    embeddedChunks: int
+    embeddingRunning: bool
+    languages: list[str] = Field(description="Languages, most files first.")
+    filesByLanguage: dict[str, int]
+    bytes: int
+    model: str
+    createdAt: str
+    updatedAt: str
+    storage: str
+
+
+class ClearIndexResult(ToolResult):
+    indexName: str
+    cleared: bool
+    message: str

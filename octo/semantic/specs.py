@@ -1,0 +1,54 @@
+"""The semantic code search tools, defined once (spec 004).
+
+Their words (titles, descriptions, examples) are in tools.toml beside this file.
+"""
+
+from __future__ import annotations
+
+from octo.contract import ToolCategory
+from octo.contract.family import Binding
+from octo.contract.family import family_tools
+from octo.semantic.models import ClearIndexResult
+from octo.semantic.models import IndexCodebaseQuery
+from octo.semantic.models import IndexCodebaseResult
+from octo.semantic.models import IndexNameQuery
+from octo.semantic.models import IndexStatsResult
+from octo.semantic.models import ListIndexesQuery
+from octo.semantic.models import ListIndexesResult
+from octo.semantic.models import SemanticSearchQuery
+from octo.semantic.models import SemanticSearchResult
+
+#: Indexing a large tree writes its keyword side in seconds to minutes; waiting for every
+#: vector (waitForEmbeddings) may take far longer, and the work is resumable.
+INDEX_TIMEOUT = 3600.0
+
+TOOLS = family_tools(
+    __package__,
+    ToolCategory.SEMANTIC,
+    {
+        "semanticSearchCode": Binding(
+            SemanticSearchQuery, SemanticSearchResult, "octo.semantic.search:search_code", 5
+        ),
+        "semanticIndexCodebase": Binding(
+            IndexCodebaseQuery,
+            IndexCodebaseResult,
+            "octo.semantic.indexing:index_codebase",
+            3,
+            timeout=INDEX_TIMEOUT,
+            read_only=False,
+        ),
+        "semanticListIndexes": Binding(
+            ListIndexesQuery, ListIndexesResult, "octo.semantic.indexes:list_indexes", 3
+        ),
+        "semanticIndexStats": Binding(
+            IndexNameQuery, IndexStatsResult, "octo.semantic.indexes:index_stats", 5
+        ),
+        "semanticClearIndex": Binding(
+            IndexNameQuery,
+            ClearIndexResult,
+            "octo.semantic.indexes:clear_index",
+            5,
+            read_only=False,
+        ),
+    },
+)

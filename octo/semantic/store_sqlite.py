@@ -1,0 +1,364 @@
+"""The embedded store: one SQLite database per index (WAL: many readers and one writer, across
+processes too), keyword search with FTS5's BM25, vectors as float32 blobs searched exactly
+with numpy (a 10,000 x 384 matrix product takes about a millisecond; an ANN library pays
+off only far beyond the sizes one machine indexes)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterator
+from collections.abc import Sequence
+from contextlib import closing
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from octo.core.errors import NotFoundError
+from octo.core.errors import ToolNotAvailableError
+from octo.semantic.store import CHUNK_COLUMNS
+from octo.semantic.store import ChunkFilter
+from octo.semantic.store import FileWrite
+from octo.semantic.store import IndexMeta
+from octo.semantic.store import IndexStats
+from octo.semantic.store import StoredChunk
+from octo.semantic.store import body_text
+from octo.semantic.store import filter_sql
+from octo.semantic.store import names_text
+from octo.semantic.store import stored_chunk
+from octo.semantic.walk import FileState
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from octo.semantic.store import Vector
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+    path TEXT PRIMARY KEY, language TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, text BLOB);
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, language TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, block_type TEXT NOT NULL,
+    hierarchy TEXT NOT NULL, symbol_type TEXT, symbol_name TEXT, signature TEXT,
+    scope_start INTEGER NOT NULL, scope_end INTEGER NOT NULL, content TEXT NOT NULL,
+    embed_hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(embed_hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(names, body, tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+"""
+#: BM25 weights of the FTS columns: a word in a name counts four times one in the code.
+_BM25 = "bm25(chunks_fts, 4.0, 1.0)"
+
+
+class SqliteStore:
+    """Indexes as ``<directory>/<name>.sqlite``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.location = f"sqlite:{directory}"
+        self._matrices: dict[str, tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+        self._counts: dict[str, tuple[int, tuple[int, int]]] = {}
+        self._lock = threading.Lock()
+
+    def _path(self, name: str) -> Path:
+        return self.directory / f"{name}.sqlite"
+
+    @contextmanager
+    def _db(self, name: str, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection to index ``name`` in one transaction (committed on success).
+
+        SQLite failures are not octo's bugs: an index deleted meanwhile is NOT_FOUND, an
+        unwritable directory or a database locked for 30 s is TOOL_NOT_AVAILABLE.
+        """
+        path = self._path(name)
+        try:
+            if create:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            uri = f"file:{quote(str(path))}?mode={'rwc' if create else 'rw'}"
+            with closing(sqlite3.connect(uri, uri=True, timeout=30.0)) as db:
+                db.execute("PRAGMA busy_timeout = 30000")
+                if create:
+                    db.execute("PRAGMA journal_mode = WAL")
+                    db.executescript(_SCHEMA)
+                db.execute("PRAGMA synchronous = NORMAL")
+                with db:
+                    yield db
+        except (sqlite3.Error, OSError) as exc:
+            if not create and not path.exists():
+                raise NotFoundError(
+                    f"Index '{name}' was deleted",
+                    hints=["List the indexes: semanticListIndexes {}"],
+                ) from None
+            raise ToolNotAvailableError(
+                f"The index store at {self.directory} failed: {exc}",
+                hints=["Check that OCTO_INDEX_DIR is writable and has free space, then retry."],
+            ) from None
+
+    def _bump(self, db: sqlite3.Connection) -> None:
+        db.execute(
+            "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) DO UPDATE"
+            " SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    def list_indexes(self) -> list[IndexMeta]:
+        if not self.directory.is_dir():
+            return []
+        found = []
+        for path in sorted(self.directory.glob("*.sqlite")):
+            meta = self.meta(path.stem)
+            if meta is not None:
+                found.append(meta)
+        return found
+
+    def meta(self, name: str) -> IndexMeta | None:
+        if not self._path(name).is_file():
+            return None
+        try:
+            with self._db(name) as db:
+                values = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        except (NotFoundError, ToolNotAvailableError):
+            return None  # deleted meanwhile, or not an index of octo's
+        if "root" not in values:
+            return None
+        return IndexMeta(
+            name,
+            values["root"],
+            values["model"],
+            float(values["created_at"]),
+            float(values["updated_at"]),
+        )
+
+    def create(self, meta: IndexMeta) -> None:
+        with self._db(meta.name, create=True) as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                [
+                    ("root", meta.root),
+                    ("model", meta.model),
+                    ("created_at", repr(meta.created_at)),
+                    ("updated_at", repr(meta.updated_at)),
+                    ("version", "0"),
+                ],
+            )
+
+    def file_states(self, name: str) -> dict[str, FileState]:
+        with self._db(name) as db:
+            rows = db.execute("SELECT path, hash, size, mtime_ns FROM files").fetchall()
+        return {path: FileState(digest, size, mtime) for path, digest, size, mtime in rows}
+
+    def write_files(self, name: str, files: Sequence[FileWrite]) -> None:
+        with self._db(name) as db:
+            for item in files:
+                state = item.state
+                if item.chunks is None:
+                    db.execute(
+                        "UPDATE files SET hash = ?, size = ?, mtime_ns = ? WHERE path = ?",
+                        (state.hash, state.size, state.mtime_ns, item.path),
+                    )
+                    continue
+                self._delete_chunks(db, [item.path])
+                text = zlib.compress((item.text or "").encode("utf-8"))
+                db.execute(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                    (item.path, item.language, state.hash, state.size, state.mtime_ns, text),
+                )
+                for chunk in item.chunks:
+                    cursor = db.execute(
+                        "INSERT INTO chunks VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            item.path,
+                            item.language,
+                            chunk.start_line,
+                            chunk.end_line,
+                            chunk.block_type,
+                            chunk.hierarchy,
+                            chunk.symbol_type,
+                            chunk.symbol_name,
+                            chunk.signature,
+                            chunk.scope_start,
+                            chunk.scope_end,
+                            chunk.content,
+                            chunk.embed_hash(),
+                        ),
+                    )
+                    db.execute(
+                        "INSERT INTO chunks_fts(rowid, names, body) VALUES (?, ?, ?)",
+                        (cursor.lastrowid, names_text(item.path, chunk), body_text(chunk)),
+                    )
+            self._bump(db)
+
+    def _delete_chunks(self, db: sqlite3.Connection, paths: Sequence[str]) -> None:
+        for path in paths:
+            db.execute(
+                "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)",
+                (path,),
+            )
+            db.execute("DELETE FROM chunks WHERE path = ?", (path,))
+
+    def remove_files(self, name: str, paths: Sequence[str]) -> None:
+        with self._db(name) as db:
+            self._delete_chunks(db, paths)
+            db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
+            self._bump(db)
+
+    def finish(self, name: str, updated_at: float) -> None:
+        with self._db(name) as db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'updated_at'", (repr(updated_at),))
+            db.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT embed_hash FROM chunks)")
+            self._bump(db)
+
+    def pending(self, name: str, limit: int) -> list[tuple[str, str]]:
+        with self._db(name) as db:
+            rows = db.execute(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE c.embed_hash NOT IN"
+                " (SELECT hash FROM vectors) GROUP BY c.embed_hash ORDER BY min(c.id) LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [(row[13], stored_chunk(row).chunk.embed_text()) for row in rows]
+
+    def add_vectors(self, name: str, vectors: Sequence[tuple[str, Vector]]) -> None:
+        import numpy as np
+
+        with self._db(name) as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                [(digest, np.asarray(v, dtype=np.float32).tobytes()) for digest, v in vectors],
+            )
+            self._bump(db)
+
+    def counts(self, name: str) -> tuple[int, int]:
+        # Counting joins every chunk with its vector (25 ms at 90,000 chunks), and every
+        # search asks: the answer is kept until the index changes.
+        with self._db(name) as db:
+            version = self._version(db)
+            with self._lock:
+                cached = self._counts.get(name)
+            if cached is not None and cached[0] == version:
+                return cached[1]
+            total, embedded = db.execute(
+                "SELECT count(*), count(v.hash) FROM chunks c"
+                " LEFT JOIN vectors v ON v.hash = c.embed_hash"
+            ).fetchone()
+        counted = (int(total), int(embedded))
+        with self._lock:
+            self._counts[name] = (version, counted)
+        return counted
+
+    def _version(self, db: sqlite3.Connection) -> int:
+        """Bumped by every write: what cached figures of the index are checked against."""
+        return int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+
+    def keyword(
+        self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        if not terms:
+            return []
+        condition, params = filter_sql(where, "?")
+        if where.unembedded_only:
+            condition += " AND c.embed_hash NOT IN (SELECT hash FROM vectors)"
+        match = " OR ".join(f'"{term}"' for term in terms)
+        with self._db(name) as db:
+            rows = db.execute(
+                f"SELECT c.id, -{_BM25} AS score FROM chunks_fts JOIN chunks c"
+                f" ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {condition}"
+                " ORDER BY score DESC LIMIT ?",
+                [match, *params, limit],
+            ).fetchall()
+        return [(int(i), float(s)) for i, s in rows]
+
+    def _matrix(
+        self, db: sqlite3.Connection, name: str
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Every embedded chunk's id and vector, cached until the index changes."""
+        import numpy as np
+
+        version = self._version(db)
+        with self._lock:
+            cached = self._matrices.get(name)
+        if cached is not None and cached[0] == version:
+            return cached[1], cached[2]
+        rows = db.execute(
+            "SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.embed_hash"
+        ).fetchall()
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        blob = b"".join(row[1] for row in rows)
+        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1) if rows else None
+        if matrix is None:
+            matrix = np.zeros((0, 1), dtype=np.float32)
+        with self._lock:
+            self._matrices[name] = (version, ids, matrix)
+        return ids, matrix
+
+    def nearest(
+        self, name: str, vector: Vector, where: ChunkFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        import numpy as np
+
+        with self._db(name) as db:
+            ids, matrix = self._matrix(db, name)
+            if not len(ids) or matrix.shape[1] != len(vector):
+                return []
+            scores = matrix @ np.asarray(vector, dtype=np.float32)
+            condition, params = filter_sql(where, "?")
+            if params:
+                allowed = [
+                    r[0] for r in db.execute(f"SELECT c.id FROM chunks c WHERE {condition}", params)
+                ]
+                scores = np.where(
+                    np.isin(ids, np.asarray(allowed, dtype=np.int64)), scores, -np.inf
+                )
+        count = min(limit, len(ids))
+        top = np.argpartition(-scores, count - 1)[:count]
+        ordered = top[np.argsort(-scores[top])]
+        return [(int(ids[i]), float(scores[i])) for i in ordered if np.isfinite(scores[i])]
+
+    def chunks(self, name: str, ids: Sequence[int]) -> list[StoredChunk]:
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        with self._db(name) as db:
+            rows = db.execute(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", list(ids)
+            ).fetchall()
+        return [stored_chunk(row) for row in rows]
+
+    def file_text(self, name: str, path: str) -> str | None:
+        with self._db(name) as db:
+            row = db.execute("SELECT text FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return zlib.decompress(row[0]).decode("utf-8")
+
+    def stats(self, name: str) -> IndexStats:
+        total, embedded = self.counts(name)
+        with self._db(name) as db:
+            files, size = db.execute(
+                "SELECT count(*), coalesce(sum(size), 0) FROM files"
+            ).fetchone()
+            languages = dict(
+                db.execute(
+                    "SELECT language, count(*) FROM files GROUP BY language ORDER BY 2 DESC, 1"
+                )
+            )
+        return IndexStats(int(files), total, embedded, int(size), languages)
+
+    def drop(self, name: str) -> bool:
+        path = self._path(name)
+        existed = path.is_file()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        with self._lock:
+            self._matrices.pop(name, None)
+            self._counts.pop(name, None)
+        return existed
+
+    def close(self) -> None:
+        with self._lock:
+            self._matrices.clear()
+            self._counts.clear()

@@ -1,0 +1,44 @@
+"""Words for the keyword side: code identifiers split into the words people search with
+(``loadConfig`` and ``load_config`` both give ``load config``), and a question cut to the
+words worth matching."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+_STOPWORDS_TEXT = """
+a an and are as at be by can code do does for from function get how i in is it its me method
+of on or that the this to use used uses using what when where which who why with find show
+return returns there their them into any all some each
+"""
+#: Words too common in questions to say anything about code.
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+
+def identifier_words(text: str) -> str:
+    """The words inside the identifiers of ``text`` that are not words already
+    (``parseArgs`` -> ``parse args``), so the keyword index matches either spelling."""
+    extra: list[str] = []
+    for identifier in set(_IDENTIFIER.findall(text)):
+        parts = [part for piece in identifier.split("_") for part in _CAMEL.findall(piece)]
+        if len(parts) > 1:
+            extra.extend(parts)
+    return " ".join(extra)
+
+
+def query_terms(query: str) -> list[str]:
+    """The lower-case words of ``query`` worth matching, identifiers split, each once."""
+    words: list[str] = []
+    for token in _IDENTIFIER.findall(query):
+        parts = [part for piece in token.split("_") for part in _CAMEL.findall(piece)]
+        words.extend([token, *parts] if len(parts) > 1 else parts)
+    seen: dict[str, None] = {}
+    for word in words:
+        lowered = word.lower()
+        if _WORD.fullmatch(lowered) and lowered not in STOPWORDS:
+            seen.setdefault(lowered, None)
+    return list(seen)
