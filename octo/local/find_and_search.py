@@ -2,9 +2,10 @@
 localSearchCode's passes search just those, in one call.
 
 The walk (``rg --files``) applies the root, hidden and .gitignore rules and the search's own
-file filters (size, type, globs); credential files stay out unless includeSensitive. rg is
-then handed the chosen files by name, so it neither walks the tree again nor matches a
-glob per path, and a large set is split over runs below the command-line limit.
+file filters (type, globs), and prints only the names asked for; the size limit, hidden and
+credential files are checked on the files kept. rg is then handed the chosen files by name,
+so it does not walk the tree again, and a large set is split over runs below the
+command-line limit.
 """
 
 from __future__ import annotations
