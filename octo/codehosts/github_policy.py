@@ -23,10 +23,10 @@ DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 _GH_TIMEOUT = 5.0
 
-AUTH_HINTS = [
+AUTH_HINTS = (
     "Set GITHUB_TOKEN (or GH_TOKEN) in the environment, or run `gh auth login`.",
     "A fine-grained token needs read access to the repository's contents and pull requests.",
-]
+)
 
 
 def api_url(env: Mapping[str, str]) -> str:
@@ -88,6 +88,12 @@ class GitHubPolicy(HostPolicy):
     """GitHub's headers, rate-limit resources and secondary-limit wording."""
 
     name = "GitHub"
+    auth_hints = AUTH_HINTS
+    rate_limit_hints = (
+        "Narrow the query (owner/repo, a path or extension) so fewer calls are needed.",
+        "Use the local tools (localSearchCode) on a clone as an alternative.",
+        "Answers are cached: repeating a query costs no quota.",
+    )
     # GitHub asks for at least a minute after a secondary limit; retrying sooner risks a ban.
     secondary_backoff = Backoff(first=60.0, maximum=300.0, attempts=4, jitter=5.0)
 
@@ -133,13 +139,3 @@ class GitHubPolicy(HostPolicy):
         if "secondary rate limit" in text or "abuse detection" in text:
             return True
         return super().is_secondary_limit(response)
-
-    def auth_hints(self) -> list[str]:
-        return list(AUTH_HINTS)
-
-    def rate_limit_hints(self) -> list[str]:
-        return [
-            "Narrow the query (owner/repo, a path or extension) so fewer calls are needed.",
-            "Use the local tools (localSearchCode) on a clone as an alternative.",
-            "Answers are cached: repeating a query costs no quota.",
-        ]

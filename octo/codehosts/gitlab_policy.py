@@ -18,10 +18,10 @@ from octo.transports.http_policy import rate_limit_from_headers
 
 DEFAULT_HOST = "https://gitlab.com"
 
-_AUTH_HINTS = [
+_AUTH_HINTS = (
     "Set GITLAB_TOKEN (or GL_TOKEN) to a token with the read_api scope.",
     "For a self-managed instance set GITLAB_HOST (e.g. https://gitlab.example.com).",
-]
+)
 
 
 def gitlab_token(env: Mapping[str, str]) -> str | None:
@@ -56,6 +56,11 @@ class GitLabPolicy(HostPolicy):
     """GitLab's token header, ``RateLimit-*`` headers and search resource."""
 
     name = "GitLab"
+    auth_hints = _AUTH_HINTS
+    rate_limit_hints = (
+        "Narrow the query (owner/repo, a path) so fewer calls are needed.",
+        "Answers are cached: repeating a query costs no quota.",
+    )
 
     def __init__(self, token: str | None) -> None:
         self._token = token
@@ -86,12 +91,3 @@ class GitLabPolicy(HostPolicy):
         if isinstance(body, Mapping) and isinstance(body.get("message"), Mapping):
             return "; ".join(f"{k}: {v}" for k, v in body["message"].items())[:500]
         return super().error_message(response)
-
-    def auth_hints(self) -> list[str]:
-        return list(_AUTH_HINTS)
-
-    def rate_limit_hints(self) -> list[str]:
-        return [
-            "Narrow the query (owner/repo, a path) so fewer calls are needed.",
-            "Answers are cached: repeating a query costs no quota.",
-        ]

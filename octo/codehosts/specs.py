@@ -1,7 +1,4 @@
-"""The five code-host tools, defined once: GitHub, and GitLab with ``provider: "gitlab"``.
-
-Their words (titles, descriptions, examples) are in tools.toml beside this file.
-"""
+"""The five code-host tools (GitHub; GitLab with provider "gitlab"); words in tools.toml."""
 
 from __future__ import annotations
 

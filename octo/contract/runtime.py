@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from collections.abc import Coroutine
 from contextlib import AsyncExitStack
-from types import TracebackType
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
@@ -20,6 +19,7 @@ from typing import TypeVar
 from typing import TypeVarTuple
 
 import anyio
+from anyio.abc import AsyncResource
 from anyio.abc import TaskGroup
 
 from octo.core.cache import ResultCache
@@ -43,7 +43,7 @@ class Backend(Protocol):
 B = TypeVar("B", bound=Backend)
 
 
-class Runtime:
+class Runtime(AsyncResource):
     """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all."""
 
     def __init__(
@@ -68,14 +68,6 @@ class Runtime:
         self._exit_stack.callback(background.cancel_scope.cancel)
         self._background = background
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     @property
     def http(self) -> httpx.AsyncClient:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TypeVar
 
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
+
+N = TypeVar("N", int, float)
 
 
 class ConfigError(ToolNotAvailableError, ValueError):
@@ -23,15 +27,23 @@ class ConfigError(ToolNotAvailableError, ValueError):
         super().__init__(message, hints=["Fix or unset the variable and restart octo."])
 
 
-def env_int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    """``env[name]`` as a whole number in [low, high], else ``default`` when unset."""
+def _number(env: Mapping[str, str], name: str, convert: Callable[[str], N], what: str) -> N | None:
+    """``env[name]`` converted, None when unset; a value that does not convert names the
+    variable."""
     raw = env.get(name)
     if not raw:
-        return default
+        return None
     try:
-        value = int(raw)
+        return convert(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+        raise ConfigError(f"{name} must be {what}, got {raw!r}") from None
+
+
+def env_int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """``env[name]`` as a whole number in [low, high], else ``default`` when unset."""
+    value = _number(env, name, int, "a whole number")
+    if value is None:
+        return default
     if not low <= value <= high:
         raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
     return value
@@ -42,16 +54,12 @@ def env_seconds(
 ) -> float:
     """``env[name]`` as a positive number of seconds (or 0 with ``zero_ok``: a cache
     lifetime of 0 means "always revalidate"), else ``default`` when unset."""
-    raw = env.get(name)
-    if not raw:
+    value = _number(env, name, float, "a number of seconds")
+    if value is None:
         return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
     if not (value >= 0 if zero_ok else value > 0):
         bound = "0 or more" if zero_ok else "above 0"
-        raise ConfigError(f"{name} must be {bound}, got {raw!r}")
+        raise ConfigError(f"{name} must be {bound}, got {env[name]!r}")
     return value
 
 

@@ -37,6 +37,11 @@ class OctoError(Exception):
 
     code: ErrorCode = ErrorCode.INTERNAL_ERROR
 
+    def __init_subclass__(cls, *, code: ErrorCode | None = None, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.code = code
+
     def __init__(self, message: str, *, hints: list[str] | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -60,34 +65,24 @@ class OctoError(Exception):
         return twin
 
 
-class QueryValidationError(OctoError):
+class QueryValidationError(OctoError, code=ErrorCode.VALIDATION_ERROR):
     """A query broke a rule of its tool's query model."""
 
-    code = ErrorCode.VALIDATION_ERROR
 
-
-class InvalidQueryError(OctoError):
+class InvalidQueryError(OctoError, code=ErrorCode.INVALID_QUERY):
     """A query was well-formed but the backend rejected it (bad regex, bad search syntax)."""
 
-    code = ErrorCode.INVALID_QUERY
 
-
-class NotFoundError(OctoError):
+class NotFoundError(OctoError, code=ErrorCode.NOT_FOUND):
     """The file, repository, package or symbol does not exist."""
 
-    code = ErrorCode.NOT_FOUND
 
-
-class FileTooLargeError(OctoError):
+class FileTooLargeError(OctoError, code=ErrorCode.FILE_TOO_LARGE):
     """The content is larger than the tool may return in one answer."""
 
-    code = ErrorCode.FILE_TOO_LARGE
 
-
-class RateLimitError(OctoError):
+class RateLimitError(OctoError, code=ErrorCode.RATE_LIMIT_EXCEEDED):
     """An upstream rate limit is exhausted; ``reset_at`` is a Unix time when known."""
-
-    code = ErrorCode.RATE_LIMIT_EXCEEDED
 
     def __init__(
         self, message: str, *, reset_at: float | None = None, hints: list[str] | None = None
@@ -96,37 +91,25 @@ class RateLimitError(OctoError):
         self.reset_at = reset_at
 
 
-class AuthenticationError(OctoError):
+class AuthenticationError(OctoError, code=ErrorCode.AUTHENTICATION_ERROR):
     """A token is missing, invalid or lacks the scope the request needs."""
 
-    code = ErrorCode.AUTHENTICATION_ERROR
 
-
-class LspNotAvailableError(OctoError):
+class LspNotAvailableError(OctoError, code=ErrorCode.LSP_NOT_AVAILABLE):
     """No language server can answer for this file."""
 
-    code = ErrorCode.LSP_NOT_AVAILABLE
 
-
-class QueryTimeoutError(OctoError):
+class QueryTimeoutError(OctoError, code=ErrorCode.TIMEOUT):
     """The query did not finish within its time budget."""
 
-    code = ErrorCode.TIMEOUT
 
-
-class PathNotAllowedError(OctoError):
+class PathNotAllowedError(OctoError, code=ErrorCode.PATH_NOT_ALLOWED):
     """The path lies outside the allowed roots, or is a sensitive file without opt-in."""
 
-    code = ErrorCode.PATH_NOT_ALLOWED
 
-
-class ToolNotAvailableError(OctoError):
+class ToolNotAvailableError(OctoError, code=ErrorCode.TOOL_NOT_AVAILABLE):
     """The tool, or a component it needs, is not installed or configured."""
 
-    code = ErrorCode.TOOL_NOT_AVAILABLE
 
-
-class CallError(OctoError):
+class CallError(OctoError, code=ErrorCode.VALIDATION_ERROR):
     """A whole call is malformed (unknown tool, too many queries): no query runs."""
-
-    code = ErrorCode.VALIDATION_ERROR

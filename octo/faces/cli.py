@@ -53,12 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument(
         "--json", action="store_true", help="print exactly the bulk response as JSON on stdout"
     )
-    call.add_argument(
-        "--root",
-        dest="roots",
-        action="append",
-        metavar="PATH",
-        help="allowed root for local paths (repeatable; default OCTO_ROOTS, else the cwd)",
+    _root_option(
+        call, "allowed root for local paths (repeatable; default OCTO_ROOTS, else the cwd)"
     )
 
     serve = commands.add_parser("serve", help="run the MCP server (stdio unless --http)")
@@ -74,13 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     index.add_argument("path", metavar="PATH", help="directory to index")
     index.add_argument("--name", help="index name (default: folder name + short path hash)")
-    index.add_argument(
-        "--root",
-        dest="roots",
-        action="append",
-        metavar="PATH",
-        help="allowed root (repeatable; default OCTO_ROOTS, else PATH itself)",
-    )
+    _root_option(index, "allowed root (repeatable; default OCTO_ROOTS, else PATH itself)")
 
     docs = commands.add_parser("docs", help="write docs/tools.md from the registry")
     docs.add_argument("--check", action="store_true", help="fail if the file is out of date")
@@ -88,6 +78,10 @@ def _parser() -> argparse.ArgumentParser:
         "--output", type=Path, default=Path("docs/tools.md"), help="default docs/tools.md"
     )
     return parser
+
+
+def _root_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--root", dest="roots", action="append", metavar="PATH", help=help_text)
 
 
 def _load_queries(raw_queries: Sequence[str]) -> list[Any]:

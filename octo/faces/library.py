@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 from typing import Any
+
+from anyio.abc import AsyncResource
 
 from octo.contract import ProgressReporter
 from octo.contract import ToolSpec
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 Queries = Sequence[Mapping[str, Any] | ToolQuery]
 
 
-class Gateway:
+class Gateway(AsyncResource):
     """A research gateway: every tool of the registry, as an async method.
 
     Each tool ``fooBar`` is ``await gw.foo_bar(queries)``; ``await gw.call("fooBar", queries)``
@@ -55,14 +56,6 @@ class Gateway:
     async def __aenter__(self) -> Gateway:
         await self.runtime.__aenter__()
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Release the HTTP client, language servers and every other resource (``async with``

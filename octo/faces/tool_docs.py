@@ -84,6 +84,17 @@ def _type_name(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     return str(kind or "any")
 
 
+#: Schema keywords shown in the parameter table, with how each reads.
+_LIMITS = (
+    ("exclusiveMinimum", "> {}"),
+    ("minLength", "min length {}"),
+    ("maxLength", "max length {}"),
+    ("minItems", "min items {}"),
+    ("maxItems", "max items {}"),
+    ("pattern", "pattern `{}`"),
+)
+
+
 def _constraints(schema: dict[str, Any]) -> list[str]:
     """Ranges and lengths of a property (looking inside ``anyOf`` for nullable ones)."""
     parts = []
@@ -95,18 +106,7 @@ def _constraints(schema: dict[str, Any]) -> list[str]:
             parts.append(f"min {low}")
         elif high is not None:
             parts.append(f"max {high}")
-        if option.get("exclusiveMinimum") is not None:
-            parts.append(f"> {option['exclusiveMinimum']}")
-        if option.get("minLength") is not None:
-            parts.append(f"min length {option['minLength']}")
-        if option.get("maxLength") is not None:
-            parts.append(f"max length {option['maxLength']}")
-        if option.get("minItems") is not None:
-            parts.append(f"min items {option['minItems']}")
-        if option.get("maxItems") is not None:
-            parts.append(f"max items {option['maxItems']}")
-        if option.get("pattern") is not None:
-            parts.append(f"pattern `{option['pattern']}`")
+        parts += [text.format(option[key]) for key, text in _LIMITS if option.get(key) is not None]
     return parts
 
 

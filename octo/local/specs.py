@@ -1,8 +1,5 @@
-"""The local code tools, defined once: search, read, directory listing, file finding, and
-finding then searching in one call.
-
-Their words (titles, descriptions, examples) are in tools.toml beside this file.
-"""
+"""The local code tools (search, read, listing, finding, finding then searching); their words
+are in tools.toml."""
 
 from __future__ import annotations
 

@@ -32,5 +32,4 @@ class PackageIndexPolicy(HostPolicy):
     def secrets(self) -> tuple[str, ...]:
         return self._secrets
 
-    def auth_hints(self) -> list[str]:
-        return ["The registry wants credentials: configure them where npm or pip reads them."]
+    auth_hints = ("The registry wants credentials: configure them where npm or pip reads them.",)

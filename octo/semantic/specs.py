@@ -1,7 +1,4 @@
-"""The semantic code search tools, defined once (spec 004).
-
-Their words (titles, descriptions, examples) are in tools.toml beside this file.
-"""
+"""The semantic code search tools (spec 004); their words are in tools.toml."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ class RemoteClient:
         return RateLimitError(
             f"{self.policy.name} rate limit: {reason}; retry after {math.ceil(wait)} s ({when})",
             reset_at=reset_at,
-            hints=[f"Limit resets at {when}", *self.policy.rate_limit_hints()],
+            hints=[f"Limit resets at {when}", *self.policy.rate_limit_hints],
         )
 
     async def _await_quota(self, resource: str) -> None:
@@ -236,7 +236,7 @@ class RemoteClient:
             f"{self.policy.name} answered {status}: {self.policy.error_message(response)}"
         )
         if status in (401, 403):
-            return AuthenticationError(message, hints=self.policy.auth_hints())
+            return AuthenticationError(message, hints=list(self.policy.auth_hints))
         if status in (404, 410):
             return NotFoundError(message)
         return InvalidQueryError(message)

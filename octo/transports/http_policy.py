@@ -124,11 +124,10 @@ class HostPolicy:
                 return str(message)[:500]
         return response.text.strip()[:300] or response.reason_phrase
 
-    def auth_hints(self) -> list[str]:
-        return []
-
-    def rate_limit_hints(self) -> list[str]:
-        return ["Narrow the query or retry after the reset time."]
+    #: What to do when the host refuses the credentials (401/403).
+    auth_hints: tuple[str, ...] = ()
+    #: What to do while a rate limit is exhausted.
+    rate_limit_hints: tuple[str, ...] = ("Narrow the query or retry after the reset time.",)
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:
