@@ -28,7 +28,7 @@ TARGET = 1.10
 
 
 def _tokens(name: str, description: str, schema: dict[str, Any]) -> int:
-    return estimate_tokens(name + description + json.dumps(schema, separators=(",", ":")))
+    return estimate_tokens(len(name + description + json.dumps(schema, separators=(",", ":"))))
 
 
 def _without_issue_12(schema: dict[str, Any]) -> dict[str, Any]:

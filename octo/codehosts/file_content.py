@@ -15,7 +15,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
 from octo.core.budget import cut_lines
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
@@ -139,21 +139,12 @@ def file_content_answer(
             f'"{query.matchString}" does not occur in {query.path}; matching is exact and '
             "case-sensitive."
         )
-    content = redact(page)
-    tokens = token_info(
-        content,
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
-        truncated_at_line=last if cut_from is not None and query.matchString is None else None,
-        truncated=cut_from is not None,
-        next_step=next_step,
-    )
     result = FileContentResult(
         owner=query.owner,
         repo=query.repo,
         path=query.path,
         branch=query.branch,
-        content=content,
+        content=redact(page),
         size=blob.size,
         sha=blob.sha,
         startLine=first if page and query.matchString is None else None,
@@ -161,6 +152,13 @@ def file_content_answer(
         totalLines=selection.total_lines,
         matchCount=selection.match_count,
         pagination=pagination,
-        tokens=tokens,
+    )
+    result = with_tokens(
+        result,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        truncated_at_line=last if cut_from is not None and query.matchString is None else None,
+        truncated=cut_from is not None,
+        next_step=next_step,
     )
     return result, hints, cut_from

@@ -16,8 +16,7 @@ from octo.codehosts.pull_request_parts import detail_pull_requests
 from octo.codehosts.routing import choose_host
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.budget import token_info
-from octo.core.formats import compact_json
+from octo.core.budget import with_tokens
 
 
 async def search_pull_requests(
@@ -35,23 +34,16 @@ async def search_pull_requests(
         pagination = SearchPagination(currentPage=query.page, hasMore=reply.value.has_more)
     detailed = await detail_pull_requests(ctx, host, reply.value, query)
     more = bool(pagination and pagination.hasMore)
-    config = ctx.config
-    shown = compact_json(
-        [pull.model_dump(mode="json", exclude_none=True) for pull in detailed.pulls]
-    )
-    tokens = token_info(
-        shown,
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
-        truncated=bool(detailed.budget.left_out or detailed.budget.cut),
-        next_step=f"page={query.page + 1}" if more else None,
+    found = SearchPullRequestsResult(
+        pullRequests=detailed.pulls, totalCount=reply.value.total, pagination=pagination
     )
     answer = Answer(
-        SearchPullRequestsResult(
-            pullRequests=detailed.pulls,
-            totalCount=reply.value.total,
-            pagination=pagination,
-            tokens=tokens,
+        with_tokens(
+            found,
+            max_tokens=ctx.config.max_tokens,
+            chars_per_token=ctx.config.chars_per_token,
+            truncated=bool(detailed.budget.left_out or detailed.budget.cut),
+            next_step=f"page={query.page + 1}" if more else None,
         ),
         cached=reply.cached and detailed.cached,
         partial=bool(detailed.failed),

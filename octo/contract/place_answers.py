@@ -6,6 +6,10 @@ within its share of the token budget, so the answers add up to one page and one 
 ``global``: every place answers its first N pages' worth of items, ranked as one list (the
 tool's ranking, or places in order) and paged; the page then fits the token budget, items
 beyond it cut to a stub with a contentHandle.
+
+A tool whose answer pages in a way no query field sets (a search's countOnly pages, a
+summary) has no ``page``: each place answers the query as it is, within its share of the
+budget, and the answers are ranked (global) or listed place after place (perPlace) whole.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from octo.contract.places import fit_items
 from octo.contract.places import labelled
 from octo.contract.places import mark_places
 from octo.contract.places import split_evenly
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.errors import OctoError
@@ -73,10 +77,11 @@ class PlaceTool(Generic[Q, R]):
     single: Callable[[QueryContext, Q], Awaitable[Answer[R]]]
     #: The query fields that name a place.
     target: Callable[[Place], dict[str, Any]]
-    #: The result field that lists items, and the query fields that page it.
+    #: The result field that lists items, and the query fields that page it (None: the
+    #: places page their answers themselves).
     items: str
-    page: str
-    per_page: str
+    page: str | None
+    per_page: str | None
     #: How many items a place has in all, given the answer to a window of that many.
     count: Callable[[R, int], int]
     #: The global ranking of an item, given its position in its place's answer; None: places
@@ -102,8 +107,9 @@ async def answer_places(
     ctx: QueryContext, query: Q, found: Places, tool: PlaceTool[Q, R]
 ) -> Answer[R]:
     """The answer of ``query`` over ``found``'s places (see the module's docstring)."""
-    page = int(getattr(query, tool.page))
-    per_page = int(getattr(query, tool.per_page))
+    own_pages = tool.page is None or tool.per_page is None
+    page = 1 if tool.page is None else int(getattr(query, tool.page))
+    per_page = 1 if tool.per_page is None else int(getattr(query, tool.per_page))
     places = found.places
     shares = split_evenly(per_page, len(places))
     budgets = split_evenly(ctx.config.max_tokens, len(places))
@@ -113,11 +119,14 @@ async def answer_places(
         failure = found.failed.get(place.label)
         if failure is not None:
             raise failure
-        if _mode(query) == "perPlace":
-            fields = {tool.page: page, tool.per_page: max(1, shares[index])}
-            place_ctx = ctx.with_token_budget(max(1, budgets[index]))
+        fields: dict[str, Any] = {}
+        place_ctx = ctx.with_token_budget(max(1, budgets[index]))
+        if own_pages:
+            pass
+        elif _mode(query) == "perPlace":
+            fields = {str(tool.page): page, str(tool.per_page): max(1, shares[index])}
         else:
-            fields = {tool.page: 1, tool.per_page: window, **tool.rank_fields}
+            fields = {str(tool.page): 1, str(tool.per_page): window, **tool.rank_fields}
             place_ctx = ctx.with_token_budget(_UNBOUNDED_TOKENS)
         # The place's own query: its hints repeat it, so the options of several places go.
         alone = {"aggregationMode": "global", "responseFormat": "flat"}
@@ -126,7 +135,9 @@ async def answer_places(
 
     outcomes = await ask_places(places, ask)
     done = answered(outcomes)
-    if _mode(query) == "perPlace":
+    if own_pages:
+        shown, paging = _whole_answers(tool, query, done)
+    elif _mode(query) == "perPlace":
         share = {p.label: shares[i] for i, p in enumerate(places)}
         shown = [
             (place, item)
@@ -155,6 +166,27 @@ def _paging(result: BaseModel) -> Paging:
     return Paging(
         pagination.currentPage, getattr(pagination, "totalPages", None), pagination.hasMore
     )
+
+
+def _whole_answers(
+    tool: PlaceTool[Q, R], query: Q, done: list[tuple[Place, Answer[R]]]
+) -> tuple[list[tuple[Place, Any]], Paging]:
+    """Every item of every place (their own pages), ranked (global) or place after place."""
+    listed = [
+        (tool.rank(item, position) if tool.rank else 0, order, position, place, item)
+        for order, (place, answer) in enumerate(done)
+        for position, item in enumerate(_items(tool, answer.result))
+    ]
+    if _mode(query) == "global":
+        listed.sort(key=lambda entry: entry[:3])
+    pages = [_paging(answer.result) for _place, answer in done]
+    known = [p.totalPages for p in pages]
+    paging = Paging(
+        max(p.currentPage for p in pages),
+        None if None in known else max(total or 0 for total in known),
+        any(p.hasMore for p in pages),
+    )
+    return [(place, item) for *_rank, place, item in listed], paging
 
 
 def _global_page(
@@ -199,7 +231,8 @@ async def _combined(
         listed = [item for _place, items in groups for item in items]
     else:
         listed = [labelled([item], place.label)[0] for place, item in shown]
-    budget = config.max_tokens * config.chars_per_token if mode == "global" else None
+    paged_as_one = mode == "global" and tool.page is not None
+    budget = config.max_tokens * config.chars_per_token if paged_as_one else None
     fitted = await fit_items(ctx, query, listed, budget, local=tool.local)
     answers = [answer.result for _place, answer in done]
     result = tool.combine(found.root, [] if grouped else fitted.items, answers, paging)
@@ -207,7 +240,7 @@ async def _combined(
     if grouped:
         cut = iter(fitted.items)
         # A global page is paged as one: its groups show that paging, not their own.
-        shared = {"pagination": getattr(result, "pagination", None)} if mode == "global" else {}
+        shared = {"pagination": getattr(result, "pagination", None)} if paged_as_one else {}
         update["groups"] = [
             answer.result.model_copy(
                 update={
@@ -219,17 +252,18 @@ async def _combined(
             )
             for (place, answer), (_place, items) in zip(done, groups, strict=True)
         ]
-    if "tokens" in type(result).model_fields:
-        shown = [item.model_dump(mode="json", exclude_none=True) for item in fitted.items]
-        update["tokens"] = token_info(
-            compact_json(shown),
-            max_tokens=config.max_tokens,
-            chars_per_token=config.chars_per_token,
-            next_step=f"{tool.page}={paging.currentPage + 1}" if paging.hasMore else None,
-            truncated=fitted.cut or any(_truncated(a.result) for _p, a in done),
-        )
     empty = all(answer.result.is_empty() for _place, answer in done)
     result = mark_places(result.model_copy(update=update), found.places, outcomes, empty)
+    if "tokens" in type(result).model_fields:
+        result = with_tokens(
+            result,
+            max_tokens=config.max_tokens,
+            chars_per_token=config.chars_per_token,
+            next_step=f"{tool.page}={paging.currentPage + 1}"
+            if paging.hasMore and tool.page
+            else None,
+            truncated=fitted.cut or any(_truncated(a.result) for _p, a in done),
+        )
     answer = Answer(
         result,
         cached=all(a.cached for _p, a in done),
@@ -254,7 +288,7 @@ def _hints(
     empty: bool,
 ) -> list[str]:
     hints: list[str] = []
-    if paging.hasMore:
+    if paging.hasMore and tool.page:
         following = {**query.params(), tool.page: paging.currentPage + 1}
         hints.append(f"Next page: {tool.name} " + compact_json(following))
     failed = [o.place.label for o in outcomes if o.error is not None]
@@ -270,7 +304,7 @@ def _hints(
         )
     # A place's own hints fit its page in perPlace mode, and say what to relax when nothing
     # was found; the first two of each are kept.
-    if _mode(query) == "perPlace" or empty:
+    if _mode(query) == "perPlace" or empty or tool.page is None:
         for place, answer in done:
             hints += [f"{place.label}: {hint}" for hint in answer.hints[:2]]
     return hints

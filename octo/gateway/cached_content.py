@@ -9,7 +9,7 @@ from __future__ import annotations
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import text_pages
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
 from octo.core.handles import Origin
@@ -55,18 +55,14 @@ async def get_cached_content(
     if has_more:
         before = "".join(pages[: query.page])
         last_line = before.count("\n") + (0 if before.endswith("\n") else 1)
-    result = GetCachedContentResult(
-        content=answer_page,
-        page=query.page,
-        totalPages=total,
-        hasMore=has_more,
-        tokens=token_info(
-            answer_page,
-            max_tokens=config.max_tokens,
-            chars_per_token=config.chars_per_token,
-            truncated_at_line=last_line,
-            next_step=f"page={query.page + 1}" if has_more else None,
+    result = with_tokens(
+        GetCachedContentResult(
+            content=answer_page, page=query.page, totalPages=total, hasMore=has_more
         ),
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        truncated_at_line=last_line,
+        next_step=f"page={query.page + 1}" if has_more else None,
     )
     answer = Answer(result)
     if has_more:

@@ -46,7 +46,7 @@ class GetCachedContentResult(ToolResult):
     page: int
     totalPages: int
     hasMore: bool
-    tokens: TokenInfo
+    tokens: TokenInfo | None = Field(default=None, description="Always given.")
 
     def is_empty(self) -> bool:
         return not self.content

@@ -16,8 +16,8 @@ from octo.contract import QueryContext
 from octo.core.envelope import ToolQuery
 from octo.core.redaction import redact
 from octo.local.matched_lines import MAX_LINE_CHARS
-from octo.local.models import LocalSearchCodeResult
 from octo.local.models import SearchMatch
+from octo.local.search_models import LocalSearchCodeResult
 
 #: The hint of an answer with clipped lines.
 CLIPPED_HINT = (

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from octo.local.find_search_models import FindAndSearchQuery
 from octo.local.listing_models import FindFilesQuery
 from octo.local.listing_models import ViewStructureQuery
-from octo.local.models import LocalSearchCodeQuery
 from octo.local.places import with_places
+from octo.local.search_models import LocalSearchCodeQuery
 
 _SEVERAL = "; or a list of up to 10 (globs of directories too: services/*)."
 
@@ -17,4 +18,7 @@ FindFilesPlaces = with_places(
 )
 ViewStructurePlaces = with_places(
     ViewStructureQuery, "Directory to list: absolute or root-relative" + _SEVERAL
+)
+FindAndSearchPlaces = with_places(
+    FindAndSearchQuery, "Directory to find files under: absolute or root-relative" + _SEVERAL
 )

@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from typing import TypeVar
+from typing import cast
 
 from octo.contract import Answer
 from octo.contract import QueryContext
@@ -22,11 +23,15 @@ from octo.contract.places import Place
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
+from octo.local import find_and_search
 from octo.local import find_files as find
 from octo.local import search
 from octo.local import view_structure as view
 from octo.local.clipped_lines import CLIPPED_HINT
 from octo.local.clipped_lines import hand_clipped_lines
+from octo.local.find_search_models import FindAndSearchQuery
+from octo.local.find_search_models import FindAndSearchResult
+from octo.local.find_search_models import FindStats
 from octo.local.listing_models import FindFilesQuery
 from octo.local.listing_models import FindFilesResult
 from octo.local.listing_models import FoundFile
@@ -34,11 +39,13 @@ from octo.local.listing_models import StructureEntry
 from octo.local.listing_models import StructureSummary
 from octo.local.listing_models import ViewStructureQuery
 from octo.local.listing_models import ViewStructureResult
-from octo.local.models import LocalSearchCodeQuery
-from octo.local.models import LocalSearchCodeResult
-from octo.local.models import SearchStats
 from octo.local.places import local_places
 from octo.local.places import place_paths
+from octo.local.search_models import SUMMARY_FILES
+from octo.local.search_models import LocalSearchCodeQuery
+from octo.local.search_models import LocalSearchCodeResult
+from octo.local.search_models import SearchFields
+from octo.local.search_models import SearchStats
 
 Q = TypeVar("Q", bound=ToolQuery)
 R = TypeVar("R", bound=ToolResult)
@@ -77,42 +84,104 @@ def _in_places(single: Single[Q, R], tool: Callable[[Q], PlaceTool[Q, R]]) -> Si
     return handle
 
 
-async def _search_one(
-    ctx: QueryContext, query: LocalSearchCodeQuery
-) -> Answer[LocalSearchCodeResult]:
-    """One place's search, its clipped lines handed out whole."""
-    answer = await search.search_code(ctx, query)
-    answer.result, clipped = await hand_clipped_lines(ctx, query, answer.result)
-    if clipped:
-        answer.hint(CLIPPED_HINT)
-    return answer
+def _handing_clipped_lines(single: Single[Q, R]) -> Single[Q, R]:
+    """``single``, a search, with its clipped lines handed out whole."""
+
+    async def search_one(ctx: QueryContext, query: Q) -> Answer[R]:
+        answer = await single(ctx, query)
+        if isinstance(answer.result, LocalSearchCodeResult):
+            result, clipped = await hand_clipped_lines(ctx, query, answer.result)
+            if clipped:
+                answer = Answer(cast(R, result), answer.hints, answer.cached, answer.partial)
+                answer.hint(CLIPPED_HINT)
+        return answer
+
+    return search_one
 
 
-def _search_combine(
-    root: str, files: list[Any], results: list[LocalSearchCodeResult], paging: Paging
-) -> LocalSearchCodeResult:
+_search_one = _handing_clipped_lines(search.search_code)
+_find_and_search_one = _handing_clipped_lines(find_and_search.find_and_search_code)
+
+
+def _summed_stats(results: Sequence[LocalSearchCodeResult]) -> SearchStats:
     searched = [r.stats.filesSearched for r in results]
-    stats = SearchStats(
+    complete = [r.stats.complete for r in results]
+    return SearchStats(
         filesSearched=None if None in searched else sum(s or 0 for s in searched),
         filesWithMatches=sum(r.stats.filesWithMatches for r in results),
         totalMatches=sum(r.stats.totalMatches for r in results),
         searchTimeMs=max(r.stats.searchTimeMs for r in results),
-        complete=all(r.stats.complete for r in results),
+        complete=None if None in complete else all(complete),
     )
-    pagination = _listed(results, paging)["pagination"]
-    return LocalSearchCodeResult(root=root, files=files, stats=stats, pagination=pagination)
+
+
+def _search_fields(
+    query: SearchFields, root: str, files: list[Any], results: Sequence[Any], paging: Paging
+) -> dict[str, Any]:
+    """The fields of a search answer of several places, in the query's outputMode."""
+    stats = _summed_stats(results)
+    fields: dict[str, Any] = {"root": root, "stats": stats}
+    if query.outputMode == "totalOnly":
+        return fields
+    if query.outputMode == "summary":
+        ranked_as_one = getattr(query, "aggregationMode", "global") == "global"
+        shown = files[:SUMMARY_FILES] if ranked_as_one else files
+        return {**fields, "files": shown, "otherFiles": stats.filesWithMatches - len(shown)}
+    return {**fields, "files": files, "pagination": _listed(results, paging)["pagination"]}
+
+
+def _most_matches_first(item: Any, _position: int) -> Any:
+    return (-item.matchCount, item.path)
 
 
 def _matching_files(result: LocalSearchCodeResult, _window: int) -> int:
     return result.stats.filesWithMatches
 
 
-def _search_tool(_query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeResult]:
-    # No ranking: places in order, each in path order, is one order by path.
+def _search_place_tool(
+    name: str, single: Single[Any, R], query: SearchFields, combine: Any
+) -> PlaceTool[Any, R]:
+    """A search over places: groupByFile pages its files in path order (places in order, each
+    in path order); the count answers page themselves, the files with most matches first."""
+    if query.outputMode == "groupByFile":
+        return PlaceTool(
+            name, single, _path, "files", *_FILE_PAGES, _matching_files, None, combine,
+        )  # fmt: skip
     return PlaceTool(
-        "localSearchCode", _search_one, _path, "files", *_FILE_PAGES, _matching_files, None,
-        _search_combine,
+        name, single, _path, "files", None, None, _matching_files, _most_matches_first,
+        combine,
     )  # fmt: skip
+
+
+def _search_tool(query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeResult]:
+    def combine(
+        root: str, files: list[Any], results: list[LocalSearchCodeResult], paging: Paging
+    ) -> LocalSearchCodeResult:
+        found = LocalSearchCodeResult(**_search_fields(query, root, files, results, paging))
+        if query.outputMode != "groupByFile":
+            found.status_from_stats()
+        return found
+
+    return _search_place_tool("localSearchCode", _search_one, query, combine)
+
+
+def _find_and_search_tool(query: FindAndSearchQuery) -> PlaceTool[Any, FindAndSearchResult]:
+    def combine(
+        root: str, files: list[Any], results: list[FindAndSearchResult], paging: Paging
+    ) -> FindAndSearchResult:
+        find = FindStats(
+            searchedFileCount=sum(r.find.searchedFileCount for r in results),
+            truncated=any(r.find.truncated for r in results),
+            findMs=max(r.find.findMs for r in results),
+            searchMs=max(r.find.searchMs for r in results),
+        )
+        fields = _search_fields(query, root, files, results, paging)
+        found = FindAndSearchResult(**fields, find=find)
+        if query.outputMode != "groupByFile":
+            found.status_from_stats()
+        return found
+
+    return _search_place_tool("localFindAndSearchCode", _find_and_search_one, query, combine)
 
 
 def _newest_first(modified: str | None) -> float:
@@ -189,5 +258,6 @@ def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]
 
 
 search_code = _in_places(_search_one, _search_tool)
+find_and_search_code = _in_places(_find_and_search_one, _find_and_search_tool)
 find_files = _in_places(find.find_files, _find_tool)
 view_structure = _in_places(view.view_structure, _view_tool)

@@ -13,8 +13,7 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.budget import TokenInfo
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
 from octo.core.errors import NotFoundError
@@ -137,15 +136,14 @@ def require(slot: ServerSlot, capability: str, what: str) -> None:
         )
 
 
-def _tokens(result: NavigationResult, config: Config) -> TokenInfo:
-    """The size of an answer's code, and the page that continues it."""
+def _with_tokens(result: ResultT, config: Config) -> ResultT:
+    """``result`` with its size, and the page that continues it."""
     pagination = getattr(result, "pagination", None)
     next_step = None
     if isinstance(pagination, Pagination) and pagination.hasMore:
         next_step = f"page={pagination.currentPage + 1}"
-    shown = result.model_dump_json(exclude_none=True, exclude={"tokens"})
-    return token_info(
-        shown,
+    return with_tokens(
+        result,
         max_tokens=config.max_tokens,
         chars_per_token=config.chars_per_token,
         next_step=next_step,
@@ -164,7 +162,7 @@ def answer(
     indexing = client is not None and client.progress.busy
     if partial or indexing:
         result.partial = True
-    result.tokens = _tokens(result, target.config)
+    result = _with_tokens(result, target.config)
     done = Answer(result, partial=partial or indexing)
     done.hint(*target.hints, *hints)
     if indexing:

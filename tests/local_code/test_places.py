@@ -202,12 +202,49 @@ async def test_a_global_page_fits_the_token_budget(tree: Tree, root: Path) -> No
         query = {"pattern": "needle", "path": "p*"}
         data = (await gateway.call("localSearchCode", [query])).to_wire()["results"][0]["data"]
     assert data["tokens"]["truncated"] is True
-    assert data["tokens"]["estimatedTokens"] <= 300
-    cut = [f for f in data["files"] if "contentHandle" in f]
-    assert cut and all("matches" not in f and f["matchCount"] == 8 for f in cut)
+    first, *rest = data["files"]
+    assert len(first["matches"]) == 8 and "contentHandle" not in first
+    # Past the budget a file keeps its path and count, as one place's page does.
+    assert rest and all("matches" not in f and f["contentHandle"] for f in rest)
 
 
 async def test_one_plain_path_answers_as_before(call: Call, services: Path) -> None:
     row = await one(call, "localSearchCode", pattern="needle", path="lib")
     assert "places" not in row["data"] and "errors" not in row["data"]
     assert "place" not in row["data"]["files"][0]
+
+
+async def test_every_output_mode_works_per_place(call: Call, tree: Tree) -> None:
+    tree({"p1/a.py": "hit\n" * 3, "p1/b.py": "hit\n", "p2/c.py": "hit\n" * 5, "p2/d.py": "no\n"})
+    total = await one(call, "localSearchCode", pattern="hit", path="p*", outputMode="totalOnly")
+    assert total["status"] == "success"
+    assert "files" not in total["data"]
+    assert (total["data"]["stats"]["filesWithMatches"], total["data"]["stats"]["totalMatches"]) == (
+        3,
+        9,
+    )
+    counts = await one(call, "localSearchCode", pattern="hit", path="p*", outputMode="countOnly")
+    ranked = [(f["place"], f["path"], f["matchCount"]) for f in counts["data"]["files"]]
+    assert ranked == [("p2", "c.py", 5), ("p1", "a.py", 3), ("p1", "b.py", 1)]
+    summary = await one(call, "localSearchCode", pattern="hit", path="p*", outputMode="summary")
+    assert [f["path"] for f in summary["data"]["files"]] == ["c.py", "a.py", "b.py"]
+    assert summary["data"]["otherFiles"] == 0
+    nothing = await one(call, "localSearchCode", pattern="zzz", path="p*", outputMode="countOnly")
+    assert nothing["status"] == "empty"
+
+
+async def test_find_and_search_over_several_places(call: Call, services: Path) -> None:
+    row = await one(
+        call,
+        "localFindAndSearchCode",
+        path="services/*",
+        names=["f1.py", "f2.py"],
+        pattern="needle",
+        outputMode="countOnly",
+    )
+    data = row["data"]
+    assert data["places"] == ["a", "b", "c"]
+    assert data["find"]["searchedFileCount"] == 6
+    assert {(f["place"], f["path"]) for f in data["files"]} == {
+        (p, f"src/f{n}.py") for p in "abc" for n in (1, 2)
+    }
