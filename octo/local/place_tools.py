@@ -220,16 +220,15 @@ def _entry_count(result: ViewStructureResult, window: int) -> int:
     return max(window + 1, result.summary.totalFiles + result.summary.totalDirs)
 
 
+_SUMMED = ("totalFiles", "totalDirs", "totalSize")
+
+
 def _view_combine(
     root: str, entries: list[Any], results: list[ViewStructureResult], paging: Paging
 ) -> ViewStructureResult:
-    summary = StructureSummary(
-        totalFiles=sum(r.summary.totalFiles for r in results),
-        totalDirs=sum(r.summary.totalDirs for r in results),
-        totalSize=sum(r.summary.totalSize for r in results),
-    )
+    totals = {name: sum(getattr(r.summary, name) for r in results) for name in _SUMMED}
     return ViewStructureResult(
-        path=root, entries=entries, summary=summary, **_listed(results, paging)
+        path=root, entries=entries, summary=StructureSummary(**totals), **_listed(results, paging)
     )
 
 
