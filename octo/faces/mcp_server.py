@@ -44,7 +44,9 @@ INSTRUCTIONS = (
     "octo answers research questions about code: local files (ripgrep), GitHub, packages and "
     "language servers. Every tool takes {'queries': [...]} with up to its maxItems queries, runs "
     "them concurrently and answers one result per query (status success | empty | error, data, "
-    "hints). Batch related queries into one call and follow the hints for the next step."
+    "hints). Batch related queries into one call and follow the hints for the next step. "
+    "Whatever an answer cuts carries a contentHandle for getCachedContent; new here: "
+    "firstTimeUserGuide {}."
 )
 
 # Per-connection cache of the client's roots; the SDK's connection scratch space holds it.
