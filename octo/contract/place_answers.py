@@ -119,13 +119,12 @@ async def answer_places(
         failure = found.failed.get(place.label)
         if failure is not None:
             raise failure
-        fields: dict[str, Any] = {}
+        # Its share of the budget; or, for a global page ranked after the fact, all of it.
         place_ctx = ctx.with_token_budget(max(1, budgets[index]))
-        if own_pages:
-            pass
-        elif _mode(query) == "perPlace":
+        fields: dict[str, Any] = {}
+        if not own_pages and _mode(query) == "perPlace":
             fields = {str(tool.page): page, str(tool.per_page): max(1, shares[index])}
-        else:
+        elif not own_pages:
             fields = {str(tool.page): 1, str(tool.per_page): window, **tool.rank_fields}
             place_ctx = ctx.with_token_budget(_UNBOUNDED_TOKENS)
         # The place's own query: its hints repeat it, so the options of several places go.
@@ -144,12 +143,7 @@ async def answer_places(
             for place, a in done
             for item in _items(tool, a.result)[: share[place.label]]
         ]
-        known = [_paging(a.result).totalPages for _p, a in done]
-        paging = Paging(
-            page,
-            None if None in known else max(total or 0 for total in known),
-            any(_paging(a.result).hasMore for _p, a in done),
-        )
+        paging = _places_paging(done)
     else:
         shown, paging = _global_page(tool, done, page, per_page, window)
     return await _combined(ctx, query, tool, found, outcomes, done, shown, paging)
@@ -168,6 +162,17 @@ def _paging(result: BaseModel) -> Paging:
     )
 
 
+def _places_paging(done: list[tuple[Place, Answer[R]]]) -> Paging:
+    """The pages of answers each paged by its place: the furthest any goes."""
+    pages = [_paging(answer.result) for _place, answer in done]
+    known = [p.totalPages for p in pages]
+    return Paging(
+        max(p.currentPage for p in pages),
+        None if None in known else max(total or 0 for total in known),
+        any(p.hasMore for p in pages),
+    )
+
+
 def _whole_answers(
     tool: PlaceTool[Q, R], query: Q, done: list[tuple[Place, Answer[R]]]
 ) -> tuple[list[tuple[Place, Any]], Paging]:
@@ -179,14 +184,7 @@ def _whole_answers(
     ]
     if _mode(query) == "global":
         listed.sort(key=lambda entry: entry[:3])
-    pages = [_paging(answer.result) for _place, answer in done]
-    known = [p.totalPages for p in pages]
-    paging = Paging(
-        max(p.currentPage for p in pages),
-        None if None in known else max(total or 0 for total in known),
-        any(p.hasMore for p in pages),
-    )
-    return [(place, item) for *_rank, place, item in listed], paging
+    return [(place, item) for *_rank, place, item in listed], _places_paging(done)
 
 
 def _global_page(

@@ -167,12 +167,6 @@ def place_errors(outcomes: Sequence[Outcome[R]]) -> list[PlaceError] | None:
     return errors or None
 
 
-def interleaved(lists: Sequence[Sequence[M]]) -> list[M]:
-    """One ranking from several ranked lists without comparable scores: first items first."""
-    longest = max((len(items) for items in lists), default=0)
-    return [items[rank] for rank in range(longest) for items in lists if rank < len(items)]
-
-
 def labelled(items: Sequence[M], place: str) -> list[M]:
     """``items`` with their place set."""
     return [item.model_copy(update={"place": place}) for item in items]
