@@ -50,6 +50,7 @@ from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import TreeRow
 from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
+from octo.codehosts.shared_shapes import GITLAB_SHAPES
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.transports.http_client import Fetched
@@ -78,6 +79,7 @@ class GitLabBackend(CodeHost):
     """gitlab.com or a self-managed instance (GITLAB_HOST)."""
 
     provider = "gitlab"
+    shared_shapes = GITLAB_SHAPES
     pulls_noun = "merge requests"
     number_word = "IID"
     number_hint = "prNumber is the merge request's IID (the !N shown in GitLab)."

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
@@ -32,6 +33,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from octo.contract import ToolSpec
 from octo.core.config import Config
 from octo.core.errors import CallError
+from octo.core.meters import Meters
 from octo.core.version import VERSION as __version__
 from octo.faces import mcp_guide
 from octo.faces.library import Gateway
@@ -174,13 +176,19 @@ async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> Non
 
 
 def build_server(
-    config: Config | None = None, *, closed: anyio.Event | None = None
+    config: Config | None = None,
+    *,
+    closed: anyio.Event | None = None,
+    meters: Meters | None = None,
+    opened: Callable[[Gateway | None], None] | None = None,
 ) -> Server[Gateway]:
     """A new MCP server publishing every registry tool.
 
     Its lifespan owns one Gateway (``config``, else read from the environment): the cache,
     HTTP client and language servers are shared by every connection of the process.
-    ``closed`` is set once that gateway has closed everything it opened.
+    ``closed`` is set once that gateway has closed everything it opened. The gateway counts
+    into ``meters``; ``opened`` hears of it once it is open, and of None when it closes
+    (the HTTP server's readiness).
     """
     definitions: list[types.Tool] = []
 
@@ -188,9 +196,13 @@ def build_server(
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
         try:
-            async with Gateway(config) as gateway:
+            async with Gateway(config, meters=meters) as gateway:
+                if opened is not None:
+                    opened(gateway)
                 yield gateway
         finally:
+            if opened is not None:
+                opened(None)
             if closed is not None:
                 closed.set()
 

@@ -13,11 +13,18 @@ import os
 import signal
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 
 from octo.core.config import Config
 from octo.faces.mcp_server import build_server
+from octo.faces.operations import Operations
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from octo.faces.metrics import PrometheusMeters
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -72,13 +79,33 @@ async def serve_stdio(config: Config | None = None) -> None:
 
 
 async def serve_http(host: str, port: int, config: Config | None = None) -> None:
-    """Serve MCP over streamable HTTP at ``http://host:port/mcp``.
+    """Serve MCP over streamable HTTP at ``http://host:port/mcp``, with /healthz, /readyz
+    and /metrics beside it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
     app's shutdown, which closes the gateway.
     """
     import uvicorn
 
-    app = build_server(config).streamable_http_app(host=host)
+    app = http_app(host, config)
     settings = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
     await uvicorn.Server(settings).serve()
+
+
+def http_app(host: str, config: Config | None = None) -> Starlette:
+    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` and the
+    operational endpoints (:mod:`octo.faces.operations`)."""
+    operations = Operations(_prometheus_meters())
+    server = build_server(config, meters=operations.meters, opened=operations.opened)
+    return server.streamable_http_app(
+        host=host, custom_starlette_routes=operations.routes(protect_metrics=False)
+    )
+
+
+def _prometheus_meters() -> PrometheusMeters | None:
+    """Meters that publish, when prometheus-client (the ``team`` extra) is installed."""
+    try:
+        from octo.faces.metrics import PrometheusMeters
+    except ImportError:
+        return None
+    return PrometheusMeters()

@@ -6,6 +6,8 @@ honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
 (tenacity, with an injectable ``sleep``), revalidates cached answers with their ETag
 through the runtime's :class:`~octo.core.cache.ResultCache`, lets identical requests in
 flight share one upstream request, and maps HTTP statuses to :mod:`octo.core.errors`.
+With a shared store, answers, requests in flight and rate-limit pauses are shared by
+every replica (:mod:`octo.transports.remote_state`).
 
 Everything specific to a host (rate-limit header names, how a secondary limit reads,
 authentication, hints) lives in a :class:`HostPolicy` subclass, so a new host
@@ -40,10 +42,13 @@ from octo.core.errors import RateLimitError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
+from octo.core.meters import Meters
+from octo.core.shared_state import SharedStore
 from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
+from octo.transports.remote_state import RemoteState
 
 logger = logging.getLogger("octo.http")
 
@@ -106,6 +111,9 @@ class RemoteClient:
     sleep and a fixed clock. ``max_wait`` bounds any single wait when the caller has
     no deadline; with a deadline (the dispatcher's per-query timeout) the remaining
     time bounds the waits too, and a longer wait fails fast with RateLimitError.
+
+    ``shared`` is the team's shared store, if any; ``shapes`` names, per kind of answer,
+    the type its JSON is validated back into (kinds without one stay in this process).
     """
 
     def __init__(
@@ -116,12 +124,18 @@ class RemoteClient:
         policy: HostPolicy,
         *,
         max_wait: float = 60.0,
+        shared: SharedStore | None = None,
+        meters: Meters | None = None,
+        shapes: Mapping[str, Any] | None = None,
     ) -> None:
         self.http = http
         self.cache = cache
         self.base_url = base_url.rstrip("/")
         self.policy = policy
         self.max_wait = max_wait
+        self.meters = meters or Meters()
+        self.state = RemoteState(cache, shared, self.meters, self.base_url, shapes or {})
+        self._host = httpx.URL(self.base_url).host
         self.sleep: Sleep = anyio.sleep
         self.clock: Callable[[], float] = time.time
         self.rate_limits: dict[str, RateLimit] = {}
@@ -180,8 +194,14 @@ class RemoteClient:
             hints=[f"Limit resets at {when}", *self.policy.rate_limit_hints],
         )
 
-    async def _await_quota(self, resource: str) -> None:
-        """Send nothing to an exhausted resource: wait for its reset if the budget allows."""
+    async def _await_quota(self, resource: str, scope: str) -> None:
+        """Send nothing to an exhausted resource (here or, shared, on another replica):
+        wait for its reset if the budget allows."""
+        paused = await self.state.paused_until(scope, resource)
+        if paused is not None:
+            known = self.rate_limits.get(resource)
+            if known is None or not known.exhausted or (known.reset_at or 0.0) < paused:
+                self.rate_limits[resource] = RateLimit(resource, 0, reset_at=paused)
         state = self.rate_limits.get(resource)
         if state is None or not state.exhausted or state.reset_at is None:
             return
@@ -194,10 +214,15 @@ class RemoteClient:
         await self.sleep(wait)
         self.rate_limits.pop(resource, None)
 
-    def _record(self, response: httpx.Response, resource: str) -> None:
+    async def _record(self, response: httpx.Response, resource: str, scope: str) -> None:
         state = self.policy.rate_limit(response)
         if state is not None:
             self.rate_limits[state.resource or resource] = state
+            self.meters.quota(self._host, state.resource or resource, state.remaining)
+            if state.exhausted and state.reset_at is not None:
+                await self.state.pause(
+                    scope, state.resource or resource, state.reset_at, self.clock()
+                )
 
     def _classify(self, response: httpx.Response, resource: str) -> httpx.Response:
         """Return a usable response; raise _Retry for a retryable one, OctoError otherwise."""
@@ -242,26 +267,41 @@ class RemoteClient:
         return InvalidQueryError(message)
 
     async def _send_once(
-        self, method: str, url: str, params: Mapping[str, Any] | None, headers: dict[str, str]
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        headers: dict[str, str],
+        scope: str,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
-        await self._await_quota(resource)
+        await self._await_quota(resource, scope)
         async with self._limiter(resource):
             try:
                 response = await self.http.request(method, url, params=params, headers=headers)
             except httpx.TimeoutException:
+                self.meters.upstream(self._host, "timeout")
                 raise _Retry(
                     f"{self.policy.name} timed out",
                     rate_limited=False,
                     backoff=self.policy.server_error_backoff,
                 ) from None
             except httpx.TransportError as exc:
+                self.meters.upstream(self._host, "unreachable")
                 raise ToolNotAvailableError(
                     self._scrub(f"{self.policy.name} is unreachable at {self.base_url}: {exc}"),
                     hints=["Check the network and the configured API URL."],
                 ) from None
-        self._record(response, resource)
-        return self._classify(response, resource)
+        self.meters.upstream(self._host, str(response.status_code))
+        await self._record(response, resource, scope)
+        try:
+            return self._classify(response, resource)
+        except _Retry as retry:
+            if retry.rate_limited:
+                # Every replica holds back as long as this one will.
+                now = self.clock()
+                await self.state.pause(scope, resource, now + retry.wait(1), now)
+            raise
 
     async def send(
         self,
@@ -290,6 +330,7 @@ class RemoteClient:
         # Credentials go to the configured host only, never to a host a response linked to.
         own = self._on_own_host(url)
         all_headers = {**(await self.policy.headers() if own else {}), **(headers or {})}
+        scope = await self.scope()
         attempts = _Attempts()
 
         def wait(state: RetryCallState) -> float:
@@ -322,7 +363,7 @@ class RemoteClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._send_once(method, url, params, all_headers)
+                    return await self._send_once(method, url, params, all_headers, scope)
         except _Retry as exc:
             if exc.rate_limited:
                 raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
@@ -331,6 +372,13 @@ class RemoteClient:
                 hints=[f"{self.policy.name} seems to be having trouble; retry in a minute."],
             ) from None
         raise AssertionError("unreachable: tenacity either returns or raises")
+
+    async def scope(self) -> str:
+        """The credential identity of this client's requests (a hash, never a token); only
+        a shared store needs one."""
+        if self.state.shared is None:
+            return ""
+        return self.state.scope(await self.policy.headers())
 
     async def _sleep_logged(self, seconds: float) -> None:
         logger.info("%s: waiting %.1f s before retrying", self.policy.name, seconds)
@@ -367,7 +415,8 @@ class RemoteClient:
         ``cacheable`` can refuse to cache a value (partial search results).
         """
         key = self.cache_key(kind, path, params, headers)
-        entry = self.cache.entry(key)
+        scope = await self.scope()
+        entry = await self.state.entry(key, kind, scope)
         if entry is not None and entry.fresh:
             self.cache.hits += 1
             return Fetched(entry.value, cached=True)
@@ -380,13 +429,22 @@ class RemoteClient:
             response = await self.send(path, params=params, headers=conditional)
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
             if response.status_code == 304 and stale is not None:
-                self.cache.set(key, stale.value, ttl, etag=stale.etag)
+                await self.state.store(
+                    key, kind, scope, stale.value, ttl, stale.etag, revalidated=True
+                )
                 return Fetched(stale.value, cached=True, revalidated=True, rate_limit=rate)
             value = parse(response)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
-                self.cache.set(key, value, ttl, etag=response.headers.get("etag"))
+                etag = response.headers.get("etag")
+                await self.state.store(key, kind, scope, value, ttl, etag)
             return Fetched(value, rate_limit=rate)
 
-        fetched, _shared = await self.cache.coalesce(key, load)
-        return fetched
+        return await self.state.coalesce(
+            key,
+            kind,
+            scope,
+            load,
+            value_of=lambda fetched: fetched.value,
+            answer=lambda value, cached: Fetched(value, cached=cached),
+        )

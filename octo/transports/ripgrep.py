@@ -28,6 +28,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
+from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
@@ -208,6 +209,7 @@ async def _spawn_rg(
                 "The query's patterns, globs and names together are too long for ripgrep",
                 hints=["Use fewer or shorter patterns and globs."],
             ) from None
+        track("rg", process)
         rg = RgProcess(process, stderr)
         try:
             with anyio.fail_after(timeout_ms / 1000):
