@@ -47,7 +47,7 @@ class CircuitBreaker:
         if self._open_until is None:
             logger.warning(
                 "%s unavailable (%s): answering from the local cache and upstream; "
-                "trying again every %.0f s",
+                "trying again every %g s",
                 self.name,
                 reason,
                 self.cooldown,
