@@ -9,105 +9,29 @@ are skipped elsewhere, saying why. Tests that stop a Redis start their own.
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 import redis
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+from tests.team.replicas import RedisProcess
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
     """Fail under CI, skip elsewhere: a shared-state test never passes without a Redis."""
     if os.environ.get("CI"):
         pytest.fail(f"CI needs a Redis for the shared-state tests: {reason}")
     pytest.skip(reason)
 
 
-def server_binary() -> str:
-    found = shutil.which("redis-server") or shutil.which("valkey-server")
-    if found is None:
-        unavailable("no redis-server or valkey-server on PATH")
-    assert found is not None
-    return found
-
-
-class RedisProcess:
-    """A redis-server of a test's own, on a free loopback port, without persistence."""
-
-    def __init__(self, directory: Path, *extra: str) -> None:
-        self.binary = server_binary()
-        self.directory = directory
-        self.port = free_port()
-        self.extra = extra
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> RedisProcess:
-        self.process = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.directory),
-                *self.extra,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        client = redis.Redis.from_url(self.url)
-        while time.monotonic() < deadline:
-            try:
-                client.ping()
-                client.close()
-                return self
-            except redis.RedisError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.02)
-        self.stop()
-        unavailable(f"{self.binary} did not start on port {self.port}")
-        return self
-
-    def kill(self) -> None:
-        """Gone at once (SIGKILL), as a crashed Redis."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
+def started(directory: Path, *extra: str) -> RedisProcess:
+    try:
+        return RedisProcess(directory, *extra).start()
+    except RuntimeError as exc:
+        unavailable(str(exc))
 
 
 @pytest.fixture(scope="session")
@@ -121,7 +45,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             unavailable(f"OCTO_TEST_REDIS_URL does not answer: {exc}")
         yield given
         return
-    server = RedisProcess(tmp_path_factory.mktemp("redis")).start()
+    server = started(tmp_path_factory.mktemp("redis"))
     try:
         yield server.url
     finally:
@@ -131,7 +55,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
     """A Redis of this test's own, to kill, slow down or restart."""
-    server = RedisProcess(tmp_path, "--enable-debug-command", "yes").start()
+    server = started(tmp_path, "--enable-debug-command", "yes")
     try:
         yield server
     finally:

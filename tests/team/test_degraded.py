@@ -20,9 +20,9 @@ from octo.core.config import Config
 from octo.faces.metrics import PrometheusMeters
 from tests.github.conftest import API
 from tests.github.conftest import make_env
-from tests.team.conftest import RedisProcess
-from tests.team.conftest import free_port
 from tests.team.conftest import stored
+from tests.team.replicas import RedisProcess
+from tests.team.replicas import free_port
 
 RECORDING = Path(__file__).parents[1] / "github" / "recordings" / "file_content.json"
 #: Every query of these tests asks for a file never asked before: none is a local hit.

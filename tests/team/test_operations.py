@@ -16,7 +16,7 @@ from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.faces.metrics import PrometheusMeters
 from octo.faces.serve import http_app
-from tests.team.conftest import free_port
+from tests.team.replicas import free_port
 
 
 @pytest.fixture
