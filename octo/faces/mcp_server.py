@@ -121,8 +121,25 @@ async def _client_roots(
         return await _legacy_client_roots(ctx)
     answer = (params.input_responses or {}).get(_ROOTS_INPUT)
     if isinstance(answer, types.ListRootsResult):
-        return _root_paths(answer.roots) or None
+        roots = _root_paths(answer.roots) or None
+        if roots:
+            # This protocol sends roots only with a call: warm for the calls after it.
+            ctx.lifespan_context.warm(roots)
+        return roots
     return types.InputRequiredResult(input_requests={_ROOTS_INPUT: types.ListRootsRequest()})
+
+
+async def _warm_client_roots(ctx: Context, _params: types.NotificationParams) -> None:
+    """Once a handshake-era client is initialized (or its roots changed), ask for its roots
+    and warm the gateway for them (language servers start in the background).
+
+    This runs in the notification's own task: initialize and tools/list never wait for it.
+    """
+    if not _client_has_roots(ctx) or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return
+    roots = await _legacy_client_roots(ctx)
+    if roots:
+        ctx.lifespan_context.warm(roots)
 
 
 def _call_error_result(exc: CallError) -> types.CallToolResult:
@@ -165,8 +182,9 @@ async def _call_tool(
     )
 
 
-async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> None:
+async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None:
     _connection_state(ctx).pop(_ROOTS_KEY, None)
+    await _warm_client_roots(ctx, params)
 
 
 def build_server(
@@ -218,5 +236,8 @@ def build_server(
     # 2026-07-28 protocol, while handshake-era clients still send this notification.
     server.add_notification_handler(
         "notifications/roots/list_changed", types.NotificationParams, _roots_changed
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, _warm_client_roots
     )
     return server
