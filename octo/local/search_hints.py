@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from octo.core.formats import compact_json
+from octo.core.paging import page_hints
 from octo.local.models import MODE_PRESETS
 from octo.local.models import LocalSearchCodeQuery
 from octo.local.models import LocalSearchCodeResult
@@ -28,14 +29,16 @@ def search_hints(
 ) -> list[str]:
     """Hints for a page of results (``cwd``: the searched directory)."""
     repeat = _repeat(query)
+    pages = page_hints(
+        "localSearchCode",
+        repeat,
+        "filePageNumber",
+        result.pagination,
+        result.stats.filesWithMatches,
+    )
     if not result.files:
-        return _empty_search_hints(query, result, repeat)
-    hints: list[str] = []
-    if result.pagination.hasMore:
-        hints.append(
-            "Next page: localSearchCode "
-            + compact_json({**repeat, "filePageNumber": query.filePageNumber + 1})
-        )
+        return pages or _empty_search_hints(query, result, repeat)
+    hints = pages
     first = result.files[0]
     if query.filesOnly:
         lines = {k: v for k, v in repeat.items() if k != "filesOnly"}
@@ -106,12 +109,6 @@ def budget_hints(
 def _empty_search_hints(
     query: LocalSearchCodeQuery, result: LocalSearchCodeResult, repeat: dict[str, Any]
 ) -> list[str]:
-    if result.stats.filesWithMatches:
-        last = {**repeat, "filePageNumber": result.pagination.totalPages}
-        return [
-            f"Only {result.pagination.totalPages} page(s) of files; the last one: "
-            f"localSearchCode {compact_json(last)}"
-        ]
     hints: list[str] = []
     if result.stats.filesSearched == 0:
         hints.append("No file passed the filters: check path, type, include and exclude.")
