@@ -32,3 +32,16 @@ def test_docs_check_command(run_octo: Any, tmp_path: Path) -> None:
     assert run_octo("docs", "--output", str(target)).returncode == 0
     assert run_octo("docs", "--check", "--output", str(target)).returncode == 0
     assert target.read_text(encoding="utf-8") == render_tools_markdown()
+
+
+def test_the_deliberate_differences_from_the_spec_are_said_in_one_place() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    assert text.count("## Where octo differs from the specification") == 1
+    section = text.split("## Where octo differs from the specification\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    for difference in (
+        "**The error object.**",
+        "**The `empty` status.**",
+        "**1-based LSP lines.**",
+    ):
+        assert difference in section
