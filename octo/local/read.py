@@ -19,15 +19,13 @@ import anyio
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
-from octo.core.budget import TokenInfo
 from octo.core.budget import cut_lines
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.core.formats import parse_size
 from octo.core.formats import region_marker
 from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line
@@ -37,7 +35,7 @@ from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
 from octo.local.next_calls import has_regex_syntax
 from octo.local.targets import file_target
-from octo.transports.ripgrep import MAX_FILESIZE_CAP
+from octo.transports.ripgrep import max_filesize_bytes
 
 #: fullContent skips the token budget, but not beyond this (spec: FILE_TOO_LARGE above 300 KB).
 MAX_FULL_CONTENT_BYTES = 300 * 1024
@@ -69,7 +67,7 @@ async def get_file_content(
 
 
 def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> None:
-    limit = min(parse_size(config.rg_max_filesize), MAX_FILESIZE_CAP)
+    limit = max_filesize_bytes(config.rg_max_filesize)
     if size > limit:
         raise FileTooLargeError(
             f"'{query.path}' has {size} bytes; octo reads files up to {limit} bytes",
@@ -146,12 +144,13 @@ class _FileRead:
             return self._chars()
         if query.fullContent:
             return Answer(
-                LocalGetFileContentResult(
-                    **self.base,
-                    content=self.text,
-                    startLine=1 if lines else None,
-                    endLine=len(lines) or None,
-                    tokens=self._tokens(self.text),
+                self._measured(
+                    LocalGetFileContentResult(
+                        **self.base,
+                        content=self.text,
+                        startLine=1 if lines else None,
+                        endLine=len(lines) or None,
+                    )
                 )
             )
         if query.startLine is not None and query.endLine is not None:
@@ -169,11 +168,15 @@ class _FileRead:
     def _budget_chars(self) -> int:
         return self.config.max_tokens * self.config.chars_per_token
 
-    def _tokens(
-        self, content: str, *, truncated_at_line: int | None = None, next_step: str | None = None
-    ) -> TokenInfo:
-        return token_info(
-            content,
+    def _measured(
+        self,
+        result: LocalGetFileContentResult,
+        *,
+        truncated_at_line: int | None = None,
+        next_step: str | None = None,
+    ) -> LocalGetFileContentResult:
+        return with_tokens(
+            result,
             max_tokens=self.config.max_tokens,
             chars_per_token=self.config.chars_per_token,
             truncated_at_line=truncated_at_line,
@@ -215,12 +218,15 @@ class _FileRead:
                 f"That is the end of the file ({len(lines)} lines); its folder: "
                 f"localViewStructure {folder}"
             )
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=cut.content,
-            startLine=first if wanted else None,
-            endLine=cut.last_line if wanted else None,
-            tokens=self._tokens(cut.content, truncated_at_line=truncated_at, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=cut.content,
+                startLine=first if wanted else None,
+                endLine=cut.last_line if wanted else None,
+            ),
+            truncated_at_line=truncated_at,
+            next_step=next_step,
         )
         return Answer(result, hints)
 
@@ -240,13 +246,15 @@ class _FileRead:
         if end < total:
             next_step = f"charOffset={end}, charLength={length}"
             hints.append(f"Continue reading: {self._again(charOffset=end, charLength=length)}")
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=content,
-            startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
-            endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
-            pagination=CharPagination.of(query.charOffset, end, total),
-            tokens=self._tokens(content, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=content,
+                startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
+                endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
+                pagination=CharPagination.of(query.charOffset, end, total),
+            ),
+            next_step=next_step,
         )
         return Answer(result, hints)
 
@@ -277,13 +285,13 @@ class _FileRead:
                     )
                 else:
                     window_lines.append((number, clip_line(text), False))
-            cost = sum(len(text) + 1 for _, text, _ in window_lines)
+            # Each line is sent twice: in content (the regions) and in matches.
+            cost = 2 * sum(len(text) + 1 for _, text, _ in window_lines)
             if numbered and used + cost > self._budget_chars:
                 break
             numbered += window_lines
             used += cost
             covered = window[-1]
-        shown_text = "".join(text + "\n" for _, text, _ in numbered)
 
         hints: list[str] = []
         next_step = None
@@ -302,12 +310,15 @@ class _FileRead:
             hints += self._match_hints(hits[0], match_string)
         else:
             hints += _no_match_hints(query, match_string)
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=_regions(numbered) or None,
-            matchCount=len(hits),
-            matches=group_matches(numbered, context),
-            tokens=self._tokens(shown_text, truncated_at_line=truncated_at, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=_regions(numbered) or None,
+                matchCount=len(hits),
+                matches=group_matches(numbered, context),
+            ),
+            truncated_at_line=truncated_at,
+            next_step=next_step,
         )
         return Answer(result, hints)
 

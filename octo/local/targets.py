@@ -21,7 +21,7 @@ from octo.core.paths import PathPolicy
 from octo.core.paths import is_hidden
 from octo.core.sensitive import is_sensitive
 from octo.local.models import LocalGetFileContentQuery
-from octo.local.models import LocalSearchCodeQuery
+from octo.local.search_models import LocalSearchCodeQuery
 
 
 async def search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> tuple[Path, str]:
