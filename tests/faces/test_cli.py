@@ -52,8 +52,6 @@ def test_tools_name_prints_the_tools_reference(run_octo: Any) -> None:
     )
     assert "### Example" in done.stdout
     assert '"symbolName": "load_config"' in done.stdout
-    snake = run_octo("tools", "lsp_find_references")
-    assert snake.stdout == done.stdout
     unknown = run_octo("tools", "lspFindReference")
     assert unknown.returncode == 2
     assert unknown.stdout == ""
