@@ -294,6 +294,15 @@ async def test_hidden_files_need_opt_in(tree: Tree, read: CallOne) -> None:
         "To use it anyway: localGetFileContent "
         '{"path":".github/workflows/ci.yml","startLine":1,"endLine":5,"hidden":true}'
     ]
+    # A virtual environment's files too (issue 14: a .venv path was refused without the call).
+    tree({".venv/lib/python3.11/site-packages/httpx/_api.py": "def get(url):\n    pass\n"})
+    venv = ".venv/lib/python3.11/site-packages/httpx/_api.py"
+    in_venv = await read(path=venv, matchString="def get")
+    assert in_venv["hints"] == [
+        "To use it anyway: localGetFileContent "
+        f'{{"path":"{venv}","matchString":"def get","hidden":true}}'
+    ]
+    assert (await read(path=venv, matchString="def get", hidden=True))["status"] == "success"
     allowed = await read(path=".github/workflows/ci.yml", hidden=True)
     assert allowed["data"]["content"] == "on: push\n"
     env_hidden_only = await read(path=".env", hidden=True)
