@@ -93,13 +93,22 @@ def _client_has_roots(ctx: Context) -> bool:
     return capabilities is not None and capabilities.roots is not None
 
 
+async def _ask_roots(ctx: Context) -> list[Path] | None:
+    """Ask a handshake-era client for its roots and remember them for the connection.
+
+    Raises MCPError or NoBackChannelError when the client cannot answer now.
+    """
+    result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+    roots = _connection_state(ctx)[_ROOTS_KEY] = _root_paths(result.roots) or None
+    return roots
+
+
 async def _legacy_client_roots(ctx: Context) -> list[Path] | None:
     """Ask a handshake-era client for its roots once per connection (until roots change)."""
     state = _connection_state(ctx)
     if _ROOTS_KEY not in state:
         try:
-            result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
-            state[_ROOTS_KEY] = _root_paths(result.roots) or None
+            return await _ask_roots(ctx)
         except (MCPError, NoBackChannelError) as exc:
             logger.warning("client advertised roots but roots/list failed: %s", exc)
             state[_ROOTS_KEY] = None
@@ -134,10 +143,16 @@ async def _warm_client_roots(ctx: Context, _params: types.NotificationParams) ->
     and warm the gateway for them (language servers start in the background).
 
     This runs in the notification's own task: initialize and tools/list never wait for it.
+    A client that cannot answer yet (over HTTP, before it opened its event stream) is asked
+    again by its first call, over that call's own stream.
     """
     if not _client_has_roots(ctx) or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return
-    roots = await _legacy_client_roots(ctx)
+    try:
+        roots = await _ask_roots(ctx)
+    except (MCPError, NoBackChannelError) as exc:
+        logger.info("roots/list before any call failed (the first call asks again): %s", exc)
+        return
     if roots:
         ctx.lifespan_context.warm(roots)
 
