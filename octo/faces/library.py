@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -13,7 +14,9 @@ from typing import Any
 from anyio.abc import AsyncResource
 
 from octo.contract import ProgressReporter
+from octo.contract import QueryContext
 from octo.contract import ToolSpec
+from octo.contract import WarmUp
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
@@ -27,11 +30,22 @@ from octo.faces.call_log import record_call
 from octo.faces.call_log import record_rejected
 from octo.registry import all_tools
 from octo.registry import get_tool
+from octo.registry import warm_ups
 
 if TYPE_CHECKING:
     import httpx
 
 Queries = Sequence[Mapping[str, Any] | ToolQuery]
+
+logger = logging.getLogger("octo")
+
+
+async def _logged(warm_up: WarmUp, ctx: QueryContext) -> None:
+    # Warming is an optimisation: whatever goes wrong, the gateway goes on serving.
+    try:
+        await warm_up(ctx)
+    except Exception:  # logged: the first query meets the same fault itself, as its error
+        logger.exception("warm-up failed")
 
 
 class Gateway(AsyncResource):
@@ -64,6 +78,7 @@ class Gateway(AsyncResource):
             handles=handles,
             meters=meters,
         )
+        self._warmed: set[tuple[Path, ...]] = set()
 
     @property
     def config(self) -> Config:
@@ -110,6 +125,17 @@ class Gateway(AsyncResource):
             raise
         record_call(self.runtime.meters, spec.name, response, time.perf_counter() - started)
         return response
+
+    def warm(self, roots: Iterable[Path | str]) -> None:
+        """Start, in the background, what makes the first answers under ``roots`` fast (a
+        language server for the code there); returns at once. Faces call it when they learn
+        the roots a client works in (MCP roots)."""
+        ctx = QueryContext(self.runtime, PathPolicy(roots))
+        if ctx.paths.roots in self._warmed:
+            return
+        self._warmed.add(ctx.paths.roots)
+        for warm_up in warm_ups():
+            self.runtime.start_background(_logged, warm_up, ctx, name="warm-up")
 
     @staticmethod
     def tools() -> tuple[ToolSpec, ...]:

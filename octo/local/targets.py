@@ -48,9 +48,8 @@ def _search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> tuple[Path
     root = paths.root_of(target) or target
     if not target.exists():
         raise _not_found(target, root, query.path)
-    _check_opt_ins(
-        target, root, query.path, query.hidden, query.includeSensitive or target.is_dir()
-    )
+    # A directory is searched without its credential files; only naming one needs the opt-in.
+    _check_opt_ins(target, root, "localSearchCode", query, sensitive_ok=target.is_dir())
     if target.is_dir():
         return target, "."
     if target.is_file():
@@ -72,7 +71,7 @@ def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> tuple[Pa
         )
     if not stat.S_ISREG(info.st_mode):
         raise InvalidQueryError(f"'{query.path}' is not a regular file")
-    _check_opt_ins(real, root, query.path, query.hidden, query.includeSensitive)
+    _check_opt_ins(real, root, "localGetFileContent", query)
     return real, info
 
 
@@ -97,21 +96,41 @@ def _start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
     return start
 
 
-def _check_opt_ins(real: Path, root: Path, raw: str, hidden: bool, include_sensitive: bool) -> None:
-    """Hidden and credential files need the query's explicit opt-in."""
-    if not include_sensitive and (is_sensitive(real) or is_sensitive(raw)):
-        raise PathNotAllowedError(
-            f"'{raw}' looks like a credential file",
-            hints=["Set includeSensitive: true to use it anyway (secrets stay redacted)."],
-        )
-    if not hidden and is_hidden(real, root):
-        raise PathNotAllowedError(
-            f"'{raw}' is hidden (a dot-file or inside a dot-directory)",
-            hints=["Set hidden: true to use it."],
-        )
+def _check_opt_ins(
+    real: Path,
+    root: Path,
+    tool: str,
+    query: LocalSearchCodeQuery | LocalGetFileContentQuery,
+    *,
+    sensitive_ok: bool = False,
+) -> None:
+    """Hidden and credential files need the query's explicit opt-in; the refusal gives the
+    query again with every opt-in it needs."""
+    raw = query.path
+    needs: dict[str, bool] = {}
+    reasons = []
+    if not (query.includeSensitive or sensitive_ok) and (is_sensitive(real) or is_sensitive(raw)):
+        needs["includeSensitive"] = True
+        reasons.append("looks like a credential file")
+    if not query.hidden and is_hidden(real, root):
+        needs["hidden"] = True
+        reasons.append("is hidden (a dot-file or inside a dot-directory)")
+    if not needs:
+        return
+    again = f"{tool} {compact_json({**query.params(), **needs})}"
+    redacted = " (secrets stay redacted)" if "includeSensitive" in needs else ""
+    raise PathNotAllowedError(
+        f"'{raw}' {' and '.join(reasons)}", hints=[f"To use it anyway{redacted}: {again}"]
+    )
 
 
 def _not_found(real: Path, root: Path, raw: str) -> NotFoundError:
+    if not root.is_dir():
+        # Every path under a root that is gone is missing: say what is really wrong.
+        return NotFoundError(
+            f"The allowed root {root} does not exist, so '{raw}' does not either",
+            hints=["Fix the roots (OCTO_ROOTS, --root, or the MCP client's roots)."],
+        )
     parent = real.parent
     while parent != root and not parent.is_dir() and parent.is_relative_to(root):
         parent = parent.parent

@@ -1,6 +1,6 @@
 """Places in code as servers send them (Location, LocationLink, call items), and as octo
-answers with them: a path relative to its allowed root, a 1-based range, and lines of code
-around it.
+answers with them: a file:// URI and a path relative to its allowed root, a 1-based range,
+and lines of code around it.
 
 Files are looked at in one worker-thread hop per answer page (resolving each path, reading
 the lines of those inside the allowed roots), never on the event loop.
@@ -19,7 +19,6 @@ from urllib.parse import urlparse
 
 import anyio
 
-from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
 from octo.lsp.client import MalformedReplyError
@@ -53,10 +52,12 @@ def range_of(raw: Any) -> Range:
 
 @dataclass(frozen=True)
 class Place:
-    """A range in a file, as the server named it."""
+    """A range in a file, as the server named it; ``last_line`` is the last 1-based line of
+    the whole declaration when the server said (a LocationLink's targetRange)."""
 
     path: Path
     range: Range
+    last_line: int | None = None
 
 
 def places_of(result: Any) -> list[Place]:
@@ -68,16 +69,19 @@ def places_of(result: Any) -> list[Place]:
     for item in items:
         if not isinstance(item, Mapping):
             raise MalformedReplyError(f"Language server returned a bad location: {item!r:.100}")
+        extent = None
         if "targetUri" in item:
             uri, raw = (
                 item["targetUri"],
                 item.get("targetSelectionRange") or item.get("targetRange"),
             )
+            extent = item.get("targetRange")
         else:
             uri, raw = item.get("uri"), item.get("range")
         if not isinstance(uri, str):
             raise MalformedReplyError(f"Language server returned a bad location: {item!r:.100}")
-        place = Place(path_of(uri), range_of(raw))
+        last_line = range_of(extent).end.line if extent else None
+        place = Place(path_of(uri), range_of(raw), last_line)
         places[(str(place.path), place.range.start.line, place.range.start.character)] = place
     return sorted(places.values(), key=lambda p: (str(p.path), p.range.start.line))
 
@@ -86,13 +90,19 @@ def places_of(result: Any) -> list[Place]:
 class SeenFile:
     """A file a server named, as the caller sees it.
 
-    ``uri``: relative to its allowed root, or absolute when outside every root
-    (``external``: not read). ``lines``: its lines when read.
+    ``absolute``: the real path (the server's own when outside every root); ``path``:
+    relative to its allowed root, or absolute when outside every root (``external``: not
+    read). ``lines``: its lines when read.
     """
 
-    uri: str
+    absolute: Path
+    path: str
     external: bool
     lines: tuple[str, ...] = ()
+
+    @property
+    def uri(self) -> str:
+        return self.absolute.as_uri()
 
 
 @lru_cache(maxsize=256)
@@ -108,7 +118,7 @@ def _see(paths: PathPolicy, files: list[Path], read: bool) -> dict[Path, SeenFil
         except (OSError, RuntimeError):  # a symbolic-link loop: nothing to show
             real = path
         if paths.root_of(real) is None:
-            seen[path] = SeenFile(str(path), external=True)
+            seen[path] = SeenFile(path, str(path), external=True)
             continue
         lines: tuple[str, ...] = ()
         if read:
@@ -117,7 +127,7 @@ def _see(paths: PathPolicy, files: list[Path], read: bool) -> dict[Path, SeenFil
                 lines = _file_lines(real, stat.st_mtime_ns, stat.st_size)
             except OSError:
                 pass
-        seen[path] = SeenFile(paths.relative(real), external=False, lines=lines)
+        seen[path] = SeenFile(real, paths.relative(real), external=False, lines=lines)
     return seen
 
 
@@ -140,27 +150,16 @@ def _cut(line: str) -> str:
 def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
     """``where`` in ``seen`` with ``context`` lines before and after (none when external)."""
     if seen.external:
-        return CodeLocation(uri=seen.uri, range=where, external=True)
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where, external=True)
     lines = seen.lines
     index = where.start.line - 1
     if not 0 <= index < len(lines):
-        return CodeLocation(uri=seen.uri, range=where)
-    # Empty lists are left out like None: every location would repeat them.
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where)
     return CodeLocation(
         uri=seen.uri,
+        path=seen.path,
         range=where,
         content=_cut(lines[index]),
-        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]] or None,
-        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]] or None,
+        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]],
+        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]],
     )
-
-
-def page_hints(pagination: Pagination, total: int, what: str) -> list[str]:
-    """How to get the next page of ``total`` ``what`` (references, calls), if any."""
-    if pagination.currentPage > pagination.totalPages and total:
-        return [f"Page {pagination.currentPage} is past the last page ({pagination.totalPages})."]
-    if pagination.hasMore:
-        return [
-            f"{total} {what} in all: ask for page={pagination.currentPage + 1} for the next ones."
-        ]
-    return []

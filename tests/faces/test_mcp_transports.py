@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import socket
+import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,37 +66,27 @@ async def test_stdio_client_roots_narrow_the_configured_roots(mode: str, tree: P
     assert _statuses(result) == ["success", "error"]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def http_server(tree: Path) -> Iterator[str]:
-    """`octo serve --http` on a free local port; yields its MCP URL once the port accepts."""
-    port = _free_port()
+    """`octo serve --http` on any free port; yields the MCP URL it says it serves at."""
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "octo",
-            "serve",
-            "--http",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        [sys.executable, "-m", "octo", "serve", "--http", "--port", "0"],
         env=_env(tree),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        text=True,
     )
     try:
-        _wait_for_port(process, port)
-        yield f"http://127.0.0.1:{port}/mcp"
+        assert process.stderr is not None
+        said = process.stderr.readline()
+        match = re.fullmatch(
+            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp); "
+            r"Ctrl\+C stops it\n",
+            said,
+        )
+        assert match, f"octo serve --http said {said!r}, then {process.stderr.read()!r}"
+        yield match.group(1)
     finally:
         process.terminate()
         try:
@@ -105,20 +94,6 @@ def http_server(tree: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def _wait_for_port(process: subprocess.Popen[bytes], port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            assert process.stderr is not None
-            pytest.fail(f"octo serve --http exited: {process.stderr.read().decode()}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    pytest.fail("octo serve --http did not open its port within 30 s")
 
 
 async def test_streamable_http(http_server: str, tree: Path) -> None:
@@ -130,4 +105,23 @@ async def test_streamable_http(http_server: str, tree: Path) -> None:
             )
     assert "localFindFiles" in names
     assert result.is_error is False
+    assert _statuses(result) == ["success", "error"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.slow
+async def test_streamable_http_client_roots_narrow_the_configured_roots(
+    mode: str, http_server: str, tree: Path
+) -> None:
+    # A handshake-era client is asked for its roots right after initialize (to warm its
+    # language server); over HTTP that may come before it can answer, and must not leave
+    # the connection without its roots.
+    async def list_roots(_context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=(tree / "src").as_uri())])
+
+    with anyio.fail_after(60):
+        async with Client(http_server, mode=mode, list_roots_callback=list_roots) as client:
+            result = await client.call_tool(
+                "localFindFiles", {"queries": [_find(tree / "src"), _find(tree)]}
+            )
     assert _statuses(result) == ["success", "error"]
