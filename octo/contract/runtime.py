@@ -104,6 +104,8 @@ class Runtime(AsyncResource):
         # shut down politely), then whatever background work is left is cancelled.
         self._exit_stack.callback(background.cancel_scope.cancel)
         self._background = background
+        if self.shared is not None:
+            background.start_soon(self.shared.listen, name="shared store announcements")
         return self
 
     @property

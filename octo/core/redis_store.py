@@ -5,6 +5,9 @@ open_shared_store`). Every call runs under the configured timeout behind a circu
 breaker: a failure or a slow answer is counted, logged once per outage, and answered as
 "unavailable"; while the breaker is open no call waits on Redis. redis-py's own retries
 are off (the breaker decides when to try again) and its pool reconnects by itself.
+
+A leader's outcome is announced on one channel (``<prefix>settled``): each runtime listens
+on one connection and wakes the followers waiting for that outcome at once.
 """
 
 from __future__ import annotations
@@ -27,6 +30,15 @@ from octo.core.shared_state import SharedSettings
 
 T = TypeVar("T")
 
+# Take a free lease, else name its holder. One script rather than SET NX GET, which
+# Redis accepts only from 7.0 on: octo runs on the 6.x a managed Redis may still be.
+_CLAIM = """
+if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return ARGV[1]
+end
+return redis.call('get', KEYS[1])
+"""
+
 # Extend a lease only while it is still the caller's.
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -35,16 +47,21 @@ end
 return 0
 """
 
-# Leave the outcome for the followers, then end the lease if it is still the caller's.
+# Leave the outcome for the followers and announce it, then end the lease if it is still
+# the caller's.
 _SETTLE = """
 if ARGV[2] ~= '' then
   redis.call('set', KEYS[2], ARGV[2], 'PX', ARGV[3])
+  redis.call('publish', KEYS[3], ARGV[4])
 end
 if redis.call('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
 end
 return 1
 """
+#: Seconds one read of the listener waits for a message (its own bound: the call timeout
+#: is for commands, and an announcement may be minutes away).
+_LISTEN_WAIT = 1.0
 
 
 def _ms(seconds: float) -> int:
@@ -66,8 +83,11 @@ class RedisStore:
         if settings.password:
             options["password"] = settings.password
         self._client: redis.Redis = redis.Redis.from_url(settings.url, **options)
+        self._claim = self._client.register_script(_CLAIM)
         self._renew = self._client.register_script(_RENEW)
         self._settle = self._client.register_script(_SETTLE)
+        self._channel = self._key("settled")
+        self._waiting: dict[str, anyio.Event] = {}
 
     def _key(self, key: str) -> str:
         return self.settings.prefix + key
@@ -119,10 +139,7 @@ class RedisStore:
 
     async def claim(self, key: str, owner: str, lease: float) -> str | None:
         async def take() -> str:
-            # SET NX GET: the previous holder, or None when the lease was free and is ours.
-            holder = await self._client.set(self._key(key), owner, nx=True, px=_ms(lease), get=True)
-            if holder is None:
-                return owner
+            holder = await self._claim(keys=[self._key(key)], args=[owner, _ms(lease)])
             return holder.decode() if isinstance(holder, bytes) else str(holder)
 
         return await self._call("claim", take)
@@ -138,10 +155,39 @@ class RedisStore:
         done = await self._call(
             "settle",
             lambda: self._settle(
-                keys=[self._key(key), self._key(outcome_key)], args=[owner, value, _ms(ttl)]
+                keys=[self._key(key), self._key(outcome_key), self._channel],
+                args=[owner, value, _ms(ttl), outcome_key],
             ),
         )
         return bool(done)
+
+    def announced(self, key: str) -> anyio.Event:
+        event = self._waiting.get(key)
+        if event is None:
+            event = self._waiting[key] = anyio.Event()
+        return event
+
+    def forget(self, key: str) -> None:
+        self._waiting.pop(key, None)
+
+    async def listen(self) -> None:
+        while True:
+            try:
+                async with self._client.pubsub(ignore_subscribe_messages=True) as channel:
+                    await channel.subscribe(self._channel)
+                    while True:
+                        message = await channel.get_message(timeout=_LISTEN_WAIT)
+                        if message is not None and message.get("type") == "message":
+                            self._wake(message["data"])
+            except (RedisError, OSError, TimeoutError):
+                # The breaker's calls report the outage; followers poll meanwhile.
+                await anyio.sleep(self.settings.cooldown)
+
+    def _wake(self, data: bytes | str) -> None:
+        key = data.decode() if isinstance(data, bytes) else data
+        event = self._waiting.get(key)
+        if event is not None:
+            event.set()
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import urlsplit
 
+import anyio
+
 
 @dataclass(frozen=True)
 class SharedSettings:
@@ -73,6 +75,17 @@ class SharedStore(Protocol):
 
     async def settle(self, key: str, owner: str, outcome: tuple[str, bytes, float] | None) -> bool:
         """Store ``outcome`` (key, value, seconds) and end ``owner``'s lease, at once."""
+
+    def announced(self, key: str) -> anyio.Event:
+        """An event set when a lease is settled with an outcome under ``key`` on any replica
+        (while :meth:`listen` runs); call before looking for the outcome, so none is missed."""
+
+    def forget(self, key: str) -> None:
+        """No one waits for ``key`` any more."""
+
+    async def listen(self) -> None:
+        """Hear the outcomes every replica announces, until cancelled (the runtime runs it
+        in its task group); without it, followers only poll."""
 
     async def aclose(self) -> None:
         """Close the connections."""

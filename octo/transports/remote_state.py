@@ -54,8 +54,9 @@ L = TypeVar("L")
 LEASE = 3.0
 #: Seconds a leader's outcome waits for its followers.
 OUTCOME_TTL = 10.0
-#: A follower's first and longest wait between two looks at the leader's outcome.
-POLL_FIRST, POLL_MAX = 0.002, 0.05
+#: A follower's longest wait between two looks at the leader's outcome: it is woken at once
+#: when the outcome is announced, and looks anyway (an announcement missed, a lease expired).
+POLL_MAX = 0.2
 
 
 @dataclass(frozen=True)
@@ -299,19 +300,24 @@ class RemoteState:
     ) -> _Answer | OctoError | object:
         """Wait for the outcome of the replica holding ``lease``."""
         assert self.shared is not None
-        wait = POLL_FIRST
         while True:
-            await anyio.sleep(wait)
-            wait = min(wait * 2, POLL_MAX)
-            found = await self.shared.get(f"d:{name}:{holder}", lease)
-            if found is None:
-                return _Verdict.ASK_UPSTREAM
-            done, current = found
-            if done is not None:
-                return self._read_outcome(done, adapter)
-            if current is None:
-                return _Verdict.TAKE_OVER
-            holder = current.decode()
+            outcome = f"d:{name}:{holder}"
+            announced = self.shared.announced(outcome)
+            try:
+                found = await self.shared.get(outcome, lease)
+                if found is None:
+                    return _Verdict.ASK_UPSTREAM
+                done, current = found
+                if done is not None:
+                    return self._read_outcome(done, adapter)
+                if current is None:
+                    return _Verdict.TAKE_OVER
+                if current.decode() == holder:
+                    with anyio.move_on_after(POLL_MAX):
+                        await announced.wait()
+                holder = current.decode()
+            finally:
+                self.shared.forget(outcome)
 
     @staticmethod
     def _read_outcome(data: bytes, adapter: TypeAdapter[Any]) -> _Answer | OctoError | object:

@@ -27,9 +27,9 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-def started(directory: Path, *extra: str) -> RedisProcess:
+def started(directory: Path, *, debug: bool = False) -> RedisProcess:
     try:
-        return RedisProcess(directory, *extra).start()
+        return RedisProcess(directory, debug=debug).start()
     except RuntimeError as exc:
         unavailable(str(exc))
 
@@ -55,7 +55,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
     """A Redis of this test's own, to kill, slow down or restart."""
-    server = started(tmp_path, "--enable-debug-command", "yes")
+    server = started(tmp_path, debug=True)
     try:
         yield server
     finally:

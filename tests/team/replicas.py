@@ -47,21 +47,32 @@ def _wait_until(ready: Any, what: str, process: subprocess.Popen[bytes] | None =
 
 
 class RedisProcess:
-    """A redis-server (or valkey-server) on a free loopback port, without persistence."""
+    """A redis-server (or valkey-server) on a free loopback port, without persistence;
+    ``debug``: it takes DEBUG commands (a test's own, to slow it down)."""
 
-    def __init__(self, directory: Path, *extra: str) -> None:
+    def __init__(self, directory: Path, *, debug: bool = False) -> None:
         binary = shutil.which("redis-server") or shutil.which("valkey-server")
         if binary is None:
             raise RuntimeError("no redis-server or valkey-server on PATH")
         self.binary = binary
         self.directory = directory
         self.port = free_port()
-        self.extra = extra
+        self.debug = debug
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def _debug_options(self) -> list[str]:
+        """What lets a test send DEBUG: an option from Redis 7 on; older ones allow it."""
+        if not self.debug:
+            return []
+        version = subprocess.run(
+            [self.binary, "--version"], capture_output=True, text=True, check=False
+        ).stdout
+        major = version.split(" v=", 1)[-1].split(".", 1)[0]
+        return ["--enable-debug-command", "yes"] if major.isdigit() and int(major) >= 7 else []
 
     def _answers(self) -> bool:
         client = redis.Redis.from_url(self.url, socket_timeout=0.5)
@@ -74,7 +85,8 @@ class RedisProcess:
 
     def start(self) -> RedisProcess:
         command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-        command += ["--appendonly", "no", "--dir", str(self.directory), *self.extra]
+        command += ["--appendonly", "no", "--dir", str(self.directory)]
+        command += self._debug_options()
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )

@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+import redis.asyncio as redis
 
 import octo
 from octo.core.cache import ResultCache
@@ -125,6 +126,7 @@ async def test_a_vanished_leader_is_taken_over_when_its_lease_ends(
     assert value == 42 and loads == [1]
 
 
+@pytest.mark.slow
 async def test_a_leader_keeps_its_lease_while_it_works(
     store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -185,3 +187,55 @@ async def test_a_followers_error_is_its_own_copy(store: RedisStore) -> None:
         tg.start_soon(ask, follower)
     assert len(errors) == 2 and errors[0] is not errors[1]
     assert all((e.message, e.hints) == ("gone", ["look elsewhere"]) for e in errors)
+
+
+async def listening(store: RedisStore) -> None:
+    """Until the store's listener is subscribed (an announcement before would be missed)."""
+    client = redis.Redis.from_url(store.settings.url)
+    try:
+        channel = store.settings.prefix + "settled"
+        for _ in range(500):
+            if (await client.pubsub_numsub(channel))[0][1] >= 1:
+                return
+            await anyio.sleep(0.01)
+        raise AssertionError("the listener did not subscribe within 5 s")
+    finally:
+        await client.aclose()
+
+
+async def test_a_follower_is_woken_by_the_leaders_announcement(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A follower that only polled would look again after a minute: the deadline below
+    # passes only when the leader's announcement wakes it.
+    monkeypatch.setattr(remote_state, "POLL_MAX", 60.0)
+    leader, follower = state(store), state(store)
+    loads: list[str] = []
+
+    async def load() -> int:
+        loads.append("leader")
+        await anyio.sleep(0.3)
+        return 5
+
+    async def not_called() -> int:
+        loads.append("follower")
+        return 0
+
+    results: list[int] = []
+
+    async def ask(state: RemoteState, load: Any) -> None:
+        results.append(
+            await state.coalesce("key", "n", "scope", load, lambda v: v, lambda v, _c: v)
+        )
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(store.listen)
+            await listening(store)
+            with anyio.fail_after(5):
+                async with anyio.create_task_group() as calls:
+                    calls.start_soon(ask, leader, load)
+                    await anyio.sleep(0.05)
+                    calls.start_soon(ask, follower, not_called)
+            tg.cancel_scope.cancel()
+    assert loads == ["leader"] and results == [5, 5]
