@@ -96,7 +96,7 @@ async def _file_text(cache: ResultCache, real: Path, info: os.stat_result) -> tu
                 f"'{real.name}' is a binary file; localGetFileContent returns text only",
                 hints=["Inspect its size and type with localViewStructure (details=true)."],
             )
-        return redact(data.decode("utf-8", errors="replace"), keep_lines=True)
+        return redact(data.decode("utf-8", errors="replace"))
 
     async def load() -> str:
         return await anyio.to_thread.run_sync(load_sync)
