@@ -61,6 +61,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    serve.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="PATH",
+        help="file holding the bearer token HTTP clients must send (default OCTO_HTTP_TOKEN)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name clients reach the HTTP server by (Host/Origin check; repeatable)",
+    )
+    serve.add_argument(
+        "--insecure-no-auth",
+        action="store_true",
+        help="serve HTTP beyond this machine without a token (anyone reaching the port may call)",
+    )
 
     index = commands.add_parser(
         "index",
@@ -216,12 +235,26 @@ def _index(config: Config, path: str, name: str | None, roots: list[str] | None)
     return anyio.run(run)
 
 
-def _serve(config: Config, http: bool, host: str, port: int) -> int:
+def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces import serve
+    from octo.faces.http_access import HttpAccess
+    from octo.faces.http_access import HttpAccessError
 
     try:
-        if http:
-            anyio.run(serve.serve_http, host, port, config)
+        if args.http:
+            try:
+                access = HttpAccess.configure(
+                    args.host,
+                    args.port,
+                    config.env,
+                    token_file=args.token_file,
+                    allow_hosts=args.allow_hosts,
+                    insecure_no_auth=args.insecure_no_auth,
+                )
+            except HttpAccessError as exc:
+                print(f"octo: {exc}", file=sys.stderr)
+                return EXIT_BAD_CALL
+            anyio.run(serve.serve_http, access, config)
         else:
             anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
@@ -276,7 +309,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"octo: {exc}", file=sys.stderr)
         return EXIT_BAD_CALL
     if args.command == "serve":
-        return _serve(config, args.http, args.host, args.port)
+        return _serve(config, args)
     if args.command == "index":
         return _index(config, args.path, args.name, args.roots)
     try:

@@ -17,7 +17,6 @@ from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ToolQuery
-from octo.core.paths import PathPolicy
 from octo.dispatch import dispatch
 from octo.registry import all_tools
 from octo.registry import get_tool
@@ -72,10 +71,11 @@ class Gateway(AsyncResource):
     ) -> BulkResponse[Any]:
         """Run ``queries`` on the tool named ``tool`` (camelCase or snake_case).
 
-        ``roots`` narrows the allowed roots for this call (an MCP client's roots);
+        ``roots`` narrows the allowed roots for this call (an MCP client's roots): the
+        configured roots stay the ceiling (see :meth:`PathPolicy.narrowed`);
         ``progress(done, total, message)`` hears how far long queries got.
         """
-        paths = PathPolicy(roots) if roots is not None else None
+        paths = self.runtime.paths.narrowed(roots) if roots is not None else None
         return await dispatch(get_tool(tool), self.runtime, queries, paths=paths, progress=progress)
 
     @staticmethod

@@ -13,11 +13,16 @@ import os
 import signal
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 
 from octo.core.config import Config
+from octo.faces.http_access import HttpAccess
 from octo.faces.mcp_server import build_server
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -71,14 +76,26 @@ async def serve_stdio(config: Config | None = None) -> None:
     await _until_signalled(serve, closed)
 
 
-async def serve_http(host: str, port: int, config: Config | None = None) -> None:
-    """Serve MCP over streamable HTTP at ``http://host:port/mcp``.
+async def serve_http(access: HttpAccess, config: Config | None = None) -> None:
+    """Serve MCP over streamable HTTP at ``http://host:port/mcp``, to requests that pass
+    ``access`` (Host, Origin, bearer token).
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
     app's shutdown, which closes the gateway.
     """
     import uvicorn
 
-    app = build_server(config).streamable_http_app(host=host)
-    settings = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+    settings = uvicorn.Config(
+        http_app(access, config),
+        host=access.host,
+        port=access.port,
+        log_level="warning",
+        log_config=None,
+    )
     await uvicorn.Server(settings).serve()
+
+
+def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
+    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
+    Host / Origin checks and, with a token, its bearer-token middleware."""
+    return build_server(config, over_http=True).streamable_http_app(**access.app_options())
