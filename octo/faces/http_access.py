@@ -52,7 +52,9 @@ def _read_token(env: Mapping[str, str], token_file: Path | None) -> str | None:
         try:
             token = token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise HttpAccessError(f"cannot read --token-file {token_file}: {exc.strerror}") from None
+            raise HttpAccessError(
+                f"cannot read --token-file {token_file}: {exc.strerror}"
+            ) from None
         if not token:
             raise HttpAccessError(f"--token-file {token_file} is empty")
     else:

@@ -83,9 +83,7 @@ def wait_for_port(process: subprocess.Popen[bytes], port: int) -> None:
 
 
 @contextmanager
-def served_http(
-    env: Mapping[str, str], *args: str, cwd: Path | None = None
-) -> Iterator[str]:
+def served_http(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> Iterator[str]:
     """`octo serve --http` on a free port of 127.0.0.1 with ``args`` added; yields its MCP
     URL once the port accepts, and stops the server on leaving."""
     port = free_port()

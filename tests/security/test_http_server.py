@@ -118,7 +118,8 @@ async def _serving(access: HttpAccess, tree: Path) -> AsyncIterator[str]:
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve)
         with anyio.fail_after(30):
-            while not server.started:
+            # uvicorn tells it started by a flag only, not an event.
+            while not server.started:  # noqa: ASYNC110
                 await anyio.sleep(0.05)
         try:
             yield f"http://127.0.0.1:{port}/mcp"
