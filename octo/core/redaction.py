@@ -52,6 +52,9 @@ def _combined(shapes: Iterable[Shape]) -> tuple[Any, list[tuple[Shape, int, list
 _PATTERN, _TABLE = _combined(SHAPES)
 
 
+_MARKED = "[REDACTED:"
+
+
 def _replace(match: Any) -> str:
     text: str = match.group()
     for shape, group, secrets in _TABLE:
@@ -68,7 +71,12 @@ def _replace(match: Any) -> str:
         ):
             return text
         first = match.start()
-        return f"{text[: lo - first]}[REDACTED:{shape.kind}]{text[hi - first :]}"
+        value = match.string[lo:hi]
+        if value.startswith(_MARKED):
+            return text  # redacted before (a page cut from a redacted file): left as it is
+        inner = redact_line(value) if shape.by_context else value
+        hidden = inner if inner != value else f"[REDACTED:{shape.kind}]"
+        return f"{text[: lo - first]}{hidden}{text[hi - first :]}"
     return text
 
 

@@ -110,6 +110,9 @@ class Shape:
     kind: str
     pattern: str
     is_secret: Callable[[str, str], bool] | None = None
+    #: A shape found by its context (a name): a value of a specific shape inside keeps
+    #: that shape's kind.
+    by_context: bool = False
 
 
 _QUOTED_VALUE = r"(?:\"(?P<secret>[^\"\n]{4,})\"|'(?P<secret_q>[^'\n]{4,})')"
@@ -176,6 +179,7 @@ SHAPES: tuple[Shape, ...] = (
         "secret",
         _SECRET_NAME + r"[\"']?[ \t]*(?::=|=>|[:=])[ \t]*" + _QUOTED_VALUE,
         is_secret=_quoted_secret,
+        by_context=True,
     ),
     # A whole line NAME=value / NAME: value (.env, ini, YAML, shell), value unquoted.
     Shape(
@@ -184,6 +188,7 @@ SHAPES: tuple[Shape, ...] = (
         + _SECRET_NAME
         + r"[ \t]*[:=][ \t]*(?P<secret>[^\s\"'#`]{4,})[ \t]*\r?$)",
         is_secret=_unquoted_secret,
+        by_context=True,
     ),
     # A line of base64 key material seen without its BEGIN line (a search hit in a key body).
     Shape(
