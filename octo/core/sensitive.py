@@ -12,6 +12,13 @@ SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
     ".env",
     ".env.*",
     "*.env",
+    # A .env file without its dot, per stage (not env.py or env.d.ts).
+    "env.production",
+    "env.prod",
+    "env.staging",
+    "env.development",
+    "env.dev",
+    "env.local",
     "*.pem",
     "*.key",
     "*.p12",
@@ -25,6 +32,7 @@ SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
     "id_ed25519*",
     ".netrc",
     "_netrc",
+    ".pgpass",
     ".npmrc",
     ".pypirc",
     ".git-credentials",
@@ -40,10 +48,21 @@ SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
 )
 
 
+#: Files whose name alone says nothing, but whose place does (a tool's credential store).
+SENSITIVE_PATH_ENDINGS: tuple[str, ...] = (
+    ".docker/config.json",
+    ".kube/config",
+)
+
+
 # One regex for all globs: a search checks every matching file, often thousands.
 _SENSITIVE_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in SENSITIVE_NAME_GLOBS))
 
 
 def is_sensitive(path: Path | str) -> bool:
-    """True for files that commonly hold credentials or private keys."""
-    return _SENSITIVE_NAME.match(os.path.basename(str(path)).lower()) is not None
+    """True for files that commonly hold credentials or private keys (by name, or by the
+    directory they are in)."""
+    text = str(path).replace(os.sep, "/").lower()
+    if _SENSITIVE_NAME.match(text.rsplit("/", 1)[-1]) is not None:
+        return True
+    return any(text == end or text.endswith("/" + end) for end in SENSITIVE_PATH_ENDINGS)

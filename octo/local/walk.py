@@ -92,7 +92,7 @@ class Entry:
     @property
     def sensitive(self) -> bool | None:
         """True for a file named like a credential file; None (left out) otherwise."""
-        return True if self.type == "file" and is_sensitive(self.name) else None
+        return True if self.type == "file" and is_sensitive(self.rel) else None
 
 
 async def rg_files(
