@@ -6,6 +6,23 @@ import fnmatch
 import os
 import re
 from pathlib import Path
+from typing import Literal
+
+from octo.core.paths import is_hidden
+
+#: Why a file's content is withheld: it needs the ``hidden`` or ``includeSensitive`` opt-in.
+Withheld = Literal["hidden", "sensitive"]
+
+#: The opt-ins' descriptions, the same in every tool that reads local files.
+HIDDEN_DESCRIPTION = (
+    "octo extension: also search/read dot-files and dot-directories (.github, .config). "
+    "Default false."
+)
+SENSITIVE_DESCRIPTION = (
+    "octo extension: also search/read credential files (.env, *.pem, *.key, id_rsa, "
+    ".npmrc, credentials.json...). Secrets in returned text are redacted regardless. "
+    "Default false."
+)
 
 #: File names whose content is a secret by nature; reading or searching them needs an opt-in.
 SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
@@ -66,3 +83,15 @@ def is_sensitive(path: Path | str) -> bool:
     if _SENSITIVE_NAME.match(text.rsplit("/", 1)[-1]) is not None:
         return True
     return any(text == end or text.endswith("/" + end) for end in SENSITIVE_PATH_ENDINGS)
+
+
+def withheld(
+    path: Path, root: Path, *, hidden: bool, include_sensitive: bool, raw: str = ""
+) -> Withheld | None:
+    """Which opt-in reading ``path`` (below ``root``; ``raw`` as the caller named it) needs
+    and was not given, if any: credential files first, then hidden ones."""
+    if not include_sensitive and (is_sensitive(path) or (raw and is_sensitive(raw))):
+        return "sensitive"
+    if not hidden and is_hidden(path, root):
+        return "hidden"
+    return None

@@ -21,6 +21,8 @@ from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
 
 SearchMode = Literal["discovery", "paginated", "detailed"]
 
@@ -30,16 +32,6 @@ MODE_PRESETS: dict[str, dict[str, Any]] = {
     "paginated": {"filesPerPage": 10, "matchesPerPage": 10, "smartCase": True},
     "detailed": {"contextLines": 3, "filesPerPage": 10, "matchesPerPage": 20, "smartCase": True},
 }
-
-_HIDDEN_DESCRIPTION = (
-    "octo extension: also search/read dot-files and dot-directories (.github, .config). "
-    "Default false."
-)
-_SENSITIVE_DESCRIPTION = (
-    "octo extension: also search/read credential files (.env, *.pem, *.key, id_rsa, "
-    ".npmrc, credentials.json...). Secrets in returned text are redacted regardless. "
-    "Default false."
-)
 
 
 class LocalSearchCodeQuery(ToolQuery):
@@ -81,13 +73,13 @@ class LocalSearchCodeQuery(ToolQuery):
     )
     filesPerPage: int = Field(default=10, ge=1, le=20, description="Files per page (1-20).")
     filePageNumber: int = Field(default=1, ge=1, description="File page number, from 1.")
-    hidden: bool = Field(default=False, description=_HIDDEN_DESCRIPTION)
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     noIgnore: bool = Field(
         default=False,
         description="octo extension: also search files that .gitignore / .ignore exclude. "
         "Default false.",
     )
-    includeSensitive: bool = Field(default=False, description=_SENSITIVE_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @field_validator("include", "exclude", mode="before")
     @classmethod
@@ -208,8 +200,8 @@ class LocalGetFileContentQuery(ToolQuery):
     charLength: int | None = Field(
         default=None, ge=1, le=10000, description="Characters to return (1-10000)."
     )
-    hidden: bool = Field(default=False, description=_HIDDEN_DESCRIPTION)
-    includeSensitive: bool = Field(default=False, description=_SENSITIVE_DESCRIPTION)
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @property
     def char_mode(self) -> bool:

@@ -30,11 +30,14 @@ from octo.local.models import LocalSearchCodeResult
 from octo.local.models import SearchFile
 from octo.local.models import SearchStats
 from octo.local.page_fit import fit_budget
+from octo.local.page_sources import hide_key_bodies
+from octo.local.page_sources import open_page
 from octo.local.rg_output import MatchingFile
 from octo.local.rg_output import PageScan
 from octo.local.rg_output import read_counts
 from octo.local.search_hints import budget_hints
 from octo.local.search_hints import search_hints
+from octo.local.targets import SearchTarget
 from octo.local.targets import search_target
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import open_rg
@@ -47,17 +50,17 @@ async def search_code(
 ) -> Answer[LocalSearchCodeResult]:
     """Search file contents under a directory (or in one file): one page of matching files."""
     config = ctx.config
-    cwd, search_arg = await search_target(ctx.paths, query)
-
     started = time.monotonic()
-    counted, files_searched = await _count_matches(config, query, cwd, search_arg)
-    matching = sorted(counted, key=lambda entry: entry.sort_key)
-    first = (query.filePageNumber - 1) * query.filesPerPage
-    page = matching[first : first + query.filesPerPage]
-    if query.filesOnly:
-        files = await _files_with_mtimes(cwd, page)
-    else:
-        files = await _page_matches(config, query, cwd, page)
+    with await search_target(ctx.paths, query) as target:
+        cwd = target.directory.path
+        counted, files_searched = await _count_matches(config, query, target)
+        matching = sorted(counted, key=lambda entry: entry.sort_key)
+        first = (query.filePageNumber - 1) * query.filesPerPage
+        page = matching[first : first + query.filesPerPage]
+        if query.filesOnly:
+            files = await _files_with_mtimes(cwd, page)
+        else:
+            files = await _page_matches(config, query, target, page)
     elapsed_ms = round((time.monotonic() - started) * 1000)
     fit = fit_budget(files, config.max_tokens * config.chars_per_token)
 
@@ -95,7 +98,7 @@ async def search_code(
 
 
 async def _count_matches(
-    config: Config, query: LocalSearchCodeQuery, cwd: Path, search_arg: str
+    config: Config, query: LocalSearchCodeQuery, target: SearchTarget
 ) -> tuple[list[MatchingFile], int | None]:
     """Pass 1: every matching file with its count, from multithreaded rg in any order."""
     args = [
@@ -108,12 +111,20 @@ async def _count_matches(
         *_filter_args(config, query),
     ]
     done = await run_rg(
-        [*args, "--", query.pattern, search_arg], cwd=cwd, timeout_ms=config.rg_timeout_ms
+        [*args, "--", query.pattern, target.arg],
+        cwd=target.cwd,
+        timeout_ms=config.rg_timeout_ms,
+        pass_fds=target.fds,
     )
     # --no-messages silences unreadable files; what remains is about the query.
     if done.returncode == 2 and done.stderr.strip():
         raise _rg_rejected(rg_error_message(done.stderr))
-    return read_counts(done.stdout, query.includeSensitive)
+    counted, searched = read_counts(done.stdout, query.includeSensitive)
+    if target.file is not None:
+        # rg named the file by its descriptor: shown by its name, as rg would have.
+        shown = f"./{target.file.path.name}".encode()
+        counted = [MatchingFile(shown, entry.matched_lines) for entry in counted]
+    return counted, searched
 
 
 async def _files_with_mtimes(cwd: Path, page: list[MatchingFile]) -> list[SearchFile]:
@@ -140,9 +151,10 @@ def _iso_mtime(path: Path) -> str | None:
 
 
 async def _page_matches(
-    config: Config, query: LocalSearchCodeQuery, cwd: Path, page: list[MatchingFile]
+    config: Config, query: LocalSearchCodeQuery, target: SearchTarget, page: list[MatchingFile]
 ) -> list[SearchFile]:
-    """Pass 2: the matching lines of just the page's files, named explicitly."""
+    """Pass 2: the matching lines of just the page's files, each opened by octo (no link
+    followed) and handed to rg as the opened file itself."""
     if not page:
         return []
     args = ["--json", "--no-messages", *_match_args(query)]
@@ -150,15 +162,18 @@ async def _page_matches(
     args.append(f"--max-count={query.matchesPerPage + 1}")
     if query.contextLines:
         args.append(f"--context={query.contextLines}")
-    scan = PageScan(query, page)
-    # Streamed: few lines, but a minified file's line may be megabytes long.
-    async with open_rg(
-        [*args, "--", query.pattern, *(os.fsdecode(entry.arg) for entry in page)],
-        cwd=cwd,
-        timeout_ms=config.rg_timeout_ms,
-    ) as rg:
-        async for line in rg.lines():
-            scan.feed(line)
+    with await open_page(target, page) as sources:
+        scan = PageScan(query, page, sources.aliases)
+        # Streamed: few lines, but a minified file's line may be megabytes long.
+        async with open_rg(
+            [*args, "--", query.pattern, *sources.args],
+            cwd=target.cwd,
+            timeout_ms=config.rg_timeout_ms,
+            pass_fds=sources.fds,
+        ) as rg:
+            async for line in rg.lines():
+                scan.feed(line)
+        await hide_key_bodies(scan, sources)
     return scan.files()
 
 

@@ -15,13 +15,18 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from stat import S_IMODE
 
 import anyio
 
 from octo.contract import QueryContext
+from octo.core.confined import Opened
+from octo.core.confined import open_below
+from octo.core.confined import open_confined
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.core.sensitive import is_sensitive
@@ -96,12 +101,17 @@ class Entry:
 
 
 async def rg_files(
-    args: Sequence[str], cwd: Path, *, max_files: int, timeout_ms: int
+    args: Sequence[str],
+    cwd: Path | str,
+    *,
+    max_files: int,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
 ) -> tuple[list[str], bool]:
     """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
 
     Returns the paths and whether the listing was cut short; a listing that runs
-    out of time keeps what it found instead of failing.
+    out of time keeps what it found instead of failing. rg inherits ``pass_fds``.
     """
     paths: list[str] = []
     cut_short = False
@@ -109,7 +119,10 @@ async def rg_files(
     try:
         # NUL-ended names: a newline is a legal character in a file name.
         async with open_rg(
-            ["--files", "--null", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
+            ["--files", "--null", "--no-messages", *args],
+            cwd=cwd,
+            timeout_ms=timeout_ms,
+            pass_fds=pass_fds,
         ) as rg:
             async for line in rg.lines(b"\0"):
                 if line:
@@ -145,6 +158,7 @@ async def walk_listing(
 ) -> tuple[Path, Walk]:
     """The start directory a listing query names, and the walk below it."""
     start = await start_directory(ctx.paths, query.path, tool)
+    root = ctx.paths.root_of(start) or start
     options = WalkOptions(
         max_depth=max_depth,
         hidden=query.hidden,
@@ -153,13 +167,25 @@ async def walk_listing(
         need_dirs=need_dirs,
         need_symlinks=need_symlinks,
     )
-    return start, await walk(start, options, ctx.config.rg_timeout_ms)
+    opened = await anyio.to_thread.run_sync(
+        partial(open_confined, root, start, query.path, directory=True)
+    )
+    with opened:
+        return start, await walk(opened, options, ctx.config.rg_timeout_ms)
 
 
-async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
-    """The visible entries below ``start`` that ``options`` ask for."""
+async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
+    """The visible entries below the opened directory ``start`` that ``options`` ask for.
+
+    rg walks the opened directory itself, and symlinks are listed from directories opened
+    below it, so a directory swapped for a link meanwhile leads nowhere outside.
+    """
     paths, cut_short = await rg_files(
-        _rg_args(options), start, max_files=MAX_SCANNED_FILES, timeout_ms=timeout_ms
+        _rg_args(options),
+        start.child_path(),
+        max_files=MAX_SCANNED_FILES,
+        timeout_ms=timeout_ms,
+        pass_fds=(start.fd,),
     )
 
     def split() -> Walk:
@@ -251,12 +277,15 @@ def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
     return False
 
 
-def _symlinks(start: Path, dirs: Iterable[str], options: WalkOptions) -> list[str]:
+def _symlinks(start: Opened, dirs: Iterable[str], options: WalkOptions) -> list[str]:
     """Symlinks in the start directory and the visible directories above the window's floor."""
     found: list[str] = []
     for parent in ["", *(d for d in dirs if d.count("/") + 1 < options.max_depth)]:
         try:
-            with os.scandir(start / parent if parent else start) as scan:
+            with (
+                open_below(start, parent, directory=True) as directory,
+                os.scandir(directory.fd) as scan,
+            ):
                 for item in scan:
                     rel = f"{parent}/{item.name}" if parent else item.name
                     if not item.is_symlink():
@@ -266,6 +295,6 @@ def _symlinks(start: Path, dirs: Iterable[str], options: WalkOptions) -> list[st
                     if _excluded(item.name, rel, options.exclude_dirs):
                         continue
                     found.append(rel)
-        except OSError:
+        except (OSError, OctoError):
             continue
     return found

@@ -17,6 +17,9 @@ from pydantic import field_validator
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.sensitive import Withheld
 
 
 class SymbolQuery(ToolQuery):
@@ -38,6 +41,8 @@ class SymbolQuery(ToolQuery):
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
     )
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @field_validator("symbolName")
     @classmethod
@@ -88,6 +93,10 @@ class CallHierarchyQuery(SymbolQuery):
 
 
 _CONTEXT = "Lines of code around content; left out when there are none (contextLines 0, file edge)."
+_WITHHELD = (
+    "Set when the file is hidden or a credential file and the query did not opt in (hidden,"
+    " includeSensitive): its code is left out; the hints give the call with the opt-in."
+)
 
 
 class Position(BaseModel):
@@ -115,13 +124,15 @@ class CodeLocation(BaseModel):
     uri: str = Field(description="Path relative to its allowed root (absolute when external).")
     range: Range
     content: str | None = Field(
-        default=None, description="The line at range.start (left out for external files)."
+        default=None,
+        description="The line at range.start (left out for external and withheld files).",
     )
     contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
     contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
     external: bool | None = Field(
         default=None, description="True for a file outside the allowed roots (not read)."
     )
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
 class NavigationResult(ToolResult):
@@ -159,6 +170,7 @@ class CallEnd(BaseModel):
     uri: str
     range: Range = Field(description="The function's name (its selection range).")
     external: bool | None = None
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
 class Call(BaseModel):
@@ -168,7 +180,8 @@ class Call(BaseModel):
     to: CallEnd
     fromRanges: list[Range]
     content: str | None = Field(
-        default=None, description="The line of the first call site (left out for external files)."
+        default=None,
+        description="The line of the first call site (left out for external and withheld files).",
     )
     contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
     contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
