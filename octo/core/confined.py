@@ -160,7 +160,7 @@ def _open_components(fd: int, parts: Sequence[str], directory: bool) -> int:
 def _open_error(exc: OSError, shown: str, directory: bool) -> OctoError:
     if exc.errno == errno.ENOENT:
         return NotFoundError(
-            f"'{shown}' does not exist (it went away as it was opened)",
+            f"'{shown}' does not exist",
             hints=["Check the path with localViewStructure or localFindFiles."],
         )
     if exc.errno in (errno.ELOOP, errno.EMLINK):

@@ -34,6 +34,7 @@ from octo.lsp.locations import page_hints
 from octo.lsp.locations import path_of
 from octo.lsp.locations import range_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import Call
 from octo.lsp.models import CallEnd
 from octo.lsp.models import CallHierarchyQuery
@@ -52,6 +53,7 @@ def _end(seen: dict[Path, SeenFile], item: Mapping[str, Any]) -> CallEnd:
         uri=file.uri,
         range=range_of(item.get("selectionRange") or item.get("range")),
         external=True if file.external else None,
+        withheld=file.withheld,
     )
 
 
@@ -59,7 +61,7 @@ def _call(seen: dict[Path, SeenFile], edge: Edge, context: int) -> Call:
     caller, callee = _end(seen, edge.caller), _end(seen, edge.callee)
     caller_file = seen[path_of(str(edge.caller["uri"]))]
     site = edge.from_ranges[0] if edge.from_ranges else caller.range
-    shown = None if caller_file.external else code_location(caller_file, site, context)
+    shown = code_location(caller_file, site, context)
     return Call.model_validate(
         {
             "from": caller,
@@ -157,7 +159,7 @@ async def call_hierarchy(
     chosen, pagination = page_of(edges, query.callsPerPage, query.page)
     files = [path_of(root["uri"])]
     files += [path_of(str(item["uri"])) for edge in chosen for item in (edge.caller, edge.callee)]
-    seen = await see_files(ctx.paths, files)
+    seen = await see_files(ctx.paths, files, query)
     result = CallHierarchyResult(
         resolved=target.resolved,
         server=slot.server_id,
@@ -169,6 +171,7 @@ async def call_hierarchy(
     hints = [
         *_limit_hints(walk, target, query, deadline),
         *page_hints(pagination, len(edges), "calls"),
+        *withheld_hints(query, seen.values()),
     ]
     partial = bool(walk.failures) or walk.cut or walk.stopped_at is not None
     return answer(target, result, hints, partial=partial)

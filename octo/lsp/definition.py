@@ -9,6 +9,7 @@ from octo.contract import QueryContext
 from octo.lsp.locations import code_location
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import GotoDefinitionQuery
 from octo.lsp.models import GotoDefinitionResult
 from octo.lsp.target import answer
@@ -24,7 +25,7 @@ async def goto_definition(
     target = await find_target(ctx, query)
     require(target.slot, "definitionProvider", "go to definition")
     places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params()))
-    seen = await see_files(ctx.paths, [place.path for place in places])
+    seen = await see_files(ctx.paths, [place.path for place in places], query)
     definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
     result = GotoDefinitionResult(
         resolved=target.resolved, server=target.slot.server_id, definitions=definitions
@@ -35,4 +36,4 @@ async def goto_definition(
         )
     else:
         next_step = "Next: lspFindReferences or lspCallHierarchy on the definition's line."
-    return answer(target, result, [next_step])
+    return answer(target, result, [next_step, *withheld_hints(query, seen.values())])

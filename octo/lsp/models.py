@@ -7,6 +7,8 @@ characters are 0-based UTF-16 code units, as in LSP.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -16,6 +18,7 @@ from pydantic import field_validator
 
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
+from octo.core.formats import compact_json
 from octo.core.paging import Pagination
 from octo.core.sensitive import HIDDEN_DESCRIPTION
 from octo.core.sensitive import SENSITIVE_DESCRIPTION
@@ -24,6 +27,9 @@ from octo.core.sensitive import Withheld
 
 class SymbolQuery(ToolQuery):
     """Where the symbol is: a file and a name near a line."""
+
+    #: The tool that takes this query (named in hints that repeat it).
+    tool: ClassVar[str] = ""
 
     uri: str = Field(
         min_length=1,
@@ -54,9 +60,17 @@ class SymbolQuery(ToolQuery):
             )
         return symbol
 
+    def with_opt_ins(self, needed: Iterable[Withheld]) -> str:
+        """This query as a call again, with the opt-ins ``needed`` set."""
+        flags = {"hidden": "hidden", "sensitive": "includeSensitive"}
+        again = {**self.params(), **{flags[reason]: True for reason in needed}}
+        return f"{self.tool} {compact_json(again)}"
+
 
 class GotoDefinitionQuery(SymbolQuery):
     """One lspGotoDefinition query."""
+
+    tool: ClassVar[str] = "lspGotoDefinition"
 
     contextLines: int = Field(
         default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
@@ -65,6 +79,8 @@ class GotoDefinitionQuery(SymbolQuery):
 
 class FindReferencesQuery(SymbolQuery):
     """One lspFindReferences query."""
+
+    tool: ClassVar[str] = "lspFindReferences"
 
     includeDeclaration: bool = Field(
         default=True, description="Also list the declaration itself among the references."
@@ -78,6 +94,8 @@ class FindReferencesQuery(SymbolQuery):
 
 class CallHierarchyQuery(SymbolQuery):
     """One lspCallHierarchy query."""
+
+    tool: ClassVar[str] = "lspCallHierarchy"
 
     direction: Literal["incoming", "outgoing"] = Field(
         description="incoming: who calls the function; outgoing: what the function calls."

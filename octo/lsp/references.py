@@ -11,6 +11,7 @@ from octo.lsp.locations import code_location
 from octo.lsp.locations import page_hints
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import FindReferencesResult
 from octo.lsp.target import answer
@@ -28,7 +29,7 @@ async def find_references(
     params = target.params(context={"includeDeclaration": query.includeDeclaration})
     places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params))
     chosen, pagination = page_of(places, query.referencesPerPage, query.page)
-    seen = await see_files(ctx.paths, [place.path for place in chosen])
+    seen = await see_files(ctx.paths, [place.path for place in chosen], query)
     result = FindReferencesResult(
         resolved=target.resolved,
         server=target.slot.server_id,
@@ -36,4 +37,8 @@ async def find_references(
         totalReferences=len(places),
         pagination=pagination,
     )
-    return answer(target, result, page_hints(pagination, len(places), "references"))
+    hints = [
+        *page_hints(pagination, len(places), "references"),
+        *withheld_hints(query, seen.values()),
+    ]
+    return answer(target, result, hints)
