@@ -100,7 +100,9 @@ def file_content_answer(
                 "Or read part of it: matchString, or startLine/endLine.",
             ],
         )
-    selection = _select(blob.text, query)
+    # Redacted whole before any part is chosen or cut: a private key's body lines are known
+    # by its BEGIN line, and a cut cannot split a secret from its shape.
+    selection = _select(redact(blob.text), query)
     text = selection.text
     total = len(text)
     start = min(query.charOffset, total)
@@ -133,7 +135,7 @@ def file_content_answer(
         repo=query.repo,
         path=query.path,
         branch=query.branch,
-        content=redact(page),
+        content=page,
         size=blob.size,
         sha=blob.sha,
         startLine=first if page and query.matchString is None else None,
