@@ -181,10 +181,11 @@ SHAPES: tuple[Shape, ...] = (
         is_secret=_quoted_secret,
         by_context=True,
     ),
-    # A whole line NAME=value / NAME: value (.env, ini, YAML, shell), value unquoted.
+    # A whole line NAME=value / NAME: value (.env, ini, YAML, shell; commented out too),
+    # value unquoted.
     Shape(
         "secret",
-        r"(?m:^[ \t]*(?:export[ \t]+|-[ \t]+)?"
+        r"(?m:^[ \t]*(?:(?:#|//|--|;)[ \t]*)?(?:export[ \t]+|-[ \t]+)?"
         + _SECRET_NAME
         + r"[ \t]*[:=][ \t]*(?P<secret>[^\s\"'#`]{4,})[ \t]*\r?$)",
         is_secret=_unquoted_secret,

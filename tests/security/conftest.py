@@ -63,7 +63,7 @@ def serve_recording(answer: Callable[[str], Reply]) -> Iterator[RecordingServer]
     recording = RecordingServer(answer)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(recording))
     recording.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield recording
