@@ -56,6 +56,7 @@ async def test_rg_gets_no_credential(tmp_path: Path, monkeypatch: pytest.MonkeyP
     _assert_clean(environ)
 
 
+@pytest.mark.slow
 async def test_a_language_server_gets_no_credential(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").touch()
     (tmp_path / "mod.py").write_text(SOURCE)
@@ -70,6 +71,7 @@ async def test_a_language_server_gets_no_credential(tmp_path: Path) -> None:
             _assert_clean(_environ(pid))
 
 
+@pytest.mark.slow
 async def test_a_crash_message_is_redacted(tmp_path: Path) -> None:
     secret = PLANTED[0]
     (tmp_path / "pyproject.toml").touch()

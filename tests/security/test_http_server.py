@@ -141,6 +141,7 @@ async def test_a_public_bind_checks_host_origin_and_token(tmp_path: Path) -> Non
     assert loopback.status_code == 200
 
 
+@pytest.mark.slow
 def test_a_public_bind_without_a_token_refuses_to_start(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "octo", "serve", "--http", "--host", "0.0.0.0", "--port", "9"],
