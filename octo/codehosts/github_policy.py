@@ -78,7 +78,9 @@ class GitHubAuth:
             args += ["--hostname", self._host]
         try:
             with anyio.fail_after(_GH_TIMEOUT):
-                done = await anyio.run_process(args, check=False, env=child_environment(self._env or os.environ))
+                done = await anyio.run_process(
+                    args, check=False, env=child_environment(self._env or os.environ)
+                )
         except (TimeoutError, OSError):
             return None
         if done.returncode != 0:

@@ -14,7 +14,9 @@ import errno
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -94,6 +96,16 @@ class Opened:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+@contextmanager
+def closed_on_error(opened: Opened) -> Iterator[Opened]:
+    """``opened``, closed if the block fails (kept open for the caller when it succeeds)."""
+    try:
+        yield opened
+    except BaseException:
+        opened.close()
+        raise
 
 
 def open_confined(root: Path, path: Path, shown: str, *, directory: bool = False) -> Opened:

@@ -115,6 +115,21 @@ class Shape:
     by_context: bool = False
 
 
+_GITLAB = (
+    r"\b(?:(?:glpat|gldt|glrt|glptt|glft|glimt|glagent|glsoat|gloas|glcbt|glffct)-"
+    r"[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})"
+)
+_AWS_SECRET = (
+    r"(?i:aws_?secret_?access_?key|aws_?secret_?key|aws_?session_?token|secret_?access_?key)"
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<secret>[A-Za-z0-9/+=]{40,})"
+)
+_SLACK_WEBHOOK = (
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+\-]{20,})"
+)
+_AUTHORIZATION = (
+    r"(?i:\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token|digest)"
+    r"[ \t]+)(?P<secret>[A-Za-z0-9._~+/=\-]{8,})"
+)
 _QUOTED_VALUE = r"(?:\"(?P<secret>[^\"\n]{4,})\"|'(?P<secret_q>[^'\n]{4,})')"
 
 SHAPES: tuple[Shape, ...] = (
@@ -125,22 +140,11 @@ SHAPES: tuple[Shape, ...] = (
         r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?P<secret>\\[rn](?:\\[rn]|[A-Za-z0-9+/= :])*)",
     ),
     Shape("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})"),
-    Shape(
-        "gitlab-token",
-        r"\b(?:(?:glpat|gldt|glrt|glptt|glft|glimt|glagent|glsoat|gloas|glcbt|glffct)-"
-        r"[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})",
-    ),
+    Shape("gitlab-token", _GITLAB),
     Shape("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-    Shape(
-        "aws-secret",
-        r"(?i:aws_?secret_?access_?key|aws_?secret_?key|aws_?session_?token|secret_?access_?key)"
-        r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<secret>[A-Za-z0-9/+=]{40,})",
-    ),
+    Shape("aws-secret", _AWS_SECRET),
     Shape("slack-token", r"\bxox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}"),
-    Shape(
-        "slack-webhook",
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+\-]{20,})",
-    ),
+    Shape("slack-webhook", _SLACK_WEBHOOK),
     Shape("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b"),
     Shape("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
     Shape("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
@@ -153,11 +157,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
     Shape("openai-key", r"\bsk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}"),
     Shape("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
-    Shape(
-        "authorization",
-        r"(?i:\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token|digest)"
-        r"[ \t]+)(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
-    ),
+    Shape("authorization", _AUTHORIZATION),
     Shape("bearer", r"(?i:\bbearer[ \t]+)(?P<secret>[A-Za-z0-9._~+/\-]{20,}=*)"),
     Shape(
         "basic-auth",

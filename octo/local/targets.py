@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 
 from octo.core.confined import Opened
+from octo.core.confined import closed_on_error
 from octo.core.confined import open_confined
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
@@ -79,13 +80,8 @@ async def start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
 
 
 def _search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> SearchTarget:
-    target = paths.resolve(query.path)
-    root = paths.root_of(target) or target
-    try:
-        opened = open_confined(root, target, query.path)
-    except NotFoundError:
-        raise _not_found(target, root, query.path) from None
-    try:
+    root, target, opened = _opened(paths, query.path)
+    with closed_on_error(opened):
         _check_opt_ins(
             target, root, query.path, query.hidden, query.includeSensitive or opened.is_dir
         )
@@ -95,20 +91,12 @@ def _search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> SearchTarg
             raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
         # The file's directory holds no secret the file check did not cover.
         directory = open_confined(root, target.parent, query.path, directory=True)
-    except BaseException:
-        opened.close()
-        raise
     return SearchTarget(root, directory, opened)
 
 
 def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
-    real = paths.resolve(query.path)
-    root = paths.root_of(real) or real
-    try:
-        opened = open_confined(root, real, query.path)
-    except NotFoundError:
-        raise _not_found(real, root, query.path) from None
-    try:
+    root, real, opened = _opened(paths, query.path)
+    with closed_on_error(opened):
         if opened.is_dir:
             raise InvalidQueryError(
                 f"'{query.path}' is a directory, not a file",
@@ -117,10 +105,17 @@ def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
         if not opened.is_file:
             raise InvalidQueryError(f"'{query.path}' is not a regular file")
         _check_opt_ins(real, root, query.path, query.hidden, query.includeSensitive)
-    except BaseException:
-        opened.close()
-        raise
     return opened
+
+
+def _opened(paths: PathPolicy, raw: str) -> tuple[Path, Path, Opened]:
+    """The allowed root, the resolved path and the object at it, opened (no link followed)."""
+    real = paths.resolve(raw)
+    root = paths.root_of(real) or real
+    try:
+        return root, real, open_confined(root, real, raw)
+    except NotFoundError:
+        raise _not_found(real, root, raw) from None
 
 
 def _start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
