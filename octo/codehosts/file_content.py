@@ -133,9 +133,9 @@ def file_content_answer(
     result = FileContentResult(
         owner=query.owner,
         repo=query.repo,
+        content=page,
         path=query.path,
         branch=query.branch,
-        content=page,
         size=blob.size,
         sha=blob.sha,
         startLine=first if page and query.matchString is None else None,
