@@ -51,29 +51,52 @@ def _close_field(model: type[ToolQuery], name: str) -> str | None:
     return close[0] if close else None
 
 
+def _meant(model: type[ToolQuery], name: str) -> str | None:
+    """What the unknown field ``name`` most likely means: another tool's name for a field
+    (with the value a flag stands for), or the closest field name."""
+    alias = model.field_aliases.get(name)
+    if alias is None:
+        return _close_field(model, name)
+    return alias.field if alias.value is None else f"{alias.field}: {compact_json(alias.value)}"
+
+
+def _renamed(model: type[ToolQuery], name: str, value: Any) -> tuple[str, Any] | None:
+    """The field and value the unknown field ``name`` given ``value`` becomes, if any."""
+    alias = model.field_aliases.get(name)
+    if alias is None:
+        close = _close_field(model, name)
+        return None if close is None else (close, value)
+    if alias.value is None:
+        return alias.field, value
+    return (alias.field, alias.value) if value is True else None
+
+
 def _describe_validation_error(model: type[ToolQuery], exc: pydantic.ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(str(p) if is_text(str(p)) else ascii(p) for p in err["loc"]) or "query"
         message = err["msg"].removeprefix("Value error, ")
         got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r}"
-        if got and err["type"] == "extra_forbidden" and (close := _close_field(model, where)):
-            got += f", did you mean {close}?"
+        if got and err["type"] == "extra_forbidden" and (meant := _meant(model, where)):
+            got += f", did you mean {meant}?"
         parts.append(f"{where}: {message}{got}{')' if got else ''}")
     return "; ".join(parts)
 
 
-def _corrected(
-    model: type[ToolQuery], raw: Mapping[str, Any], exc: pydantic.ValidationError
+def _mend(
+    model: type[ToolQuery], query: Mapping[str, Any], errors: Sequence[Any]
 ) -> dict[str, Any] | None:
-    """``raw`` with its faults mended, when each is mendable and the result is valid.
-
-    A number out of range takes the nearest bound; a misspelt field its right name;
-    another unknown or malformed optional field is dropped. Rules across fields
-    (mutual exclusions) and required fields with no value are left to the example.
-    """
-    fixed = {key: value for key, value in raw.items() if key not in CONTEXT_FIELDS}
-    for err in exc.errors(include_url=False):
+    """``query`` with each of ``errors`` mended, or None when one cannot be."""
+    fixed = dict(query)
+    for err in errors:
+        mend = (err.get("ctx") or {}).get("mend")
+        if isinstance(mend, Mapping):  # the model says how (see octo.core.envelope.mendable)
+            for name, value in mend.items():
+                if value is None:
+                    fixed.pop(name, None)
+                else:
+                    fixed[name] = value
+            continue
         if len(err["loc"]) != 1:
             return None
         if err["type"] == "missing":
@@ -86,14 +109,39 @@ def _corrected(
             fixed[name] = bounds["ge"]
         else:
             value = fixed.pop(name, None)
-            close = _close_field(model, name) if err["type"] == "extra_forbidden" else None
-            if close is not None and close not in fixed:
-                fixed[close] = value
-    try:
-        model.model_validate(fixed)
-    except pydantic.ValidationError:
-        return None
+            renamed = _renamed(model, name, value) if err["type"] == "extra_forbidden" else None
+            if renamed is not None and renamed[0] not in fixed:
+                fixed[renamed[0]] = renamed[1]
     return fixed
+
+
+def _corrected(
+    model: type[ToolQuery], raw: Mapping[str, Any], exc: pydantic.ValidationError
+) -> dict[str, Any] | None:
+    """``raw`` with its faults mended, when each is mendable and the result is valid.
+
+    A number out of range takes the nearest bound; a misspelt field, or another tool's
+    name for one (the model's ``field_aliases``), its right name; a rule across fields
+    the fix the model names (``mendable``); another unknown or malformed optional field
+    is dropped. Mending one fault may reveal the next (a renamed field that excludes
+    another), so it goes a few rounds. Required fields with no value are left to the
+    example.
+    """
+    fixed: dict[str, Any] | None = {
+        key: value for key, value in raw.items() if key not in CONTEXT_FIELDS
+    }
+    errors = exc.errors(include_url=False)
+    for _ in range(3):
+        fixed = _mend(model, fixed or {}, errors)
+        if fixed is None:
+            return None
+        try:
+            model.model_validate(fixed)
+        except pydantic.ValidationError as again:
+            errors = again.errors(include_url=False)
+            continue
+        return fixed
+    return None
 
 
 def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQuery:

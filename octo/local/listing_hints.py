@@ -70,8 +70,8 @@ def find_hints(
     hints = _next_page(tool, query, page)
     if page.matched > page.kept:
         hints.append(
-            f"limit kept the {page.kept} newest of {page.matched} matches: raise limit "
-            "(up to 10000) or narrow the filters."
+            f"limit kept the first {page.kept} of {page.matched} matches ({query.sortBy} "
+            "order): raise limit (up to 10000) or narrow the filters."
         )
     if page.matched > MANY_RESULTS:
         hints.append(
@@ -117,7 +117,9 @@ def _relax_find(query: FindFilesQuery) -> str:
             ("name", query.name),
             ("iname", query.iname),
             ("names", query.names),
+            ("extensions", query.extensions),
             ("type", query.type),
+            ("empty", query.empty or None),
             ("modifiedWithin", query.modifiedWithin),
             ("modifiedBefore", query.modifiedBefore),
             ("sizeGreater", query.sizeGreater),

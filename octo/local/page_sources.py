@@ -18,7 +18,6 @@ from octo.core.errors import OctoError
 from octo.core.redaction import key_body_lines
 from octo.local.rg_output import MatchingFile
 from octo.local.rg_output import PageScan
-from octo.local.targets import SearchTarget
 
 #: A line that may be part of a key body: base64 only, long or padded.
 _KEY_BODY_LIKE = re.compile(r"[ \t+]*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]*=+)[ \t]*\r?")
@@ -56,13 +55,13 @@ class PageSources:
         self.close()
 
 
-def _open_page(target: SearchTarget, page: list[MatchingFile]) -> PageSources:
+def _open_page(directory: Opened, page: list[MatchingFile]) -> PageSources:
     sources = PageSources()
     try:
         for entry in page:
             shown = os.fsdecode(entry.arg)
             try:
-                source = open_below(target.directory, shown)
+                source = open_below(directory, shown)
             except OctoError:
                 continue  # gone, or swapped for a link since the first pass: not read
             if source.is_file:
@@ -75,9 +74,10 @@ def _open_page(target: SearchTarget, page: list[MatchingFile]) -> PageSources:
     return sources
 
 
-async def open_page(target: SearchTarget, page: list[MatchingFile]) -> PageSources:
-    """The page's regular files, opened in one worker-thread hop (the caller closes them)."""
-    return await anyio.to_thread.run_sync(_open_page, target, page)
+async def open_page(directory: Opened, page: list[MatchingFile]) -> PageSources:
+    """The page's regular files, opened below the opened ``directory`` in one worker-thread
+    hop (the caller closes them)."""
+    return await anyio.to_thread.run_sync(_open_page, directory, page)
 
 
 async def hide_key_bodies(scan: PageScan, sources: PageSources) -> None:

@@ -16,16 +16,14 @@ import anyio
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
-from octo.core.budget import TokenInfo
 from octo.core.budget import cut_lines
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.core.formats import parse_size
 from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
@@ -34,7 +32,7 @@ from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
 from octo.local.next_calls import has_regex_syntax
 from octo.local.targets import file_target
-from octo.transports.ripgrep import MAX_FILESIZE_CAP
+from octo.transports.ripgrep import max_filesize_bytes
 
 #: fullContent skips the token budget, but not beyond this (spec: FILE_TOO_LARGE above 300 KB).
 MAX_FULL_CONTENT_BYTES = 300 * 1024
@@ -63,7 +61,7 @@ async def get_file_content(
 
 
 def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> None:
-    limit = min(parse_size(config.rg_max_filesize), MAX_FILESIZE_CAP)
+    limit = max_filesize_bytes(config.rg_max_filesize)
     if size > limit:
         raise FileTooLargeError(
             f"'{query.path}' has {size} bytes; octo reads files up to {limit} bytes",
@@ -137,12 +135,13 @@ class _FileRead:
             return self._chars()
         if query.fullContent:
             return Answer(
-                LocalGetFileContentResult(
-                    **self.base,
-                    content=self.text,
-                    startLine=1 if lines else None,
-                    endLine=len(lines) or None,
-                    tokens=self._tokens(self.text),
+                self._measured(
+                    LocalGetFileContentResult(
+                        **self.base,
+                        content=self.text,
+                        startLine=1 if lines else None,
+                        endLine=len(lines) or None,
+                    )
                 )
             )
         if query.startLine is not None and query.endLine is not None:
@@ -160,11 +159,15 @@ class _FileRead:
     def _budget_chars(self) -> int:
         return self.config.max_tokens * self.config.chars_per_token
 
-    def _tokens(
-        self, content: str, *, truncated_at_line: int | None = None, next_step: str | None = None
-    ) -> TokenInfo:
-        return token_info(
-            content,
+    def _measured(
+        self,
+        result: LocalGetFileContentResult,
+        *,
+        truncated_at_line: int | None = None,
+        next_step: str | None = None,
+    ) -> LocalGetFileContentResult:
+        return with_tokens(
+            result,
             max_tokens=self.config.max_tokens,
             chars_per_token=self.config.chars_per_token,
             truncated_at_line=truncated_at_line,
@@ -202,12 +205,15 @@ class _FileRead:
             # The asked range fit; the file goes on (spec 000: requiresPagination).
             following = min(len(lines), last + (last - first + 1))
             next_step = f"startLine={last + 1}, endLine={following}"
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=cut.content,
-            startLine=first if wanted else None,
-            endLine=cut.last_line if wanted else None,
-            tokens=self._tokens(cut.content, truncated_at_line=truncated_at, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=cut.content,
+                startLine=first if wanted else None,
+                endLine=cut.last_line if wanted else None,
+            ),
+            truncated_at_line=truncated_at,
+            next_step=next_step,
         )
         return Answer(result, hints)
 
@@ -230,13 +236,15 @@ class _FileRead:
                 "Continue reading: localGetFileContent "
                 + compact_json({"path": query.path, "charOffset": end, "charLength": length})
             )
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=content,
-            startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
-            endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
-            pagination=CharPagination.of(query.charOffset, end, total),
-            tokens=self._tokens(content, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=content,
+                startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
+                endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
+                pagination=CharPagination.of(query.charOffset, end, total),
+            ),
+            next_step=next_step,
         )
         return Answer(result, hints)
 
@@ -273,7 +281,6 @@ class _FileRead:
             numbered += window_lines
             used += cost
             covered = window[-1]
-        shown_text = "".join(text + "\n" for _, text, _ in numbered)
 
         hints: list[str] = []
         next_step = None
@@ -290,11 +297,14 @@ class _FileRead:
             )
         if not hits:
             hints += _no_match_hints(query, match_string)
-        result = LocalGetFileContentResult(
-            **self.base,
-            matchCount=len(hits),
-            matches=group_matches(numbered, context),
-            tokens=self._tokens(shown_text, truncated_at_line=truncated_at, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                matchCount=len(hits),
+                matches=group_matches(numbered, context),
+            ),
+            truncated_at_line=truncated_at,
+            next_step=next_step,
         )
         return Answer(result, hints)
 

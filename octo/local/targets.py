@@ -22,7 +22,7 @@ from octo.core.formats import compact_json
 from octo.core.paths import PathPolicy
 from octo.core.sensitive import withheld
 from octo.local.models import LocalGetFileContentQuery
-from octo.local.models import LocalSearchCodeQuery
+from octo.local.search_models import LocalSearchCodeQuery
 
 
 @dataclass
@@ -71,6 +71,13 @@ async def file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Ope
     """The regular file a read names, opened without following a link swapped in after the
     check (the caller closes it)."""
     return await anyio.to_thread.run_sync(partial(_file_target, paths, query))
+
+
+async def opened_directory(paths: PathPolicy, start: Path, raw: str) -> Opened:
+    """The checked directory ``start`` (``raw`` as the caller named it), opened without
+    following a link swapped in since (the caller closes it)."""
+    root = paths.root_of(start) or start
+    return await anyio.to_thread.run_sync(partial(open_confined, root, start, raw, directory=True))
 
 
 async def start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:

@@ -58,7 +58,13 @@ def rg_binary() -> str:
 
 def max_filesize_arg(size: str) -> str:
     """rg's ``--max-filesize`` for a configured size ("10M"), capped at 200 MiB (spec 003)."""
-    return f"--max-filesize={min(parse_size(size), MAX_FILESIZE_CAP)}"
+    return f"--max-filesize={max_filesize_bytes(size)}"
+
+
+def max_filesize_bytes(size: str) -> int:
+    """The bytes of a configured size ("10M") that rg may read of a file, capped at 200 MiB
+    (spec 003)."""
+    return min(parse_size(size), MAX_FILESIZE_CAP)
 
 
 def rg_error_message(stderr: str) -> str:

@@ -40,9 +40,10 @@ async def test_default_reads_a_small_file_whole(tree: Tree, read: CallOne) -> No
     assert data["content"] == "import os\n\nprint(os.sep)\n"
     assert (data["path"], data["size"], data["totalLines"]) == ("src/a.py", 25, 3)
     assert (data["startLine"], data["endLine"]) == (1, 3)
+    sent = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     assert data["tokens"] == {
-        "chars": 25,
-        "estimatedTokens": 7,
+        "chars": sent,
+        "estimatedTokens": -(-sent // 4),
         "maxTokensPerRequest": 5000,
         "truncated": False,
         "requiresPagination": False,

@@ -14,17 +14,8 @@ from octo.core.errors import CallError
 from .conftest import Call
 from .conftest import CallOne
 from .conftest import Tree
-
-
-def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:
-    """The JSON query of the hint that starts with ``prefix``."""
-    hint = next(h for h in envelope["hints"] if h.startswith(prefix))
-    query: dict[str, Any] = json.loads(hint[hint.index("{") :])
-    return query
-
-
-def paths(envelope: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in envelope["data"]["files"]]
+from .conftest import hinted_query
+from .conftest import paths
 
 
 async def test_finds_matches_with_paths_relative_to_the_reported_root(
@@ -531,8 +522,10 @@ async def test_special_files_are_refused(tree: Tree, search: CallOne) -> None:
 
 async def test_every_page_reports_its_size_in_tokens(tree: Tree, search: CallOne) -> None:
     tree({"a.txt": "needle one\n", "b.txt": "needle two\n"})
-    tokens = (await search(pattern="needle", path="."))["data"]["tokens"]
-    assert tokens["chars"] == len("a.txt\nneedle one\nb.txt\nneedle two")
+    data = (await search(pattern="needle", path="."))["data"]
+    tokens = data["tokens"]
+    # The whole data as sent counts, not only the lines and paths shown.
+    assert tokens["chars"] == len(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     assert tokens["estimatedTokens"] == -(-tokens["chars"] // 4)
     assert (tokens["truncated"], tokens["requiresPagination"]) == (False, False)
     paged = (await search(pattern="needle", path=".", filesPerPage=1))["data"]["tokens"]
@@ -565,7 +558,7 @@ async def test_matches_beyond_the_token_budget_are_cut_with_a_way_to_read_them(
         assert b["pagination"]["matchesOnPage"] == 0
         assert data["tokens"]["truncated"] is True
         assert data["tokens"]["truncatedAtLine"] == 7
-        assert data["tokens"]["chars"] <= 240 + len("a.txt\nb.txt\nc.txt")
+        assert data["tokens"]["chars"] == len(json.dumps(data, separators=(",", ":")))
         read = hinted_query(found, "The token budget (60 tokens) cut the matches in a.txt")
         assert read == {"path": str(root / "a.txt"), "startLine": 8, "endLine": 12}
         assert data["tokens"]["paginationHint"].endswith(json.dumps(read, separators=(",", ":")))
