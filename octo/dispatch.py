@@ -279,7 +279,7 @@ async def dispatch(
             f"{spec.name} takes 1-{spec.max_queries} queries per call, got {len(queries)}",
             hints=[f"Split the queries into calls of at most {spec.max_queries}."],
         )
-    ctx = QueryContext(runtime, paths or runtime.paths)
+    ctx = QueryContext(runtime, paths or runtime.paths, tool=spec.name)
     if progress is not None:
         ctx = replace(ctx, report_progress=progress)
 

@@ -9,13 +9,14 @@ from functools import cache
 from octo.codehosts import specs as codehosts
 from octo.contract import ToolSpec
 from octo.core.errors import CallError
+from octo.gateway import specs as gateway
 from octo.local import specs as local
 from octo.lsp import specs as lsp
 from octo.packages import specs as packages
 from octo.semantic import specs as semantic
 
 # Order here is tools/list order.
-FAMILIES = (codehosts, packages, local, lsp, semantic)
+FAMILIES = (codehosts, packages, local, lsp, semantic, gateway)
 
 
 @cache

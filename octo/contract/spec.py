@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
@@ -58,6 +59,19 @@ def lazy(target: str) -> Handler:
 
 
 @dataclass(frozen=True)
+class ToolDocs:
+    """A tool's reference beyond its schemas (spec 000's section order): when to use it,
+    what a real answer looks like, the errors it answers with, and the tools around it."""
+
+    use_cases: tuple[str, ...] = ()
+    #: A realistic envelope of one query: ``{"status", "data", "hints"}``.
+    response: Mapping[str, Any] = field(default_factory=dict)
+    #: Error code -> when the tool answers with it.
+    errors: Mapping[str, str] = field(default_factory=dict)
+    related: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """Everything about one tool."""
 
@@ -74,6 +88,7 @@ class ToolSpec:
     timeout: float | None = None
     #: False for tools that change state (build or clear an index): MCP annotations say so.
     read_only: bool = True
+    docs: ToolDocs = field(default_factory=ToolDocs)
 
     @property
     def python_name(self) -> str:
@@ -101,7 +116,9 @@ class ToolSpec:
                     "items": query_schema,
                     "minItems": 1,
                     "maxItems": self.max_queries,
-                    "description": f"1-{self.max_queries} queries, run concurrently.",
+                    "description": f"1-{self.max_queries} queries, run concurrently."
+                    if self.max_queries > 1
+                    else "One query.",
                 }
             },
             "required": ["queries"],

@@ -49,6 +49,30 @@ def cut_lines(
     return LineCut("".join(kept), first_line, first_line + len(kept) - 1, truncated)
 
 
+def text_pages(text: str, budget_chars: int) -> list[str]:
+    """``text`` in pages of at most ``budget_chars`` characters, cut at line boundaries.
+
+    A line longer than a page is split across pages of its own; nothing is lost, and
+    joining the pages gives ``text`` back. An empty text is one empty page.
+    """
+    pages: list[str] = []
+    current: list[str] = []
+    used = 0
+    for line in text.splitlines(keepends=True):
+        if current and used + len(line) > budget_chars:
+            pages.append("".join(current))
+            current, used = [], 0
+        while len(line) > budget_chars:
+            pages.append(line[:budget_chars])
+            line = line[budget_chars:]
+        if line:
+            current.append(line)
+            used += len(line)
+    if current or not pages:
+        pages.append("".join(current))
+    return pages
+
+
 class TokenInfo(BaseModel):
     """Size and pagination metadata of an answer (spec 000, section 8)."""
 

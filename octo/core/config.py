@@ -88,6 +88,8 @@ class Config:
     cache_max_bytes: int = 64 * 1024 * 1024
     rg_timeout_ms: int = 4000
     rg_max_filesize: str = "10M"
+    #: Seconds a content handle (getCachedContent) stays readable.
+    handle_ttl: float = 900.0
     env: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -112,5 +114,6 @@ class Config:
                 env_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms, 1, 2**31), 30_000
             ),
             rg_max_filesize=_size(env, "OCTO_RG_MAX_FILESIZE", cls.rg_max_filesize),
+            handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
             env=env,
         )

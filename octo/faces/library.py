@@ -17,6 +17,7 @@ from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ToolQuery
+from octo.core.handles import HandleStore
 from octo.dispatch import dispatch
 from octo.registry import all_tools
 from octo.registry import get_tool
@@ -31,7 +32,8 @@ class Gateway(AsyncResource):
     """A research gateway: every tool of the registry, as an async method.
 
     Each tool ``fooBar`` is ``await gw.foo_bar(queries)``; ``await gw.call("fooBar", queries)``
-    does the same by name. Queries are dicts or the tool's query models.
+    does the same by name. Queries are dicts or the tool's query models. ``handles`` is where
+    content handles live (by default in this process).
     """
 
     def __init__(
@@ -40,13 +42,16 @@ class Gateway(AsyncResource):
         *,
         roots: Iterable[Path | str] | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        handles: HandleStore | None = None,
     ) -> None:
         config = config or Config.from_env()
         if roots is not None:
             from dataclasses import replace
 
             config = replace(config, roots=tuple(Path(r) for r in roots))
-        self.runtime = Runtime(config, http_transport=http_transport)
+        self.runtime = Runtime(
+            config, http_transport=http_transport, catalog=all_tools(), handles=handles
+        )
 
     @property
     def config(self) -> Config:

@@ -1,4 +1,5 @@
-"""The MCP face: every registry tool published on the low-level server of the ``mcp`` SDK.
+"""The MCP face: every registry tool published on the low-level server of the ``mcp`` SDK,
+with the guide as resources and prompts (:mod:`octo.faces.mcp_guide`).
 
 The low-level ``Server`` is used rather than ``MCPServer`` because the latter validates a
 call's arguments against a signature before the tool runs, which would reject a whole call
@@ -32,6 +33,7 @@ from octo.contract import ToolSpec
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.version import VERSION as __version__
+from octo.faces import mcp_guide
 from octo.faces.library import Gateway
 from octo.registry import all_tools
 from octo.registry import get_tool
@@ -42,7 +44,9 @@ INSTRUCTIONS = (
     "octo answers research questions about code: local files (ripgrep), GitHub, packages and "
     "language servers. Every tool takes {'queries': [...]} with up to its maxItems queries, runs "
     "them concurrently and answers one result per query (status success | empty | error, data, "
-    "hints). Batch related queries into one call and follow the hints for the next step."
+    "hints). Batch related queries into one call and follow the hints for the next step. "
+    "Whatever an answer cuts carries a contentHandle for getCachedContent; new here: "
+    "firstTimeUserGuide {}."
 )
 
 # Per-connection cache of the client's roots; the SDK's connection scratch space holds it.
@@ -222,6 +226,11 @@ def build_server(
         get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
         on_call_tool=_call_tool,
+        on_list_resources=mcp_guide.list_resources,
+        on_list_resource_templates=mcp_guide.list_resource_templates,
+        on_read_resource=mcp_guide.read_resource,
+        on_list_prompts=mcp_guide.list_prompts,
+        on_get_prompt=mcp_guide.get_prompt,
     )
     # Registered directly: the constructor argument warns that roots are deprecated in the
     # 2026-07-28 protocol, while handshake-era clients still send this notification.

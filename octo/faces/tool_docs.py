@@ -151,6 +151,9 @@ def _shape(schema: dict[str, Any], defs: dict[str, Any], depth: int) -> Any:
         if depth >= _SHAPE_DEPTH:
             return {"...": "..."}
         properties = schema.get("properties", {})
+        values = schema.get("additionalProperties")
+        if not properties and isinstance(values, dict):
+            return {"<string>": _shape(values, defs, depth + 1)}
         if not properties:
             return {}
         return {key: _shape(value, defs, depth + 1) for key, value in properties.items()}
@@ -167,35 +170,69 @@ def _response_shape(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+def _queries_per_call(spec: ToolSpec) -> str:
+    if spec.max_queries == 1:
+        return "one query per call"
+    return f"up to {spec.max_queries} queries per call"
+
+
+def _anchor(name: str) -> str:
+    return f"[{name}](#{name.lower()})"
+
+
+def _json_block(value: Any) -> list[str]:
+    return ["```json", json.dumps(value, indent=2, ensure_ascii=False), "```"]
+
+
+def _realistic_response(spec: ToolSpec) -> dict[str, Any]:
+    """The reference's example answer, in the order and form the wire has (its data goes
+    through the result model, which also checks it)."""
+    response = spec.docs.response
+    data = spec.result_model.model_validate(response["data"]).model_dump(
+        mode="json", exclude_none=True
+    )
+    envelope = {"queryIndex": 0, "status": response["status"], "data": data}
+    return {"results": [{**envelope, "hints": list(response.get("hints", []))}]}
+
+
 def _tool_section(spec: ToolSpec) -> list[str]:
+    """A tool's reference in spec 000's order: summary, use cases, parameters, returns, an
+    example request with a realistic response, common errors, related tools."""
+    docs = spec.docs
     reach = "reaches remote services" if spec.open_world else "local only"
-    request = {"queries": [spec.example]}
-    return [
+    access = "read-only" if spec.read_only else "changes state"
+    lines = [
         f"## {spec.name}",
         "",
-        f"**{spec.title}**: category `{spec.category.value}`, up to {spec.max_queries} "
-        f"queries per call, read-only, {reach}. Library: `gw.{spec.python_name}([...])`.",
+        f"**{spec.title}**: category `{spec.category.value}`, {_queries_per_call(spec)}, "
+        f"{access}, {reach}. Library: `gw.{spec.python_name}([...])`.",
         "",
         spec.description.strip(),
         "",
-        "### Parameters",
+    ]
+    if docs.use_cases:
+        lines += ["### Use cases", "", *(f"- {case}" for case in docs.use_cases), ""]
+    table = _parameter_table(spec)
+    if len(table) == 2:
+        table = ["None: the query is `{}`."]
+    lines += ["### Parameters", "", *table, ""]
+    lines += [
+        "### Returns",
         "",
-        *_parameter_table(spec),
+        "Response shape (each leaf names its type; optional fields are left out when unset):",
+        "",
+        *_json_block(_response_shape(spec)),
         "",
         "### Example",
         "",
         "Request:",
         "",
-        "```json",
-        json.dumps(request, indent=2, ensure_ascii=False),
-        "```",
+        *_json_block({"queries": [spec.example]}),
         "",
-        "Response shape (each leaf names its type; optional fields are left out when unset):",
-        "",
-        "```json",
-        json.dumps(_response_shape(spec), indent=2, ensure_ascii=False),
-        "```",
-        "",
+    ]
+    if docs.response:
+        lines += ["Response:", "", *_json_block(_realistic_response(spec)), ""]
+    lines += [
         "CLI: `octo call "
         + spec.name
         + " --query '"
@@ -203,6 +240,25 @@ def _tool_section(spec: ToolSpec) -> list[str]:
         + "'`",
         "",
     ]
+    if docs.errors:
+        lines += ["### Common errors", "", "| code | when |", "|---|---|"]
+        lines += [f"| `{code}` | {_cell(when)} |" for code, when in docs.errors.items()]
+        lines.append("")
+    if docs.related:
+        lines += ["### Related tools", ""]
+        by_name = {other.name: other for other in all_tools()}
+        lines += [
+            f"- {_anchor(name)}: {summary(by_name[name])}" if name in by_name else f"- {name}"
+            for name in docs.related
+        ]
+        lines.append("")
+    return lines
+
+
+def tool_reference(spec: ToolSpec) -> str:
+    """One tool's full reference, as docs/tools.md holds it (the MCP resource
+    octo://tools/{name})."""
+    return "\n".join(_tool_section(spec)).rstrip("\n") + "\n"
 
 
 def render_tools_markdown() -> str:
@@ -211,8 +267,7 @@ def render_tools_markdown() -> str:
     codes = ", ".join(f"`{code.value}`" for code in ErrorCode)
     lines = [_HEADER.format(codes=codes), "## Contents", ""]
     lines.extend(
-        f"- [{spec.name}](#{spec.name.lower()}) ({spec.category.value}, max {spec.max_queries}): "
-        + summary(spec)
+        f"- {_anchor(spec.name)} ({spec.category.value}, max {spec.max_queries}): " + summary(spec)
         for spec in specs
     )
     lines.append("")

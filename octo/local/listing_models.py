@@ -18,6 +18,8 @@ from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
 
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
 from octo.core.envelope import FieldAlias
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
@@ -119,7 +121,7 @@ class ViewStructureQuery(ListingQuery):
         return frozenset(normalize_extension(e) for e in given if normalize_extension(e))
 
 
-class StructureEntry(BaseModel):
+class StructureEntry(PlacedItem):
     """One entry of a directory listing."""
 
     name: str = Field(description="Path relative to the listed directory.")
@@ -142,7 +144,7 @@ class StructureSummary(BaseModel):
     totalSize: int = Field(description="Bytes of the matched files.")
 
 
-class ViewStructureResult(ToolResult):
+class ViewStructureResult(PlacesPart, ToolResult):
     """A page of a directory listing."""
 
     path: str = Field(description="The listed directory (absolute).")
@@ -153,9 +155,13 @@ class ViewStructureResult(ToolResult):
         default=None,
         description="True when the walk stopped early (time or size cap): totals are partial.",
     )
+    groups: list[ViewStructureResult] | None = Field(
+        default=None, description="Grouped answers of several places: one per place."
+    )
 
     def is_empty(self) -> bool:
-        return not self.entries
+        placed = self.places_empty()
+        return not self.entries if placed is None else placed
 
 
 FindSort = Literal["modified", "path", "size"]
@@ -356,7 +362,7 @@ class FindFilesQuery(FindFilters):
         return value
 
 
-class FoundFile(BaseModel):
+class FoundFile(PlacedItem):
     """One entry found by localFindFiles."""
 
     path: str = Field(description="Path relative to the start directory.")
@@ -371,7 +377,7 @@ class FoundFile(BaseModel):
     )
 
 
-class FindFilesResult(ToolResult):
+class FindFilesResult(PlacesPart, ToolResult):
     """A page of entries found, in sortBy order (most recently modified first)."""
 
     path: str = Field(description="The start directory (absolute).")
@@ -382,6 +388,10 @@ class FindFilesResult(ToolResult):
         default=None,
         description="True when more entries matched than limit, or the walk stopped early.",
     )
+    groups: list[FindFilesResult] | None = Field(
+        default=None, description="Grouped answers of several places: one per place."
+    )
 
     def is_empty(self) -> bool:
-        return not self.files
+        placed = self.places_empty()
+        return not self.files if placed is None else placed

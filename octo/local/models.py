@@ -38,6 +38,9 @@ class SearchMatch(BaseModel):
         description="Lines just before; lines already after the previous match are not repeated.",
     )
     afterContext: list[str] | None = Field(default=None, description="Lines just after.")
+    contentHandle: str | None = Field(
+        default=None, description="A line here was clipped: getCachedContent gives them whole."
+    )
     columns: list[MatchColumn] | None = Field(
         default=None,
         description="With columns: true, each submatch's 0-based character offsets in the "
@@ -145,6 +148,9 @@ class LocalGetFileContentResult(ToolResult):
         default=None,
         description="Always given: the answer's size, and whether the token budget cut the "
         "text read (paginationHint says how to read on).",
+    )
+    contentHandle: str | None = Field(
+        default=None, description="Cut to the token budget: getCachedContent gives all of it."
     )
 
     def is_empty(self) -> bool:

@@ -57,7 +57,23 @@ async def get_file_content(
     }
     answer = _FileRead(ctx.config, query, text, lines, base).answer()
     answer.cached = cached
+    asked = _lines_asked(query, text, lines)
+    tokens = answer.result.tokens
+    if asked is not None and tokens is not None and tokens.truncated:
+        handle = await ctx.keep(asked, query)
+        answer.result = answer.result.model_copy(update={"contentHandle": handle})
+        answer.hint("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     return answer
+
+
+def _lines_asked(query: LocalGetFileContentQuery, text: str, lines: list[str]) -> str | None:
+    """The text a read by lines asked for (the file, or its startLine-endLine range); None
+    for the other ways to read."""
+    if query.matchString is not None or query.char_mode or query.fullContent:
+        return None
+    if query.startLine is not None and query.endLine is not None:
+        return "".join(lines[query.startLine - 1 : query.endLine])
+    return text
 
 
 def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> None:

@@ -22,6 +22,8 @@ from pydantic import PrivateAttr
 from pydantic import field_validator
 from pydantic import model_validator
 
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
 from octo.core.budget import TokenInfo
 from octo.core.envelope import FieldAlias
 from octo.core.envelope import ToolQuery
@@ -276,8 +278,8 @@ class MatchPagination(BaseModel):
     matchesOnPage: int
 
 
-class SearchFile(BaseModel):
-    """A file with matches; ``path`` is relative to the result's ``root``."""
+class SearchFile(PlacedItem):
+    """A file with matches; ``path`` is relative to the result's ``root`` (and ``place``)."""
 
     path: str
     matchCount: int = Field(description="Matching lines in the file.")
@@ -306,7 +308,7 @@ class SearchStats(BaseModel):
     complete: bool | None = Field(default=None, description=_COMPLETE)
 
 
-class LocalSearchCodeResult(ToolResult):
+class LocalSearchCodeResult(PlacesPart, ToolResult):
     """Files matching a pattern: a page of them, their counts, or the counts alone."""
 
     root: str | None = Field(
@@ -326,6 +328,9 @@ class LocalSearchCodeResult(ToolResult):
         "(truncated) and paginationHint says how to read them.",
     )
     # Pages of lines may run past the last file; count answers are empty only without matches.
+    groups: list[LocalSearchCodeResult] | None = Field(
+        default=None, description="Grouped answers of several places: one per place."
+    )
     _empty_without_files: bool = PrivateAttr(default=True)
 
     def status_from_stats(self) -> LocalSearchCodeResult:
@@ -340,6 +345,9 @@ class LocalSearchCodeResult(ToolResult):
         return extended
 
     def is_empty(self) -> bool:
+        placed = self.places_empty()
+        if placed is not None:
+            return placed
         if self._empty_without_files:
             return not self.files
         return self.stats.filesWithMatches == 0

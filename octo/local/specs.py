@@ -6,15 +6,15 @@ from __future__ import annotations
 from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
-from octo.local.find_search_models import FindAndSearchQuery
 from octo.local.find_search_models import FindAndSearchResult
-from octo.local.listing_models import FindFilesQuery
 from octo.local.listing_models import FindFilesResult
-from octo.local.listing_models import ViewStructureQuery
 from octo.local.listing_models import ViewStructureResult
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
-from octo.local.search_models import LocalSearchCodeQuery
+from octo.local.place_models import FindAndSearchPlaces
+from octo.local.place_models import FindFilesPlaces
+from octo.local.place_models import SearchCodePlaces
+from octo.local.place_models import ViewStructurePlaces
 from octo.local.search_models import LocalSearchCodeResult
 
 TOOLS = family_tools(
@@ -22,7 +22,7 @@ TOOLS = family_tools(
     ToolCategory.LOCAL,
     {
         "localSearchCode": Binding(
-            LocalSearchCodeQuery, LocalSearchCodeResult, "octo.local.search:search_code", 5
+            SearchCodePlaces, LocalSearchCodeResult, "octo.local.place_tools:search_code", 5
         ),
         "localGetFileContent": Binding(
             LocalGetFileContentQuery,
@@ -31,15 +31,18 @@ TOOLS = family_tools(
             5,
         ),
         "localViewStructure": Binding(
-            ViewStructureQuery, ViewStructureResult, "octo.local.view_structure:view_structure", 5
+            ViewStructurePlaces,
+            ViewStructureResult,
+            "octo.local.place_tools:view_structure",
+            5,
         ),
         "localFindFiles": Binding(
-            FindFilesQuery, FindFilesResult, "octo.local.find_files:find_files", 5
+            FindFilesPlaces, FindFilesResult, "octo.local.place_tools:find_files", 5
         ),
         "localFindAndSearchCode": Binding(
-            FindAndSearchQuery,
+            FindAndSearchPlaces,
             FindAndSearchResult,
-            "octo.local.find_and_search:find_and_search_code",
+            "octo.local.place_tools:find_and_search_code",
             5,
         ),
     },

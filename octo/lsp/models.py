@@ -16,6 +16,7 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
 
+from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.formats import compact_json
@@ -163,6 +164,7 @@ class NavigationResult(ToolResult):
         description="True when the answer may be incomplete: the server was still indexing, or"
         " a limit or a failed request left calls out (call hierarchy); the hints say which.",
     )
+    tokens: TokenInfo | None = None
 
 
 class GotoDefinitionResult(NavigationResult):

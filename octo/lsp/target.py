@@ -14,10 +14,13 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import with_tokens
+from octo.core.config import Config
 from octo.core.confined import open_confined
 from octo.core.errors import LspNotAvailableError
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
+from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.core.sensitive import withheld
 from octo.lsp.documents import Source
@@ -42,6 +45,8 @@ class Target:
     resolved: ResolvedSymbol
     position: dict[str, int]
     hints: tuple[str, ...]
+    #: The settings of the query (its token budget).
+    config: Config
 
     def params(self, **extra: Any) -> dict[str, Any]:
         """Request params naming the symbol's position (``textDocument`` + ``position``)."""
@@ -127,7 +132,7 @@ async def find_target(ctx: QueryContext, query: SymbolQuery) -> Target:
         text=found.text,
     )
     position = {"line": found.line, "character": found.character}
-    return Target(read.source.path, slot, resolved, position, tuple(hints))
+    return Target(read.source.path, slot, resolved, position, tuple(hints), ctx.config)
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
@@ -157,6 +162,20 @@ def require(slot: ServerSlot, capability: str, what: str) -> None:
         )
 
 
+def _with_tokens(result: ResultT, config: Config) -> ResultT:
+    """``result`` with its size, and the page that continues it."""
+    pagination = getattr(result, "pagination", None)
+    next_step = None
+    if isinstance(pagination, Pagination) and pagination.hasMore:
+        next_step = f"page={pagination.currentPage + 1}"
+    return with_tokens(
+        result,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        next_step=next_step,
+    )
+
+
 def answer(
     target: Target, result: ResultT, hints: Iterable[str], *, partial: bool = False
 ) -> Answer[ResultT]:
@@ -169,6 +188,7 @@ def answer(
     indexing = client is not None and client.progress.busy
     if partial or indexing:
         result.partial = True
+    result = _with_tokens(result, target.config)
     done = Answer(result, partial=partial or indexing)
     done.hint(*target.hints, *hints)
     if indexing:

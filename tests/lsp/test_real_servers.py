@@ -129,6 +129,10 @@ async def test_python_references_with_and_without_declaration(
         "totalPages": both["totalReferences"],
         "hasMore": both["totalReferences"] > 2,
     }
+    # Spec 000's tokens block: the answer's size, and the page that continues it.
+    assert paged["tokens"]["requiresPagination"] is paged["pagination"]["hasMore"]
+    assert paged["tokens"]["paginationHint"] == "More content: continue with page=3"
+    assert both["tokens"]["truncated"] is False and both["tokens"]["estimatedTokens"] > 0
 
 
 @pytest.mark.parametrize("server", PYTHON_SERVERS)
