@@ -72,6 +72,8 @@ SENSITIVE_PATH_ENDINGS: tuple[str, ...] = (
 )
 
 
+_PLACES = tuple("/" + ending for ending in SENSITIVE_PATH_ENDINGS)
+
 # One regex for all globs: a search checks every matching file, often thousands.
 _SENSITIVE_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in SENSITIVE_NAME_GLOBS))
 
@@ -79,10 +81,12 @@ _SENSITIVE_NAME = re.compile("|".join(fnmatch.translate(glob) for glob in SENSIT
 def is_sensitive(path: Path | str) -> bool:
     """True for files that commonly hold credentials or private keys (by name, or by the
     directory they are in)."""
-    text = str(path).replace(os.sep, "/").lower()
-    if _SENSITIVE_NAME.match(text.rsplit("/", 1)[-1]) is not None:
+    text = str(path).lower()
+    if os.sep != "/":
+        text = text.replace(os.sep, "/")
+    if _SENSITIVE_NAME.match(text.rpartition("/")[2]) is not None:
         return True
-    return any(text == end or text.endswith("/" + end) for end in SENSITIVE_PATH_ENDINGS)
+    return text.endswith(_PLACES) or text in SENSITIVE_PATH_ENDINGS
 
 
 def withheld(
