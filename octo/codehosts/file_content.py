@@ -20,6 +20,7 @@ from octo.core.config import Config
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
+from octo.core.formats import region_marker
 from octo.core.redaction import redact
 
 #: The largest file one answer holds whole.
@@ -78,7 +79,7 @@ def _select(text: str, query: FileContentQuery) -> _Selection:
             return _Selection("", 1, total, 0)
         parts = []
         for start, end in windows:
-            parts.append(f"--- lines {start + 1}-{end + 1} ---\n")
+            parts.append(region_marker(start + 1, end + 1))
             parts.append("".join(lines[start : end + 1]))
         return _Selection("".join(parts), windows[0][0] + 1, total, len(hits))
     return _Selection(text, 1, total)

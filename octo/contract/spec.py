@@ -38,6 +38,24 @@ OPEN_WORLD = frozenset({ToolCategory.GITHUB, ToolCategory.PACKAGE})
 
 Handler = Callable[[QueryContext, Any], Awaitable[Answer[Any]]]
 
+#: ``await warm_up(ctx)``: get ready to answer fast under ``ctx.paths`` (start a language
+#: server for the code there); run in the background, its failures only logged.
+WarmUp = Callable[[QueryContext], Awaitable[None]]
+
+
+def _imported_on_call(target: str) -> Callable[..., Awaitable[Any]]:
+    module_name, _, function = target.partition(":")
+    loaded: list[Callable[..., Awaitable[Any]]] = []
+
+    async def call(*args: Any) -> Any:
+        if not loaded:
+            loaded.append(getattr(import_module(module_name), function))
+        return await loaded[0](*args)
+
+    call.__qualname__ = call.__name__ = function
+    call.target = target  # type: ignore[attr-defined]
+    return call
+
 
 def lazy(target: str) -> Handler:
     """The handler ``"package.module:function"``, imported on its first call.
@@ -45,17 +63,12 @@ def lazy(target: str) -> Handler:
     A family's specs name their handlers this way, so listing tools (``import octo``,
     ``octo tools``, MCP tools/list) never loads a backend, httpx or pygls.
     """
-    module_name, _, function = target.partition(":")
-    loaded: list[Handler] = []
+    return _imported_on_call(target)
 
-    async def handler(ctx: QueryContext, query: Any) -> Answer[Any]:
-        if not loaded:
-            loaded.append(getattr(import_module(module_name), function))
-        return await loaded[0](ctx, query)
 
-    handler.__qualname__ = handler.__name__ = function
-    handler.target = target  # type: ignore[attr-defined]
-    return handler
+def lazy_warm_up(target: str) -> WarmUp:
+    """A family's warm-up ``"package.module:function"``, imported on its first call."""
+    return _imported_on_call(target)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,31 @@ logger = logging.getLogger("octo.paths")
 #: Longest file name (one path component) common file systems allow, in bytes.
 _NAME_MAX = 255
 
+#: Folders that tools fill (caches, installed dependencies, build output, virtual
+#: environments): nothing to read first, nor to suggest looking into.
+GENERATED_DIRS = frozenset(
+    {
+        "__pycache__",
+        "node_modules",
+        "site-packages",
+        "dist-packages",
+        "venv",
+        "build",
+        "dist",
+        "target",
+        "out",
+        "coverage",
+        "htmlcov",
+        "bower_components",
+        "vendor",
+    }
+)
+
+
+def is_generated(name: str) -> bool:
+    """True for a folder name tools fill (GENERATED_DIRS, dot-folders, ``*.egg-info``)."""
+    return name in GENERATED_DIRS or name.startswith(".") or name.endswith(".egg-info")
+
 
 def is_hidden(path: Path, root: Path) -> bool:
     """True when any component of ``path`` below ``root`` starts with a dot."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -12,7 +13,9 @@ from typing import Any
 from anyio.abc import AsyncResource
 
 from octo.contract import ProgressReporter
+from octo.contract import QueryContext
 from octo.contract import ToolSpec
+from octo.contract import WarmUp
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
@@ -21,11 +24,22 @@ from octo.core.handles import HandleStore
 from octo.dispatch import dispatch
 from octo.registry import all_tools
 from octo.registry import get_tool
+from octo.registry import warm_ups
 
 if TYPE_CHECKING:
     import httpx
 
 Queries = Sequence[Mapping[str, Any] | ToolQuery]
+
+logger = logging.getLogger("octo")
+
+
+async def _logged(warm_up: WarmUp, ctx: QueryContext) -> None:
+    # Warming is an optimisation: whatever goes wrong, the gateway goes on serving.
+    try:
+        await warm_up(ctx)
+    except Exception:  # logged: the first query meets the same fault itself, as its error
+        logger.exception("warm-up failed")
 
 
 class Gateway(AsyncResource):
@@ -52,6 +66,7 @@ class Gateway(AsyncResource):
         self.runtime = Runtime(
             config, http_transport=http_transport, catalog=all_tools(), handles=handles
         )
+        self._warmed: set[tuple[Path, ...]] = set()
 
     @property
     def config(self) -> Config:
@@ -82,6 +97,17 @@ class Gateway(AsyncResource):
         """
         paths = self.runtime.paths.narrowed(roots) if roots is not None else None
         return await dispatch(get_tool(tool), self.runtime, queries, paths=paths, progress=progress)
+
+    def warm(self, roots: Iterable[Path | str]) -> None:
+        """Start, in the background, what makes the first answers under ``roots`` fast (a
+        language server for the code there); returns at once. Faces call it when they learn
+        the roots a client works in (MCP roots)."""
+        ctx = QueryContext(self.runtime, self.runtime.paths.narrowed(roots))
+        if ctx.paths.roots in self._warmed:
+            return
+        self._warmed.add(ctx.paths.roots)
+        for warm_up in warm_ups():
+            self.runtime.start_background(_logged, warm_up, ctx, name="warm-up")
 
     @staticmethod
     def tools() -> tuple[ToolSpec, ...]:

@@ -97,13 +97,22 @@ def _client_has_roots(ctx: Context) -> bool:
     return capabilities is not None and capabilities.roots is not None
 
 
+async def _ask_roots(ctx: Context) -> list[Path] | None:
+    """Ask a handshake-era client for its roots and remember them for the connection.
+
+    Raises MCPError or NoBackChannelError when the client cannot answer now.
+    """
+    result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+    roots = _connection_state(ctx)[_ROOTS_KEY] = _root_paths(result.roots) or None
+    return roots
+
+
 async def _legacy_client_roots(ctx: Context) -> list[Path] | None:
     """Ask a handshake-era client for its roots once per connection (until roots change)."""
     state = _connection_state(ctx)
     if _ROOTS_KEY not in state:
         try:
-            result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
-            state[_ROOTS_KEY] = _root_paths(result.roots) or None
+            return await _ask_roots(ctx)
         except (MCPError, NoBackChannelError) as exc:
             logger.warning("client advertised roots but roots/list failed: %s", exc)
             state[_ROOTS_KEY] = None
@@ -125,8 +134,31 @@ async def _client_roots(
         return await _legacy_client_roots(ctx)
     answer = (params.input_responses or {}).get(_ROOTS_INPUT)
     if isinstance(answer, types.ListRootsResult):
-        return _root_paths(answer.roots) or None
+        roots = _root_paths(answer.roots) or None
+        if roots:
+            # This protocol sends roots only with a call: warm for the calls after it.
+            ctx.lifespan_context.warm(roots)
+        return roots
     return types.InputRequiredResult(input_requests={_ROOTS_INPUT: types.ListRootsRequest()})
+
+
+async def _warm_client_roots(ctx: Context, _params: types.NotificationParams) -> None:
+    """Once a handshake-era client is initialized (or its roots changed), ask for its roots
+    and warm the gateway for them (language servers start in the background).
+
+    This runs in the notification's own task: initialize and tools/list never wait for it.
+    A client that cannot answer yet (over HTTP, before it opened its event stream) is asked
+    again by its first call, over that call's own stream.
+    """
+    if not _client_has_roots(ctx) or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return
+    try:
+        roots = await _ask_roots(ctx)
+    except (MCPError, NoBackChannelError) as exc:
+        logger.info("roots/list before any call failed (the first call asks again): %s", exc)
+        return
+    if roots:
+        ctx.lifespan_context.warm(roots)
 
 
 def _call_error_result(exc: CallError) -> types.CallToolResult:
@@ -169,8 +201,9 @@ async def _call_tool(
     )
 
 
-async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> None:
+async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None:
     _connection_state(ctx).pop(_ROOTS_KEY, None)
+    await _warm_client_roots(ctx, params)
 
 
 def build_server(
@@ -236,5 +269,8 @@ def build_server(
     # 2026-07-28 protocol, while handshake-era clients still send this notification.
     server.add_notification_handler(
         "notifications/roots/list_changed", types.NotificationParams, _roots_changed
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, _warm_client_roots
     )
     return server

@@ -38,16 +38,30 @@ The answer is `{{"results": [...]}}` with one envelope per query, in query order
 Error codes: {codes}. A query that breaks its tool's rules fails alone with `VALIDATION_ERROR`;
 more queries than a tool allows fail the whole call. Over MCP, `isError` is true only when every
 query failed.
+
+## Where octo differs from the specification
+
+octo takes its tools' contract from the API reference it was built from, and differs from it
+on purpose in three places only:
+
+- **The error object.** A failed query carries `error: {{"code", "message"}}` (and `resetAt`
+  for rate limits) where the reference has `error` as a string beside `code`: one object a
+  client can branch on by its code.
+- **The `empty` status.** A query that ran fine and found nothing answers `empty`, not
+  `success` with an empty list, so an empty result never reads as a result. A page past the
+  last one is `empty` too, in every tool that pages, with the call for the last page in its
+  hints.
+- **1-based LSP lines.** Every line in an LSP answer (`range.start.line`, `resolved.line`) is
+  1-based, like `lineHint` and every other tool's line numbers, so it can be given straight
+  back as a `lineHint` or a `startLine`; characters stay 0-based UTF-16 code units, as in
+  LSP. Each place has its `file://` `uri` and, beside it, its `path` relative to its root.
 """
 
 
-def summary(spec: ToolSpec, width: int = 100) -> str:
-    """The first sentence of a tool's description, cut at a word boundary to ``width``."""
+def summary(spec: ToolSpec) -> str:
+    """The first sentence of a tool's description, whole."""
     text = " ".join(spec.description.split())
-    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    if len(sentence) <= width:
-        return sentence
-    return sentence[: width - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+    return re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
 
 
 def _cell(text: str) -> str:

@@ -133,7 +133,9 @@ class LocalGetFileContentResult(ToolResult):
 
     path: str = Field(description="The file, relative to its allowed root.")
     content: str | None = Field(
-        default=None, description="The text read (absent with matchString: see matches)."
+        default=None,
+        description="The text read; with matchString, the matched regions, each headed by "
+        "its line numbers ('--- lines 12-20 ---'), as githubGetFileContent gives them.",
     )
     size: int = Field(description="File size in bytes.")
     totalLines: int

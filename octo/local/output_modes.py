@@ -18,6 +18,7 @@ from octo.core.paging import page_of
 from octo.local.rg_output import MatchingFile
 from octo.local.search_hints import NO_FILE_SEARCHED
 from octo.local.search_hints import empty_search_hints
+from octo.local.search_hints import page_turn
 from octo.local.search_hints import read_hit
 from octo.local.search_hints import repeat_params
 from octo.local.search_models import COUNT_PAGE_FILES
@@ -51,7 +52,8 @@ async def answer_counts(
     result = with_tokens(
         result, max_tokens=config.max_tokens, chars_per_token=config.chars_per_token
     )
-    return Answer(result.status_from_stats(), hints)
+    # A count page past the last one holds no file: empty, like every page past the end.
+    return Answer(result, hints)
 
 
 def _most_matches_first(entry: MatchingFile) -> tuple[int, bytes]:
@@ -71,10 +73,7 @@ def _count_page(
     repeat = repeat_params(query)
     if not page and ranked:
         return result, empty_search_hints(query, result, repeat, tool)
-    hints = []
-    if pagination.hasMore:
-        next_page = {**repeat, "countPageNumber": query.countPageNumber + 1}
-        hints.append(f"Next page: {tool} {compact_json(next_page)}")
+    hints = page_turn(query, result, repeat, tool)
     if page:
         summary = {k: v for k, v in repeat.items() if k != "countPageNumber"}
         summary["outputMode"] = "summary"

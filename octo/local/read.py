@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,6 +26,7 @@ from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
+from octo.core.formats import region_marker
 from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
@@ -40,6 +43,9 @@ MAX_FULL_CONTENT_BYTES = 300 * 1024
 MAX_CHAR_LENGTH = 10_000
 _BINARY_SNIFF_BYTES = 8192
 _FILE_TEXT_TTL = 300.0
+#: Lines before and after the first match that the "read around it" hint asks for.
+_AROUND_MATCH_BEFORE = 10
+_AROUND_MATCH_AFTER = 40
 
 
 async def get_file_content(
@@ -55,7 +61,7 @@ async def get_file_content(
         "size": opened.stat.st_size,
         "totalLines": len(lines),
     }
-    answer = _FileRead(ctx.config, query, text, lines, base).answer()
+    answer = _FileRead(ctx.config, query, text, lines, base, opened.path.parent).answer()
     answer.cached = cached
     asked = _lines_asked(query, text, lines)
     tokens = answer.result.tokens
@@ -134,13 +140,20 @@ def _split_lines(text: str) -> list[str]:
 @dataclass(frozen=True)
 class _FileRead:
     """One query's read of a file's redacted ``text`` (``lines`` keep their endings);
-    ``base`` holds the result fields every mode shares."""
+    ``base`` holds the result fields every mode shares; ``folder`` is the file's own."""
 
     config: Config
     query: LocalGetFileContentQuery
     text: str
     lines: list[str]
     base: dict[str, Any]
+    folder: Path
+
+    def _again(self, **changes: Any) -> str:
+        """localGetFileContent on this file (with the query's opt-ins) and ``changes``."""
+        params: dict[str, Any] = {"path": self.query.path}
+        params.update((k, True) for k in ("hidden", "includeSensitive") if getattr(self.query, k))
+        return "localGetFileContent " + compact_json({**params, **changes})
 
     def answer(self) -> Answer[LocalGetFileContentResult]:
         """The read in the mode the query asks for, with the hints that continue it."""
@@ -213,14 +226,18 @@ class _FileRead:
         next_step = None
         if next_query is not None:
             next_step = ", ".join(f"{key}={value}" for key, value in next_query.items())
-            hints.append(
-                "Continue reading: localGetFileContent "
-                + compact_json({"path": self.query.path, **next_query})
-            )
+            hints.append(f"Continue reading: {self._again(**next_query)}")
         elif wanted and last < len(lines):
             # The asked range fit; the file goes on (spec 000: requiresPagination).
             following = min(len(lines), last + (last - first + 1))
             next_step = f"startLine={last + 1}, endLine={following}"
+            hints.append(f"Next lines: {self._again(startLine=last + 1, endLine=following)}")
+        elif wanted and self.query.startLine is not None:
+            folder = compact_json({"path": str(self.folder)})
+            hints.append(
+                f"That is the end of the file ({len(lines)} lines); its folder: "
+                f"localViewStructure {folder}"
+            )
         result = self._measured(
             LocalGetFileContentResult(
                 **self.base,
@@ -248,10 +265,7 @@ class _FileRead:
         next_step = None
         if end < total:
             next_step = f"charOffset={end}, charLength={length}"
-            hints.append(
-                "Continue reading: localGetFileContent "
-                + compact_json({"path": query.path, "charOffset": end, "charLength": length})
-            )
+            hints.append(f"Continue reading: {self._again(charOffset=end, charLength=length)}")
         result = self._measured(
             LocalGetFileContentResult(
                 **self.base,
@@ -291,7 +305,8 @@ class _FileRead:
                     )
                 else:
                     window_lines.append((number, clip_line(text), False))
-            cost = sum(len(text) + 1 for _, text, _ in window_lines)
+            # Each line is sent twice: in content (the regions) and in matches.
+            cost = 2 * sum(len(text) + 1 for _, text, _ in window_lines)
             if numbered and used + cost > self._budget_chars:
                 break
             numbered += window_lines
@@ -308,14 +323,17 @@ class _FileRead:
             next_step = f"startLine={start}, endLine={len(lines)}"
             hints.append(
                 f"{len(rest)} more matching lines after line {covered} did not fit the token "
-                "budget: make matchString more specific, or read on with localGetFileContent "
-                + compact_json({"path": query.path, "startLine": start, "endLine": len(lines)})
+                "budget: make matchString more specific, or read on with "
+                + self._again(startLine=start, endLine=len(lines))
             )
-        if not hits:
+        if hits:
+            hints += self._match_hints(hits[0], match_string)
+        else:
             hints += _no_match_hints(query, match_string)
         result = self._measured(
             LocalGetFileContentResult(
                 **self.base,
+                content=_regions(numbered) or None,
                 matchCount=len(hits),
                 matches=group_matches(numbered, context),
             ),
@@ -323,6 +341,35 @@ class _FileRead:
             next_step=next_step,
         )
         return Answer(result, hints)
+
+    def _match_hints(self, first_hit: int, match_string: str) -> list[str]:
+        """Read on around the first match; find the text in the file's folder."""
+        query = self.query
+        around = self._again(
+            startLine=max(1, first_hit - _AROUND_MATCH_BEFORE),
+            endLine=min(len(self.lines), first_hit + _AROUND_MATCH_AFTER),
+        )
+        search: dict[str, Any] = {"pattern": match_string, "path": str(self.folder)}
+        if not query.matchStringIsRegex:
+            search["fixedString"] = True
+        if query.hidden:
+            search["hidden"] = True
+        return [
+            f"Read the code around the first match: {around}",
+            f"Find it in the other files of the folder: localSearchCode {compact_json(search)}",
+        ]
+
+
+def _regions(numbered: list[tuple[int, str, bool]]) -> str:
+    """The shown lines as text, each run of consecutive lines headed by its line numbers
+    (githubGetFileContent's format)."""
+    parts: list[str] = []
+    # Consecutive line numbers keep the same difference to their position in the list.
+    for _, run in groupby(enumerate(numbered), key=lambda item: item[1][0] - item[0]):
+        lines = [line for _, line in run]
+        parts.append(region_marker(lines[0][0], lines[-1][0]))
+        parts.extend(text + "\n" for _, text, _ in lines)
+    return "".join(parts)
 
 
 def _no_match_hints(query: LocalGetFileContentQuery, match_string: str) -> list[str]:

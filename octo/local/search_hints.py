@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from octo.core.formats import compact_json
+from octo.core.paging import page_hints
 from octo.local.next_calls import has_regex_syntax
 from octo.local.next_calls import read_params
 from octo.local.page_fit import PageFit
@@ -50,6 +51,17 @@ def read_hit(query: SearchFields, cwd: Path, rel: str) -> dict[str, Any]:
     return read
 
 
+def page_turn(
+    query: SearchFields, result: LocalSearchCodeResult, repeat: dict[str, Any], tool: str
+) -> list[str]:
+    """The call for the next page of files, or for the last one when the query asked past
+    it (countOnly pages by countPageNumber, groupByFile by filePageNumber)."""
+    if result.pagination is None:
+        return []
+    field = "countPageNumber" if query.outputMode == "countOnly" else "filePageNumber"
+    return page_hints(tool, repeat, field, result.pagination, result.stats.filesWithMatches)
+
+
 def search_hints(
     query: SearchFields, result: LocalSearchCodeResult, cwd: Path, tool: str
 ) -> list[str]:
@@ -57,12 +69,7 @@ def search_hints(
     repeat = repeat_params(query)
     if not result.files:
         return empty_search_hints(query, result, repeat, tool)
-    hints: list[str] = []
-    if result.pagination is not None and result.pagination.hasMore:
-        hints.append(
-            f"Next page: {tool} "
-            + compact_json({**repeat, "filePageNumber": query.filePageNumber + 1})
-        )
+    hints = page_turn(query, result, repeat, tool)
     first = result.files[0]
     if query.filesOnly:
         lines = {k: v for k, v in repeat.items() if k != "filesOnly"}
@@ -127,13 +134,10 @@ NO_FILE_SEARCHED = "No file passed the filters: check path, type, include and ex
 def empty_search_hints(
     query: SearchFields, result: LocalSearchCodeResult, repeat: dict[str, Any], tool: str
 ) -> list[str]:
-    """Hints for an answer without files: the last page, or ways out of a search that
-    matched nothing."""
+    """Hints for an answer without files: the way to the last page, or ways out of a search
+    that matched nothing."""
     if result.stats.filesWithMatches:
-        page_field = "countPageNumber" if query.outputMode == "countOnly" else "filePageNumber"
-        last_page = result.pagination.totalPages if result.pagination is not None else 1
-        last = {**repeat, page_field: last_page}
-        return [f"Only {last_page} page(s) of files; the last one: {tool} {compact_json(last)}"]
+        return page_turn(query, result, repeat, tool)
     hints: list[str] = []
     if result.stats.filesSearched == 0:
         hints.append(NO_FILE_SEARCHED)

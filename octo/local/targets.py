@@ -20,7 +20,8 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
 from octo.core.formats import compact_json
 from octo.core.paths import PathPolicy
-from octo.core.sensitive import withheld
+from octo.core.paths import is_hidden
+from octo.core.sensitive import is_sensitive
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.search_models import LocalSearchCodeQuery
 
@@ -89,9 +90,9 @@ async def start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
 def _search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> SearchTarget:
     root, target, opened = _opened(paths, query.path)
     with closed_on_error(opened):
-        _check_opt_ins(
-            target, root, query.path, query.hidden, query.includeSensitive or opened.is_dir
-        )
+        # A directory is searched without its credential files; only naming one needs the
+        # opt-in.
+        _check_opt_ins(target, root, "localSearchCode", query, sensitive_ok=opened.is_dir)
         if opened.is_dir:
             return SearchTarget(root, opened)
         if not opened.is_file:
@@ -111,7 +112,7 @@ def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
             )
         if not opened.is_file:
             raise InvalidQueryError(f"'{query.path}' is not a regular file")
-        _check_opt_ins(real, root, query.path, query.hidden, query.includeSensitive)
+        _check_opt_ins(real, root, "localGetFileContent", query)
     return opened
 
 
@@ -146,22 +147,41 @@ def _start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
     return start
 
 
-def _check_opt_ins(real: Path, root: Path, raw: str, hidden: bool, include_sensitive: bool) -> None:
-    """Hidden and credential files need the query's explicit opt-in."""
-    needed = withheld(real, root, hidden=hidden, include_sensitive=include_sensitive, raw=raw)
-    if needed == "sensitive":
-        raise PathNotAllowedError(
-            f"'{raw}' looks like a credential file",
-            hints=["Set includeSensitive: true to use it anyway (secrets stay redacted)."],
-        )
-    if needed == "hidden":
-        raise PathNotAllowedError(
-            f"'{raw}' is hidden (a dot-file or inside a dot-directory)",
-            hints=["Set hidden: true to use it."],
-        )
+def _check_opt_ins(
+    real: Path,
+    root: Path,
+    tool: str,
+    query: LocalSearchCodeQuery | LocalGetFileContentQuery,
+    *,
+    sensitive_ok: bool = False,
+) -> None:
+    """Hidden and credential files need the query's explicit opt-in; the refusal gives the
+    query again with every opt-in it needs."""
+    raw = query.path
+    needs: dict[str, bool] = {}
+    reasons = []
+    if not (query.includeSensitive or sensitive_ok) and (is_sensitive(real) or is_sensitive(raw)):
+        needs["includeSensitive"] = True
+        reasons.append("looks like a credential file")
+    if not query.hidden and is_hidden(real, root):
+        needs["hidden"] = True
+        reasons.append("is hidden (a dot-file or inside a dot-directory)")
+    if not needs:
+        return
+    again = f"{tool} {compact_json({**query.params(), **needs})}"
+    redacted = " (secrets stay redacted)" if "includeSensitive" in needs else ""
+    raise PathNotAllowedError(
+        f"'{raw}' {' and '.join(reasons)}", hints=[f"To use it anyway{redacted}: {again}"]
+    )
 
 
 def _not_found(real: Path, root: Path, raw: str) -> NotFoundError:
+    if not root.is_dir():
+        # Every path under a root that is gone is missing: say what is really wrong.
+        return NotFoundError(
+            f"The allowed root {root} does not exist, so '{raw}' does not either",
+            hints=["Fix the roots (OCTO_ROOTS, --root, or the MCP client's roots)."],
+        )
     parent = real.parent
     while parent != root and not parent.is_dir() and parent.is_relative_to(root):
         parent = parent.parent

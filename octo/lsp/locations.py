@@ -1,6 +1,6 @@
 """Places in code as servers send them (Location, LocationLink, call items), and as octo
-answers with them: a path relative to its allowed root, a 1-based range, and lines of code
-around it.
+answers with them: a file:// URI and a path relative to its allowed root, a 1-based range,
+and lines of code around it.
 
 Files are looked at in one worker-thread hop per answer page (resolving each path, reading
 the lines of those inside the allowed roots), never on the event loop.
@@ -22,7 +22,6 @@ import anyio
 
 from octo.core.confined import open_confined
 from octo.core.errors import OctoError
-from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
 from octo.core.sensitive import Withheld
@@ -59,10 +58,12 @@ def range_of(raw: Any) -> Range:
 
 @dataclass(frozen=True)
 class Place:
-    """A range in a file, as the server named it."""
+    """A range in a file, as the server named it; ``last_line`` is the last 1-based line of
+    the whole declaration when the server said (a LocationLink's targetRange)."""
 
     path: Path
     range: Range
+    last_line: int | None = None
 
 
 def places_of(result: Any) -> list[Place]:
@@ -74,16 +75,19 @@ def places_of(result: Any) -> list[Place]:
     for item in items:
         if not isinstance(item, Mapping):
             raise MalformedReplyError(f"Language server returned a bad location: {item!r:.100}")
+        extent = None
         if "targetUri" in item:
             uri, raw = (
                 item["targetUri"],
                 item.get("targetSelectionRange") or item.get("targetRange"),
             )
+            extent = item.get("targetRange")
         else:
             uri, raw = item.get("uri"), item.get("range")
         if not isinstance(uri, str):
             raise MalformedReplyError(f"Language server returned a bad location: {item!r:.100}")
-        place = Place(path_of(uri), range_of(raw))
+        last_line = range_of(extent).end.line if extent else None
+        place = Place(path_of(uri), range_of(raw), last_line)
         places[(str(place.path), place.range.start.line, place.range.start.character)] = place
     return sorted(places.values(), key=lambda p: (str(p.path), p.range.start.line))
 
@@ -92,15 +96,21 @@ def places_of(result: Any) -> list[Place]:
 class SeenFile:
     """A file a server named, as the caller sees it.
 
-    ``uri``: relative to its allowed root, or absolute when outside every root
-    (``external``: not read). ``withheld``: hidden or a credential file the query did not
-    opt in to (not read). ``lines``: its lines, redacted, when read.
+    ``absolute``: the real path (the server's own when outside every root); ``path``:
+    relative to its allowed root, or absolute when outside every root (``external``: not
+    read). ``withheld``: hidden or a credential file the query did not opt in to (not
+    read). ``lines``: its lines, redacted, when read.
     """
 
-    uri: str
+    absolute: Path
+    path: str
     external: bool
     lines: tuple[str, ...] = ()
     withheld: Withheld | None = None
+
+    @property
+    def uri(self) -> str:
+        return self.absolute.as_uri()
 
 
 @lru_cache(maxsize=256)
@@ -123,7 +133,7 @@ def _see(
             real = path
         root = paths.root_of(real)
         if root is None:
-            seen[path] = SeenFile(str(path), external=True)
+            seen[path] = SeenFile(path, str(path), external=True)
             continue
         shown = paths.relative(real)
         reason = None
@@ -132,7 +142,7 @@ def _see(
                 real, root, hidden=opt_ins.hidden, include_sensitive=opt_ins.includeSensitive
             )
         if reason is not None or not read:
-            seen[path] = SeenFile(shown, external=False, withheld=reason)
+            seen[path] = SeenFile(real, shown, external=False, withheld=reason)
             continue
         try:
             stat = real.stat()
@@ -140,7 +150,7 @@ def _see(
             lines = _file_lines(root, real, stamp)
         except (OSError, OctoError):
             lines = ()
-        seen[path] = SeenFile(shown, external=False, lines=lines)
+        seen[path] = SeenFile(real, shown, external=False, lines=lines)
     return seen
 
 
@@ -182,29 +192,18 @@ def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
     """``where`` in ``seen`` with ``context`` lines before and after (none when external or
     withheld)."""
     if seen.external:
-        return CodeLocation(uri=seen.uri, range=where, external=True)
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where, external=True)
     if seen.withheld is not None:
-        return CodeLocation(uri=seen.uri, range=where, withheld=seen.withheld)
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where, withheld=seen.withheld)
     lines = seen.lines
     index = where.start.line - 1
     if not 0 <= index < len(lines):
-        return CodeLocation(uri=seen.uri, range=where)
-    # Empty lists are left out like None: every location would repeat them.
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where)
     return CodeLocation(
         uri=seen.uri,
+        path=seen.path,
         range=where,
         content=_cut(lines[index]),
-        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]] or None,
-        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]] or None,
+        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]],
+        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]],
     )
-
-
-def page_hints(pagination: Pagination, total: int, what: str) -> list[str]:
-    """How to get the next page of ``total`` ``what`` (references, calls), if any."""
-    if pagination.currentPage > pagination.totalPages and total:
-        return [f"Page {pagination.currentPage} is past the last page ({pagination.totalPages})."]
-    if pagination.hasMore:
-        return [
-            f"{total} {what} in all: ask for page={pagination.currentPage + 1} for the next ones."
-        ]
-    return []

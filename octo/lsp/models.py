@@ -2,7 +2,8 @@
 
 Lines are 1-based everywhere (``lineHint`` and every ``range``), so an answer's
 line can be fed straight back as a ``lineHint`` or to localGetFileContent;
-characters are 0-based UTF-16 code units, as in LSP.
+characters are 0-based UTF-16 code units, as in LSP. Every place carries its ``file://``
+``uri`` and its ``path`` relative to its allowed root.
 """
 
 from __future__ import annotations
@@ -111,7 +112,9 @@ class CallHierarchyQuery(SymbolQuery):
     page: int = Field(default=1, ge=1, description="Page number, from 1.")
 
 
-_CONTEXT = "Lines of code around content; left out when there are none (contextLines 0, file edge)."
+_CONTEXT = "Lines of code around content; empty when there are none (contextLines 0, file edge)."
+_URI = "The file's file:// URI."
+_PATH = "The file's path relative to its allowed root (absolute when external)."
 _WITHHELD = (
     "Set when the file is hidden or a credential file and the query did not opt in (hidden,"
     " includeSensitive): its code is left out; the hints give the call with the opt-in."
@@ -140,14 +143,15 @@ class ResolvedSymbol(BaseModel):
 class CodeLocation(BaseModel):
     """A place in the code with the lines around it."""
 
-    uri: str = Field(description="Path relative to its allowed root (absolute when external).")
+    uri: str = Field(description=_URI)
+    path: str = Field(description=_PATH)
     range: Range
     content: str | None = Field(
         default=None,
         description="The line at range.start (left out for external and withheld files).",
     )
-    contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
-    contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
+    contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
+    contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
     external: bool | None = Field(
         default=None, description="True for a file outside the allowed roots (not read)."
     )
@@ -175,19 +179,23 @@ class GotoDefinitionResult(NavigationResult):
 
 
 class FindReferencesResult(NavigationResult):
+    """One page of the references; a page past the last one is empty (its hint names the
+    last page)."""
+
     references: list[CodeLocation]
     totalReferences: int
     pagination: Pagination
 
     def is_empty(self) -> bool:
-        return self.totalReferences == 0
+        return not self.references
 
 
 class CallEnd(BaseModel):
     """A function at one end of a call."""
 
     name: str
-    uri: str
+    uri: str = Field(description=_URI)
+    path: str = Field(description=_PATH)
     range: Range = Field(description="The function's name (its selection range).")
     external: bool | None = None
     withheld: Withheld | None = Field(default=None, description=_WITHHELD)
@@ -203,8 +211,8 @@ class Call(BaseModel):
         default=None,
         description="The line of the first call site (left out for external and withheld files).",
     )
-    contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
-    contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
+    contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
+    contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
     depth: int = Field(description="1 for direct calls, 2-3 for calls of those.")
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
@@ -217,5 +225,6 @@ class CallHierarchyResult(NavigationResult):
     pagination: Pagination
 
     def is_empty(self) -> bool:
-        # No calls found in a walk a limit cut short says nothing of whether there are any.
-        return self.totalCalls == 0 and not self.partial
+        # No calls found in a walk a limit cut short says nothing of whether there are any;
+        # a page past the last one is empty, with the way to the last page in a hint.
+        return not self.calls and not self.partial

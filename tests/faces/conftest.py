@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import socket
+import re
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -59,46 +58,30 @@ def run_octo() -> RunOcto:
     return run
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def wait_for_port(process: subprocess.Popen[bytes], port: int) -> None:
-    """Return once ``process`` accepts connections on ``port``; fail if it exits first."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            assert process.stderr is not None
-            pytest.fail(f"octo serve --http exited: {process.stderr.read().decode()}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    pytest.fail("octo serve --http did not open its port within 30 s")
-
-
 @contextmanager
 def served_http(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> Iterator[str]:
-    """`octo serve --http` on a free port of 127.0.0.1 with ``args`` added; yields its MCP
-    URL once the port accepts, and stops the server on leaving."""
-    port = free_port()
-    command = [sys.executable, "-m", "octo", "serve", "--http", "--host", "127.0.0.1"]
+    """`octo serve --http` on any free port of 127.0.0.1 with ``args`` added; yields the MCP
+    URL it says it serves at, and stops the server on leaving."""
+    command = [sys.executable, "-m", "octo", "serve", "--http", "--port", "0", *args]
     process = subprocess.Popen(
-        [*command, "--port", str(port), *args],
+        command,
         env=dict(env),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        text=True,
     )
     try:
-        wait_for_port(process, port)
-        yield f"http://127.0.0.1:{port}/mcp"
+        assert process.stderr is not None
+        said = process.stderr.readline()
+        match = re.fullmatch(
+            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp); "
+            r"Ctrl\+C stops it\n",
+            said,
+        )
+        assert match, f"octo serve --http said {said!r}, then {process.stderr.read()!r}"
+        yield match.group(1)
     finally:
         process.terminate()
         try:

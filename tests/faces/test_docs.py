@@ -70,3 +70,16 @@ def test_every_reference_is_sound() -> None:
         assert response["status"] in ("success", "empty"), spec.name
         data = spec.result_model.model_validate(response["data"])
         assert data.is_empty() is (response["status"] == "empty"), spec.name
+
+
+def test_the_deliberate_differences_from_the_spec_are_said_in_one_place() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    assert text.count("## Where octo differs from the specification") == 1
+    section = text.split("## Where octo differs from the specification\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    for difference in (
+        "**The error object.**",
+        "**The `empty` status.**",
+        "**1-based LSP lines.**",
+    ):
+        assert difference in section

@@ -67,7 +67,7 @@ async def test_stdio_client_roots_narrow_the_configured_roots(mode: str, tree: P
 
 @pytest.fixture
 def http_server(tree: Path) -> Iterator[str]:
-    """`octo serve --http` on a free local port; yields its MCP URL once the port accepts."""
+    """`octo serve --http` on any free port; yields the MCP URL it says it serves at."""
     with served_http(_env(tree)) as url:
         yield url
 
@@ -81,4 +81,23 @@ async def test_streamable_http(http_server: str, tree: Path) -> None:
             )
     assert "localFindFiles" in names
     assert result.is_error is False
+    assert _statuses(result) == ["success", "error"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.slow
+async def test_streamable_http_client_roots_narrow_the_configured_roots(
+    mode: str, http_server: str, tree: Path
+) -> None:
+    # A handshake-era client is asked for its roots right after initialize (to warm its
+    # language server); over HTTP that may come before it can answer, and must not leave
+    # the connection without its roots.
+    async def list_roots(_context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=(tree / "src").as_uri())])
+
+    with anyio.fail_after(60):
+        async with Client(http_server, mode=mode, list_roots_callback=list_roots) as client:
+            result = await client.call_tool(
+                "localFindFiles", {"queries": [_find(tree / "src"), _find(tree)]}
+            )
     assert _statuses(result) == ["success", "error"]

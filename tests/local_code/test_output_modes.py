@@ -129,9 +129,12 @@ async def test_count_only_pages_hold_200_files(tree: Tree, search: CallOne) -> N
     assert len(second["data"]["files"]) == 5
     assert [f["matchCount"] for f in second["data"]["files"]] == [1] * 5
     past = await search(**{**following, "countPageNumber": 7})
-    # Matches exist, so a page past the last is no empty answer: the status follows the stats.
-    assert past["status"] == "success" and past["data"]["files"] == []
-    assert hinted_query(past, "Only 2 page(s)")["countPageNumber"] == 2
+    # A page past the last one is empty, as in every tool, with the call for the last page.
+    assert past["status"] == "empty" and past["data"]["files"] == []
+    assert past["hints"] == [
+        "Page 7 is past the last page (2): localSearchCode "
+        '{"pattern":"hit","path":".","outputMode":"countOnly","countPageNumber":2}'
+    ]
 
 
 async def test_summary_shows_the_top_files_with_two_samples(counted: Path, search: CallOne) -> None:

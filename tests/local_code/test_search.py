@@ -246,7 +246,7 @@ async def test_page_past_the_end_is_empty_with_a_hint(tree: Tree, search: CallOn
     tree({"a.txt": "needle\n"})
     found = await search(pattern="needle", path=".", filePageNumber=3)
     assert found["status"] == "empty"
-    assert hinted_query(found, "Only 1 page(s)") == {
+    assert hinted_query(found, "Page 3 is past the last page (1)") == {
         "pattern": "needle",
         "path": ".",
         "filePageNumber": 1,
@@ -354,7 +354,9 @@ async def test_hidden_files_need_opt_in(tree: Tree, search: CallOne) -> None:
     assert paths(with_hidden) == [".github/ci.yml", ".hidden.txt", "a.txt"]
     refused = await search(pattern="needle", path=".github")
     assert refused["error"]["code"] == "PATH_NOT_ALLOWED"
-    assert any("hidden: true" in h for h in refused["hints"])
+    assert refused["hints"] == [
+        'To use it anyway: localSearchCode {"pattern":"needle","path":".github","hidden":true}'
+    ]
     allowed = await search(pattern="needle", path=".github", hidden=True)
     assert paths(allowed) == ["ci.yml"]
 
@@ -372,7 +374,10 @@ async def test_sensitive_files_need_opt_in_and_stay_redacted(tree: Tree, search:
     assert paths(found) == ["app.py"]
     refused = await search(pattern="password", path="secrets.json")
     assert refused["error"]["code"] == "PATH_NOT_ALLOWED"
-    assert any("includeSensitive: true" in h for h in refused["hints"])
+    assert refused["hints"] == [
+        "To use it anyway (secrets stay redacted): localSearchCode "
+        '{"pattern":"password","path":"secrets.json","includeSensitive":true}'
+    ]
     opted = await search(pattern="token|password", path=".", hidden=True, includeSensitive=True)
     assert paths(opted) == [".env", "app.py", "secrets.json"]
     contents = [f["matches"][0]["content"] for f in opted["data"]["files"]]

@@ -318,6 +318,12 @@ async def test_paging_limit_and_hints(run_one: Any, tree: Any) -> None:
     assert params == {"path": ".", "name": "*.txt", "filePageNumber": 2}
     second = await run_one(TOOL, params)
     assert paths(second)[0] == "f29.log.txt"
+    past = await run_one(TOOL, {**params, "filePageNumber": 7})
+    assert past["status"] == "empty"
+    assert past["hints"] == [
+        "Page 7 is past the last page (3): localFindFiles "
+        '{"path":".","name":"*.txt","filePageNumber":3}'
+    ]
     limited = await run_one(
         TOOL, {"path": ".", "limit": 15, "filesPerPage": 10, "filePageNumber": 2}
     )

@@ -23,7 +23,7 @@ async def test_initialize_survives_a_notebook_selector_with_cells(gateway: Gatew
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert result["status"] == "success", result
     definition = result["data"]["definitions"][0]
-    assert definition["uri"] == "mod.py"
+    assert definition["path"] == "mod.py"
     assert definition["range"]["start"] == {"line": 1, "character": 0}
     assert result["data"]["resolved"] == {
         "line": 5,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -21,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from octo.core.config import Config
 from octo.faces.http_access import HttpAccess
 from octo.faces.serve import http_app
-from tests.faces.conftest import free_port
+from octo.faces.serve import listen
 from tests.faces.conftest import served_http
 
 TOKEN = "test-http-token-not-real-0123"
@@ -110,21 +111,20 @@ async def test_token_file(tmp_path: Path) -> None:
 async def _serving(access: HttpAccess, tree: Path) -> AsyncIterator[str]:
     """octo's HTTP app configured for ``access`` (any bind address), served by a real uvicorn
     on 127.0.0.1 so the test sends nothing beyond this machine."""
-    port = free_port()
     app = http_app(access, Config(roots=(tree,)))
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None)
-    )
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve)
-        with anyio.fail_after(30):
-            # uvicorn tells it started by a flag only, not an event.
-            while not server.started:  # noqa: ASYNC110
-                await anyio.sleep(0.05)
-        try:
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            server.should_exit = True
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
+    with listen("127.0.0.1", 0) as sock:
+        port = sock.getsockname()[1]
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(partial(server.serve, sockets=[sock]))
+            with anyio.fail_after(30):
+                # uvicorn tells it started by a flag only, not an event.
+                while not server.started:  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+            try:
+                yield f"http://127.0.0.1:{port}/mcp"
+            finally:
+                server.should_exit = True
 
 
 async def test_a_public_bind_checks_host_origin_and_token(tmp_path: Path) -> None:
