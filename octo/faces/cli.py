@@ -291,7 +291,9 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
     try:
         if args.http:
+            where = f"{args.host} port {args.port}"
             try:
+                # Refused before anything listens: a public port never opens without a token.
                 access = HttpAccess.configure(
                     args.host,
                     args.port,
@@ -300,14 +302,12 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
                     allow_hosts=args.allow_hosts,
                     insecure_no_auth=args.insecure_no_auth,
                 )
+                sock = serve.listen(args.host, args.port)
             except HttpAccessError as exc:
                 print(f"octo: {exc}", file=sys.stderr)
                 return EXIT_BAD_CALL
-            try:
-                sock = serve.listen(args.host, args.port)
             except OSError as exc:
                 reason = exc.strerror or str(exc)
-                where = f"{args.host} port {args.port}"
                 print(f"octo serve: cannot listen on {where}: {reason}", file=sys.stderr)
                 return EXIT_BAD_CALL
             with sock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import socket
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,9 +103,12 @@ class HttpAccess:
         or ``OCTO_HTTP_TOKEN``, the bound host and loopback names plus ``allow_hosts``.
 
         Raises HttpAccessError when a non-loopback bind has no token and
-        ``insecure_no_auth`` is not given, or the token is unusable.
+        ``insecure_no_auth`` is not given, or the token is unusable; OSError when ``host``
+        does not resolve.
         """
         token = _read_token(env, token_file)
+        # A name that does not resolve cannot be listened on: say that first (OSError).
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         if token is None and not is_loopback(host) and not insecure_no_auth:
             raise HttpAccessError(
                 f"refusing to serve HTTP on {host} without a token: set OCTO_HTTP_TOKEN or "
