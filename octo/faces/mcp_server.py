@@ -207,21 +207,30 @@ async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None
 
 
 def build_server(
-    config: Config | None = None, *, closed: anyio.Event | None = None
+    config: Config | None = None,
+    *,
+    closed: anyio.Event | None = None,
+    over_http: bool = False,
 ) -> Server[Gateway]:
     """A new MCP server publishing every registry tool.
 
     Its lifespan owns one Gateway (``config``, else read from the environment): the cache,
     HTTP client and language servers are shared by every connection of the process.
     ``closed`` is set once that gateway has closed everything it opened.
+
+    A client's roots only narrow the configured roots. With none configured, a stdio
+    client (the user's own process) sets the roots of its calls; ``over_http`` the
+    working directory is the ceiling instead, since anyone who reaches the port is a client.
     """
     definitions: list[types.Tool] = []
 
     @asynccontextmanager
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
+        settings = config or Config.from_env()
+        ceiling = [Path.cwd()] if over_http and not settings.roots else None
         try:
-            async with Gateway(config) as gateway:
+            async with Gateway(settings, roots=ceiling) as gateway:
                 yield gateway
         finally:
             if closed is not None:

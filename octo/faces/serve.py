@@ -15,11 +15,16 @@ import socket
 import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 
 from octo.core.config import Config
+from octo.faces.http_access import HttpAccess
 from octo.faces.mcp_server import build_server
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -100,9 +105,9 @@ def mcp_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/mcp"
 
 
-async def serve_http(sock: socket.socket, host: str, config: Config | None = None) -> None:
+async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | None = None) -> None:
     """Serve MCP over streamable HTTP at ``/mcp`` on the listening ``sock`` (see
-    :func:`listen`; ``host`` as given, for the DNS-rebinding guard of local hosts); says on
+    :func:`listen`) to requests that pass ``access`` (Host, Origin, bearer token); says on
     stderr where, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
@@ -110,11 +115,16 @@ async def serve_http(sock: socket.socket, host: str, config: Config | None = Non
     """
     import uvicorn
 
-    app = build_server(config).streamable_http_app(host=host)
-    settings = uvicorn.Config(app, log_level="warning", log_config=None)
+    settings = uvicorn.Config(http_app(access, config), log_level="warning", log_config=None)
     print(
         f"octo: MCP server (streamable HTTP) at {mcp_url(sock)}; Ctrl+C stops it",
         file=sys.stderr,
         flush=True,
     )
     await uvicorn.Server(settings).serve(sockets=[sock])
+
+
+def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
+    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
+    Host / Origin checks and, with a token, its bearer-token middleware."""
+    return build_server(config, over_http=True).streamable_http_app(**access.app_options())

@@ -31,8 +31,8 @@ from octo.core.envelope import ToolResult
 from octo.core.envelope import mendable
 from octo.core.formats import parse_size
 from octo.core.paging import Pagination
-from octo.local.models import HIDDEN_DESCRIPTION
-from octo.local.models import SENSITIVE_DESCRIPTION
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
 from octo.local.models import SearchMatch
 from octo.transports.ripgrep import MAX_FILESIZE_CAP
 

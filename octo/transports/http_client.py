@@ -44,6 +44,9 @@ from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
+from octo.transports.redirects import origin
+from octo.transports.redirects import redirect_notes
+from octo.transports.redirects import send_following
 
 logger = logging.getLogger("octo.http")
 
@@ -59,6 +62,8 @@ class Fetched(Generic[T]):
     cached: bool = False
     revalidated: bool = False
     rate_limit: RateLimit | None = None
+    #: What the caller should hear about how it was had (a redirect to another origin).
+    notes: tuple[str, ...] = ()
 
 
 class _Retry(Exception):
@@ -133,21 +138,22 @@ class RemoteClient:
             return path
         return f"{self.base_url}/{path.lstrip('/')}"
 
-    def quota_hints(self, fetched: Fetched[Any]) -> list[str]:
-        """A hint when the quota ``fetched`` spent is running low, else none."""
+    def hints(self, fetched: Fetched[Any]) -> list[str]:
+        """The notes of ``fetched`` (a redirect to another origin), and a hint when the quota
+        it spent is running low."""
         rate = fetched.rate_limit
         if rate is None or not rate.running_low:
-            return []
+            return list(fetched.notes)
         return [
+            *fetched.notes,
             f"{self.policy.name} {rate.resource} quota running low: {rate.remaining}"
             + (f"/{rate.limit}" if rate.limit else "")
-            + " left; batch related queries and prefer cached ones."
+            + " left; batch related queries and prefer cached ones.",
         ]
 
-    def _on_own_host(self, url: str) -> bool:
-        """True when ``url`` is on the configured host (scheme, host and port alike)."""
-        target, base = httpx.URL(url), httpx.URL(self.base_url)
-        return (target.scheme, target.host, target.port) == (base.scheme, base.host, base.port)
+    def _on_own_host(self, url: httpx.URL) -> bool:
+        """True when ``url`` is on the configured origin (scheme, host and port alike)."""
+        return origin(url) == origin(httpx.URL(self.base_url))
 
     def _budget(self) -> float:
         """Seconds this request may still spend waiting."""
@@ -242,13 +248,27 @@ class RemoteClient:
         return InvalidQueryError(message)
 
     async def _send_once(
-        self, method: str, url: str, params: Mapping[str, Any] | None, headers: dict[str, str]
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str],
+        credentials: Mapping[str, str],
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource)
         async with self._limiter(resource):
             try:
-                response = await self.http.request(method, url, params=params, headers=headers)
+                response = await send_following(
+                    self.http,
+                    method,
+                    url,
+                    params=params,
+                    headers=headers,
+                    credentials=credentials,
+                    is_own=self._on_own_host,
+                    name=self.policy.name,
+                )
             except httpx.TimeoutException:
                 raise _Retry(
                     f"{self.policy.name} timed out",
@@ -287,9 +307,9 @@ class RemoteClient:
                 self._scrub(f"The query does not fit in a {self.policy.name} request: {exc}"),
                 hints=["Shorten the query's longest value (keywords, path, filters)."],
             ) from None
-        # Credentials go to the configured host only, never to a host a response linked to.
-        own = self._on_own_host(url)
-        all_headers = {**(await self.policy.headers() if own else {}), **(headers or {})}
+        # Credentials go to the configured origin only: never to a host a response linked
+        # or redirected to.
+        credentials = await self.policy.headers()
         attempts = _Attempts()
 
         def wait(state: RetryCallState) -> float:
@@ -322,7 +342,7 @@ class RemoteClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._send_once(method, url, params, all_headers)
+                    return await self._send_once(method, url, params, headers or {}, credentials)
         except _Retry as exc:
             if exc.rate_limited:
                 raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
@@ -379,14 +399,17 @@ class RemoteClient:
                 conditional["If-None-Match"] = stale.etag
             response = await self.send(path, params=params, headers=conditional)
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
+            notes = redirect_notes(response)
             if response.status_code == 304 and stale is not None:
                 self.cache.set(key, stale.value, ttl, etag=stale.etag)
-                return Fetched(stale.value, cached=True, revalidated=True, rate_limit=rate)
+                return Fetched(
+                    stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
+                )
             value = parse(response)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 self.cache.set(key, value, ttl, etag=response.headers.get("etag"))
-            return Fetched(value, rate_limit=rate)
+            return Fetched(value, rate_limit=rate, notes=notes)
 
         fetched, _shared = await self.cache.coalesce(key, load)
         return fetched
