@@ -102,9 +102,9 @@ async def main() -> None:
             for replica in (alone, *pair):
                 replica.start()
             async with (
-                Client(alone.mcp_url) as on_alone,
-                Client(pair[0].mcp_url) as on_a,
-                Client(pair[1].mcp_url) as on_b,
+                alone.client() as on_alone,
+                pair[0].client() as on_a,
+                pair[1].client() as on_b,
             ):
                 # Warm each server's first call (imports, HTTP client) outside the figures.
                 for client in (on_alone, on_a, on_b):

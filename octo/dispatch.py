@@ -40,6 +40,7 @@ from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
+from octo.core.redaction import redacted
 
 logger = logging.getLogger("octo")
 
@@ -217,6 +218,12 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 async def _run_query(
     spec: ToolSpec, ctx: QueryContext, index: int, raw: Any
 ) -> ResultEnvelope[Any]:
+    """One query's envelope, redacted: the choke point every text leaving octo passes (data,
+    hints, error message, echoed context)."""
+    return redacted(await _envelope(spec, ctx, index, raw))
+
+
+async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> ResultEnvelope[Any]:
     runtime = ctx.runtime
     echo = _context_echo(raw)
     timeout = spec.timeout or runtime.config.query_timeout

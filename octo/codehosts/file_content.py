@@ -108,7 +108,9 @@ def file_content_answer(
                 "Or read part of it: matchString, or startLine/endLine.",
             ],
         )
-    selection = _select(blob.text, query)
+    # Redacted whole before any part is chosen or cut: a private key's body lines are known
+    # by its BEGIN line, and a cut cannot split a secret from its shape.
+    selection = _select(redact(blob.text), query)
     text = selection.text
     total = len(text)
     start = min(query.charOffset, total)
@@ -118,7 +120,7 @@ def file_content_answer(
     hints: list[str] = []
     cut_from = None
     if len(page) > budget:
-        cut_from = redact(page)
+        cut_from = page
         cut = cut_lines(
             page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
         )
@@ -143,9 +145,9 @@ def file_content_answer(
     result = FileContentResult(
         owner=query.owner,
         repo=query.repo,
+        content=page,
         path=query.path,
         branch=query.branch,
-        content=redact(page),
         size=blob.size,
         sha=blob.sha,
         startLine=first if page and query.matchString is None else None,

@@ -117,7 +117,9 @@ class Runtime(AsyncResource):
             self._http = httpx.AsyncClient(
                 transport=self._http_transport,
                 timeout=httpx.Timeout(30.0, connect=10.0),
-                follow_redirects=True,
+                # Redirects are followed by RemoteClient, hop by hop, so credentials never
+                # reach another origin (httpx would forward every header but Authorization).
+                follow_redirects=False,
                 headers={"User-Agent": "octo-gateway"},
             )
         return self._http

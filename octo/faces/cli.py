@@ -89,6 +89,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any free port)"
     )
+    serve.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="PATH",
+        help="file holding the bearer token HTTP clients must send (default OCTO_HTTP_TOKEN)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name clients reach the HTTP server by (Host/Origin check; repeatable)",
+    )
+    serve.add_argument(
+        "--insecure-no-auth",
+        action="store_true",
+        help="serve HTTP beyond this machine without a token (anyone reaching the port may call)",
+    )
 
     index = commands.add_parser(
         "index",
@@ -265,19 +284,34 @@ def _index(config: Config, path: str, name: str | None, roots: list[str] | None)
     return anyio.run(run)
 
 
-def _serve(config: Config, http: bool, host: str, port: int) -> int:
+def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces import serve
+    from octo.faces.http_access import HttpAccess
+    from octo.faces.http_access import HttpAccessError
 
     try:
-        if http:
+        if args.http:
+            where = f"{args.host} port {args.port}"
             try:
-                sock = serve.listen(host, port)
+                # Refused before anything listens: a public port never opens without a token.
+                access = HttpAccess.configure(
+                    args.host,
+                    args.port,
+                    config.env,
+                    token_file=args.token_file,
+                    allow_hosts=args.allow_hosts,
+                    insecure_no_auth=args.insecure_no_auth,
+                )
+                sock = serve.listen(args.host, args.port)
+            except HttpAccessError as exc:
+                print(f"octo: {exc}", file=sys.stderr)
+                return EXIT_BAD_CALL
             except OSError as exc:
                 reason = exc.strerror or str(exc)
-                print(f"octo serve: cannot listen on {host} port {port}: {reason}", file=sys.stderr)
+                print(f"octo serve: cannot listen on {where}: {reason}", file=sys.stderr)
                 return EXIT_BAD_CALL
             with sock:
-                anyio.run(serve.serve_http, sock, host, config)
+                anyio.run(serve.serve_http, sock, access, config)
         else:
             anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
@@ -334,6 +368,9 @@ def _run(argv: Sequence[str] | None) -> int:
         level=os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if logging.getLogger().level > logging.DEBUG:
+        # httpx logs each request's URL (a query's values) at INFO; the call line is enough.
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     if args.command == "tools":
         return _tools(args.name)
     if args.command == "docs":
@@ -345,7 +382,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"octo: {exc}", file=sys.stderr)
         return EXIT_BAD_CALL
     if args.command == "serve":
-        return _serve(config, args.http, args.host, args.port)
+        return _serve(config, args)
     missing = _missing_root(args.roots, config)
     if missing is not None:
         print(f"octo: {missing}", file=sys.stderr)

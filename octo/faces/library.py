@@ -103,10 +103,11 @@ class Gateway(AsyncResource):
     ) -> BulkResponse[Any]:
         """Run ``queries`` on the tool named ``tool`` (camelCase or snake_case).
 
-        ``roots`` narrows the allowed roots for this call (an MCP client's roots);
+        ``roots`` narrows the allowed roots for this call (an MCP client's roots): the
+        configured roots stay the ceiling (see :meth:`PathPolicy.narrowed`);
         ``progress(done, total, message)`` hears how far long queries got.
         """
-        paths = PathPolicy(roots) if roots is not None else None
+        paths = self.runtime.paths.narrowed(roots) if roots is not None else None
         return await self._dispatch(get_tool(tool), queries, paths, progress)
 
     async def _dispatch(
@@ -130,7 +131,7 @@ class Gateway(AsyncResource):
         """Start, in the background, what makes the first answers under ``roots`` fast (a
         language server for the code there); returns at once. Faces call it when they learn
         the roots a client works in (MCP roots)."""
-        ctx = QueryContext(self.runtime, PathPolicy(roots))
+        ctx = QueryContext(self.runtime, self.runtime.paths.narrowed(roots))
         if ctx.paths.roots in self._warmed:
             return
         self._warmed.add(ctx.paths.roots)

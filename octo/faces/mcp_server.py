@@ -214,6 +214,7 @@ def build_server(
     closed: anyio.Event | None = None,
     meters: Meters | None = None,
     opened: Callable[[Gateway | None], None] | None = None,
+    over_http: bool = False,
 ) -> Server[Gateway]:
     """A new MCP server publishing every registry tool.
 
@@ -222,14 +223,20 @@ def build_server(
     ``closed`` is set once that gateway has closed everything it opened. The gateway counts
     into ``meters``; ``opened`` hears of it once it is open, and of None when it closes
     (the HTTP server's readiness).
+
+    A client's roots only narrow the configured roots. With none configured, a stdio
+    client (the user's own process) sets the roots of its calls; ``over_http`` the
+    working directory is the ceiling instead, since anyone who reaches the port is a client.
     """
     definitions: list[types.Tool] = []
 
     @asynccontextmanager
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
+        settings = config or Config.from_env()
+        ceiling = [Path.cwd()] if over_http and not settings.roots else None
         try:
-            async with Gateway(config, meters=meters) as gateway:
+            async with Gateway(settings, roots=ceiling, meters=meters) as gateway:
                 if opened is not None:
                     opened(gateway)
                 yield gateway

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from octo.core.config import Config
+from octo.faces.http_access import HttpAccess
 from octo.faces.mcp_server import build_server
 from octo.faces.operations import Operations
 
@@ -107,9 +108,9 @@ def mcp_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/mcp"
 
 
-async def serve_http(sock: socket.socket, host: str, config: Config | None = None) -> None:
+async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | None = None) -> None:
     """Serve MCP over streamable HTTP at ``/mcp`` on the listening ``sock`` (see
-    :func:`listen`; ``host`` as given, for the DNS-rebinding guard of local hosts), with
+    :func:`listen`) to requests that pass ``access`` (Host, Origin, bearer token), with
     /healthz, /readyz and /metrics beside it; says on stderr where, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
@@ -117,8 +118,7 @@ async def serve_http(sock: socket.socket, host: str, config: Config | None = Non
     """
     import uvicorn
 
-    app = http_app(host, config)
-    settings = uvicorn.Config(app, log_level="warning", log_config=None)
+    settings = uvicorn.Config(http_app(access, config), log_level="warning", log_config=None)
     print(
         f"octo: MCP server (streamable HTTP) at {mcp_url(sock)}; Ctrl+C stops it",
         file=sys.stderr,
@@ -127,13 +127,17 @@ async def serve_http(sock: socket.socket, host: str, config: Config | None = Non
     await uvicorn.Server(settings).serve(sockets=[sock])
 
 
-def http_app(host: str, config: Config | None = None) -> Starlette:
-    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` and the
-    operational endpoints (:mod:`octo.faces.operations`)."""
+def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
+    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
+    Host / Origin checks and, with a token, its bearer-token middleware; the operational
+    endpoints beside it (:mod:`octo.faces.operations`: /metrics behind the same token)."""
     operations = Operations(_prometheus_meters())
-    server = build_server(config, meters=operations.meters, opened=operations.opened)
+    server = build_server(
+        config, over_http=True, meters=operations.meters, opened=operations.opened
+    )
     return server.streamable_http_app(
-        host=host, custom_starlette_routes=operations.routes(protect_metrics=False)
+        **access.app_options(),
+        custom_starlette_routes=operations.routes(protect_metrics=access.token is not None),
     )
 
 

@@ -13,7 +13,10 @@ from pathlib import Path
 import anyio
 
 from octo.contract import QueryContext
+from octo.core.confined import open_confined
 from octo.core.envelope import ToolQuery
+from octo.core.errors import OctoError
+from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
 from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.models import SearchMatch
@@ -36,20 +39,19 @@ def _span(match: SearchMatch) -> range:
     return range(first, match.lineNumber + len(match.afterContext or ()) + 1)
 
 
-def _read_lines(path: Path, wanted: set[int]) -> dict[int, str]:
-    """The lines numbered in ``wanted`` (from 1), whole, without their endings."""
-    found: dict[int, str] = {}
-    last = max(wanted)
-    try:
-        with path.open(encoding="utf-8", errors="replace", newline="") as lines:
-            for number, line in enumerate(lines, 1):
-                if number in wanted:
-                    found[number] = line.rstrip("\r\n")
-                if number >= last:
-                    break
-    except OSError:
+def _read_lines(paths: PathPolicy, path: Path, wanted: set[int]) -> dict[int, str]:
+    """The lines numbered in ``wanted`` (from 1), whole, without their endings; read as
+    opened without following a link swapped in since the search."""
+    root = paths.root_of(path)
+    if root is None:
         return {}
-    return found
+    try:
+        with open_confined(root, path, path.name) as opened:
+            text = opened.read_bytes().decode("utf-8", errors="replace")
+    except (OSError, OctoError):
+        return {}
+    lines = text.split("\n")
+    return {n: lines[n - 1].rstrip("\r") for n in wanted if 0 < n <= len(lines)}
 
 
 async def hand_clipped_lines(
@@ -69,7 +71,9 @@ async def hand_clipped_lines(
         return result, False
 
     def read_all() -> dict[str, dict[int, str]]:
-        return {path: _read_lines(root / path, numbers) for path, numbers in wanted.items()}
+        return {
+            path: _read_lines(ctx.paths, root / path, numbers) for path, numbers in wanted.items()
+        }
 
     texts = await anyio.to_thread.run_sync(read_all)
     files = []
@@ -79,7 +83,7 @@ async def hand_clipped_lines(
             whole = texts.get(file.path, {})
             lines = [whole[n] for n in _span(match) if n in whole]
             if _clipped(match) and lines:
-                handle = await ctx.keep(redact("\n".join(lines), keep_lines=True), query)
+                handle = await ctx.keep(redact("\n".join(lines)), query)
                 match = match.model_copy(update={"contentHandle": handle})
             matches.append(match)
         files.append(file.model_copy(update={"matches": matches}) if file.matches else file)

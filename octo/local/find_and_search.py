@@ -36,6 +36,7 @@ from octo.local.search_passes import SearchScope
 from octo.local.search_passes import file_filter_args
 from octo.local.search_passes import max_filesize
 from octo.local.search_passes import timeout_ms
+from octo.local.targets import opened_directory
 from octo.local.walk import Walk
 from octo.local.walk import walk_listing
 
@@ -65,7 +66,8 @@ async def find_and_search_code(
     )
     chosen = found[: query.fileLimit]
     searching = time.monotonic()
-    searched = await search_scope(config, query, SearchScope(start, chosen), TOOL)
+    with await opened_directory(ctx.paths, start, query.path) as directory:
+        searched = await search_scope(config, query, SearchScope(directory, chosen), TOOL)
     find = FindStats(
         searchedFileCount=len(chosen),
         truncated=walked.truncated or len(found) > len(chosen),

@@ -17,16 +17,8 @@ from octo.core.budget import CharPagination
 from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
-
-HIDDEN_DESCRIPTION = (
-    "octo extension: also search/read dot-files and dot-directories (.github, .config). "
-    "Default false."
-)
-SENSITIVE_DESCRIPTION = (
-    "octo extension: also search/read credential files (.env, *.pem, *.key, id_rsa, "
-    ".npmrc, credentials.json...). Secrets in returned text are redacted regardless. "
-    "Default false."
-)
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
 
 
 class MatchColumn(BaseModel):

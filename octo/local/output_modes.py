@@ -28,13 +28,15 @@ from octo.local.search_models import LocalSearchCodeResult
 from octo.local.search_models import SearchFields
 from octo.local.search_models import SearchFile
 from octo.local.search_passes import Counted
+from octo.local.search_passes import SearchScope
 from octo.local.search_passes import page_matches
 
 
 async def answer_counts(
-    config: Config, query: SearchFields, cwd: Path, counted: Counted, tool: str
+    config: Config, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
 ) -> Answer[LocalSearchCodeResult]:
     """The answer in ``query``'s outputMode (totalOnly, countOnly or summary)."""
+    cwd = scope.cwd
     if query.outputMode == "totalOnly":
         answer = Answer(LocalSearchCodeResult(stats=counted.stats()).status_from_stats())
         if counted.files_searched == 0:
@@ -44,7 +46,7 @@ async def answer_counts(
     if query.outputMode == "countOnly":
         result, hints = _count_page(query, cwd, counted, ranked, tool)
     else:
-        result, hints = await _summary(config, query, cwd, counted, ranked, tool)
+        result, hints = await _summary(config, query, scope, counted, ranked, tool)
     if not counted.files:
         hints = empty_search_hints(query, result, repeat_params(query), tool)
     result = with_tokens(
@@ -82,13 +84,14 @@ def _count_page(
 async def _summary(
     config: Config,
     query: SearchFields,
-    cwd: Path,
+    scope: SearchScope,
     counted: Counted,
     ranked: list[MatchingFile],
     tool: str,
 ) -> tuple[LocalSearchCodeResult, list[str]]:
+    cwd = scope.cwd
     top = ranked[:SUMMARY_FILES]
-    sampled = await page_matches(config, query, cwd, top, SUMMARY_MATCHES)
+    sampled = await page_matches(config, query, scope, top, SUMMARY_MATCHES)
     result = LocalSearchCodeResult(
         root=str(cwd),
         # matchCount says how many more each file holds; no per-file page to turn.

@@ -7,7 +7,6 @@ character pages, or the whole file.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from itertools import groupby
@@ -23,6 +22,7 @@ from octo.core.budget import cut_lines
 from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
+from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
@@ -52,16 +52,16 @@ async def get_file_content(
     ctx: QueryContext, query: LocalGetFileContentQuery
 ) -> Answer[LocalGetFileContentResult]:
     """Read one local text file (secrets redacted) in the way the query asks."""
-    real, info = await file_target(ctx.paths, query)
-    _check_size(ctx.config, query, info.st_size)
-    text, cached = await _file_text(ctx.runtime.cache, real, info)
+    with await file_target(ctx.paths, query) as opened:
+        _check_size(ctx.config, query, opened.stat.st_size)
+        text, cached = await _file_text(ctx.runtime.cache, opened)
     lines = _split_lines(text)
     base: dict[str, Any] = {
-        "path": ctx.paths.relative(real),
-        "size": info.st_size,
+        "path": ctx.paths.relative(opened.path),
+        "size": opened.stat.st_size,
         "totalLines": len(lines),
     }
-    answer = _FileRead(ctx.config, query, text, lines, base, real.parent).answer()
+    answer = _FileRead(ctx.config, query, text, lines, base, opened.path.parent).answer()
     answer.cached = cached
     asked = _lines_asked(query, text, lines)
     tokens = answer.result.tokens
@@ -105,22 +105,26 @@ def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> N
         )
 
 
-async def _file_text(cache: ResultCache, real: Path, info: os.stat_result) -> tuple[str, bool]:
+async def _file_text(cache: ResultCache, opened: Opened) -> tuple[str, bool]:
     """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
 
     def load_sync() -> str:
-        data = real.read_bytes()
+        data = opened.read_bytes()
         if b"\0" in data[:_BINARY_SNIFF_BYTES]:
             raise InvalidQueryError(
-                f"'{real.name}' is a binary file; localGetFileContent returns text only",
+                f"'{opened.path.name}' is a binary file; localGetFileContent returns text only",
                 hints=["Inspect its size and type with localViewStructure (details=true)."],
             )
-        return redact(data.decode("utf-8", errors="replace"), keep_lines=True)
+        return redact(data.decode("utf-8", errors="replace"))
 
     async def load() -> str:
         return await anyio.to_thread.run_sync(load_sync)
 
-    key = f"localGetFileContent:{real}:{info.st_mtime_ns}:{info.st_size}"
+    info = opened.stat
+    key = (
+        f"localGetFileContent:{opened.path}:{info.st_dev}:{info.st_ino}:{info.st_mtime_ns}"
+        f":{info.st_size}"
+    )
     return await cache.get_or_load(key, _FILE_TEXT_TTL, load)
 
 

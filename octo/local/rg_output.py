@@ -6,11 +6,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 from typing import NamedTuple
 
+from octo.core.redaction import KEY_MARKER
 from octo.core.redaction import LineRedactor
 from octo.core.sensitive import is_sensitive
 from octo.local.matched_lines import clip_line
@@ -118,12 +120,20 @@ class PageScan:
     even when it searches files in parallel.
     """
 
-    def __init__(self, query: SearchFields, page: list[MatchingFile], per_file: int) -> None:
+    def __init__(
+        self,
+        query: SearchFields,
+        page: list[MatchingFile],
+        per_file: int,
+        aliases: Mapping[bytes, bytes] | None = None,
+    ) -> None:
         self.per_file = per_file
         self.after = query.context_after
         self.columns = query.columns
         self.page = page
         self._scans = {entry.arg: _FileScan() for entry in page}
+        #: What rg prints for a file given to it another way → the page's path for it.
+        self._aliases = aliases or {}
         self._current: _FileScan | None = None
 
     def feed(self, line: bytes) -> None:
@@ -136,7 +146,8 @@ class PageScan:
             if current is not None:
                 self._context(current, line)
         elif line.startswith(b'{"type":"begin"'):
-            self._current = self._scans.get(_rg_path(json.loads(line)["data"]["path"]))
+            path = _rg_path(json.loads(line)["data"]["path"])
+            self._current = self._scans.get(self._aliases.get(path, path))
         elif line.startswith(b'{"type":"end"'):
             self._current = None
 
@@ -176,6 +187,18 @@ class PageScan:
             return
         text = strip_newline(_rg_text(data["lines"]))
         current.lines.append((number, clip_line(current.redactor(text)), False))
+
+    def lines_of(self, arg: bytes) -> list[tuple[int, str, bool]]:
+        """The numbered lines kept of the page's file ``arg``: (line, text, is_match)."""
+        return self._scans[arg].lines
+
+    def hide(self, arg: bytes, numbers: set[int]) -> None:
+        """Show the lines ``numbers`` of file ``arg`` as private-key markers."""
+        scan = self._scans[arg]
+        scan.lines = [
+            (number, KEY_MARKER if number in numbers else text, is_match)
+            for number, text, is_match in scan.lines
+        ]
 
     def files(self) -> list[SearchFile]:
         """The page's files in page order, each with its lines grouped by match."""

@@ -35,9 +35,11 @@ async def search_code(
     ctx: QueryContext, query: LocalSearchCodeQuery
 ) -> Answer[LocalSearchCodeResult]:
     """Search file contents under a directory (or in one file)."""
-    cwd, search_arg = await search_target(ctx.paths, query)
-    scope = SearchScope(cwd, [search_arg], walk_args(ctx.config, query))
-    return await search_scope(ctx.config, query, scope, "localSearchCode")
+    with await search_target(ctx.paths, query) as target:
+        scope = SearchScope(
+            target.directory, [target.arg], walk_args(ctx.config, query), target.file
+        )
+        return await search_scope(ctx.config, query, scope, "localSearchCode")
 
 
 async def search_scope(
@@ -46,7 +48,7 @@ async def search_scope(
     """``query`` over ``scope``, answered in its outputMode; hints continue with ``tool``."""
     counted = await count_matches(config, query, scope)
     if query.outputMode != "groupByFile":
-        return await answer_counts(config, query, scope.cwd, counted, tool)
+        return await answer_counts(config, query, scope, counted, tool)
     return await _page_of_lines(config, query, scope, counted, tool)
 
 
@@ -61,7 +63,7 @@ async def _page_of_lines(
     if query.filesOnly:
         files = await files_with_mtimes(cwd, page)
     else:
-        files = await page_matches(config, query, cwd, page, query.matchesPerPage)
+        files = await page_matches(config, query, scope, page, query.matchesPerPage)
     stats = counted.stats(complete=True)
     fit = fit_budget(files, config.max_tokens * config.chars_per_token)
 

@@ -20,8 +20,11 @@ import anyio
 
 from octo.core.concurrency import map_ordered
 from octo.core.config import Config
+from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import iso_utc
+from octo.local.page_sources import hide_key_bodies
+from octo.local.page_sources import open_page
 from octo.local.rg_output import MatchingFile
 from octo.local.rg_output import PageScan
 from octo.local.rg_output import read_counts
@@ -43,12 +46,33 @@ _CONCURRENT_RUNS = 4
 
 @dataclass(frozen=True)
 class SearchScope:
-    """Where rg runs (``cwd``) and what it is given: a directory or a file, which rg walks
-    with ``filter_args``, or the files a find chose (no filters: rg reads named files)."""
+    """Where rg runs and what it is given: a directory or a file, which rg walks with
+    ``filter_args``, or the files a find chose (no filters: rg reads named files).
 
-    cwd: Path
+    ``directory`` is the directory as octo opened it (no link followed): rg runs in that
+    very directory, ``file`` (a searched file octo opened) is handed over as itself, and
+    the files an answer shows are opened below it.
+    """
+
+    directory: Opened
     targets: Sequence[str]
     filter_args: Sequence[str] = ()
+    file: Opened | None = None
+
+    @property
+    def cwd(self) -> Path:
+        """The searched directory, as answers name it."""
+        return self.directory.path
+
+    @property
+    def rg_cwd(self) -> str:
+        return self.directory.child_path()
+
+    @property
+    def fds(self) -> tuple[int, ...]:
+        """The descriptors rg inherits so that :attr:`rg_cwd` and the targets name them."""
+        opened = (self.directory, self.file)
+        return tuple(o.fd for o in opened if o is not None)
 
 
 @dataclass(frozen=True)
@@ -99,7 +123,10 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     async def count(targets: Sequence[str]) -> tuple[list[MatchingFile], int | None]:
         async with limiter:
             done = await run_rg(
-                [*args, *targets], cwd=scope.cwd, timeout_ms=timeout_ms(config, query)
+                [*args, *targets],
+                cwd=scope.rg_cwd,
+                timeout_ms=timeout_ms(config, query),
+                pass_fds=scope.fds,
             )
         # --no-messages silences unreadable files; what remains is about the query.
         if done.returncode == 2 and done.stderr.strip():
@@ -110,15 +137,20 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
 
     runs = await map_ordered(count, _runs_of(scope.targets))
     matching = [entry for found, _searched in runs for entry in found]
+    if scope.file is not None:
+        # rg named the file by its descriptor: shown by its name, as rg would have.
+        shown = f"./{scope.file.path.name}".encode()
+        matching = [MatchingFile(shown, entry.matched_lines) for entry in matching]
     searched = [searched for _found, searched in runs]
     total = None if None in searched else sum(s for s in searched if s is not None)
     return Counted(matching, total, started)
 
 
 async def page_matches(
-    config: Config, query: SearchFields, cwd: Path, page: list[MatchingFile], per_file: int
+    config: Config, query: SearchFields, scope: SearchScope, page: list[MatchingFile], per_file: int
 ) -> list[SearchFile]:
-    """Pass 2: the first ``per_file`` matching lines of just ``page``'s files."""
+    """Pass 2: the first ``per_file`` matching lines of just ``page``'s files, each opened
+    by octo below the searched directory (no link followed) and handed to rg as itself."""
     if not page:
         return []
     args = ["--json", "--no-messages", *match_args(query)]
@@ -128,15 +160,18 @@ async def page_matches(
         args.append(f"--before-context={query.context_before}")
     if query.context_after:
         args.append(f"--after-context={query.context_after}")
-    scan = PageScan(query, page, per_file)
-    # Streamed: few lines, but a minified file's line may be megabytes long.
-    async with open_rg(
-        [*args, "--", query.pattern, *(os.fsdecode(entry.arg) for entry in page)],
-        cwd=cwd,
-        timeout_ms=timeout_ms(config, query),
-    ) as rg:
-        async for line in rg.lines():
-            scan.feed(line)
+    with await open_page(scope.directory, page) as sources:
+        scan = PageScan(query, page, per_file, sources.aliases)
+        # Streamed: few lines, but a minified file's line may be megabytes long.
+        async with open_rg(
+            [*args, "--", query.pattern, *sources.args],
+            cwd=scope.rg_cwd,
+            timeout_ms=timeout_ms(config, query),
+            pass_fds=(*scope.fds, *sources.fds),
+        ) as rg:
+            async for line in rg.lines():
+                scan.feed(line)
+        await hide_key_bodies(scan, sources)
     return scan.files()
 
 

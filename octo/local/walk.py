@@ -23,12 +23,16 @@ from stat import S_IMODE
 import anyio
 
 from octo.contract import QueryContext
+from octo.core.confined import Opened
+from octo.core.confined import open_below
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.core.sensitive import is_sensitive
 from octo.local.listing_models import EntryType
 from octo.local.listing_models import ListingQuery
+from octo.local.targets import opened_directory
 from octo.local.targets import start_directory
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import open_rg
@@ -98,16 +102,21 @@ class Entry:
     @property
     def sensitive(self) -> bool | None:
         """True for a file named like a credential file; None (left out) otherwise."""
-        return True if self.type == "file" and is_sensitive(self.name) else None
+        return True if self.type == "file" and is_sensitive(self.rel) else None
 
 
 async def rg_files(
-    args: Sequence[str], cwd: Path, *, max_files: int, timeout_ms: int
+    args: Sequence[str],
+    cwd: Path | str,
+    *,
+    max_files: int,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
 ) -> tuple[list[str], bool]:
     """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
 
     Returns the paths and whether the listing was cut short; a listing that runs
-    out of time keeps what it found instead of failing.
+    out of time keeps what it found instead of failing. rg inherits ``pass_fds``.
     """
     paths: list[str] = []
     cut_short = False
@@ -115,7 +124,10 @@ async def rg_files(
     try:
         # NUL-ended names: a newline is a legal character in a file name.
         async with open_rg(
-            ["--files", "--null", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
+            ["--files", "--null", "--no-messages", *args],
+            cwd=cwd,
+            timeout_ms=timeout_ms,
+            pass_fds=pass_fds,
         ) as rg:
             async for line in rg.lines(b"\0"):
                 if line:
@@ -168,13 +180,23 @@ async def walk_listing(
         need_empty_dirs=need_empty_dirs,
         file_filters=file_filters,
     )
-    return start, await walk(start, options, timeout_ms or ctx.config.rg_timeout_ms)
+    with await opened_directory(ctx.paths, start, query.path) as opened:
+        return start, await walk(opened, options, timeout_ms or ctx.config.rg_timeout_ms)
 
 
-async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
-    """The visible entries below ``start`` that ``options`` ask for."""
+async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
+    """The visible entries below the opened directory ``start`` that ``options`` ask for.
+
+    rg walks the opened directory itself, and what rg does not list is read from
+    directories opened below it, so a directory swapped for a link meanwhile leads nowhere
+    outside.
+    """
     paths, cut_short = await rg_files(
-        _rg_args(options), start, max_files=MAX_SCANNED_FILES, timeout_ms=timeout_ms
+        _rg_args(options),
+        start.child_path(),
+        max_files=MAX_SCANNED_FILES,
+        timeout_ms=timeout_ms,
+        pass_fds=(start.fd,),
     )
 
     def split() -> Walk:
@@ -270,7 +292,7 @@ def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
 
 
 def _unlisted(
-    start: Path, dirs: Iterable[str], options: WalkOptions
+    start: Opened, dirs: Iterable[str], options: WalkOptions
 ) -> tuple[list[str], list[str]]:
     """What rg does not list: symlinks, and empty directories (when asked for), read from
     the start directory and the visible directories above the window's floor."""
@@ -281,7 +303,10 @@ def _unlisted(
     visible = set(dirs)
     for parent in ["", *(d for d in dirs if d.count("/") + 1 < options.max_depth)]:
         try:
-            with os.scandir(start / parent if parent else start) as scan:
+            with (
+                open_below(start, parent, directory=True) as directory,
+                os.scandir(directory.fd) as scan,
+            ):
                 for item in scan:
                     rel = f"{parent}/{item.name}" if parent else item.name
                     if item.name.startswith(".") and not options.hidden:
@@ -291,19 +316,26 @@ def _unlisted(
                     if item.is_symlink():
                         if options.need_symlinks:
                             links.append(rel)
-                    elif options.need_empty_dirs and rel not in visible and _is_empty(item):
+                    elif (
+                        options.need_empty_dirs
+                        and rel not in visible
+                        and _is_empty(directory, item)
+                    ):
                         empty.append(rel)
-        except OSError:
+        except (OSError, OctoError):
             continue
     return links, sorted(empty)
 
 
-def _is_empty(item: os.DirEntry[str]) -> bool:
-    """True for a directory with no entry at all."""
+def _is_empty(parent: Opened, item: os.DirEntry[str]) -> bool:
+    """True for a directory (``item`` of the opened ``parent``) with no entry at all."""
     if not item.is_dir(follow_symlinks=False):
         return False
     try:
-        with os.scandir(item.path) as inside:
+        with (
+            open_below(parent, item.name, directory=True) as directory,
+            os.scandir(directory.fd) as inside,
+        ):
             return next(inside, None) is None
-    except OSError:
+    except (OSError, OctoError):
         return False

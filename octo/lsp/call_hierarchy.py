@@ -35,6 +35,7 @@ from octo.lsp.locations import code_location
 from octo.lsp.locations import path_of
 from octo.lsp.locations import range_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import Call
 from octo.lsp.models import CallEnd
 from octo.lsp.models import CallHierarchyQuery
@@ -59,6 +60,7 @@ def _end(seen: dict[Path, SeenFile], item: Mapping[str, Any]) -> CallEnd:
         path=file.path,
         range=range_of(item.get("selectionRange") or item.get("range")),
         external=True if file.external else None,
+        withheld=file.withheld,
     )
 
 
@@ -66,7 +68,7 @@ def _call(seen: dict[Path, SeenFile], edge: Edge, context: int) -> Call:
     caller, callee = _end(seen, edge.caller), _end(seen, edge.callee)
     caller_file = seen[path_of(str(edge.caller["uri"]))]
     site = edge.from_ranges[0] if edge.from_ranges else caller.range
-    shown = None if caller_file.external else code_location(caller_file, site, context)
+    shown = code_location(caller_file, site, context)
     return Call.model_validate(
         {
             "from": caller,
@@ -157,7 +159,7 @@ async def _far_end(
     """A function at the last level reached, inside the allowed roots, to go on from."""
     incoming = query.direction == "incoming"
     deepest = [e.caller if incoming else e.callee for e in edges if e.depth == query.depth]
-    files = await see_files(ctx.paths, [path_of(str(i["uri"])) for i in deepest], read=False)
+    files = await see_files(ctx.paths, [path_of(str(i["uri"])) for i in deepest], None, read=False)
     for item in deepest:
         file = files[path_of(str(item["uri"]))]
         if not file.external:
@@ -222,7 +224,7 @@ async def _answer(
     chosen, pagination = page_of(edges, query.callsPerPage, query.page)
     files = [path_of(root["uri"])]
     files += [path_of(str(item["uri"])) for edge in chosen for item in (edge.caller, edge.callee)]
-    seen = await see_files(ctx.paths, files)
+    seen = await see_files(ctx.paths, files, query)
     result = CallHierarchyResult(
         resolved=target.resolved,
         server=target.slot.server_id,
@@ -235,6 +237,7 @@ async def _answer(
     hints = [
         *_limit_hints(walk, target, query, deadline),
         *call_page_hints(query, pagination, len(edges)),
+        *withheld_hints(query, seen.values()),
     ]
     if chosen:
         hints += _read_hints(seen, chosen, query)

@@ -9,6 +9,7 @@ from octo.contract import QueryContext
 from octo.lsp.locations import code_location
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import GotoDefinitionQuery
 from octo.lsp.models import GotoDefinitionResult
 from octo.lsp.next_calls import definition_hints
@@ -28,7 +29,7 @@ async def goto_definition(
     async def run(target: Target, _last: bool) -> Answer[GotoDefinitionResult]:
         require(target.slot, "definitionProvider", "go to definition")
         places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params()))
-        seen = await see_files(ctx.paths, [place.path for place in places])
+        seen = await see_files(ctx.paths, [place.path for place in places], query)
         definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
         result = GotoDefinitionResult(
             resolved=target.resolved, server=target.slot.server_id, definitions=definitions
@@ -37,7 +38,9 @@ async def goto_definition(
             hints = no_definition_hints(query, target.resolved.line, str(target.slot.root))
         else:
             # The first definition the caller can read (a header's, a stub's may come first).
-            index = next((i for i, d in enumerate(definitions) if not d.external), 0)
+            index = next(
+                (i for i, d in enumerate(definitions) if not (d.external or d.withheld)), 0
+            )
             place = places[index]
             hints = definition_hints(
                 query,
@@ -46,6 +49,6 @@ async def goto_definition(
                 place.last_line,
                 definitions[index].content,
             )
-        return answer(target, result, hints)
+        return answer(target, result, [*hints, *withheld_hints(query, seen.values())])
 
     return await navigate(ctx, query, run)

@@ -9,6 +9,7 @@ the lines of those inside the allowed roots), never on the event loop.
 from __future__ import annotations
 
 from collections.abc import Collection
+from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,12 +20,17 @@ from urllib.parse import urlparse
 
 import anyio
 
+from octo.core.confined import open_confined
+from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
+from octo.core.sensitive import Withheld
+from octo.core.sensitive import withheld
 from octo.lsp.client import MalformedReplyError
 from octo.lsp.models import CodeLocation
 from octo.lsp.models import Position
 from octo.lsp.models import Range
+from octo.lsp.models import SymbolQuery
 from octo.lsp.symbols import split_lines
 
 #: Longest line of code shown, in characters.
@@ -92,13 +98,15 @@ class SeenFile:
 
     ``absolute``: the real path (the server's own when outside every root); ``path``:
     relative to its allowed root, or absolute when outside every root (``external``: not
-    read). ``lines``: its lines when read.
+    read). ``withheld``: hidden or a credential file the query did not opt in to (not
+    read). ``lines``: its lines, redacted, when read.
     """
 
     absolute: Path
     path: str
     external: bool
     lines: tuple[str, ...] = ()
+    withheld: Withheld | None = None
 
     @property
     def uri(self) -> str:
@@ -106,51 +114,87 @@ class SeenFile:
 
 
 @lru_cache(maxsize=256)
-def _file_lines(path: Path, mtime_ns: int, size: int) -> tuple[str, ...]:
-    return tuple(split_lines(path.read_text(encoding="utf-8", errors="replace")))
+def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> tuple[str, ...]:
+    """The lines of ``path``, redacted as a whole (a key block's body lines are known by its
+    BEGIN line), read as opened without following links."""
+    with open_confined(root, path, path.name) as opened:
+        text = opened.read_bytes().decode("utf-8", errors="replace")
+    return tuple(split_lines(redact(text)))
 
 
-def _see(paths: PathPolicy, files: list[Path], read: bool) -> dict[Path, SeenFile]:
+def _see(
+    paths: PathPolicy, files: list[Path], read: bool, opt_ins: SymbolQuery | None
+) -> dict[Path, SeenFile]:
     seen: dict[Path, SeenFile] = {}
     for path in files:
         try:
             real = path.resolve()
         except (OSError, RuntimeError):  # a symbolic-link loop: nothing to show
             real = path
-        if paths.root_of(real) is None:
+        root = paths.root_of(real)
+        if root is None:
             seen[path] = SeenFile(path, str(path), external=True)
             continue
-        lines: tuple[str, ...] = ()
-        if read:
-            try:
-                stat = real.stat()
-                lines = _file_lines(real, stat.st_mtime_ns, stat.st_size)
-            except OSError:
-                pass
-        seen[path] = SeenFile(real, paths.relative(real), external=False, lines=lines)
+        shown = paths.relative(real)
+        reason = None
+        if opt_ins is not None:
+            reason = withheld(
+                real, root, hidden=opt_ins.hidden, include_sensitive=opt_ins.includeSensitive
+            )
+        if reason is not None or not read:
+            seen[path] = SeenFile(real, shown, external=False, withheld=reason)
+            continue
+        try:
+            stat = real.stat()
+            stamp = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+            lines = _file_lines(root, real, stamp)
+        except (OSError, OctoError):
+            lines = ()
+        seen[path] = SeenFile(real, shown, external=False, lines=lines)
     return seen
 
 
 async def see_files(
-    paths: PathPolicy, files: Collection[Path], *, read: bool = True
+    paths: PathPolicy,
+    files: Collection[Path],
+    opt_ins: SymbolQuery | None,
+    *,
+    read: bool = True,
 ) -> dict[Path, SeenFile]:
-    """Each of ``files`` as the caller sees it (read when ``read`` and inside the roots),
-    in one worker-thread hop."""
+    """Each of ``files`` as the caller sees it, in one worker-thread hop: read when ``read``,
+    inside the roots, and not withheld (a hidden or credential file needs ``opt_ins``'
+    ``hidden`` / ``includeSensitive``; None: nothing is read, nothing withheld)."""
     unique = list(dict.fromkeys(files))
     if not unique:
         return {}
-    return await anyio.to_thread.run_sync(_see, paths, unique, read)
+    return await anyio.to_thread.run_sync(_see, paths, unique, read, opt_ins)
+
+
+def withheld_hints(query: SymbolQuery, files: Iterable[SeenFile]) -> list[str]:
+    """How to see the code the answer left out of hidden or credential files, if it did."""
+    needed = sorted({file.withheld for file in files if file.withheld is not None})
+    if not needed:
+        return []
+    what = " and ".join("credential" if reason == "sensitive" else "hidden" for reason in needed)
+    return [
+        f"Locations in {what} files are listed without their code; to see it (secrets stay "
+        f"redacted): {query.with_opt_ins(needed)}"
+    ]
 
 
 def _cut(line: str) -> str:
+    # Lines come redacted from _file_lines: a cut can no longer split a secret.
     line = line.rstrip()
-    return redact(line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "...")
+    return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "..."
 
 
 def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
-    """``where`` in ``seen`` with ``context`` lines before and after (none when external)."""
+    """``where`` in ``seen`` with ``context`` lines before and after (none when external or
+    withheld)."""
     if seen.external:
         return CodeLocation(uri=seen.uri, path=seen.path, range=where, external=True)
+    if seen.withheld is not None:
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where, withheld=seen.withheld)
     lines = seen.lines
     index = where.start.line - 1
     if not 0 <= index < len(lines):

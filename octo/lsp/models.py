@@ -8,6 +8,8 @@ characters are 0-based UTF-16 code units, as in LSP. Every place carries its ``f
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -18,11 +20,18 @@ from pydantic import field_validator
 from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
+from octo.core.formats import compact_json
 from octo.core.paging import Pagination
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.sensitive import Withheld
 
 
 class SymbolQuery(ToolQuery):
     """Where the symbol is: a file and a name near a line."""
+
+    #: The tool that takes this query (named in hints that repeat it).
+    tool: ClassVar[str] = ""
 
     uri: str = Field(
         min_length=1,
@@ -40,6 +49,8 @@ class SymbolQuery(ToolQuery):
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
     )
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @field_validator("symbolName")
     @classmethod
@@ -51,9 +62,17 @@ class SymbolQuery(ToolQuery):
             )
         return symbol
 
+    def with_opt_ins(self, needed: Iterable[Withheld]) -> str:
+        """This query as a call again, with the opt-ins ``needed`` set."""
+        flags = {"hidden": "hidden", "sensitive": "includeSensitive"}
+        again = {**self.params(), **{flags[reason]: True for reason in needed}}
+        return f"{self.tool} {compact_json(again)}"
+
 
 class GotoDefinitionQuery(SymbolQuery):
     """One lspGotoDefinition query."""
+
+    tool: ClassVar[str] = "lspGotoDefinition"
 
     contextLines: int = Field(
         default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
@@ -62,6 +81,8 @@ class GotoDefinitionQuery(SymbolQuery):
 
 class FindReferencesQuery(SymbolQuery):
     """One lspFindReferences query."""
+
+    tool: ClassVar[str] = "lspFindReferences"
 
     includeDeclaration: bool = Field(
         default=True, description="Also list the declaration itself among the references."
@@ -75,6 +96,8 @@ class FindReferencesQuery(SymbolQuery):
 
 class CallHierarchyQuery(SymbolQuery):
     """One lspCallHierarchy query."""
+
+    tool: ClassVar[str] = "lspCallHierarchy"
 
     direction: Literal["incoming", "outgoing"] = Field(
         description="incoming: who calls the function; outgoing: what the function calls."
@@ -92,6 +115,10 @@ class CallHierarchyQuery(SymbolQuery):
 _CONTEXT = "Lines of code around content; empty when there are none (contextLines 0, file edge)."
 _URI = "The file's file:// URI."
 _PATH = "The file's path relative to its allowed root (absolute when external)."
+_WITHHELD = (
+    "Set when the file is hidden or a credential file and the query did not opt in (hidden,"
+    " includeSensitive): its code is left out; the hints give the call with the opt-in."
+)
 
 
 class Position(BaseModel):
@@ -120,13 +147,15 @@ class CodeLocation(BaseModel):
     path: str = Field(description=_PATH)
     range: Range
     content: str | None = Field(
-        default=None, description="The line at range.start (left out for external files)."
+        default=None,
+        description="The line at range.start (left out for external and withheld files).",
     )
     contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
     contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
     external: bool | None = Field(
         default=None, description="True for a file outside the allowed roots (not read)."
     )
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
 class NavigationResult(ToolResult):
@@ -169,6 +198,7 @@ class CallEnd(BaseModel):
     path: str = Field(description=_PATH)
     range: Range = Field(description="The function's name (its selection range).")
     external: bool | None = None
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
 class Call(BaseModel):
@@ -178,7 +208,8 @@ class Call(BaseModel):
     to: CallEnd
     fromRanges: list[Range]
     content: str | None = Field(
-        default=None, description="The line of the first call site (left out for external files)."
+        default=None,
+        description="The line of the first call site (left out for external and withheld files).",
     )
     contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
     contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)

@@ -10,6 +10,7 @@ from octo.core.paging import page_of
 from octo.lsp.locations import code_location
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import FindReferencesResult
 from octo.lsp.next_calls import reference_hints
@@ -30,7 +31,7 @@ async def find_references(
         params = target.params(context={"includeDeclaration": query.includeDeclaration})
         places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params))
         chosen, pagination = page_of(places, query.referencesPerPage, query.page)
-        seen = await see_files(ctx.paths, [place.path for place in chosen])
+        seen = await see_files(ctx.paths, [place.path for place in chosen], query)
         result = FindReferencesResult(
             resolved=target.resolved,
             server=target.slot.server_id,
@@ -43,7 +44,7 @@ async def find_references(
             (
                 (seen[p.path], p.range.start.line)
                 for p in chosen
-                if not seen[p.path].external
+                if not (seen[p.path].external or seen[p.path].withheld)
                 and (p.path, p.range.start.line) != (target.path, target.resolved.line)
             ),
             None,
@@ -51,6 +52,6 @@ async def find_references(
         hints = reference_hints(
             query, pagination, len(places), use, target.resolved.line, target.resolved.text
         )
-        return answer(target, result, hints)
+        return answer(target, result, [*hints, *withheld_hints(query, seen.values())])
 
     return await navigate(ctx, query, run)

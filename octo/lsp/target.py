@@ -8,6 +8,7 @@ answer says so.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -22,9 +23,12 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens
 from octo.core.config import Config
+from octo.core.confined import open_confined
 from octo.core.errors import NotFoundError
+from octo.core.errors import PathNotAllowedError
 from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
+from octo.core.sensitive import withheld
 from octo.lsp.client import RequestTimeoutError
 from octo.lsp.client import UnsupportedOperationError
 from octo.lsp.documents import Source
@@ -67,16 +71,27 @@ class _Read:
 
 
 def _read(pool: LspPool, paths: PathPolicy, query: SymbolQuery) -> _Read:
-    """Everything about the queried file that touches the disk (runs in a worker thread)."""
+    """Everything about the queried file that touches the disk (runs in a worker thread).
+
+    The file needs the query's opt-in when hidden or a credential file, and is read as
+    opened without following a link swapped in after the check.
+    """
     path = paths.resolve(query.uri)
-    if not path.is_file():
-        raise NotFoundError(
-            f"'{query.uri}' is not a file", hints=["Find the file first with localFindFiles."]
-        )
     allowed_root = paths.root_of(path)
     assert allowed_root is not None  # resolve() guarantees it
+    try:
+        opened = open_confined(allowed_root, path, query.uri)
+    except NotFoundError:
+        opened = None
+    with opened or contextlib.nullcontext():
+        if opened is None or not opened.is_file:
+            raise NotFoundError(
+                f"'{query.uri}' is not a file", hints=["Find the file first with localFindFiles."]
+            )
+        _check_opt_ins(path, allowed_root, query)
+        data, stat = opened.read_bytes(), opened.stat
     language = pool.language(path)
-    source = Source.read(path)
+    source = Source(path, data.decode("utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size))
     found = resolve_symbol(
         source.text,
         query.symbolName,
@@ -85,6 +100,20 @@ def _read(pool: LspPool, paths: PathPolicy, query: SymbolQuery) -> _Read:
         language=language.language_id,
     )
     return _Read(source, allowed_root, language, found)
+
+
+def _check_opt_ins(path: Path, root: Path, query: SymbolQuery) -> None:
+    """A hidden or credential file is answered on only with the query's opt-in."""
+    needed = withheld(
+        path, root, hidden=query.hidden, include_sensitive=query.includeSensitive, raw=query.uri
+    )
+    if needed is not None:
+        what = "a credential file" if needed == "sensitive" else "hidden (a dot-file or in a"
+        what += "" if needed == "sensitive" else " dot-directory)"
+        raise PathNotAllowedError(
+            f"'{query.uri}' is {what}",
+            hints=[f"To use it anyway (secrets stay redacted): {query.with_opt_ins([needed])}"],
+        )
 
 
 #: ``run(target, last)``: a tool's work on a ready target; ``last`` when no server is left

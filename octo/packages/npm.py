@@ -190,6 +190,7 @@ class NpmLookup:
                     f"{path}/latest", kind="npm-manifest", ttl=self.ttl, parse=parse_npm_manifest
                 )
                 answer.cached &= latest.cached
+                answer.hint(*latest.notes)
                 return latest.value.without_metadata()
             except NotFoundError:
                 pass  # a missing package, or a mirror without /latest: the packument tells
@@ -197,6 +198,7 @@ class NpmLookup:
             path, kind="npm-packument", ttl=self.ttl, parse=parse_npm_packument
         )
         answer.cached &= whole.cached
+        answer.hint(*whole.notes)
         return whole.value if with_metadata else whole.value.without_metadata()
 
     async def _similar(
@@ -214,4 +216,5 @@ class NpmLookup:
         except NotFoundError:
             return None
         answer.cached &= found.cached
+        answer.hint(*found.notes)
         return found.value

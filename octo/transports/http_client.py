@@ -48,7 +48,11 @@ from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
+from octo.transports.redirects import origin
+from octo.transports.redirects import redirect_notes
+from octo.transports.redirects import send_following
 from octo.transports.remote_state import RemoteState
+from octo.transports.remote_state import Shared
 
 logger = logging.getLogger("octo.http")
 
@@ -64,6 +68,8 @@ class Fetched(Generic[T]):
     cached: bool = False
     revalidated: bool = False
     rate_limit: RateLimit | None = None
+    #: What the caller should hear about how it was had (a redirect to another origin).
+    notes: tuple[str, ...] = ()
 
 
 class _Retry(Exception):
@@ -147,21 +153,22 @@ class RemoteClient:
             return path
         return f"{self.base_url}/{path.lstrip('/')}"
 
-    def quota_hints(self, fetched: Fetched[Any]) -> list[str]:
-        """A hint when the quota ``fetched`` spent is running low, else none."""
+    def hints(self, fetched: Fetched[Any]) -> list[str]:
+        """The notes of ``fetched`` (a redirect to another origin), and a hint when the quota
+        it spent is running low."""
         rate = fetched.rate_limit
         if rate is None or not rate.running_low:
-            return []
+            return list(fetched.notes)
         return [
+            *fetched.notes,
             f"{self.policy.name} {rate.resource} quota running low: {rate.remaining}"
             + (f"/{rate.limit}" if rate.limit else "")
-            + " left; batch related queries and prefer cached ones."
+            + " left; batch related queries and prefer cached ones.",
         ]
 
-    def _on_own_host(self, url: str) -> bool:
-        """True when ``url`` is on the configured host (scheme, host and port alike)."""
-        target, base = httpx.URL(url), httpx.URL(self.base_url)
-        return (target.scheme, target.host, target.port) == (base.scheme, base.host, base.port)
+    def _on_own_host(self, url: httpx.URL) -> bool:
+        """True when ``url`` is on the configured origin (scheme, host and port alike)."""
+        return origin(url) == origin(httpx.URL(self.base_url))
 
     def _budget(self) -> float:
         """Seconds this request may still spend waiting."""
@@ -271,14 +278,24 @@ class RemoteClient:
         method: str,
         url: str,
         params: Mapping[str, Any] | None,
-        headers: dict[str, str],
+        headers: Mapping[str, str],
+        credentials: Mapping[str, str],
         scope: str,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
         async with self._limiter(resource):
             try:
-                response = await self.http.request(method, url, params=params, headers=headers)
+                response = await send_following(
+                    self.http,
+                    method,
+                    url,
+                    params=params,
+                    headers=headers,
+                    credentials=credentials,
+                    is_own=self._on_own_host,
+                    name=self.policy.name,
+                )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
                 raise _Retry(
@@ -327,10 +344,10 @@ class RemoteClient:
                 self._scrub(f"The query does not fit in a {self.policy.name} request: {exc}"),
                 hints=["Shorten the query's longest value (keywords, path, filters)."],
             ) from None
-        # Credentials go to the configured host only, never to a host a response linked to.
-        own = self._on_own_host(url)
-        all_headers = {**(await self.policy.headers() if own else {}), **(headers or {})}
-        scope = await self.scope()
+        # Credentials go to the configured origin only: never to a host a response linked
+        # or redirected to.
+        credentials = await self.policy.headers()
+        scope = self._scope_of(credentials)
         attempts = _Attempts()
 
         def wait(state: RetryCallState) -> float:
@@ -363,7 +380,9 @@ class RemoteClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._send_once(method, url, params, all_headers, scope)
+                    return await self._send_once(
+                        method, url, params, headers or {}, credentials, scope
+                    )
         except _Retry as exc:
             if exc.rate_limited:
                 raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
@@ -375,10 +394,14 @@ class RemoteClient:
 
     async def scope(self) -> str:
         """The credential identity of this client's requests (a hash, never a token); only
-        a shared store needs one."""
+        a shared store needs one (alone, nothing is awaited: identical fetches join one
+        flight at once)."""
         if self.state.shared is None:
             return ""
         return self.state.scope(await self.policy.headers())
+
+    def _scope_of(self, credentials: Mapping[str, str]) -> str:
+        return "" if self.state.shared is None else self.state.scope(credentials)
 
     async def _sleep_logged(self, seconds: float) -> None:
         logger.info("%s: waiting %.1f s before retrying", self.policy.name, seconds)
@@ -428,23 +451,26 @@ class RemoteClient:
                 conditional["If-None-Match"] = stale.etag
             response = await self.send(path, params=params, headers=conditional)
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
+            notes = redirect_notes(response)
             if response.status_code == 304 and stale is not None:
                 await self.state.store(
                     key, kind, scope, stale.value, ttl, stale.etag, revalidated=True
                 )
-                return Fetched(stale.value, cached=True, revalidated=True, rate_limit=rate)
+                return Fetched(
+                    stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
+                )
             value = parse(response)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 etag = response.headers.get("etag")
                 await self.state.store(key, kind, scope, value, ttl, etag)
-            return Fetched(value, rate_limit=rate)
+            return Fetched(value, rate_limit=rate, notes=notes)
 
         return await self.state.coalesce(
             key,
             kind,
             scope,
             load,
-            value_of=lambda fetched: fetched.value,
-            answer=lambda value, cached: Fetched(value, cached=cached),
+            value_of=lambda fetched: Shared(fetched.value, fetched.notes),
+            answer=lambda shared, cached: Fetched(shared.value, cached=cached, notes=shared.notes),
         )

@@ -8,8 +8,9 @@ as always. With a shared store (a team's replicas on one Redis) each of them is 
   is revalidated with its ETag. The local cache stays in front (no round trip for a local
   hit) and behind (the answer is there when the store is not).
 - requests in flight: identical requests on several replicas cost one upstream request.
-  The first replica claims a short lease (renewed while it works); the others poll for
-  its outcome (the answer, or its error) and take over when the lease ends without one.
+  The first replica claims a short lease (renewed while it works); the others wait for
+  its outcome (the answer and its notes, or its error), woken when it is announced, and
+  take over when the lease ends without one.
 - pauses: a replica that sees a resource exhausted (or told to back off) pauses it for
   every replica until the reset.
 
@@ -60,8 +61,12 @@ POLL_MAX = 0.2
 
 
 @dataclass(frozen=True)
-class _Answer:
+class Shared:
+    """What a leader's answer gives its followers on other replicas: the value, and the
+    notes the caller hears about how it was had (a redirect to another origin)."""
+
     value: Any
+    notes: tuple[str, ...] = ()
 
 
 class _Verdict:
@@ -180,12 +185,12 @@ class RemoteState:
         kind: str,
         scope: str,
         load: Callable[[], Awaitable[L]],
-        value_of: Callable[[L], Any],
-        answer: Callable[[Any, bool], L],
+        value_of: Callable[[L], Shared],
+        answer: Callable[[Shared, bool], L],
     ) -> L:
         """``load()`` once for every identical request in flight, in this process and on
-        every replica. ``value_of`` is what a load's result shares; ``answer(value,
-        cached)`` makes a result of a value another replica shared."""
+        every replica. ``value_of`` is what a load's result shares; ``answer(shared,
+        cached)`` makes a result of what another replica shared (or stored)."""
         adapter = self._adapter(kind)
         if adapter is None:
             result, _shared = await self.cache.coalesce(key, load)
@@ -203,8 +208,8 @@ class RemoteState:
         scope: str,
         adapter: TypeAdapter[Any],
         load: Callable[[], Awaitable[L]],
-        value_of: Callable[[L], Any],
-        answer: Callable[[Any, bool], L],
+        value_of: Callable[[L], Shared],
+        answer: Callable[[Shared, bool], L],
     ) -> L:
         assert self.shared is not None
         name = self._name(scope, key)
@@ -219,15 +224,15 @@ class RemoteState:
                 if found is not None and found.fresh:
                     await self.shared.settle(lease, owner, None)
                     self.meters.cache("hit", "shared")
-                    return answer(found.value, True)
+                    return answer(Shared(found.value), True)
                 return await self._lead(name, lease, owner, adapter, load, value_of)
             verdict = await self._follow(name, lease, holder, adapter)
             if verdict is _Verdict.TAKE_OVER:
                 continue
             if isinstance(verdict, OctoError):
                 raise verdict
-            if isinstance(verdict, _Answer):
-                return answer(verdict.value, False)
+            if isinstance(verdict, Shared):
+                return answer(verdict, False)
             return await load()
 
     async def _lead(
@@ -237,7 +242,7 @@ class RemoteState:
         owner: str,
         adapter: TypeAdapter[Any],
         load: Callable[[], Awaitable[L]],
-        value_of: Callable[[L], Any],
+        value_of: Callable[[L], Shared],
     ) -> L:
         assert self.shared is not None
         results: list[L] = []
@@ -266,15 +271,17 @@ class RemoteState:
         self,
         results: list[L],
         failures: list[BaseException],
-        value_of: Callable[[L], Any],
+        value_of: Callable[[L], Shared],
         adapter: TypeAdapter[Any],
     ) -> bytes | None:
         """What the followers get: the answer, or an error of octo's (anything else, a
         cancellation or a bug, leaves them to take over)."""
         assert self.shared is not None
         if results:
+            shared = value_of(results[0])
             document: dict[str, Any] = {
-                "value": adapter.dump_python(value_of(results[0]), mode="json")
+                "value": adapter.dump_python(shared.value, mode="json"),
+                "notes": list(shared.notes),
             }
         elif failures and isinstance(failures[0], OctoError):
             error = error_document(failures[0])
@@ -297,7 +304,7 @@ class RemoteState:
 
     async def _follow(
         self, name: str, lease: str, holder: str, adapter: TypeAdapter[Any]
-    ) -> _Answer | OctoError | object:
+    ) -> Shared | OctoError | object:
         """Wait for the outcome of the replica holding ``lease``."""
         assert self.shared is not None
         while True:
@@ -320,11 +327,12 @@ class RemoteState:
                 self.shared.forget(outcome)
 
     @staticmethod
-    def _read_outcome(data: bytes, adapter: TypeAdapter[Any]) -> _Answer | OctoError | object:
+    def _read_outcome(data: bytes, adapter: TypeAdapter[Any]) -> Shared | OctoError | object:
         try:
             document = unpack(data)
             if "value" in document:
-                return _Answer(adapter.validate_python(document["value"]))
+                value = adapter.validate_python(document["value"])
+                return Shared(value, tuple(str(note) for note in document.get("notes", ())))
             if "error" in document:
                 return error_from(document["error"]) or _Verdict.ASK_UPSTREAM
         except (ValueError, TypeError, ValidationError):

@@ -25,6 +25,7 @@ import anyio
 from anyio.abc import Process
 
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
@@ -137,25 +138,40 @@ class RgRun:
 
 @asynccontextmanager
 async def open_rg(
-    args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
 ) -> AsyncIterator[RgProcess]:
     """Run ``rg args`` in ``cwd``; leaving the block kills rg if it still runs.
 
     The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
-    flag): when it passes, rg is killed and QueryTimeoutError is raised.
+    flag): when it passes, rg is killed and QueryTimeoutError is raised. rg inherits
+    ``pass_fds`` (so ``/proc/self/fd/N`` in ``cwd`` or ``args`` names what octo opened).
     """
-    async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=subprocess.PIPE) as rg:
+    async with _spawn_rg(
+        args, cwd=cwd, timeout_ms=timeout_ms, stdout=subprocess.PIPE, pass_fds=pass_fds
+    ) as rg:
         yield rg
 
 
-async def run_rg(args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int) -> RgRun:
+async def run_rg(
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
+) -> RgRun:
     """Run ``rg args`` in ``cwd`` to the end, under the same deadline as :func:`open_rg`.
 
     For output that is needed whole: rg writes it to a temporary file, so a
     search printing thousands of lines costs no wake-up per line it writes.
     """
     with tempfile.TemporaryFile() as stdout:
-        async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout) as rg:
+        async with _spawn_rg(
+            args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout, pass_fds=pass_fds
+        ) as rg:
             returncode = await rg.wait()
 
             def collect() -> RgRun:
@@ -187,7 +203,12 @@ def _check_args(args: Sequence[str]) -> None:
 
 @asynccontextmanager
 async def _spawn_rg(
-    args: Sequence[str], *, cwd: Path | None, timeout_ms: int, stdout: int | IO[bytes]
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None,
+    timeout_ms: int,
+    stdout: int | IO[bytes],
+    pass_fds: Sequence[int],
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
     # stderr goes to a file, not a pipe: rg can never block on it and nothing must drain it.
@@ -201,7 +222,16 @@ async def _spawn_rg(
                 stdout=stdout,
                 stderr=stderr,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
+        except FileNotFoundError as exc:
+            if cwd is None or exc.filename != str(cwd):
+                raise
+            # The directory went away between the check and the start.
+            raise NotFoundError(
+                "The directory to search no longer exists",
+                hints=["Check the path with localViewStructure on its parent."],
+            ) from None
         except OSError as exc:
             if exc.errno != errno.E2BIG:
                 raise

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ from mcp import Client
 from mcp import StdioServerParameters
 
 from octo.registry import all_tools
+from tests.faces.conftest import served_http
 
 
 def _find(path: Path) -> dict[str, Any]:
@@ -69,31 +68,8 @@ async def test_stdio_client_roots_narrow_the_configured_roots(mode: str, tree: P
 @pytest.fixture
 def http_server(tree: Path) -> Iterator[str]:
     """`octo serve --http` on any free port; yields the MCP URL it says it serves at."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "octo", "serve", "--http", "--port", "0"],
-        env=_env(tree),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        said = process.stderr.readline()
-        match = re.fullmatch(
-            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp); "
-            r"Ctrl\+C stops it\n",
-            said,
-        )
-        assert match, f"octo serve --http said {said!r}, then {process.stderr.read()!r}"
-        yield match.group(1)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with served_http(_env(tree)) as url:
+        yield url
 
 
 async def test_streamable_http(http_server: str, tree: Path) -> None:

@@ -76,9 +76,8 @@ async def test_an_expired_handle_is_not_found_and_the_hint_repeats_the_call(
 async def test_a_handle_from_other_roots_is_not_found(gateway: octo.Gateway, root: Path) -> None:
     read = await one(gateway, "localGetFileContent", {"path": "src/big.py"})
     handle = read["data"]["contentHandle"]
-    elsewhere = await one(
-        gateway, "getCachedContent", {"handle": handle}, roots=[root.parent / "other"]
-    )
+    # A client's roots only narrow the gateway's: other roots are narrower ones.
+    elsewhere = await one(gateway, "getCachedContent", {"handle": handle}, roots=[root / "src"])
     assert elsewhere["error"]["code"] == "NOT_FOUND"
     assert "localGetFileContent" in elsewhere["hints"][0]
     same = await one(gateway, "getCachedContent", {"handle": handle}, roots=[root])

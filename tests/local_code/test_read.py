@@ -332,7 +332,11 @@ async def test_secrets_are_redacted_and_line_numbers_kept(tree: Tree, read: Call
     after = await read(path="deploy.py", startLine=6, endLine=6)
     assert after["data"]["content"] == "after = 1\n"
     keyfile = await read(path="id_ed25519", includeSensitive=True)
-    assert keyfile["data"]["content"] == "[REDACTED:private-key]\n\n\n\n"
+    assert keyfile["data"]["content"] == (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + "[REDACTED:private-key]\n" * 2
+        + "-----END OPENSSH PRIVATE KEY-----\n"
+    )
 
 
 async def test_answers_are_cached_per_file_version(tree: Tree, read: CallOne) -> None:

@@ -17,15 +17,22 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import redis
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 TOKEN = "test-token-not-real-replicas"
+#: The bearer token every replica asks of its clients (as a team's deployment would).
+HTTP_TOKEN = "test-http-token-not-real-team"
 
 
 def free_port() -> int:
@@ -199,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class Replica:
     """``octo serve --http`` on a free loopback port with ``env``, its stderr appended to
-    ``log``; restartable on that port."""
+    ``log``; restartable on that port. Clients send the env's OCTO_HTTP_TOKEN, if any."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
         self.env = env
@@ -214,6 +221,18 @@ class Replica:
     @property
     def mcp_url(self) -> str:
         return f"{self.base}/mcp"
+
+    @property
+    def _auth(self) -> dict[str, str]:
+        token = self.env.get("OCTO_HTTP_TOKEN")
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    @asynccontextmanager
+    async def client(self) -> AsyncIterator[Client]:
+        """A real MCP client of this replica, with the token."""
+        http = httpx2.AsyncClient(headers=self._auth, timeout=60)
+        async with http, Client(streamable_http_client(self.mcp_url, http_client=http)) as client:
+            yield client
 
     def _alive(self) -> bool:
         try:
@@ -249,12 +268,15 @@ class Replica:
             self.process = None
 
     def metrics(self) -> str:
-        return httpx.get(f"{self.base}/metrics", timeout=5).text
+        response = httpx.get(f"{self.base}/metrics", headers=self._auth, timeout=5)
+        response.raise_for_status()
+        return response.text
 
 
 def replica_env(api_url: str, root: Path, **extra: str) -> dict[str, str]:
-    """The environment of a replica: the test's PATH and HOME, the fake GitHub, no OCTO_*
-    setting of the caller's."""
+    """The environment of a replica: the test's PATH and HOME, the fake GitHub, the bearer
+    token, no OCTO_* setting of the caller's."""
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")}
-    env.update(GITHUB_API_URL=api_url, GITHUB_TOKEN=TOKEN, OCTO_ROOTS=str(root), **extra)
+    env.update(GITHUB_API_URL=api_url, GITHUB_TOKEN=TOKEN, OCTO_ROOTS=str(root))
+    env.update(OCTO_HTTP_TOKEN=HTTP_TOKEN, **extra)
     return env

@@ -14,16 +14,24 @@ from starlette.testclient import TestClient
 import octo
 from octo.core.config import Config
 from octo.core.errors import CallError
+from octo.faces.http_access import HttpAccess
 from octo.faces.metrics import PrometheusMeters
 from octo.faces.serve import http_app
 from tests.team.replicas import free_port
 
+TOKEN = "test-http-token-not-real-ops"
+
+
+def app_client(config: Config, env: dict[str, str] | None = None) -> TestClient:
+    """The HTTP app of ``octo serve --http`` on loopback (``env``: OCTO_HTTP_TOKEN)."""
+    access = HttpAccess.configure("127.0.0.1", 8000, env or {})
+    return TestClient(http_app(access, config), base_url="http://127.0.0.1:8000")
+
 
 @pytest.fixture
 def served(request: pytest.FixtureRequest) -> Iterator[TestClient]:
-    """The HTTP app of ``octo serve --http`` in this process, its lifespan run."""
-    config: Config = request.param
-    with TestClient(http_app("127.0.0.1", config), base_url="http://127.0.0.1") as client:
+    """The HTTP app in this process, its lifespan run."""
+    with app_client(request.param) as client:
         yield client
 
 
@@ -57,8 +65,20 @@ def test_not_ready_while_the_configured_redis_is_unreachable(served: TestClient)
 
 def test_ready_with_a_reachable_redis(redis_url: str) -> None:
     config = Config.from_env({"OCTO_REDIS_URL": redis_url})
-    with TestClient(http_app("127.0.0.1", config), base_url="http://127.0.0.1") as client:
+    with app_client(config) as client:
         assert client.get("/readyz").json()["redis"] == "ok"
+
+
+def test_with_a_token_metrics_need_it_and_the_probes_do_not() -> None:
+    with app_client(Config(), {"OCTO_HTTP_TOKEN": TOKEN}) as client:
+        probes = [client.get(path).status_code for path in ("/healthz", "/readyz")]
+        missing = client.get("/metrics")
+        wrong = client.get("/metrics", headers={"authorization": "Bearer not-the-token-000"})
+        right = client.get("/metrics", headers={"authorization": f"Bearer {TOKEN}"})
+        mcp = client.post("/mcp", json={})
+    assert probes == [200, 200]
+    assert (missing.status_code, wrong.status_code, mcp.status_code) == (401, 401, 401)
+    assert right.status_code == 200 and "octo_queries_total" in right.text
 
 
 async def test_a_call_is_counted_and_logged_in_one_line(

@@ -3,16 +3,20 @@ counts requests, driven by a real MCP client per replica: they behave as one oct
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 
 from tests.team.conftest import unavailable
+from tests.team.replicas import HTTP_TOKEN
+from tests.team.replicas import TOKEN
 from tests.team.replicas import FakeGitHub
 from tests.team.replicas import RedisProcess
 from tests.team.replicas import Replica
@@ -46,6 +50,13 @@ def metric(text: str, name: str, **labels: str) -> float:
     return total
 
 
+def untokened(replica: Replica) -> tuple[int, ...]:
+    """The statuses of /healthz, /readyz, /metrics and /mcp asked without the token."""
+    with httpx.Client(base_url=replica.base, timeout=10) as http:
+        probes = [http.get(path).status_code for path in ("/healthz", "/readyz", "/metrics")]
+        return (*probes, http.post("/mcp", json={}).status_code)
+
+
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
     with FakeGitHub(delay=0.3) as fake:
@@ -58,7 +69,13 @@ def team(tmp_path: Path, github: FakeGitHub) -> Iterator[tuple[RedisProcess, Rep
         store = RedisProcess(tmp_path).start()
     except RuntimeError as exc:
         unavailable(str(exc))
-    env = replica_env(github.api_url, tmp_path, OCTO_REDIS_URL=store.url, OCTO_REDIS_COOLDOWN="1")
+    env = replica_env(
+        github.api_url,
+        tmp_path,
+        OCTO_REDIS_URL=store.url,
+        OCTO_REDIS_COOLDOWN="1",
+        OCTO_LOG_LEVEL="INFO",
+    )
     replicas = [Replica(env, tmp_path / f"replica-{n}.log") for n in "ab"]
     try:
         for replica in replicas:
@@ -76,7 +93,7 @@ async def test_two_replicas_share_requests_cache_and_rate_limits(
     _store, a, b = team
     rows: list[dict[str, Any]] = []
     with anyio.fail_after(90):
-        async with Client(a.mcp_url) as on_a, Client(b.mcp_url) as on_b:
+        async with a.client() as on_a, b.client() as on_b:
             # Ten identical queries at once, spread over both replicas: one request.
             async def one(client: Client) -> None:
                 rows.append(await ask(client, "githubGetFileContent", file_query("README.md")))
@@ -112,11 +129,24 @@ async def test_two_replicas_share_requests_cache_and_rate_limits(
     assert metric(on_b_metrics, "octo_queries_total", tool="githubGetFileContent") >= 6
     assert metric(on_b_metrics, "octo_redis_up") == 1
 
+    # The load balancer's probes need no token; /metrics needs the one /mcp needs.
+    assert [untokened(replica) for replica in (a, b)] == [(200, 200, 401, 401)] * 2
+    # One line per call, never a token nor a file's content.
+    logged = a.log.read_text() + b.log.read_text()
+    lines = [line.split(" octo.calls: ", 1) for line in logged.splitlines()]
+    calls = [json.loads(line[1]) for line in lines if len(line) == 2]
+    assert len(calls) == 14 and {call["tool"] for call in calls} == {
+        "githubGetFileContent",
+        "githubSearchRepositories",
+    }
+    assert TOKEN not in logged and HTTP_TOKEN not in logged
+    assert "Served by the fake GitHub" not in logged and "README.md" not in logged
+
     # A restarted replica keeps the cache (it is in Redis).
     a.stop()
     a.start()
     with anyio.fail_after(60):
-        async with Client(a.mcp_url) as on_a:
+        async with a.client() as on_a:
             before = github.total
             kept = await ask(on_a, "githubGetFileContent", file_query("docs/guide.md"))
     assert kept["cached"] is True and github.total == before
@@ -128,7 +158,7 @@ async def test_killing_redis_mid_run_loses_no_query(
     store, a, b = team
     rows: list[dict[str, Any]] = []
     with anyio.fail_after(90):
-        async with Client(a.mcp_url) as on_a, Client(b.mcp_url) as on_b:
+        async with a.client() as on_a, b.client() as on_b:
 
             async def one(client: Client, path: str) -> None:
                 rows.append(await ask(client, "githubGetFileContent", file_query(path)))

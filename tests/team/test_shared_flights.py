@@ -20,6 +20,7 @@ from octo.core.meters import Meters
 from octo.core.redis_store import RedisStore
 from octo.transports import remote_state
 from octo.transports.remote_state import RemoteState
+from octo.transports.remote_state import Shared
 from tests.github.conftest import make_env
 
 RECORDING = Path(__file__).parents[1] / "github" / "recordings" / "file_content.json"
@@ -121,7 +122,7 @@ async def test_a_vanished_leader_is_taken_over_when_its_lease_ends(
 
     with anyio.fail_after(5):
         value = await follower.coalesce(
-            "key", "n", "scope", load, value_of=lambda v: v, answer=lambda v, _cached: v
+            "key", "n", "scope", load, value_of=Shared, answer=lambda s, _cached: s.value
         )
     assert value == 42 and loads == [1]
 
@@ -151,8 +152,8 @@ async def test_a_leader_keeps_its_lease_while_it_works(
                 "n",
                 "scope",
                 loader(who, seconds),
-                value_of=lambda v: v,
-                answer=lambda v, _cached: v,
+                value_of=Shared,
+                answer=lambda s, _cached: s.value,
             )
         )
 
@@ -176,7 +177,7 @@ async def test_a_followers_error_is_its_own_copy(store: RedisStore) -> None:
     async def ask(state: RemoteState) -> None:
         try:
             await state.coalesce(
-                "key", "n", "scope", fail, value_of=lambda v: v, answer=lambda v, _c: v
+                "key", "n", "scope", fail, value_of=Shared, answer=lambda s, _c: s.value
             )
         except NotFoundError as exc:
             errors.append(exc)
@@ -225,7 +226,7 @@ async def test_a_follower_is_woken_by_the_leaders_announcement(
 
     async def ask(state: RemoteState, load: Any) -> None:
         results.append(
-            await state.coalesce("key", "n", "scope", load, lambda v: v, lambda v, _c: v)
+            await state.coalesce("key", "n", "scope", load, Shared, lambda s, _c: s.value)
         )
 
     with anyio.fail_after(10):

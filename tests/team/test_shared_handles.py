@@ -29,7 +29,7 @@ def big_file(tmp_path: Path) -> Path:
     root = tmp_path / "root"
     root.mkdir()
     (root / "big.py").write_text("".join(f"line {n}: {'x' * 60}\n" for n in range(1, 401)))
-    (tmp_path / "other").mkdir()
+    (root / "inner").mkdir()
     return root
 
 
@@ -47,9 +47,8 @@ async def test_a_handle_from_one_replica_reads_whole_on_another(
             await one(other, "getCachedContent", {"handle": handle, "page": page})
             for page in range(2, first["data"]["totalPages"] + 1)
         ]
-        elsewhere = await one(
-            other, "getCachedContent", {"handle": handle}, roots=[tmp_path / "other"]
-        )
+        # A client's roots only narrow the gateway's: other roots are narrower ones.
+        elsewhere = await one(other, "getCachedContent", {"handle": handle}, roots=[root / "inner"])
     assert "".join(p["data"]["content"] for p in pages) == (root / "big.py").read_text()
     assert elsewhere["status"] == "error" and elsewhere["error"]["code"] == "NOT_FOUND"
 
