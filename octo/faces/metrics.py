@@ -21,6 +21,32 @@ from prometheus_client.registry import Collector
 from octo.core.meters import Meters
 from octo.transports.children import running
 
+# What is published: name, help, labels.
+_QUERIES = ("octo_queries", "Queries answered, by tool and status", ("tool", "status"))
+_CALLS = ("octo_call_seconds", "Time to answer one call, by tool", ("tool",))
+_CACHE = (
+    "octo_cache_lookups",
+    "Cache lookups of remote answers: hit, miss, revalidated (a stale entry the host "
+    "confirmed), by store (local, shared)",
+    ("result", "store"),
+)
+_UPSTREAM = (
+    "octo_upstream_requests",
+    "Requests sent upstream, by host and status",
+    ("host", "status"),
+)
+_QUOTA = (
+    "octo_rate_limit_remaining",
+    "Requests left of a host's rate-limited resource",
+    ("host", "resource"),
+)
+_REDIS_ERRORS = (
+    "octo_redis_errors",
+    "Failed or timed-out calls to the shared Redis, by operation",
+    ("operation",),
+)
+_REDIS_UP = ("octo_redis_up", "1 while the last call to the shared Redis succeeded", ())
+
 #: Seconds: a cached answer takes milliseconds, a remote search seconds.
 _CALL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -45,49 +71,13 @@ class PrometheusMeters(Meters):
         # The *_created series double the output and tell a scraper nothing it needs.
         disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = registry = CollectorRegistry()
-        self._queries = Counter(
-            "octo_queries",
-            "Queries answered, by tool and status",
-            ["tool", "status"],
-            registry=registry,
-        )
-        self._calls = Histogram(
-            "octo_call_seconds",
-            "Time to answer one call, by tool",
-            ["tool"],
-            buckets=_CALL_BUCKETS,
-            registry=registry,
-        )
-        self._cache = Counter(
-            "octo_cache_lookups",
-            "Cache lookups of remote answers: hit, miss, revalidated (a stale entry the host "
-            "confirmed), by store (local, shared)",
-            ["result", "store"],
-            registry=registry,
-        )
-        self._upstream = Counter(
-            "octo_upstream_requests",
-            "Requests sent upstream, by host and status",
-            ["host", "status"],
-            registry=registry,
-        )
-        self._quota = Gauge(
-            "octo_rate_limit_remaining",
-            "Requests left of a host's rate-limited resource",
-            ["host", "resource"],
-            registry=registry,
-        )
-        self._shared_errors = Counter(
-            "octo_redis_errors",
-            "Failed or timed-out calls to the shared Redis, by operation",
-            ["operation"],
-            registry=registry,
-        )
-        self._shared_up = Gauge(
-            "octo_redis_up",
-            "1 while the last call to the shared Redis succeeded",
-            registry=registry,
-        )
+        self._queries = Counter(*_QUERIES, registry=registry)
+        self._calls = Histogram(*_CALLS, buckets=_CALL_BUCKETS, registry=registry)
+        self._cache = Counter(*_CACHE, registry=registry)
+        self._upstream = Counter(*_UPSTREAM, registry=registry)
+        self._quota = Gauge(*_QUOTA, registry=registry)
+        self._shared_errors = Counter(*_REDIS_ERRORS, registry=registry)
+        self._shared_up = Gauge(*_REDIS_UP, registry=registry)
         registry.register(_Children())
 
     def exposition(self) -> bytes:
