@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import replace
+from functools import cached_property
 from typing import TypeVar
 
 from octo.contract.runtime import Backend
@@ -29,15 +31,21 @@ class QueryContext:
     ``paths`` are the allowed roots of this call: the configured ones, or the narrower
     set an MCP client announced. ``report_progress`` tells the caller how far a long
     query got (MCP progress notifications, a progress bar); it costs nothing when unused.
+    ``max_tokens`` is this query's token budget when the dispatcher gave it a share of its
+    call's budget; ``config.max_tokens`` then says it, so every handler honours it.
     """
 
     runtime: Runtime
     paths: PathPolicy
     report_progress: ProgressReporter = _no_progress
+    max_tokens: int | None = None
 
-    @property
+    @cached_property
     def config(self) -> Config:
-        return self.runtime.config
+        """The runtime's settings, with this query's token budget."""
+        if self.max_tokens is None:
+            return self.runtime.config
+        return replace(self.runtime.config, max_tokens=self.max_tokens)
 
     def backend(self, cls: type[B]) -> B:
         """The runtime's one instance of backend ``cls`` (built on first use)."""

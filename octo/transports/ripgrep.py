@@ -1,7 +1,9 @@
 """Running rg: locating the binary, and running it under a deadline, streamed or to the end.
 
 Every rg process runs in its own process group, so stopping it early (a page is
-full, the deadline passed) kills rg and anything it spawned, then reaps it.
+full, the deadline passed) kills rg and anything it spawned, then reaps it. At most
+``OCTO_RG_CONCURRENCY`` rg processes of a runtime run at once (:class:`RgSlots`); the
+others wait their turn, first come first served, within their query's deadline.
 """
 
 from __future__ import annotations
@@ -14,15 +16,22 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO
+from typing import TYPE_CHECKING
+from typing import TypeVar
 
 import anyio
 from anyio.abc import Process
+from anyio.lowlevel import RunVar
 
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import QueryTimeoutError
@@ -31,10 +40,15 @@ from octo.core.formats import parse_size
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
+if TYPE_CHECKING:
+    from octo.contract.runtime import Runtime
+
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
 
 _STDERR_KEEP = 16 * 1024
+
+T = TypeVar("T")
 
 #: The longest single argument Linux passes to a program (MAX_ARG_STRLEN, its NUL included).
 _MAX_ARG_BYTES = 128 * 1024 - 1
@@ -53,6 +67,42 @@ def rg_binary() -> str:
         "ripgrep (rg) is not installed",
         hints=["pip install ripgrep==14.1.0 (a dependency of octo-gateway), or put rg on PATH."],
     )
+
+
+class RgSlots:
+    """A runtime's fair queue of rg processes: at most ``config.rg_concurrency`` run at once,
+    the others wait first come, first served (a runtime backend: one per runtime)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.limiter = anyio.CapacityLimiter(runtime.config.rg_concurrency)
+
+
+_SLOTS: ContextVar[RgSlots | None] = ContextVar("octo_rg_slots", default=None)
+#: Where no runtime said which slots are in force (rg run outside a call): one queue per
+#: event loop, as wide as the machine has CPUs.
+_LOOP_SLOTS: RunVar[anyio.CapacityLimiter] = RunVar("octo_rg_loop_slots")
+
+
+@contextmanager
+def rg_slots_in_force(slots: RgSlots) -> Iterator[None]:
+    """Make every rg started in this context (and the tasks it starts) queue on ``slots``."""
+    token = _SLOTS.set(slots)
+    try:
+        yield
+    finally:
+        _SLOTS.reset(token)
+
+
+def _slot_limiter() -> anyio.CapacityLimiter:
+    slots = _SLOTS.get()
+    if slots is not None:
+        return slots.limiter
+    try:
+        return _LOOP_SLOTS.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(os.cpu_count() or 1)
+        _LOOP_SLOTS.set(limiter)
+        return limiter
 
 
 def max_filesize_arg(size: str) -> str:
@@ -102,6 +152,43 @@ class RgProcess:
         if partial:
             yield bytes(partial)
 
+    async def capped_lines(self, longest: int) -> AsyncIterator[bytes | LongLine]:
+        """stdout one line at a time, as :meth:`lines`; a line over ``longest`` bytes comes as
+        a :class:`LongLine` (its first and last ``longest // 2`` bytes), so a minified or
+        generated file's line of hundreds of megabytes costs no more memory than a short one.
+        """
+        assert self._process.stdout is not None
+        keep = longest // 2
+        partial = bytearray()
+        long: _LongLineReader | None = None
+        async for chunk in self._process.stdout:
+            start = 0
+            while (end := chunk.find(b"\n", start)) != -1:
+                if long is None:
+                    partial += chunk[start:end]
+                    if len(partial) > longest:
+                        yield LongLine(bytes(partial[:keep]), bytes(partial[-keep:]), len(partial))
+                    else:
+                        yield bytes(partial)
+                else:
+                    yield long.end(chunk[start:end])
+                    long = None
+                partial.clear()
+                start = end + 1
+            rest = chunk[start:]
+            if long is not None:
+                long.feed(rest)
+            else:
+                partial += rest
+                if len(partial) > longest:
+                    long = _LongLineReader(bytes(partial[:keep]), keep)
+                    long.feed(bytes(partial[keep:]))
+                    partial.clear()
+        if long is not None:
+            yield long.end(b"")
+        elif partial:
+            yield bytes(partial)
+
     async def wait(self) -> int:
         """Wait for rg to exit and return its exit code (0 found, 1 nothing found, 2 error)."""
         return await self._process.wait()
@@ -120,12 +207,47 @@ class RgProcess:
 
 
 @dataclass(frozen=True)
-class RgRun:
-    """What a finished rg left: exit code (0 found, 1 nothing found, 2 error), stdout, stderr."""
+class LongLine:
+    """A line of rg's output too long to keep whole: its first bytes (``head``), its last
+    bytes (``tail``) and its length in bytes."""
 
-    returncode: int
+    head: bytes
+    tail: bytes
+    length: int
+
+
+class _LongLineReader:
+    """Follows a long line chunk by chunk, keeping its head and a tail of ``keep`` bytes."""
+
+    def __init__(self, head: bytes, keep: int) -> None:
+        self.head = head
+        self.keep = keep
+        self.tail = bytearray()
+        self.length = len(head)
+
+    def feed(self, piece: bytes) -> None:
+        self.length += len(piece)
+        self.tail += piece
+        if len(self.tail) > 2 * self.keep:
+            del self.tail[: len(self.tail) - self.keep]
+
+    def end(self, piece: bytes) -> LongLine:
+        self.feed(piece)
+        return LongLine(self.head, bytes(self.tail[-self.keep :]), self.length)
+
+
+@dataclass(frozen=True)
+class RgRun:
+    """What a finished rg left: exit code (0 found, 1 nothing found, 2 error), stdout, stderr.
+
+    ``timed_out``: rg was killed at its deadline (``returncode`` is then None) and stdout
+    holds what it had written by then.
+    """
+
+    returncode: int | None
     stdout: bytes
     stderr: str
+    timed_out: bool = False
 
 
 @asynccontextmanager
@@ -141,24 +263,40 @@ async def open_rg(
         yield rg
 
 
-async def run_rg(args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int) -> RgRun:
+async def run_rg(
+    args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int, keep_partial: bool = False
+) -> RgRun:
     """Run ``rg args`` in ``cwd`` to the end, under the same deadline as :func:`open_rg`.
 
     For output that is needed whole: rg writes it to a temporary file, so a
-    search printing thousands of lines costs no wake-up per line it writes.
+    search printing thousands of lines costs no wake-up per line it writes. With
+    ``keep_partial``, rg reaching its deadline is no error: the run says ``timed_out``
+    and holds what rg wrote until it was killed.
     """
     with tempfile.TemporaryFile() as stdout:
-        async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout) as rg:
-            returncode = await rg.wait()
+        returncode: int | None = None
+        stderr = ""
+        try:
+            async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout) as rg:
+                returncode = await rg.wait()
+                stderr = await _read_shielded(lambda: rg.stderr)
+        except QueryTimeoutError:
+            if not keep_partial:
+                raise
+        output = await _read_shielded(lambda: _read_all(stdout))
+    return RgRun(returncode, output, stderr, timed_out=returncode is None)
 
-            def collect() -> RgRun:
-                stdout.seek(0)
-                return RgRun(returncode, stdout.read(), rg.stderr)
 
-            # Off the event loop, both files in one hop (stdout may be megabytes); shielded:
-            # rg has finished, so the deadline passing meanwhile must not drop its output.
-            with anyio.CancelScope(shield=True):
-                done = await anyio.to_thread.run_sync(collect)
+def _read_all(file: IO[bytes]) -> bytes:
+    file.seek(0)
+    return file.read()
+
+
+async def _read_shielded(read: Callable[[], T]) -> T:
+    """``read()`` off the event loop (rg's output may be megabytes); shielded: rg has
+    finished, so the deadline passing meanwhile must not drop its output."""
+    with anyio.CancelScope(shield=True):
+        done = await anyio.to_thread.run_sync(read)
     return done
 
 
@@ -183,38 +321,46 @@ async def _spawn_rg(
     args: Sequence[str], *, cwd: Path | None, timeout_ms: int, stdout: int | IO[bytes]
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
-    # stderr goes to a file, not a pipe: rg can never block on it and nothing must drain it.
-    with tempfile.TemporaryFile() as stderr:
-        try:
-            process = await anyio.open_process(
-                child_command([rg_binary(), "--no-config", *args]),
-                cwd=cwd,
-                env=child_environment(os.environ),
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            if exc.errno != errno.E2BIG:
-                raise
-            raise InvalidQueryError(
-                "The query's patterns, globs and names together are too long for ripgrep",
-                hints=["Use fewer or shorter patterns and globs."],
-            ) from None
-        rg = RgProcess(process, stderr)
-        try:
-            with anyio.fail_after(timeout_ms / 1000):
-                yield rg
-        except TimeoutError:
-            raise QueryTimeoutError(
-                f"ripgrep did not finish within {timeout_ms} ms",
-                hints=[
-                    "Narrow the search: a sub-directory as path, a type, or include globs.",
-                    "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
-                ],
-            ) from None
-        finally:
-            rg.kill()
-            with anyio.CancelScope(shield=True):
-                await process.aclose()
+    # The turn is taken before rg's own deadline starts: waiting in line is not searching.
+    async with _slot_limiter():
+        # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
+        with tempfile.TemporaryFile() as stderr:
+            process = await _start_rg(args, cwd, stdout, stderr)
+            rg = RgProcess(process, stderr)
+            try:
+                with anyio.fail_after(timeout_ms / 1000):
+                    yield rg
+            except TimeoutError:
+                raise QueryTimeoutError(
+                    f"ripgrep did not finish within {timeout_ms} ms",
+                    hints=[
+                        "Narrow the search: a sub-directory as path, a type, or include globs.",
+                        "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
+                    ],
+                ) from None
+            finally:
+                rg.kill()
+                with anyio.CancelScope(shield=True):
+                    await process.aclose()
+
+
+async def _start_rg(
+    args: Sequence[str], cwd: Path | None, stdout: int | IO[bytes], stderr: IO[bytes]
+) -> Process:
+    try:
+        return await anyio.open_process(
+            child_command([rg_binary(), "--no-config", *args]),
+            cwd=cwd,
+            env=child_environment(os.environ),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        if exc.errno != errno.E2BIG:
+            raise
+        raise InvalidQueryError(
+            "The query's patterns, globs and names together are too long for ripgrep",
+            hints=["Use fewer or shorter patterns and globs."],
+        ) from None
