@@ -2,13 +2,16 @@
 
 A file is decoded and redacted once per version (path, mtime, size); every page of it is
 then served from the cache: from the start, a line range, matching lines with context,
-character pages, or the whole file.
+character pages, or the whole file. Matching lines are found by rg (octo.local.read_matches).
+
+Reading, redacting and cutting a file run in worker threads that stop at the query's
+deadline: the file is read and redacted a block at a time, checking between blocks, so a
+file of hundreds of megabytes never holds a query past its deadline nor the event loop.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,13 +30,15 @@ from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import parse_size
-from octo.core.redaction import redact
+from octo.core.redaction import redact_in_blocks
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
 from octo.local.next_calls import has_regex_syntax
+from octo.local.read_matches import FileMatches
+from octo.local.read_matches import match_lines
 from octo.local.targets import file_target
 from octo.transports.ripgrep import MAX_FILESIZE_CAP
 
@@ -43,6 +48,8 @@ MAX_FULL_CONTENT_BYTES = 300 * 1024
 MAX_CHAR_LENGTH = 10_000
 _BINARY_SNIFF_BYTES = 8192
 _FILE_TEXT_TTL = 300.0
+#: Bytes read between two looks at the query's deadline.
+_READ_BLOCK = 1024 * 1024
 
 
 async def get_file_content(
@@ -52,13 +59,20 @@ async def get_file_content(
     real, info = await file_target(ctx.paths, query)
     _check_size(ctx.config, query, info.st_size)
     text, cached = await _file_text(ctx.runtime.cache, real, info)
-    lines = _split_lines(text)
-    base: dict[str, Any] = {
-        "path": ctx.paths.relative(real),
-        "size": info.st_size,
-        "totalLines": len(lines),
-    }
-    answer = _FileRead(ctx.config, query, text, lines, base).answer()
+    found = None
+    if query.matchString is not None:
+        found = await match_lines(ctx.config, real, query)
+    base: dict[str, Any] = {"path": ctx.paths.relative(real), "size": info.st_size}
+
+    def read() -> Answer[LocalGetFileContentResult]:
+        lines = _split_lines(text)
+        return _FileRead(ctx.config, query, text, lines, {**base, "totalLines": len(lines)}).answer(
+            found
+        )
+
+    # Splitting and cutting a large file takes a while: off the event loop, and the query
+    # is answered at its deadline even if the thread is still at it.
+    answer = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
     answer.cached = cached
     return answer
 
@@ -90,19 +104,35 @@ async def _file_text(cache: ResultCache, real: Path, info: os.stat_result) -> tu
     """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
 
     def load_sync() -> str:
-        data = real.read_bytes()
+        data = _read_bytes(real, info.st_size)
         if b"\0" in data[:_BINARY_SNIFF_BYTES]:
             raise InvalidQueryError(
                 f"'{real.name}' is a binary file; localGetFileContent returns text only",
                 hints=["Inspect its size and type with localViewStructure (details=true)."],
             )
-        return redact(data.decode("utf-8", errors="replace"), keep_lines=True)
+        text = data.decode("utf-8", errors="replace")
+        del data
+        return redact_in_blocks(text, between=anyio.from_thread.check_cancelled)
 
     async def load() -> str:
-        return await anyio.to_thread.run_sync(load_sync)
+        # Abandoned at the deadline, the thread stops at its next look at it.
+        return await anyio.to_thread.run_sync(load_sync, abandon_on_cancel=True)
 
     key = f"localGetFileContent:{real}:{info.st_mtime_ns}:{info.st_size}"
     return await cache.get_or_load(key, _FILE_TEXT_TTL, load)
+
+
+def _read_bytes(path: Path, size: int) -> bytearray:
+    """The first ``size`` bytes of ``path`` (its size when checked: a file growing meanwhile
+    is read no further), a block at a time with a look at the deadline after each."""
+    data = bytearray(size)
+    got = 0
+    with path.open("rb") as file, memoryview(data) as view:
+        while got < size and (count := file.readinto(view[got : got + _READ_BLOCK])):
+            got += count
+            anyio.from_thread.check_cancelled()
+    del data[got:]
+    return data
 
 
 def _split_lines(text: str) -> list[str]:
@@ -125,11 +155,12 @@ class _FileRead:
     lines: list[str]
     base: dict[str, Any]
 
-    def answer(self) -> Answer[LocalGetFileContentResult]:
-        """The read in the mode the query asks for, with the hints that continue it."""
+    def answer(self, found: FileMatches | None = None) -> Answer[LocalGetFileContentResult]:
+        """The read in the mode the query asks for (``found``: the lines matchString
+        matches), with the hints that continue it."""
         query, lines = self.query, self.lines
-        if query.matchString is not None:
-            return self._matches(query.matchString)
+        if query.matchString is not None and found is not None:
+            return self._matches(query.matchString, found)
         if query.char_mode:
             return self._chars()
         if query.fullContent:
@@ -237,13 +268,12 @@ class _FileRead:
         )
         return Answer(result, hints)
 
-    def _matches(self, match_string: str) -> Answer[LocalGetFileContentResult]:
+    def _matches(self, match_string: str, found: FileMatches) -> Answer[LocalGetFileContentResult]:
         query, lines = self.query, self.lines
-        flags = 0 if query.matchStringCaseSensitive else re.IGNORECASE
-        source = match_string if query.matchStringIsRegex else re.escape(match_string)
-        regex = re.compile(source, flags)
         bare = [strip_newline(line) for line in lines]
-        hits = [index + 1 for index, line in enumerate(bare) if regex.search(line)]
+        # rg read the file on disk: a line past the end of this version of it is left out.
+        columns = {number: column for number, column in found.lines if number <= len(lines)}
+        hits = list(columns)
         hit_set = set(hits)
         context = query.matchStringContextLines
 
@@ -258,10 +288,7 @@ class _FileRead:
             for number in window:
                 text = bare[number - 1]
                 if number in hit_set:
-                    found = regex.search(text)
-                    window_lines.append(
-                        (number, clip_line(text, found.start() if found else 0), True)
-                    )
+                    window_lines.append((number, clip_line(text, columns[number]), True))
                 else:
                     window_lines.append((number, clip_line(text), False))
             cost = sum(len(text) + 1 for _, text, _ in window_lines)
@@ -276,12 +303,13 @@ class _FileRead:
         next_step = None
         truncated_at = None
         rest = [hit for hit in hits if hit > covered]
-        if rest:
+        unshown = found.total - (len(hits) - len(rest))
+        if unshown and covered < len(lines):
             truncated_at = covered
-            start = max(rest[0] - context, covered + 1)
+            start = max(rest[0] - context, covered + 1) if rest else covered + 1
             next_step = f"startLine={start}, endLine={len(lines)}"
             hints.append(
-                f"{len(rest)} more matching lines after line {covered} did not fit the token "
+                f"{unshown} more matching lines after line {covered} did not fit the token "
                 "budget: make matchString more specific, or read on with localGetFileContent "
                 + compact_json({"path": query.path, "startLine": start, "endLine": len(lines)})
             )
@@ -289,7 +317,7 @@ class _FileRead:
             hints += _no_match_hints(query, match_string)
         result = LocalGetFileContentResult(
             **self.base,
-            matchCount=len(hits),
+            matchCount=found.total,
             matches=group_matches(numbered, context),
             tokens=self._tokens(shown_text, truncated_at_line=truncated_at, next_step=next_step),
         )

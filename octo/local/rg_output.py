@@ -13,12 +13,14 @@ from typing import NamedTuple
 
 from octo.core.redaction import LineRedactor
 from octo.core.sensitive import is_sensitive
+from octo.local.long_lines import long_event
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
 from octo.local.models import LocalSearchCodeQuery
 from octo.local.models import MatchPagination
 from octo.local.models import SearchFile
+from octo.transports.ripgrep import LongLine
 
 
 def _rg_text(value: dict[str, Any]) -> str:
@@ -109,44 +111,51 @@ class PageScan:
         self._scans = {entry.arg: _FileScan() for entry in page}
         self._current: _FileScan | None = None
 
-    def feed(self, line: bytes) -> None:
-        """Take one line of rg's output."""
+    def feed(self, line: bytes | LongLine) -> None:
+        """Take one line of rg's output (a long one by its preview, see octo.local.long_lines)."""
         current = self._current
-        if line.startswith(b'{"type":"match"'):
+        if isinstance(line, LongLine):
+            data = long_event(line)
+            if current is not None and data is not None:
+                if line.head.startswith(b'{"type":"match"'):
+                    self._match(current, data)
+                elif line.head.startswith(b'{"type":"context"'):
+                    self._context(current, data)
+        elif line.startswith(b'{"type":"match"'):
             if current is not None:
-                self._match(current, line)
+                self._match(current, json.loads(line)["data"])
         elif line.startswith(b'{"type":"context"'):
             if current is not None:
-                self._context(current, line)
+                self._context(current, json.loads(line)["data"])
         elif line.startswith(b'{"type":"begin"'):
             self._current = self._scans.get(_rg_path(json.loads(line)["data"]["path"]))
         elif line.startswith(b'{"type":"end"'):
             self._current = None
 
-    def _match(self, current: _FileScan, line: bytes) -> None:
+    def _match(self, current: _FileScan, data: dict[str, Any]) -> None:
         if current.shown >= self.query.matchesPerPage:
             current.collecting_after = False
             return
-        data = json.loads(line)["data"]
         text = strip_newline(_rg_text(data["lines"]))
         submatches = data.get("submatches") or []
         focus = _char_offset(text, submatches[0]["start"]) if submatches else 0
         number = int(data["line_number"])
-        current.lines.append((number, clip_line(current.redactor(text), focus), True))
+        shown = clip_line(current.redactor(text), focus) + data.get("cut_note", "")
+        current.lines.append((number, shown, True))
         current.shown += 1
         current.last_match = number
         current.collecting_after = current.shown == self.query.matchesPerPage
 
-    def _context(self, current: _FileScan, line: bytes) -> None:
+    def _context(self, current: _FileScan, data: dict[str, Any]) -> None:
         if current.shown >= self.query.matchesPerPage and not current.collecting_after:
             return
-        data = json.loads(line)["data"]
         number = int(data["line_number"])
         if current.collecting_after and number - current.last_match > self.context:
             current.collecting_after = False
             return
         text = strip_newline(_rg_text(data["lines"]))
-        current.lines.append((number, clip_line(current.redactor(text)), False))
+        shown = clip_line(current.redactor(text)) + data.get("cut_note", "")
+        current.lines.append((number, shown, False))
 
     def files(self) -> list[SearchFile]:
         """The page's files in page order, each with its lines grouped by match."""

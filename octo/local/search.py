@@ -7,6 +7,10 @@ single-threaded). A detail pass (``rg --json``) then reads just the page's
 files, each only up to its matchesPerPage-th match, so its cost follows the
 page, not the tree. Searches are not cached: files change under an agent's
 hands and nothing cheap tells when.
+
+When rg reaches its time limit in the counting pass after finding matches, the answer is
+the page of what it found, partial, with the ways to a complete one. A line of rg's
+output too long to read whole is shown by a preview (octo.local.long_lines).
 """
 
 from __future__ import annotations
@@ -22,9 +26,12 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import token_info
 from octo.core.config import Config
+from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.core.paging import Pagination
+from octo.local.long_lines import LONGEST_EVENT
 from octo.local.models import LocalSearchCodeQuery
 from octo.local.models import LocalSearchCodeResult
 from octo.local.models import SearchFile
@@ -37,6 +44,7 @@ from octo.local.search_hints import budget_hints
 from octo.local.search_hints import search_hints
 from octo.local.targets import search_target
 from octo.transports.ripgrep import max_filesize_arg
+from octo.transports.ripgrep import max_filesize_bytes
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 from octo.transports.ripgrep import run_rg
@@ -48,9 +56,11 @@ async def search_code(
     """Search file contents under a directory (or in one file): one page of matching files."""
     config = ctx.config
     cwd, search_arg = await search_target(ctx.paths, query)
+    if search_arg != ".":
+        await _check_file_size(config, query, cwd / search_arg)
 
     started = time.monotonic()
-    counted, files_searched = await _count_matches(config, query, cwd, search_arg)
+    counted, files_searched, complete = await _count_matches(config, query, cwd, search_arg)
     matching = sorted(counted, key=lambda entry: entry.sort_key)
     first = (query.filePageNumber - 1) * query.filesPerPage
     page = matching[first : first + query.filesPerPage]
@@ -69,7 +79,7 @@ async def search_code(
             filesWithMatches=len(matching),
             totalMatches=sum(entry.matched_lines for entry in matching),
             searchTimeMs=elapsed_ms,
-            complete=True,
+            complete=complete,
         ),
         # Not page_of: a search that matched nothing has no pages (totalPages 0).
         pagination=Pagination(
@@ -89,31 +99,75 @@ async def search_code(
         next_step=next_step,
         truncated=fit.cut is not None,
     )
-    answer = Answer(result)
+    answer = Answer(result, partial=not complete)
+    if not complete:
+        answer.hint(_cut_short_hint(config, len(matching)))
     answer.hint(*hints, *search_hints(query, result, cwd))
     return answer
 
 
+def _cut_short_hint(config: Config, found: int) -> str:
+    return (
+        f"ripgrep reached its time limit ({config.rg_timeout_ms} ms) after finding {found} "
+        "matching files: the counts and pages cover those only. For a complete answer narrow "
+        "the search (a sub-directory as path, a type, include globs) or raise "
+        "OCTO_RG_TIMEOUT_MS (at most 30000)."
+    )
+
+
+async def _check_file_size(config: Config, query: LocalSearchCodeQuery, file: Path) -> None:
+    """rg skips large files only while it walks; a file named as path is checked here."""
+    limit = max_filesize_bytes(config.rg_max_filesize)
+    size = (await anyio.Path(file).stat()).st_size
+    if size > limit:
+        raise FileTooLargeError(
+            f"'{query.path}' has {size} bytes; searches skip files over {limit} bytes "
+            "(OCTO_RG_MAX_FILESIZE)",
+            hints=[
+                "OCTO_RG_MAX_FILESIZE raises the limit (at most 200M).",
+                "Search the directory around it for smaller files, or the file's source.",
+            ],
+        )
+
+
 async def _count_matches(
     config: Config, query: LocalSearchCodeQuery, cwd: Path, search_arg: str
-) -> tuple[list[MatchingFile], int | None]:
-    """Pass 1: every matching file with its count, from multithreaded rg in any order."""
+) -> tuple[list[MatchingFile], int | None, bool]:
+    """Pass 1: every matching file with its count, from multithreaded rg in any order, and
+    whether rg finished (else: the files it found before its time limit)."""
     args = [
         "--count",
         "--null",
         "--with-filename",
         "--stats",
         "--no-messages",
+        # Each file's count is written as it is found: what rg found survives its time limit.
+        "--line-buffered",
         *_match_args(query),
         *_filter_args(config, query),
     ]
     done = await run_rg(
-        [*args, "--", query.pattern, search_arg], cwd=cwd, timeout_ms=config.rg_timeout_ms
+        [*args, "--", query.pattern, search_arg],
+        cwd=cwd,
+        timeout_ms=config.rg_timeout_ms,
+        keep_partial=True,
     )
+    if done.timed_out:
+        # The stats block comes last: what rg wrote is matching files only.
+        found, _ = read_counts(done.stdout + b"\n\n", query.includeSensitive)
+        if not found:
+            raise QueryTimeoutError(
+                f"ripgrep found nothing within its time limit ({config.rg_timeout_ms} ms)",
+                hints=[
+                    "Narrow the search: a sub-directory as path, a type, or include globs.",
+                    "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
+                ],
+            )
+        return found, None, False
     # --no-messages silences unreadable files; what remains is about the query.
     if done.returncode == 2 and done.stderr.strip():
         raise _rg_rejected(rg_error_message(done.stderr))
-    return read_counts(done.stdout, query.includeSensitive)
+    return (*read_counts(done.stdout, query.includeSensitive), True)
 
 
 async def _files_with_mtimes(cwd: Path, page: list[MatchingFile]) -> list[SearchFile]:
@@ -157,7 +211,7 @@ async def _page_matches(
         cwd=cwd,
         timeout_ms=config.rg_timeout_ms,
     ) as rg:
-        async for line in rg.lines():
+        async for line in rg.capped_lines(LONGEST_EVENT):
             scan.feed(line)
     return scan.files()
 

@@ -107,7 +107,13 @@ def _slot_limiter() -> anyio.CapacityLimiter:
 
 def max_filesize_arg(size: str) -> str:
     """rg's ``--max-filesize`` for a configured size ("10M"), capped at 200 MiB (spec 003)."""
-    return f"--max-filesize={min(parse_size(size), MAX_FILESIZE_CAP)}"
+    return f"--max-filesize={max_filesize_bytes(size)}"
+
+
+def max_filesize_bytes(size: str) -> int:
+    """The bytes of a configured size ("10M") that rg may read of a file, capped at 200 MiB
+    (spec 003)."""
+    return min(parse_size(size), MAX_FILESIZE_CAP)
 
 
 def rg_error_message(stderr: str) -> str:
@@ -152,13 +158,14 @@ class RgProcess:
         if partial:
             yield bytes(partial)
 
-    async def capped_lines(self, longest: int) -> AsyncIterator[bytes | LongLine]:
+    async def capped_lines(
+        self, longest: int, keep: int = 64 * 1024
+    ) -> AsyncIterator[bytes | LongLine]:
         """stdout one line at a time, as :meth:`lines`; a line over ``longest`` bytes comes as
-        a :class:`LongLine` (its first and last ``longest // 2`` bytes), so a minified or
-        generated file's line of hundreds of megabytes costs no more memory than a short one.
+        a :class:`LongLine` (its first and last ``keep`` bytes), so a minified or generated
+        file's line of hundreds of megabytes costs no more memory than a short one.
         """
         assert self._process.stdout is not None
-        keep = longest // 2
         partial = bytearray()
         long: _LongLineReader | None = None
         async for chunk in self._process.stdout:
