@@ -51,105 +51,13 @@ def redact(text: str, *, keep_lines: bool = False) -> str:
     With ``keep_lines`` a secret spanning lines (a private key block) leaves its
     line breaks behind, so line numbers after it stay right.
     """
-    return _redact_lines(_redact_keys(text, keep_lines=keep_lines))
-
-
-def _redact_keys(text: str, *, keep_lines: bool) -> str:
-    """The secrets that may span lines: private-key blocks."""
-    kind, pattern = _SECRET_PATTERNS[0]
-    if "PRIVATE KEY" not in text:
-        return text
-    marker = f"[REDACTED:{kind}]"
-    return pattern.sub(_line_keeping(marker) if keep_lines else marker, text)
-
-
-#: Text each pattern cannot match without (one of them, case as written): a pattern is run
-#: only on text holding one, so the common text, holding none, costs a substring search per
-#: pattern instead of a regex scan (seconds on tens of megabytes).
-_ANCHORS: dict[str, tuple[str, ...]] = {
-    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab-token": ("glpat-",),
-    "aws-access-key": ("AKIA", "ASIA"),
-    "slack-token": ("xox",),
-    "npm-token": ("npm_",),
-    "openai-key": ("sk-",),
-    "google-api-key": ("AIza",),
-    "stripe-key": ("k_live_",),
-    "jwt": ("eyJ",),
-    "url-credentials": ("://",),
-    "env-line": ("PASSW", "SECRET", "TOKEN", "KEY", "CREDENTIAL"),
-}
-#: The same for the case-insensitive patterns, looked for in the text case-folded (with
-#: the long s that re's IGNORECASE takes for "s").
-_FOLDED_ANCHORS: dict[str, tuple[str, ...]] = {
-    "bearer": ("bearer",),
-    "assignment": ("passw", "secret", "key", "token"),
-}
-
-
-class _Holds:
-    """Whether the text being redacted holds one of a pattern's anchors. The text changes as
-    secrets are replaced (a marker may hold an anchor); its case-folded copy is made again
-    only when it did."""
-
-    def __init__(self) -> None:
-        self._text: str | None = None
-        self._folded = ""
-
-    def __call__(self, kind: str, text: str) -> bool:
-        if kind in _ANCHORS:
-            return any(anchor in text for anchor in _ANCHORS[kind])
-        if text is not self._text:
-            self._text, self._folded = text, text.lower().replace("\u017f", "s")
-        return any(anchor in self._folded for anchor in _FOLDED_ANCHORS[kind])
-
-
-def _redact_lines(text: str) -> str:
-    """The secrets found within a line (or an assignment whose value follows on the next)."""
-    holds = _Holds()
-    for kind, pattern in _SECRET_PATTERNS[1:]:
-        if holds(kind, text):
-            text = pattern.sub(f"[REDACTED:{kind}]", text)
-    if holds("env-line", text):
-        text = _ENV_LINE.sub(lambda m: f"{m.group(1)}[REDACTED:secret]", text)
-    if not holds("assignment", text):
-        return text
+    for kind, pattern in _SECRET_PATTERNS:
+        marker = f"[REDACTED:{kind}]"
+        text = pattern.sub(_line_keeping(marker) if keep_lines else marker, text)
+    text = _ENV_LINE.sub(lambda m: f"{m.group(1)}[REDACTED:secret]", text)
     return _ASSIGNMENT.sub(
         lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:secret]{m.group(3)}", text
     )
-
-
-#: Characters that may go on an assignment whose key ends the line before (``\s*``, the
-#: ``:``/``=`` and the value's quote): a block never starts with one.
-_CONTINUES_ASSIGNMENT = frozenset(" \t\r\n\f\v:=\"'")
-
-
-def redact_in_blocks(text: str, *, between: Callable[[], None], block: int = 1 << 20) -> str:
-    """``redact(text, keep_lines=True)``, a block of about ``block`` characters at a time,
-    calling ``between()`` after each (a worker thread's look at its deadline, which raises).
-
-    Private-key blocks are found in the whole text first; the other secrets never span a
-    line break at which a block ends (a block ends before a line that starts with none of
-    the characters an assignment may go on with), so the result is the same as redact's.
-    A single line longer than ``block`` is one block.
-    """
-    text = _redact_keys(text, keep_lines=True)
-    done: list[str] = []
-    start = 0
-    while start < len(text):
-        end = _block_end(text, start + block)
-        done.append(_redact_lines(text[start:end]))
-        between()
-        start = end
-    return "".join(done)
-
-
-def _block_end(text: str, wanted: int) -> int:
-    """The first line start at or after ``wanted`` where a block may end (else the end)."""
-    cut = text.find("\n", wanted)
-    while cut != -1 and cut + 1 < len(text) and text[cut + 1] in _CONTINUES_ASSIGNMENT:
-        cut = text.find("\n", cut + 1)
-    return len(text) if cut == -1 else cut + 1
 
 
 class LineRedactor:

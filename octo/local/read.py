@@ -4,9 +4,9 @@ A file is decoded and redacted once per version (path, mtime, size); every page 
 then served from the cache: from the start, a line range, matching lines with context,
 character pages, or the whole file. Matching lines are found by rg (octo.local.read_matches).
 
-Reading, redacting and cutting a file run in worker threads that stop at the query's
-deadline: the file is read and redacted a block at a time, checking between blocks, so a
-file of hundreds of megabytes never holds a query past its deadline nor the event loop.
+Reading, redacting and cutting a file run in worker threads, never on the event loop, and
+the query is answered at its deadline even when a thread is still at work: the file is read
+a block at a time with a look at the deadline after each, so an abandoned read stops early.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import parse_size
-from octo.core.redaction import redact_in_blocks
+from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
@@ -112,7 +112,8 @@ async def _file_text(cache: ResultCache, real: Path, info: os.stat_result) -> tu
             )
         text = data.decode("utf-8", errors="replace")
         del data
-        return redact_in_blocks(text, between=anyio.from_thread.check_cancelled)
+        anyio.from_thread.check_cancelled()
+        return redact(text, keep_lines=True)
 
     async def load() -> str:
         # Abandoned at the deadline, the thread stops at its next look at it.
