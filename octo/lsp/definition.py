@@ -7,6 +7,7 @@ from lsprotocol import types as lsp
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.lsp.locations import code_location
+from octo.lsp.locations import cut_places
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
 from octo.lsp.models import GotoDefinitionQuery
@@ -23,7 +24,9 @@ async def goto_definition(
     """Definitions of the symbol at uri near lineHint."""
     target = await find_target(ctx, query)
     require(target.slot, "definitionProvider", "go to definition")
-    places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params()))
+    sent = await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
+    places = places_of(sent)
+    cut = cut_places(sent, target.slot.server_id, "definitions")
     seen = await see_files(ctx.paths, [place.path for place in places])
     definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
     result = GotoDefinitionResult(
@@ -35,4 +38,4 @@ async def goto_definition(
         )
     else:
         next_step = "Next: lspFindReferences or lspCallHierarchy on the definition's line."
-    return answer(target, result, [next_step])
+    return answer(target, result, [*cut, next_step], partial=bool(cut))

@@ -8,6 +8,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.paging import page_of
 from octo.lsp.locations import code_location
+from octo.lsp.locations import cut_places
 from octo.lsp.locations import page_hints
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
@@ -26,7 +27,9 @@ async def find_references(
     target = await find_target(ctx, query)
     require(target.slot, "referencesProvider", "find references")
     params = target.params(context={"includeDeclaration": query.includeDeclaration})
-    places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params))
+    sent = await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params)
+    places = places_of(sent)
+    cut = cut_places(sent, target.slot.server_id, "references")
     chosen, pagination = page_of(places, query.referencesPerPage, query.page)
     seen = await see_files(ctx.paths, [place.path for place in chosen])
     result = FindReferencesResult(
@@ -36,4 +39,5 @@ async def find_references(
         totalReferences=len(places),
         pagination=pagination,
     )
-    return answer(target, result, page_hints(pagination, len(places), "references"))
+    hints = [*cut, *page_hints(pagination, len(places), "references")]
+    return answer(target, result, hints, partial=bool(cut))
