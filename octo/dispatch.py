@@ -239,16 +239,18 @@ async def _within_call_budget(
         first, size, share = results[index], sizes[index], shares[index]
         if size <= share or first.status == QueryStatus.ERROR or left <= 0:
             return first
-        # Answers carry more than their content (paths, stats, hints): scale the budget.
-        budget = max(1, config.max_tokens * share // size)
-        cut = await _run_query(spec, replace(ctx, max_tokens=budget), index, queries[index], left)
-        if cut.status == QueryStatus.ERROR or _tokens(cut, config.chars_per_token) >= size:
-            return first
-        cut.hints.append(
+        hint = (
             f"This call's answers together were over its budget of {config.max_call_tokens} "
             f"tokens (OCTO_MAX_CALL_TOKENS): this one was cut to its fair share, about "
             f"{share} tokens. Continue with the hints above, or ask for it in a call of its own."
         )
+        # Answers carry more than their content (paths, stats, hints): scale the budget.
+        room = share - estimate_tokens(hint, config.chars_per_token)
+        budget = max(1, config.max_tokens * room // size)
+        cut = await _run_query(spec, replace(ctx, max_tokens=budget), index, queries[index], left)
+        if cut.status == QueryStatus.ERROR or _tokens(cut, config.chars_per_token) >= size:
+            return first
+        cut.hints.append(hint)
         return cut
 
     return await map_ordered(fit, range(len(results)))
