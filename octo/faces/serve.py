@@ -22,6 +22,12 @@ from octo.faces.mcp_server import build_server
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
+#: How long an idle HTTP connection is kept open. Clients drop theirs sooner (httpx, under the
+#: mcp SDK's client, after 5 s), so octo never closes a connection as a client reuses it:
+#: with uvicorn's default of 5 s both ends timed out together, and a request sent at that
+#: moment met a closed connection (ReadError) under load.
+KEEP_ALIVE_SECONDS = 75
+
 #: Seconds the gateway gets to close (language servers shut down politely) after a signal.
 _CLOSE_GRACE = 5.0
 
@@ -80,5 +86,12 @@ async def serve_http(host: str, port: int, config: Config | None = None) -> None
     import uvicorn
 
     app = build_server(config).streamable_http_app(host=host)
-    settings = uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+    settings = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        log_config=None,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+    )
     await uvicorn.Server(settings).serve()

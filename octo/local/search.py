@@ -64,10 +64,16 @@ async def search_code(
     matching = sorted(counted, key=lambda entry: entry.sort_key)
     first = (query.filePageNumber - 1) * query.filesPerPage
     page = matching[first : first + query.filesPerPage]
+    lines_cut = False
     if query.filesOnly:
         files = await _files_with_mtimes(cwd, page)
     else:
-        files = await _page_matches(config, query, cwd, page)
+        try:
+            files = await _page_matches(config, query, cwd, page)
+        except QueryTimeoutError:
+            # Out of time for the page's lines: the files and counts are still an answer.
+            files = [SearchFile(path=entry.path, matchCount=entry.matched_lines) for entry in page]
+            lines_cut = bool(page)
     elapsed_ms = round((time.monotonic() - started) * 1000)
     fit = fit_budget(files, config.max_tokens * config.chars_per_token)
 
@@ -99,9 +105,14 @@ async def search_code(
         next_step=next_step,
         truncated=fit.cut is not None,
     )
-    answer = Answer(result, partial=not complete)
+    answer = Answer(result, partial=not complete or lines_cut)
     if not complete:
         answer.hint(_cut_short_hint(config, len(matching)))
+    if lines_cut:
+        answer.hint(
+            "There was no time left to read the page's matching lines: the files and counts "
+            "are shown; ask again for the lines (a narrower path makes it quicker)."
+        )
     answer.hint(*hints, *search_hints(query, result, cwd))
     return answer
 

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from contextlib import asynccontextmanager
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,6 +38,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
+from octo.core.ranked_limiter import RankedLimiter
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
@@ -49,6 +51,10 @@ MAX_FILESIZE_CAP = 200 * 1024 * 1024
 _STDERR_KEEP = 16 * 1024
 
 T = TypeVar("T")
+
+#: Seconds of a query's time kept for answering once rg is done (its second pass, the page).
+_ANSWER_MARGIN = 1.0
+_SHORTEST_LIMIT = 0.05
 
 #: The longest single argument Linux passes to a program (MAX_ARG_STRLEN, its NUL included).
 _MAX_ARG_BYTES = 128 * 1024 - 1
@@ -70,39 +76,42 @@ def rg_binary() -> str:
 
 
 class RgSlots:
-    """A runtime's fair queue of rg processes: at most ``config.rg_concurrency`` run at once,
-    the others wait first come, first served (a runtime backend: one per runtime)."""
+    """A runtime's queue of rg processes: at most ``config.rg_concurrency`` run at once; the
+    others wait, the rg of earlier calls first (a runtime backend: one per runtime)."""
 
     def __init__(self, runtime: Runtime) -> None:
-        self.limiter = anyio.CapacityLimiter(runtime.config.rg_concurrency)
+        self.limiter = RankedLimiter(runtime.config.rg_concurrency)
 
 
-_SLOTS: ContextVar[RgSlots | None] = ContextVar("octo_rg_slots", default=None)
+#: The slots in force, and the rank of this call's rg processes in their queue.
+_SLOTS: ContextVar[tuple[RankedLimiter, float] | None] = ContextVar("octo_rg_slots", default=None)
 #: Where no runtime said which slots are in force (rg run outside a call): one queue per
 #: event loop, as wide as the machine has CPUs.
-_LOOP_SLOTS: RunVar[anyio.CapacityLimiter] = RunVar("octo_rg_loop_slots")
+_LOOP_SLOTS: RunVar[RankedLimiter] = RunVar("octo_rg_loop_slots")
 
 
 @contextmanager
 def rg_slots_in_force(slots: RgSlots) -> Iterator[None]:
-    """Make every rg started in this context (and the tasks it starts) queue on ``slots``."""
-    token = _SLOTS.set(slots)
+    """Make every rg started in this context (and the tasks it starts) queue on ``slots``,
+    ranked by now: the rg of a call that came earlier goes first."""
+    token = _SLOTS.set((slots.limiter, anyio.current_time()))
     try:
         yield
     finally:
         _SLOTS.reset(token)
 
 
-def _slot_limiter() -> anyio.CapacityLimiter:
-    slots = _SLOTS.get()
-    if slots is not None:
-        return slots.limiter
+def _slot() -> AbstractAsyncContextManager[None]:
+    """A turn to run one rg, in the queue in force."""
+    found = _SLOTS.get()
+    if found is not None:
+        return found[0].hold(found[1])
     try:
-        return _LOOP_SLOTS.get()
+        limiter = _LOOP_SLOTS.get()
     except LookupError:
-        limiter = anyio.CapacityLimiter(os.cpu_count() or 1)
+        limiter = RankedLimiter(os.cpu_count() or 1)
         _LOOP_SLOTS.set(limiter)
-        return limiter
+    return limiter.hold(anyio.current_time())
 
 
 def max_filesize_arg(size: str) -> str:
@@ -329,17 +338,18 @@ async def _spawn_rg(
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
     # The turn is taken before rg's own deadline starts: waiting in line is not searching.
-    async with _slot_limiter():
+    async with _slot():
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
             process = await _start_rg(args, cwd, stdout, stderr)
             rg = RgProcess(process, stderr)
+            seconds = _own_limit(timeout_ms)
             try:
-                with anyio.fail_after(timeout_ms / 1000):
+                with anyio.fail_after(seconds):
                     yield rg
             except TimeoutError:
                 raise QueryTimeoutError(
-                    f"ripgrep did not finish within {timeout_ms} ms",
+                    f"ripgrep did not finish within {round(seconds * 1000)} ms",
                     hints=[
                         "Narrow the search: a sub-directory as path, a type, or include globs.",
                         "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
@@ -349,6 +359,14 @@ async def _spawn_rg(
                 rg.kill()
                 with anyio.CancelScope(shield=True):
                     await process.aclose()
+
+
+def _own_limit(timeout_ms: int) -> float:
+    """rg's own limit, in seconds: ``timeout_ms``, but ending a moment before the deadline
+    of the query around it, so that a search its deadline cuts short still answers (with
+    what rg found) instead of being cancelled with nothing."""
+    left = anyio.current_effective_deadline() - anyio.current_time() - _ANSWER_MARGIN
+    return max(_SHORTEST_LIMIT, min(timeout_ms / 1000, left))
 
 
 async def _start_rg(

@@ -1,0 +1,269 @@
+"""Load: K concurrent MCP clients over streamable HTTP against one `octo serve --http`, each
+sending 5-query localSearchCode calls over a large tree, next to the same calls sent one at
+a time by one client to the same server (the baseline).
+
+Prints calls, queries, transport errors, TIMEOUTs (with no partial answer), partial answers,
+p50/p99 call latency, the server's peak RSS, the most rg processes seen at once, and the
+throughput of the concurrent run against the baseline's. Targets at 200 concurrent calls:
+0 transport errors, 0 TIMEOUT, peak RSS under 400 MB, throughput at least 0.8x.
+
+Run: ``.venv/bin/python benchmarks/bench_load.py`` (Linux: RSS and processes are read from
+/proc). The tree is this Python's standard library without site-packages, hard-linked into
+a temporary directory (``--tree DIR`` searches another one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: One call: five searches as an agent batches them: four over the whole tree (common and
+#: rare words, a regex, one listing files only) and one in a sub-directory.
+QUERIES = [
+    {"pattern": "def __init__", "path": ".", "type": "py"},
+    {"pattern": "import asyncio", "path": ".", "type": "py"},
+    {"pattern": r"class \w+Error\(", "path": ".", "type": "py"},
+    {"pattern": "deprecated", "path": ".", "filesOnly": True},
+    {"pattern": "socket", "path": "asyncio"},
+]
+
+
+@dataclass
+class Tally:
+    """What the calls of one run met."""
+
+    latencies: list[float] = field(default_factory=list)
+    transport_errors: Counter[str] = field(default_factory=Counter)
+    codes: Counter[str] = field(default_factory=Counter)
+    partial: int = 0
+    queries: int = 0
+
+    def take(self, started: float, rows: list[dict[str, Any]]) -> None:
+        self.latencies.append(time.perf_counter() - started)
+        for row in rows:
+            self.queries += 1
+            self.partial += bool(row.get("partial"))
+            if row.get("status") == "error":
+                self.codes[row["error"]["code"]] += 1
+
+
+def standard_library_tree(work: Path) -> Path:
+    """This Python's standard library without site-packages, hard-linked under ``work``."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    tree = work / "stdlib"
+    shutil.copytree(
+        stdlib,
+        tree,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("site-packages"),
+        copy_function=os.link,
+    )
+    return tree
+
+
+def tree_size(tree: Path) -> tuple[int, int]:
+    files = [p for p in tree.rglob("*") if p.is_file() and not p.is_symlink()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def cpu_seconds(pid: int) -> tuple[float, float, float]:
+    """CPU seconds of ``pid`` itself, of its reaped children (rg), and of this process (the
+    clients)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    return (
+        (int(fields[11]) + int(fields[12])) / tick,
+        (int(fields[13]) + int(fields[14])) / tick,
+        mine.ru_utime + mine.ru_stime,
+    )
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def rg_running(octo: int) -> int:
+    """rg processes below ``octo`` now."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat.split("(", 1)[1].rsplit(")", 1)
+        parents[int(entry)] = int(rest.split()[1])
+        names[int(entry)] = name
+    count = 0
+    for pid, name in names.items():
+        ancestor = parents.get(pid)
+        while ancestor and ancestor != octo:
+            ancestor = parents.get(ancestor)
+        count += ancestor == octo and name == "rg"
+    return count
+
+
+async def one_call(url: str, tally: Tally, client: Client | None = None) -> None:
+    started = time.perf_counter()
+    try:
+        if client is None:
+            async with Client(url) as fresh:
+                result = await fresh.call_tool("localSearchCode", {"queries": QUERIES})
+        else:
+            result = await client.call_tool("localSearchCode", {"queries": QUERIES})
+    except Exception as exc:  # noqa: BLE001 - every transport failure is counted
+        tally.transport_errors[type(exc).__name__] += 1
+        return
+    assert result.structured_content is not None, result
+    tally.take(started, result.structured_content["results"])
+
+
+async def sequential(url: str, calls: int) -> tuple[Tally, float]:
+    tally = Tally()
+    async with Client(url) as client:
+        await one_call(url, Tally(), client)  # warm-up: page cache, imports
+        started = time.perf_counter()
+        for _ in range(calls):
+            await one_call(url, tally, client)
+    return tally, time.perf_counter() - started
+
+
+async def concurrent(
+    url: str, clients: int, calls: int, octo: int, pause: float
+) -> tuple[Tally, float, int]:
+    tally = Tally()
+    most_rg = 0
+    per_client = [calls // clients + (i < calls % clients) for i in range(clients)]
+
+    async def client_run(count: int) -> None:
+        async with Client(url) as client:
+            for index in range(count):
+                if index:
+                    await anyio.sleep(pause)  # an agent reading the last answer
+                await one_call(url, tally, client)
+
+    async def watch() -> None:
+        nonlocal most_rg
+        while True:
+            most_rg = max(most_rg, rg_running(octo))
+            await anyio.sleep(0.1)
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(watch)
+        async with anyio.create_task_group() as tg:
+            for count in per_client:
+                tg.start_soon(client_run, count)
+        outer.cancel_scope.cancel()
+    return tally, time.perf_counter() - started, most_rg
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def report(name: str, tally: Tally, seconds: float) -> None:
+    timeouts = tally.codes.get("TIMEOUT", 0)
+    errors = sum(tally.transport_errors.values())
+    print(f"{name}: calls {len(tally.latencies) + errors}, queries {tally.queries}")
+    print(
+        f"{name}: transport errors {errors} {dict(tally.transport_errors) or ''}, "
+        f"TIMEOUT without a partial answer {timeouts}, partial answers {tally.partial}, "
+        f"other errors {dict(c for c in tally.codes.items() if c[0] != 'TIMEOUT') or 0}"
+    )
+    if tally.latencies:
+        print(f"{name}: latency deciles", [round(percentile(tally.latencies, q / 10), 1) for q in range(11)])
+        print(
+            f"{name}: call latency p50 {statistics.median(tally.latencies):.2f} s, "
+            f"p99 {percentile(tally.latencies, 0.99):.2f} s; "
+            f"throughput {len(tally.latencies) / seconds:.2f} calls/s over {seconds:.1f} s"
+        )
+
+
+def cpu_report(name: str, before: tuple[float, float, float], after: tuple[float, float, float], calls: int) -> None:
+    own, children, client = ((a - b) / calls * 1000 for a, b in zip(after, before, strict=True))
+    print(f"{name}: CPU per call: octo {own:.0f} ms, rg {children:.0f} ms, clients {client:.0f} ms")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=200, help="concurrent clients (K)")
+    parser.add_argument("--calls", type=int, default=200, help="calls of the concurrent run")
+    parser.add_argument("--baseline-calls", type=int, default=40, help="calls one at a time")
+    parser.add_argument("--tree", type=Path, help="tree to search (default: the stdlib)")
+    parser.add_argument(
+        "--pause", type=float, default=0.0, help="seconds a client waits between its calls"
+    )
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as work:
+        tree = args.tree or standard_library_tree(Path(work))
+        files, size = tree_size(tree)
+        print(f"tree: {tree} ({files} files, {size / 2**20:.0f} MB), {os.cpu_count()} CPUs")
+        port = free_port()
+        env = {**os.environ, "OCTO_ROOTS": str(tree)}  # OCTO_RG_CONCURRENCY etc. pass
+        argv = [sys.executable, "-m", "octo", "serve", "--http", "--port", str(port)]
+        server = subprocess.Popen(argv, env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+        try:
+            url = f"http://127.0.0.1:{port}/mcp"
+            with anyio.fail_after(30):
+                while True:
+                    try:
+                        await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                        break
+                    except OSError:
+                        await anyio.sleep(0.05)
+            before = cpu_seconds(server.pid)
+            base, base_seconds = await sequential(url, args.baseline_calls)
+            report("sequential", base, base_seconds)
+            middle = cpu_seconds(server.pid)
+            cpu_report("sequential", before, middle, args.baseline_calls + 1)
+            load, load_seconds, most_rg = await concurrent(
+                url, args.clients, args.calls, server.pid, args.pause
+            )
+            report(f"{args.clients} concurrent", load, load_seconds)
+            cpu_report(f"{args.clients} concurrent", middle, cpu_seconds(server.pid), args.calls)
+            print(f"peak RSS of octo serve: {peak_rss_mb(server.pid):.0f} MB")
+            print(f"most rg processes at once: {most_rg}")
+            ratio = (len(load.latencies) / load_seconds) / (len(base.latencies) / base_seconds)
+            print(f"throughput concurrent / sequential: {ratio:.2f}x (target >= 0.8x)")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    anyio.run(main)
