@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,25 +30,15 @@ from mcp import Client
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.http_serving import free_port  # noqa: E402
+from tests.http_serving import peak_rss_mb  # noqa: E402
+from tests.http_serving import serve_http_argv  # noqa: E402
+from tests.http_serving import wait_listening  # noqa: E402
 from tests.limits.hostile_server import HostileServer  # noqa: E402
 from tests.lsp.conftest import FAKE_SERVER  # noqa: E402
 from tests.lsp.conftest import SOURCE  # noqa: E402
 
 DEFINITION = {"uri": "mod.py", "symbolName": "target", "lineHint": 5}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 async def serve_and_call(
@@ -58,18 +47,11 @@ async def serve_and_call(
     """Start `octo serve --http` with ``env``, make one call; its rows, the server's peak RSS,
     the seconds the call took and the size of its answer."""
     port = free_port()
-    argv = [sys.executable, "-m", "octo", "serve", "--http", "--port", str(port)]
     server = subprocess.Popen(
-        argv, env={**os.environ, **env}, cwd=REPO, stdin=subprocess.DEVNULL
+        serve_http_argv(port), env={**os.environ, **env}, cwd=REPO, stdin=subprocess.DEVNULL
     )
     try:
-        with anyio.fail_after(30):
-            while True:
-                try:
-                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
-                    break
-                except OSError:
-                    await anyio.sleep(0.05)
+        await wait_listening(port, alive=lambda: server.poll() is None)
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             started = time.perf_counter()
             result = await client.call_tool(tool, {"queries": queries})

@@ -18,7 +18,6 @@ import argparse
 import os
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,14 @@ import anyio
 from mcp import Client
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.http_serving import free_port  # noqa: E402
+from tests.http_serving import peak_rss_mb  # noqa: E402
+from tests.http_serving import serve_http_argv  # noqa: E402
+from tests.http_serving import wait_listening  # noqa: E402
+from tests.lsp.conftest import command_line  # noqa: E402
+from tests.lsp.conftest import descendants_of  # noqa: E402
 
 #: One call: five searches as an agent batches them: four over the whole tree (common and
 #: rare words, a regex, one listing files only) and one in a sub-directory.
@@ -85,13 +92,6 @@ def tree_size(tree: Path) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def cpu_seconds(pid: int) -> tuple[float, float, float]:
     """CPU seconds of ``pid`` itself, of its reaped children (rg), and of this process (the
     clients)."""
@@ -105,34 +105,11 @@ def cpu_seconds(pid: int) -> tuple[float, float, float]:
     )
 
 
-def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def rg_running(octo: int) -> int:
     """rg processes below ``octo`` now."""
-    parents: dict[int, int] = {}
-    names: dict[int, str] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        name, rest = stat.split("(", 1)[1].rsplit(")", 1)
-        parents[int(entry)] = int(rest.split()[1])
-        names[int(entry)] = name
-    count = 0
-    for pid, name in names.items():
-        ancestor = parents.get(pid)
-        while ancestor and ancestor != octo:
-            ancestor = parents.get(ancestor)
-        count += ancestor == octo and name == "rg"
-    return count
+    return sum(
+        Path((command_line(pid) or [""])[0]).name == "rg" for pid in descendants_of(octo)
+    )
 
 
 async def one_call(url: str, tally: Tally, client: Client | None = None) -> None:
@@ -235,17 +212,12 @@ async def main() -> None:
         print(f"tree: {tree} ({files} files, {size / 2**20:.0f} MB), {os.cpu_count()} CPUs")
         port = free_port()
         env = {**os.environ, "OCTO_ROOTS": str(tree)}  # OCTO_RG_CONCURRENCY etc. pass
-        argv = [sys.executable, "-m", "octo", "serve", "--http", "--port", str(port)]
-        server = subprocess.Popen(argv, env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            serve_http_argv(port), env=env, cwd=REPO, stdin=subprocess.DEVNULL
+        )
         try:
             url = f"http://127.0.0.1:{port}/mcp"
-            with anyio.fail_after(30):
-                while True:
-                    try:
-                        await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
-                        break
-                    except OSError:
-                        await anyio.sleep(0.05)
+            await wait_listening(port, alive=lambda: server.poll() is None)
             before = cpu_seconds(server.pid)
             base, base_seconds = await sequential(url, args.baseline_calls)
             report("sequential", base, base_seconds)

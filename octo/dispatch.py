@@ -48,6 +48,7 @@ from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
+from octo.core.redaction import redacted
 from octo.transports.ripgrep import RgSlots
 from octo.transports.ripgrep import rg_slots_in_force
 
@@ -60,29 +61,52 @@ def _close_field(model: type[ToolQuery], name: str) -> str | None:
     return close[0] if close else None
 
 
+def _meant(model: type[ToolQuery], name: str) -> str | None:
+    """What the unknown field ``name`` most likely means: another tool's name for a field
+    (with the value a flag stands for), or the closest field name."""
+    alias = model.field_aliases.get(name)
+    if alias is None:
+        return _close_field(model, name)
+    return alias.field if alias.value is None else f"{alias.field}: {compact_json(alias.value)}"
+
+
+def _renamed(model: type[ToolQuery], name: str, value: Any) -> tuple[str, Any] | None:
+    """The field and value the unknown field ``name`` given ``value`` becomes, if any."""
+    alias = model.field_aliases.get(name)
+    if alias is None:
+        close = _close_field(model, name)
+        return None if close is None else (close, value)
+    if alias.value is None:
+        return alias.field, value
+    return (alias.field, alias.value) if value is True else None
+
+
 def _describe_validation_error(model: type[ToolQuery], exc: pydantic.ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(str(p) if is_text(str(p)) else ascii(p) for p in err["loc"]) or "query"
         message = err["msg"].removeprefix("Value error, ")
         got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r}"
-        if got and err["type"] == "extra_forbidden" and (close := _close_field(model, where)):
-            got += f", did you mean {close}?"
+        if got and err["type"] == "extra_forbidden" and (meant := _meant(model, where)):
+            got += f", did you mean {meant}?"
         parts.append(f"{where}: {message}{got}{')' if got else ''}")
     return "; ".join(parts)
 
 
-def _corrected(
-    model: type[ToolQuery], raw: Mapping[str, Any], exc: pydantic.ValidationError
+def _mend(
+    model: type[ToolQuery], query: Mapping[str, Any], errors: Sequence[Any]
 ) -> dict[str, Any] | None:
-    """``raw`` with its faults mended, when each is mendable and the result is valid.
-
-    A number out of range takes the nearest bound; a misspelt field its right name;
-    another unknown or malformed optional field is dropped. Rules across fields
-    (mutual exclusions) and required fields with no value are left to the example.
-    """
-    fixed = {key: value for key, value in raw.items() if key not in CONTEXT_FIELDS}
-    for err in exc.errors(include_url=False):
+    """``query`` with each of ``errors`` mended, or None when one cannot be."""
+    fixed = dict(query)
+    for err in errors:
+        mend = (err.get("ctx") or {}).get("mend")
+        if isinstance(mend, Mapping):  # the model says how (see octo.core.envelope.mendable)
+            for name, value in mend.items():
+                if value is None:
+                    fixed.pop(name, None)
+                else:
+                    fixed[name] = value
+            continue
         if len(err["loc"]) != 1:
             return None
         if err["type"] == "missing":
@@ -95,14 +119,39 @@ def _corrected(
             fixed[name] = bounds["ge"]
         else:
             value = fixed.pop(name, None)
-            close = _close_field(model, name) if err["type"] == "extra_forbidden" else None
-            if close is not None and close not in fixed:
-                fixed[close] = value
-    try:
-        model.model_validate(fixed)
-    except pydantic.ValidationError:
-        return None
+            renamed = _renamed(model, name, value) if err["type"] == "extra_forbidden" else None
+            if renamed is not None and renamed[0] not in fixed:
+                fixed[renamed[0]] = renamed[1]
     return fixed
+
+
+def _corrected(
+    model: type[ToolQuery], raw: Mapping[str, Any], exc: pydantic.ValidationError
+) -> dict[str, Any] | None:
+    """``raw`` with its faults mended, when each is mendable and the result is valid.
+
+    A number out of range takes the nearest bound; a misspelt field, or another tool's
+    name for one (the model's ``field_aliases``), its right name; a rule across fields
+    the fix the model names (``mendable``); another unknown or malformed optional field
+    is dropped. Mending one fault may reveal the next (a renamed field that excludes
+    another), so it goes a few rounds. Required fields with no value are left to the
+    example.
+    """
+    fixed: dict[str, Any] | None = {
+        key: value for key, value in raw.items() if key not in CONTEXT_FIELDS
+    }
+    errors = exc.errors(include_url=False)
+    for _ in range(3):
+        fixed = _mend(model, fixed or {}, errors)
+        if fixed is None:
+            return None
+        try:
+            model.model_validate(fixed)
+        except pydantic.ValidationError as again:
+            errors = again.errors(include_url=False)
+            continue
+        return fixed
+    return None
 
 
 def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQuery:
@@ -179,6 +228,14 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 async def _run_query(
     spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, seconds: float | None = None
 ) -> ResultEnvelope[Any]:
+    """One query's envelope, redacted: the choke point every text leaving octo passes (data,
+    hints, error message, echoed context). ``seconds`` overrides the query's deadline."""
+    return redacted(await _envelope(spec, ctx, index, raw, seconds))
+
+
+async def _envelope(
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, seconds: float | None
+) -> ResultEnvelope[Any]:
     echo = _context_echo(raw)
     timeout = seconds or _timeout(spec, ctx.runtime)
     try:
@@ -214,7 +271,7 @@ def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
 
 
 def _tokens(envelope: ResultEnvelope[Any], chars_per_token: int) -> int:
-    return estimate_tokens(envelope.model_dump_json(exclude_none=True), chars_per_token)
+    return estimate_tokens(len(envelope.model_dump_json(exclude_none=True)), chars_per_token)
 
 
 async def _within_call_budget(
@@ -245,9 +302,9 @@ async def _within_call_budget(
             f"{share} tokens. Continue with the hints above, or ask for it in a call of its own."
         )
         # Answers carry more than their content (paths, stats, hints): scale the budget.
-        room = share - estimate_tokens(hint, config.chars_per_token)
+        room = share - estimate_tokens(len(hint), config.chars_per_token)
         budget = max(1, config.max_tokens * room // size)
-        cut = await _run_query(spec, replace(ctx, max_tokens=budget), index, queries[index], left)
+        cut = await _run_query(spec, ctx.with_token_budget(budget), index, queries[index], left)
         if cut.status == QueryStatus.ERROR or _tokens(cut, config.chars_per_token) >= size:
             return first
         cut.hints.append(hint)
@@ -280,7 +337,7 @@ async def dispatch(
             f"{spec.name} takes 1-{spec.max_queries} queries per call, got {len(queries)}",
             hints=[f"Split the queries into calls of at most {spec.max_queries}."],
         )
-    ctx = QueryContext(runtime, paths or runtime.paths)
+    ctx = QueryContext(runtime, paths or runtime.paths, tool=spec.name)
     if progress is not None:
         ctx = replace(ctx, report_progress=progress)
 

@@ -8,20 +8,27 @@ from functools import cache
 
 from octo.codehosts import specs as codehosts
 from octo.contract import ToolSpec
+from octo.contract import WarmUp
 from octo.core.errors import CallError
+from octo.gateway import specs as gateway
 from octo.local import specs as local
 from octo.lsp import specs as lsp
 from octo.packages import specs as packages
 from octo.semantic import specs as semantic
 
 # Order here is tools/list order.
-FAMILIES = (codehosts, packages, local, lsp, semantic)
+FAMILIES = (codehosts, packages, local, lsp, semantic, gateway)
 
 
 @cache
 def all_tools() -> tuple[ToolSpec, ...]:
     """Every tool, in a fixed order."""
     return tuple(spec for family in FAMILIES for spec in family.TOOLS)
+
+
+def warm_ups() -> tuple[WarmUp, ...]:
+    """What the families do ahead of the first query (a family declares them in WARM_UPS)."""
+    return tuple(warm_up for family in FAMILIES for warm_up in getattr(family, "WARM_UPS", ()))
 
 
 def get_tool(name: str) -> ToolSpec:

@@ -17,8 +17,11 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
 from octo.core.budget import cut_lines
+from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
+from octo.core.formats import compact_json
+from octo.core.formats import region_marker
 from octo.core.redaction import redact
 
 
@@ -30,7 +33,11 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
         f"Find the path with {call(host, 'githubViewRepoStructure')} or githubSearchCode.",
     ):
         reply = await host.file(query)
-    result, hints = file_content_answer(ctx.config, query, reply.value)
+    result, hints, cut_from = file_content_answer(ctx.config, query, reply.value)
+    if cut_from is not None:
+        handle = await ctx.keep(cut_from, query, local=False)
+        result = result.model_copy(update={"contentHandle": handle})
+        hints.append("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     answer = Answer(result, cached=reply.cached)
     answer.hint(*reply.notes, *hints)
     return answer
@@ -70,7 +77,7 @@ def _select(text: str, query: FileContentQuery) -> _Selection:
             return _Selection("", 1, total, 0)
         parts = []
         for start, end in windows:
-            parts.append(f"--- lines {start + 1}-{end + 1} ---\n")
+            parts.append(region_marker(start + 1, end + 1))
             parts.append("".join(lines[start : end + 1]))
         return _Selection("".join(parts), windows[0][0] + 1, total, len(hits))
     return _Selection(text, 1, total)
@@ -78,8 +85,9 @@ def _select(text: str, query: FileContentQuery) -> _Selection:
 
 def file_content_answer(
     config: Config, query: FileContentQuery, blob: FileBlob
-) -> tuple[FileContentResult, list[str]]:
-    """A file query's answer from the file itself, for every code host.
+) -> tuple[FileContentResult, list[str], str | None]:
+    """A file query's answer from the file itself, for every code host: its result, hints,
+    and the text the token budget cut (for its content handle; None when nothing was).
 
     Refuses binary and oversized files, selects lines, cuts the char page and the token budget.
     """
@@ -90,7 +98,9 @@ def file_content_answer(
         )
     if blob.size > download_limit(query):
         raise file_too_large(query, blob.size, len(blob.text))
-    selection = _select(blob.text, query)
+    # Redacted whole before any part is chosen or cut: a private key's body lines are known
+    # by its BEGIN line, and a cut cannot split a secret from its shape.
+    selection = _select(redact(blob.text), query)
     text = selection.text
     total = len(text)
     start = min(query.charOffset, total)
@@ -98,7 +108,9 @@ def file_content_answer(
     page = text[start:end]
     budget = config.max_tokens * config.chars_per_token
     hints: list[str] = []
+    cut_from = None
     if len(page) > budget:
+        cut_from = page
         cut = cut_lines(
             page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
         )
@@ -107,10 +119,12 @@ def file_content_answer(
         hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")
     paged = start > 0 or end < total
     pagination = None
+    next_step = None
     if paged:
         pagination = CharPagination.of(start, end, total)
         if end < total:
-            hints.append(f"More content: charOffset={end}, charLength={max(50, end - start)}.")
+            next_step = f"charOffset={end}, charLength={max(50, end - start)}"
+            hints.append(f"More content: {next_step}.")
     first = selection.first_line + text.count("\n", 0, start)
     last = first + page.count("\n", 0, max(0, len(page) - 1)) if page else None
     if selection.match_count == 0:
@@ -121,9 +135,9 @@ def file_content_answer(
     result = FileContentResult(
         owner=query.owner,
         repo=query.repo,
+        content=page,
         path=query.path,
         branch=query.branch,
-        content=redact(page),
         size=blob.size,
         sha=blob.sha,
         startLine=first if page and query.matchString is None else None,
@@ -132,4 +146,12 @@ def file_content_answer(
         matchCount=selection.match_count,
         pagination=pagination,
     )
-    return result, hints
+    result = with_tokens(
+        result,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        truncated_at_line=last if cut_from is not None and query.matchString is None else None,
+        truncated=cut_from is not None,
+        next_step=next_step,
+    )
+    return result, hints, cut_from

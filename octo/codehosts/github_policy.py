@@ -7,6 +7,7 @@ for the host of the configured API URL). :class:`GitHubPolicy` reads the
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Mapping
 from urllib.parse import urlparse
@@ -18,6 +19,7 @@ from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import rate_limit_from_headers
+from octo.transports.processes import child_environment
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -76,7 +78,9 @@ class GitHubAuth:
             args += ["--hostname", self._host]
         try:
             with anyio.fail_after(_GH_TIMEOUT):
-                done = await anyio.run_process(args, check=False, env=dict(self._env) or None)
+                done = await anyio.run_process(
+                    args, check=False, env=child_environment(self._env or os.environ)
+                )
         except (TimeoutError, OSError):
             return None
         if done.returncode != 0:

@@ -20,6 +20,18 @@ _FILE_NAME = re.compile(r"^[^.*/][^/]*\.[A-Za-z0-9_+-]{1,10}$")
 _BOOLEAN = re.compile(r"\b(AND|OR|NOT)\b")
 
 
+def _scope(query: SearchCodeQuery | SearchPullRequestsQuery) -> list[str]:
+    """Where a search looks: its repositories (several repo: qualifiers make one search of
+    them all), or an owner's."""
+    if query.repos:
+        return [f"repo:{name}" for name in query.repos]
+    if query.owner and query.repo:
+        return [f"repo:{query.owner}/{query.repo}"]
+    if query.owner:
+        return [f"user:{query.owner}"]
+    return []
+
+
 def code_search_terms(query: SearchCodeQuery) -> tuple[str, list[str]]:
     """The ``q`` of a code search, and notes on every rewrite it needed."""
     notes: list[str] = []
@@ -80,11 +92,7 @@ def code_search_terms(query: SearchCodeQuery) -> tuple[str, list[str]]:
     if len(filters) > 2:
         notes.append("more than 2 of extension/filename/path often finds nothing: drop one")
 
-    parts = [text]
-    if query.owner and query.repo:
-        parts.append(f"repo:{query.owner}/{query.repo}")
-    elif query.owner:
-        parts.append(f"user:{query.owner}")
+    parts = [text, *_scope(query)]
     if extension:
         parts.append(f"extension:{extension}")
     if filename:
@@ -101,10 +109,7 @@ def pull_request_terms(query: SearchPullRequestsQuery) -> str:
     parts = ["is:pr"]
     if query.query:
         parts.append(query.query.strip())
-    if query.owner and query.repo:
-        parts.append(f"repo:{query.owner}/{query.repo}")
-    elif query.owner:
-        parts.append(f"user:{query.owner}")
+    parts += _scope(query)
     if query.state:
         parts.append(f"state:{query.state}")
     if query.merged is not None:

@@ -80,8 +80,9 @@ class CodeHost(ABC):
         return self.remote.policy.name
 
     def reply(self, value: T, fetched: Fetched[Any], *notes: str) -> Reply[T]:
-        """``value`` as a tool's reply: ``notes``, then a note if the quota runs low."""
-        return Reply(value, fetched.cached, [*notes, *self.remote.quota_hints(fetched)])
+        """``value`` as a tool's reply: ``notes``, then the transport's (a redirect to another
+        origin, a quota running low)."""
+        return Reply(value, fetched.cached, [*notes, *self.remote.hints(fetched)])
 
     def replied(self, fetched: Fetched[T], *notes: str) -> Reply[T]:
         """What ``fetched`` holds as a tool's reply (see :meth:`reply`)."""

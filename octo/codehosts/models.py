@@ -8,13 +8,25 @@ can answer the same queries (:class:`octo.codehosts.host.CodeHost`).
 
 from __future__ import annotations
 
+import re
+from typing import Annotated
+from typing import Any
 from typing import Literal
 
+from pydantic import AfterValidator
 from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
 
+from octo.contract.places import MAX_PLACES
+from octo.contract.places import AggregationMode
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
+from octo.contract.places import ResponseFormat
+from octo.contract.places import aggregation_field
+from octo.contract.places import format_field
 from octo.core.budget import CharPagination
+from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.paging import Pagination
@@ -42,6 +54,41 @@ class SearchPagination(BaseModel):
     hasMore: bool
 
 
+_REPO_NAME = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
+
+
+def _repo_name(name: str) -> str:
+    if not _REPO_NAME.match(name):
+        raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
+    return name
+
+
+#: "owner/repo"; GitLab owners may be group paths ("group/sub/project"). Checked in code, so
+#: tools/list does not carry the pattern.
+RepoName = Annotated[str, AfterValidator(_repo_name)]
+
+
+def _repos_field() -> Any:
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PLACES,
+        description='Several repositories, "owner/repo" (instead of owner/repo).',
+    )
+
+
+def check_repos(query: SearchCodeQuery | SearchPullRequestsQuery) -> None:
+    """repos is one way to name repositories, owner/repo the other; each at most once."""
+    if query.repos is None:
+        return
+    if query.owner or query.repo:
+        raise ValueError("repos and owner/repo are exclusive: name the repositories one way")
+    lowered = [name.lower() for name in query.repos]
+    twice = sorted({name for name in lowered if lowered.count(name) > 1})
+    if twice:
+        raise ValueError(f"repos names {', '.join(twice)} twice")
+
+
 # githubSearchCode
 
 
@@ -65,6 +112,9 @@ class SearchCodeQuery(RemoteQuery):
     )
     limit: int = Field(default=10, ge=1, le=100, description="Results per page.")
     page: int = Field(default=1, ge=1, le=10, description="Page number.")
+    repos: list[RepoName] | None = _repos_field()
+    aggregationMode: AggregationMode = aggregation_field()
+    responseFormat: ResponseFormat = format_field()
 
     @model_validator(mode="after")
     def _check(self) -> SearchCodeQuery:
@@ -72,6 +122,7 @@ class SearchCodeQuery(RemoteQuery):
             raise ValueError("keywordsToSearch: keywords must not be blank")
         if self.repo and not self.owner:
             raise ValueError("repo needs owner as well")
+        check_repos(self)
         return self
 
     def filters(self) -> tuple[str | None, str | None, str | None]:
@@ -94,7 +145,7 @@ class TextMatch(BaseModel):
     matches: list[TextMatchSpan]
 
 
-class CodeSearchHit(BaseModel):
+class CodeSearchHit(PlacedItem):
     file: str = Field(description="Path in the repository.")
     repository: str = Field(description="owner/repo")
     matches: int = Field(description="Matches in the returned fragments.")
@@ -102,16 +153,20 @@ class CodeSearchHit(BaseModel):
     text_matches: list[TextMatch] | None = None
 
 
-class SearchCodeResult(ToolResult):
+class SearchCodeResult(PlacesPart, ToolResult):
     results: list[CodeSearchHit]
     totalCount: int
     pagination: SearchPagination
     incompleteResults: bool | None = Field(
         default=None, description="True when the host timed out and the results are partial."
     )
+    groups: list[SearchCodeResult] | None = Field(
+        default=None, description="Grouped answers of several repositories: one per repository."
+    )
 
     def is_empty(self) -> bool:
-        return not self.results
+        placed = self.places_empty()
+        return not self.results if placed is None else placed
 
 
 # githubGetFileContent
@@ -180,6 +235,10 @@ class FileContentResult(ToolResult):
     totalLines: int | None = None
     matchCount: int | None = Field(default=None, description="Occurrences of matchString.")
     pagination: CharPagination | None = None
+    tokens: TokenInfo | None = None
+    contentHandle: str | None = Field(
+        default=None, description="Cut to the token budget: getCachedContent gives all of it."
+    )
 
     def is_empty(self) -> bool:
         return self.matchCount == 0
@@ -304,6 +363,9 @@ class SearchPullRequestsQuery(RemoteQuery):
     withCommits: bool = False
     limit: int = Field(default=5, ge=1, le=10)
     page: int = Field(default=1, ge=1, le=10)
+    repos: list[RepoName] | None = _repos_field()
+    aggregationMode: AggregationMode = aggregation_field()
+    responseFormat: ResponseFormat = format_field()
 
     @model_validator(mode="after")
     def _check(self) -> SearchPullRequestsQuery:
@@ -311,6 +373,7 @@ class SearchPullRequestsQuery(RemoteQuery):
             raise ValueError("repo needs owner as well")
         if self.prNumber is not None and not (self.owner and self.repo):
             raise ValueError("prNumber needs owner and repo")
+        check_repos(self)
         if self.type == "partialContent" and not self.partialContentMetadata:
             raise ValueError("type partialContent needs partialContentMetadata ([{file: path}])")
         return self
@@ -336,9 +399,12 @@ class PullRequestFile(BaseModel):
     previous_filename: str | None = None
     patch: str | None = None
     patchTruncated: bool | None = None
+    contentHandle: str | None = Field(
+        default=None, description="The diff was cut: getCachedContent gives all of it."
+    )
 
 
-class PullRequest(BaseModel):
+class PullRequest(PlacedItem):
     number: int
     title: str
     state: Literal["open", "closed"]
@@ -359,10 +425,15 @@ class PullRequest(BaseModel):
     files: list[PullRequestFile] | None = None
 
 
-class SearchPullRequestsResult(ToolResult):
+class SearchPullRequestsResult(PlacesPart, ToolResult):
     pullRequests: list[PullRequest]
     totalCount: int
     pagination: SearchPagination | None = None
+    tokens: TokenInfo | None = None
+    groups: list[SearchPullRequestsResult] | None = Field(
+        default=None, description="Grouped answers of several repositories: one per repository."
+    )
 
     def is_empty(self) -> bool:
-        return not self.pullRequests
+        placed = self.places_empty()
+        return not self.pullRequests if placed is None else placed

@@ -18,8 +18,8 @@ from octo.codehosts.models import PullRequestFile
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
+from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
-from octo.core.config import Config
 from octo.core.redaction import redact
 from octo.transports.http_client import Fetched
 
@@ -44,6 +44,8 @@ class PatchBudget:
     left_out: list[str] = field(default_factory=list)
     #: "#N path" of every file whose diff was cut at MAX_PATCH_CHARS.
     cut: list[str] = field(default_factory=list)
+    #: The whole diff (redacted) of every file cut or left out, by (pull number, file name).
+    whole: dict[tuple[int, str], str] = field(default_factory=dict)
 
     def shape(
         self, files: list[PullRequestFile], query: SearchPullRequestsQuery, number: int
@@ -62,10 +64,13 @@ class PatchBudget:
                 continue
             if self.chars <= 0:
                 self.left_out.append(f"#{number} {f.filename}")
+                self.whole[number, f.filename] = redact(patch)
                 shaped.append(f.model_copy(update={"patch": None, "patchTruncated": True}))
                 continue
             limit = self.chars if partial else min(MAX_PATCH_CHARS, self.chars)
             cut = len(patch) > limit
+            if cut:
+                self.whole[number, f.filename] = redact(patch)
             if cut and limit == MAX_PATCH_CHARS:
                 self.cut.append(f"#{number} {f.filename}")
             patch = redact(patch[:limit])
@@ -97,13 +102,14 @@ def _parts(query: SearchPullRequestsQuery) -> list[str]:
 
 
 async def detail_pull_requests(
-    host: CodeHost, page: PullRequestPage, query: SearchPullRequestsQuery, config: Config
+    ctx: QueryContext, host: CodeHost, page: PullRequestPage, query: SearchPullRequestsQuery
 ) -> DetailedPullRequests:
     """Add comments, commits and per-file diffs as ``query`` asks, all pull requests at once.
 
     The diffs share one budget, the token budget of the answer, spent in the order of the
-    pull requests.
+    pull requests; a diff cut or left out carries a content handle to all of it.
     """
+    config = ctx.config
     file_pages = (
         PARTIAL_CONTENT_FILE_PAGES if query.type == "partialContent" else FULL_CONTENT_FILE_PAGES
     )
@@ -139,7 +145,26 @@ async def detail_pull_requests(
         )
         if listing.next is not None:
             unread.append(f"#{number}: more than {len(items)} {part}")
+    for update, pull in zip(updates, page.pulls, strict=True):
+        if FILES in _parts(query) and "files" in update:
+            update["files"] = [
+                await _with_handle(ctx, query, budget, pull.number, f) for f in update["files"]
+            ]
     pulls = [
         pull.model_copy(update=update) for pull, update in zip(page.pulls, updates, strict=True)
     ]
     return DetailedPullRequests(pulls, cached, budget, unread, failed)
+
+
+async def _with_handle(
+    ctx: QueryContext,
+    query: SearchPullRequestsQuery,
+    budget: PatchBudget,
+    number: int,
+    changed: PullRequestFile,
+) -> PullRequestFile:
+    whole = budget.whole.get((number, changed.filename))
+    if whole is None:
+        return changed
+    handle = await ctx.keep(whole, query, local=False)
+    return changed.model_copy(update={"contentHandle": handle})

@@ -16,6 +16,7 @@ from octo.codehosts.pull_request_parts import detail_pull_requests
 from octo.codehosts.routing import choose_host
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import with_tokens
 
 
 async def search_pull_requests(
@@ -31,15 +32,22 @@ async def search_pull_requests(
         with not_found_hints(*host.not_found_hints("owner and repo")):
             reply = await host.search_pull_requests(query)
         pagination = SearchPagination(currentPage=query.page, hasMore=reply.value.has_more)
-    detailed = await detail_pull_requests(host, reply.value, query, ctx.config)
+    detailed = await detail_pull_requests(ctx, host, reply.value, query)
+    more = bool(pagination and pagination.hasMore)
+    found = SearchPullRequestsResult(
+        pullRequests=detailed.pulls, totalCount=reply.value.total, pagination=pagination
+    )
     answer = Answer(
-        SearchPullRequestsResult(
-            pullRequests=detailed.pulls, totalCount=reply.value.total, pagination=pagination
+        with_tokens(
+            found,
+            max_tokens=ctx.config.max_tokens,
+            chars_per_token=ctx.config.chars_per_token,
+            truncated=bool(detailed.budget.left_out or detailed.budget.cut),
+            next_step=f"page={query.page + 1}" if more else None,
         ),
         cached=reply.cached and detailed.cached,
         partial=bool(detailed.failed),
     )
-    more = bool(pagination and pagination.hasMore)
     answer.hint(*reply.notes, *_hints(host, query, detailed, more), *follow_up_hints(host))
     return answer
 
@@ -58,14 +66,15 @@ def _hints(
     if left_out:
         hints.append(
             f"Diffs of {len(left_out)} file(s) were left out to fit the token budget "
-            f'({", ".join(left_out[:5])}); ask for them with type="partialContent", '
-            'partialContentMetadata=[{"file": ...}].'
+            f'({", ".join(left_out[:5])}); getCachedContent {{"handle": contentHandle}} reads '
+            'one, or ask for them with type="partialContent", partialContentMetadata=[{"file": '
+            "...}]."
         )
     if cut:
         hints.append(
             f"Diffs of {len(cut)} file(s) were cut at {MAX_PATCH_CHARS} characters "
-            f'({", ".join(cut[:5])}); type="partialContent" with one file gives it the whole '
-            "token budget."
+            f'({", ".join(cut[:5])}); getCachedContent {{"handle": contentHandle}} reads one '
+            'whole, or type="partialContent" with one file gives it the whole token budget.'
         )
     if detailed.unread:
         hints.append(

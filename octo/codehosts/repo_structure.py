@@ -14,6 +14,7 @@ from octo.codehosts.shapes import RepoTree
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.errors import NotFoundError
+from octo.core.paging import page_hints
 from octo.core.paging import page_of
 
 
@@ -76,9 +77,9 @@ def repo_structure_answer(
         ),
         pagination=pagination if pagination.totalPages > 1 or query.entryPageNumber > 1 else None,
     )
-    hints: list[str] = []
-    if pagination.hasMore:
-        hints.append(f"More entries: entryPageNumber={query.entryPageNumber + 1}.")
+    hints = page_hints(
+        "githubViewRepoStructure", query.params(), "entryPageNumber", pagination, len(chosen)
+    )
     first_dir = next((p for p, kind, _ in shown if kind == "dir"), None)
     if first_dir and query.depth == 1:
         hints.append(f'Look inside a folder: path="{below}{first_dir}", depth=2.')

@@ -21,7 +21,7 @@ TOOLS = family_tools(
     ToolCategory.GITHUB,
     {
         "githubSearchCode": Binding(
-            SearchCodeQuery, SearchCodeResult, "octo.codehosts.search_code:search_code", 3
+            SearchCodeQuery, SearchCodeResult, "octo.codehosts.several_repos:search_code", 3
         ),
         "githubGetFileContent": Binding(
             FileContentQuery, FileContentResult, "octo.codehosts.file_content:get_file_content", 3
@@ -41,7 +41,7 @@ TOOLS = family_tools(
         "githubSearchPullRequests": Binding(
             SearchPullRequestsQuery,
             SearchPullRequestsResult,
-            "octo.codehosts.pull_requests:search_pull_requests",
+            "octo.codehosts.several_repos:search_pull_requests",
             3,
         ),
     },

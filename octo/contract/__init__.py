@@ -9,7 +9,9 @@ from octo.contract.runtime import Runtime
 from octo.contract.spec import Handler
 from octo.contract.spec import ToolCategory
 from octo.contract.spec import ToolSpec
+from octo.contract.spec import WarmUp
 from octo.contract.spec import lazy
+from octo.contract.spec import lazy_warm_up
 
 __all__ = [
     "Answer",
@@ -20,5 +22,7 @@ __all__ = [
     "Runtime",
     "ToolCategory",
     "ToolSpec",
+    "WarmUp",
     "lazy",
+    "lazy_warm_up",
 ]

@@ -6,12 +6,13 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
-from functools import cached_property
 from typing import TypeVar
 
 from octo.contract.runtime import Backend
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
+from octo.core.envelope import ToolQuery
+from octo.core.handles import Origin
 from octo.core.paths import PathPolicy
 
 B = TypeVar("B", bound=Backend)
@@ -31,22 +32,38 @@ class QueryContext:
     ``paths`` are the allowed roots of this call: the configured ones, or the narrower
     set an MCP client announced. ``report_progress`` tells the caller how far a long
     query got (MCP progress notifications, a progress bar); it costs nothing when unused.
-    ``max_tokens`` is this query's token budget when the dispatcher gave it a share of its
-    call's budget; ``config.max_tokens`` then says it, so every handler honours it.
+    ``tool`` names the tool that runs; ``settings`` replaces the runtime's config for this
+    query alone (one place's share of the token budget).
     """
 
     runtime: Runtime
     paths: PathPolicy
     report_progress: ProgressReporter = _no_progress
-    max_tokens: int | None = None
+    tool: str = ""
+    settings: Config | None = None
 
-    @cached_property
+    @property
     def config(self) -> Config:
-        """The runtime's settings, with this query's token budget."""
-        if self.max_tokens is None:
-            return self.runtime.config
-        return replace(self.runtime.config, max_tokens=self.max_tokens)
+        return self.settings or self.runtime.config
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The allowed roots of this call, as content handles are bound to them."""
+        return tuple(sorted(str(root) for root in self.paths.roots))
 
     def backend(self, cls: type[B]) -> B:
         """The runtime's one instance of backend ``cls`` (built on first use)."""
         return self.runtime.backend(cls)
+
+    def with_token_budget(self, max_tokens: int) -> QueryContext:
+        """This context with a token budget of ``max_tokens`` for the answer."""
+        return replace(self, settings=replace(self.config, max_tokens=max_tokens))
+
+    async def keep(self, content: str, query: ToolQuery, *, local: bool = True) -> str:
+        """A content handle for ``content``, cut from the answer to ``query``.
+
+        Local content is readable only under the roots of this call; remote content
+        (``local=False``) under any.
+        """
+        origin = Origin(self.tool, query.params(), self.roots if local else None)
+        return await self.runtime.handles.put(content, origin)

@@ -1,5 +1,8 @@
 """A family's tools from their two halves: the code (models, handler, limits) bound in the
 family's ``specs.py``, and the words (title, description, example) in its ``tools.toml``.
+The longer reference (use cases, related tools, errors, a realistic answer: spec 000's
+sections of docs/tools.md) is in ``reference.toml`` beside them, kept apart so tools/list
+carries only the compact words.
 
 Prose and examples are data, so they live in a data file where they read as prose; the
 loader checks that every tool has both halves, so a tool is still defined exactly once.
@@ -17,6 +20,7 @@ from string import Template
 from typing import Any
 
 from octo.contract.spec import ToolCategory
+from octo.contract.spec import ToolDocs
 from octo.contract.spec import ToolSpec
 from octo.contract.spec import lazy
 from octo.core.envelope import ToolQuery
@@ -43,16 +47,30 @@ def family_tools(
     Raises ValueError when a tool has code but no words in ``tools.toml`` or the reverse:
     a family that loads at all is complete.
     """
-    texts = tomllib.loads(files(package).joinpath("tools.toml").read_text(encoding="utf-8"))
+    texts = _toml(package, "tools.toml")
     fragments: dict[str, str] = texts.pop("fragments", {})
     if set(texts) != set(bindings):
         raise ValueError(
             f"{package}: tools.toml and specs.py name different tools: "
             f"{sorted(set(texts) ^ set(bindings))}"
         )
+    references = _toml(package, "reference.toml")
+    if set(references) - set(bindings):
+        raise ValueError(
+            f"{package}: reference.toml names tools specs.py does not: "
+            f"{sorted(set(references) - set(bindings))}"
+        )
     return [
-        _spec(name, category, binding, texts[name], fragments) for name, binding in bindings.items()
+        _spec(name, category, binding, texts[name], fragments, references.get(name, {}))
+        for name, binding in bindings.items()
     ]
+
+
+def _toml(package: str, name: str) -> dict[str, Any]:
+    resource = files(package).joinpath(name)
+    if not resource.is_file():
+        return {}
+    return tomllib.loads(resource.read_text(encoding="utf-8"))
 
 
 def _spec(
@@ -61,6 +79,7 @@ def _spec(
     binding: Binding,
     words: Mapping[str, Any],
     fragments: Mapping[str, str],
+    reference: Mapping[str, Any],
 ) -> ToolSpec:
     description = " ".join(Template(words["description"]).substitute(fragments).split())
     return ToolSpec(
@@ -75,4 +94,10 @@ def _spec(
         example=dict(words.get("example", {})),
         timeout=binding.timeout,
         read_only=binding.read_only,
+        docs=ToolDocs(
+            use_cases=tuple(reference.get("use_cases", ())),
+            response=dict(reference.get("response", {})),
+            errors=dict(reference.get("errors", {})),
+            related=tuple(reference.get("related", ())),
+        ),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Coroutine
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 from typing import Any
@@ -25,10 +26,14 @@ from anyio.abc import TaskGroup
 from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import ToolNotAvailableError
+from octo.core.handles import HandleStore
+from octo.core.handles import MemoryHandleStore
 from octo.core.paths import PathPolicy
 
 if TYPE_CHECKING:
     import httpx
+
+    from octo.contract.spec import ToolSpec
 
 PosArgs = TypeVarTuple("PosArgs")
 
@@ -44,17 +49,25 @@ B = TypeVar("B", bound=Backend)
 
 
 class Runtime(AsyncResource):
-    """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all."""
+    """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all.
+
+    ``catalog`` is every tool the face publishes (the gateway's own tools list it);
+    ``handles`` keeps the content answers cut (a store in this process unless given).
+    """
 
     def __init__(
         self,
         config: Config,
         *,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        catalog: Sequence[ToolSpec] = (),
+        handles: HandleStore | None = None,
     ) -> None:
         self.config = config
         self.paths = PathPolicy(config.roots)
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
+        self.catalog = tuple(catalog)
+        self.handles = handles if handles is not None else MemoryHandleStore(config.handle_ttl)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}
@@ -78,7 +91,9 @@ class Runtime(AsyncResource):
             self._http = httpx.AsyncClient(
                 transport=self._http_transport,
                 timeout=httpx.Timeout(30.0, connect=10.0),
-                follow_redirects=True,
+                # Redirects are followed by RemoteClient, hop by hop, so credentials never
+                # reach another origin (httpx would forward every header but Authorization).
+                follow_redirects=False,
                 headers={"User-Agent": "octo-gateway"},
             )
         return self._http

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
@@ -37,6 +38,24 @@ OPEN_WORLD = frozenset({ToolCategory.GITHUB, ToolCategory.PACKAGE})
 
 Handler = Callable[[QueryContext, Any], Awaitable[Answer[Any]]]
 
+#: ``await warm_up(ctx)``: get ready to answer fast under ``ctx.paths`` (start a language
+#: server for the code there); run in the background, its failures only logged.
+WarmUp = Callable[[QueryContext], Awaitable[None]]
+
+
+def _imported_on_call(target: str) -> Callable[..., Awaitable[Any]]:
+    module_name, _, function = target.partition(":")
+    loaded: list[Callable[..., Awaitable[Any]]] = []
+
+    async def call(*args: Any) -> Any:
+        if not loaded:
+            loaded.append(getattr(import_module(module_name), function))
+        return await loaded[0](*args)
+
+    call.__qualname__ = call.__name__ = function
+    call.target = target  # type: ignore[attr-defined]
+    return call
+
 
 def lazy(target: str) -> Handler:
     """The handler ``"package.module:function"``, imported on its first call.
@@ -44,17 +63,25 @@ def lazy(target: str) -> Handler:
     A family's specs name their handlers this way, so listing tools (``import octo``,
     ``octo tools``, MCP tools/list) never loads a backend, httpx or pygls.
     """
-    module_name, _, function = target.partition(":")
-    loaded: list[Handler] = []
+    return _imported_on_call(target)
 
-    async def handler(ctx: QueryContext, query: Any) -> Answer[Any]:
-        if not loaded:
-            loaded.append(getattr(import_module(module_name), function))
-        return await loaded[0](ctx, query)
 
-    handler.__qualname__ = handler.__name__ = function
-    handler.target = target  # type: ignore[attr-defined]
-    return handler
+def lazy_warm_up(target: str) -> WarmUp:
+    """A family's warm-up ``"package.module:function"``, imported on its first call."""
+    return _imported_on_call(target)
+
+
+@dataclass(frozen=True)
+class ToolDocs:
+    """A tool's reference beyond its schemas (spec 000's section order): when to use it,
+    what a real answer looks like, the errors it answers with, and the tools around it."""
+
+    use_cases: tuple[str, ...] = ()
+    #: A realistic envelope of one query: ``{"status", "data", "hints"}``.
+    response: Mapping[str, Any] = field(default_factory=dict)
+    #: Error code -> when the tool answers with it.
+    errors: Mapping[str, str] = field(default_factory=dict)
+    related: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +101,7 @@ class ToolSpec:
     timeout: float | None = None
     #: False for tools that change state (build or clear an index): MCP annotations say so.
     read_only: bool = True
+    docs: ToolDocs = field(default_factory=ToolDocs)
 
     @property
     def python_name(self) -> str:
@@ -101,7 +129,9 @@ class ToolSpec:
                     "items": query_schema,
                     "minItems": 1,
                     "maxItems": self.max_queries,
-                    "description": f"1-{self.max_queries} queries, run concurrently.",
+                    "description": f"1-{self.max_queries} queries, run concurrently."
+                    if self.max_queries > 1
+                    else "One query.",
                 }
             },
             "required": ["queries"],

@@ -1,18 +1,21 @@
-"""Token budgets: estimate the size of text answers and cut them at line boundaries."""
+"""Token budgets: estimate the size of answers and cut text at line boundaries."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pydantic import BaseModel
 from pydantic import Field
 
+DataT = TypeVar("DataT", bound=BaseModel)
 
-def estimate_tokens(text: str, chars_per_token: int = 4) -> int:
-    """Tokens a model will spend on ``text``, estimated as characters / chars_per_token."""
-    return math.ceil(len(text) / chars_per_token)
+
+def estimate_tokens(chars: int, chars_per_token: int = 4) -> int:
+    """Tokens a model will spend on ``chars`` characters: chars / chars_per_token, rounded up."""
+    return math.ceil(chars / chars_per_token)
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,38 @@ def cut_lines(
     return LineCut("".join(kept), first_line, first_line + len(kept) - 1, truncated)
 
 
-class TokenInfo(BaseModel):
-    """Size and pagination metadata of a text answer (spec 000, section 8)."""
+def text_pages(text: str, budget_chars: int) -> list[str]:
+    """``text`` in pages of at most ``budget_chars`` characters, cut at line boundaries.
 
-    chars: int
-    estimatedTokens: int
+    A line longer than a page is split across pages of its own; nothing is lost, and
+    joining the pages gives ``text`` back. An empty text is one empty page.
+    """
+    pages: list[str] = []
+    current: list[str] = []
+    used = 0
+    for line in text.splitlines(keepends=True):
+        if current and used + len(line) > budget_chars:
+            pages.append("".join(current))
+            current, used = [], 0
+        while len(line) > budget_chars:
+            pages.append(line[:budget_chars])
+            line = line[budget_chars:]
+        if line:
+            current.append(line)
+            used += len(line)
+    if current or not pages:
+        pages.append("".join(current))
+    return pages
+
+
+class TokenInfo(BaseModel):
+    """Size and pagination metadata of an answer (spec 000, section 8)."""
+
+    chars: int = Field(
+        description="Characters of the whole answer data as sent (compact JSON), this block "
+        "included."
+    )
+    estimatedTokens: int = Field(description="chars / characters per token, rounded up.")
     maxTokensPerRequest: int
     truncated: bool = Field(description="True when the token budget cut the content.")
     truncatedAtLine: int | None = Field(
@@ -63,28 +93,45 @@ class TokenInfo(BaseModel):
     )
 
 
-def token_info(
-    content: str,
+def with_tokens(
+    data: DataT,
     *,
     max_tokens: int,
     chars_per_token: int = 4,
+    truncated: bool = False,
     truncated_at_line: int | None = None,
     next_step: str | None = None,
-    truncated: bool | None = None,
-) -> TokenInfo:
-    """Metadata for ``content``; ``next_step`` names the parameters that read on.
-
-    ``truncated`` defaults to whether ``truncated_at_line`` is given.
-    """
-    return TokenInfo(
-        chars=len(content),
-        estimatedTokens=estimate_tokens(content, chars_per_token),
+) -> DataT:
+    """``data`` with its ``tokens`` block: its size (see :func:`measured`), whether the budget
+    cut it, and ``next_step``, the parameters that read on."""
+    info = TokenInfo(
+        chars=0,
+        estimatedTokens=0,
         maxTokensPerRequest=max_tokens,
-        truncated=truncated_at_line is not None if truncated is None else truncated,
+        truncated=truncated or truncated_at_line is not None,
         truncatedAtLine=truncated_at_line,
         requiresPagination=next_step is not None,
         paginationHint=f"More content: continue with {next_step}" if next_step else None,
     )
+    return measured(data.model_copy(update={"tokens": info}), chars_per_token)
+
+
+def measured(data: DataT, chars_per_token: int = 4) -> DataT:
+    """``data`` with the size in its ``tokens`` block (a TokenInfo) set to that of ``data``
+    itself as sent: the compact JSON without unset fields (its wire form), the block
+    included. The block's own digits count, so it is re-measured until it stops growing
+    (two or three rounds: each can only add digits)."""
+    info = getattr(data, "tokens", None)
+    if not isinstance(info, TokenInfo):
+        raise TypeError(f"{type(data).__name__} has no tokens block to measure")
+    while True:
+        current = data.model_copy(update={"tokens": info})
+        chars = len(current.model_dump_json(exclude_none=True))
+        if chars == info.chars:
+            return current
+        info = info.model_copy(
+            update={"chars": chars, "estimatedTokens": estimate_tokens(chars, chars_per_token)}
+        )
 
 
 class CharPagination(BaseModel):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+from typing import ClassVar
 from typing import Generic
 from typing import TypeVar
 
@@ -11,6 +14,7 @@ from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
+from pydantic_core import PydanticCustomError
 
 from octo.core.errors import ErrorCode
 
@@ -92,10 +96,33 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class FieldAlias:
+    """Another tool's name for one of a query's fields (``total_only`` for
+    ``outputMode: "totalOnly"``, ``fixed_strings`` for ``fixedString``).
+
+    ``value`` is what a true flag under the other name stands for; None: the value given
+    under the other name carries over as it is.
+    """
+
+    field: str
+    value: Any = None
+
+
+def mendable(message: str, **mend: Any) -> PydanticCustomError:
+    """A validation error (raise it from a validator) whose query the dispatcher can mend:
+    ``mend`` maps fields to the values that resolve it, None to drop the field."""
+    return PydanticCustomError("mendable", message, {"mend": mend})
+
+
 class ToolQuery(BaseModel):
     """Base of every query model: the research-context fields, echoed back per result."""
 
     model_config = ConfigDict(extra="forbid")
+
+    #: Names other tools give this model's fields: a query using one still fails
+    #: validation (nothing is guessed silently), and its hint is the query mended.
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = {}
 
     mainResearchGoal: str | None = Field(default=None, description="Overall research objective.")
     researchGoal: str | None = Field(default=None, description="Goal of this specific query.")

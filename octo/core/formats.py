@@ -42,3 +42,9 @@ def iso_utc(timestamp: float) -> str:
 def compact_json(value: Any) -> str:
     """``value`` as JSON without spaces (hints quote whole queries: every character counts)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def region_marker(first: int, last: int) -> str:
+    """The line that heads lines ``first``-``last`` of a file inside a text answer (matched
+    regions of a file read with matchString, on every code host and locally)."""
+    return f"--- lines {first}-{last} ---\n"

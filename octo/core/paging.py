@@ -1,12 +1,17 @@
-"""One pagination model and one page helper for every tool that pages a list."""
+"""One pagination model, one page helper and one way to the next (or last) page for every
+tool that pages a list."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from collections.abc import Sequence
+from typing import Any
 from typing import TypeVar
 
 from pydantic import BaseModel
+
+from octo.core.formats import compact_json
 
 T = TypeVar("T")
 
@@ -26,3 +31,20 @@ def page_of(items: Sequence[T], per_page: int, page: int) -> tuple[list[T], Pagi
     return list(items[start : start + per_page]), Pagination(
         currentPage=page, totalPages=total_pages, hasMore=page < total_pages
     )
+
+
+def page_hints(
+    tool: str, params: Mapping[str, Any], field: str, pagination: Pagination, total: int
+) -> list[str]:
+    """The call for the next page of ``total`` items, or for the last page when the page
+    asked for is past it (its answer is ``empty``); ``params`` are the query's own, ``field``
+    names its page number."""
+    current, last = pagination.currentPage, pagination.totalPages
+    if total and current > last:
+        return [
+            f"Page {current} is past the last page ({last}): {tool} "
+            + compact_json({**params, field: last})
+        ]
+    if pagination.hasMore:
+        return [f"Next page: {tool} {compact_json({**params, field: current + 1})}"]
+    return []

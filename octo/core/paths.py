@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -9,8 +10,35 @@ from pathlib import Path
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import PathNotAllowedError
 
+logger = logging.getLogger("octo.paths")
+
 #: Longest file name (one path component) common file systems allow, in bytes.
 _NAME_MAX = 255
+
+#: Folders that tools fill (caches, installed dependencies, build output, virtual
+#: environments): nothing to read first, nor to suggest looking into.
+GENERATED_DIRS = frozenset(
+    {
+        "__pycache__",
+        "node_modules",
+        "site-packages",
+        "dist-packages",
+        "venv",
+        "build",
+        "dist",
+        "target",
+        "out",
+        "coverage",
+        "htmlcov",
+        "bower_components",
+        "vendor",
+    }
+)
+
+
+def is_generated(name: str) -> bool:
+    """True for a folder name tools fill (GENERATED_DIRS, dot-folders, ``*.egg-info``)."""
+    return name in GENERATED_DIRS or name.startswith(".") or name.endswith(".egg-info")
 
 
 def is_hidden(path: Path, root: Path) -> bool:
@@ -23,13 +51,48 @@ def is_hidden(path: Path, root: Path) -> bool:
 
 
 class PathPolicy:
-    """The allowed roots; every path is resolved (symlinks included) before it is checked."""
+    """The allowed roots; every path is resolved (symlinks included) before it is checked.
+
+    Roots given here are *configured* (OCTO_ROOTS, ``--root``, ``Gateway(roots=)``) and are
+    the ceiling of every call: a client's roots only narrow them (:meth:`narrowed`). With
+    none given, the working directory is the root and a client's roots replace it.
+    """
 
     def __init__(self, roots: Iterable[Path | str]) -> None:
         resolved = [Path(r).expanduser().resolve() for r in roots]
+        #: True when roots were given: they are the ceiling of every call.
+        self.configured = bool(resolved)
         if not resolved:
             resolved = [Path.cwd().resolve()]
         self.roots: tuple[Path, ...] = tuple(dict.fromkeys(resolved))
+
+    def narrowed(self, client_roots: Iterable[Path | str]) -> PathPolicy:
+        """The roots of a call whose client announced ``client_roots``.
+
+        Configured roots are a ceiling: a client root inside one narrows to it, a client
+        root holding some narrows to those, and one outside every root is ignored (with a
+        log line). When none is left, the configured roots apply. Without configured roots
+        the client's roots are the call's roots (stdio: the client is the user's own
+        process).
+        """
+        wanted = [Path(r).expanduser().resolve() for r in client_roots]
+        if not self.configured:
+            return PathPolicy(wanted) if wanted else self
+        kept: list[Path] = []
+        for root in wanted:
+            if self.root_of(root) is not None:
+                kept.append(root)
+                continue
+            inner = [mine for mine in self.roots if mine.is_relative_to(root)]
+            if inner:
+                kept.extend(inner)
+            else:
+                logger.warning(
+                    "client root %s is outside the configured roots (%s): ignored",
+                    root,
+                    ", ".join(str(r) for r in self.roots),
+                )
+        return PathPolicy(kept) if kept else self
 
     def root_of(self, path: Path) -> Path | None:
         """The allowed root that contains the resolved ``path``, if any."""

@@ -1,88 +1,191 @@
-"""What octo must never echo: secrets in any text it returns become ``[REDACTED:kind]``."""
+"""What octo must never echo: secrets in any text it returns become ``[REDACTED:kind]``.
+
+:func:`redact` is the one redaction function. The dispatcher applies it to every string of
+every answer, hint and error (:func:`redacted`), so nothing leaves octo unredacted; code
+that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a secret
+from the shape that finds it.
+
+The shapes (``secret_shapes.py``) run as one RE2 pattern: RE2 never backtracks, so
+redaction takes time linear in the text whatever the text holds. Private-key blocks span
+lines: their body lines are followed line by line after a BEGIN line, and a line of key
+material seen without its BEGIN line (a search hit in a key body) is caught by its shape.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+from typing import TypeVar
 
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----.*?-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----",
-            re.S,
-        ),
-    ),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{32,}")),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
-    ("stripe-key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{20,}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
-    ("bearer", re.compile(r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/=-]{20,}")),
-    ("url-credentials", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]{3,}(?=@)")),
+import re2
+from pydantic import BaseModel
+
+from octo.core.secret_shapes import SHAPES
+from octo.core.secret_shapes import Shape
+
+T = TypeVar("T")
+
+_GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
+
+
+def _combined(shapes: Iterable[Shape]) -> tuple[Any, list[tuple[Shape, int, list[int]]]]:
+    """One RE2 pattern for every shape; per shape its group and its secret groups."""
+    parts = []
+    for number, shape in enumerate(shapes):
+        # RE2 wants group names unique across the whole pattern: number them per shape.
+        body = _GROUP_NAME.sub(rf"(?P<v{number}_\1>", shape.pattern)
+        parts.append(f"(?P<r{number}>{body})")
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    pattern = re2.compile("|".join(parts), options=options)
+    index = pattern.groupindex
+    table = []
+    for number, shape in enumerate(shapes):
+        secrets = [i for name, i in index.items() if name.startswith(f"v{number}_")]
+        table.append((shape, index[f"r{number}"], secrets))
+    return pattern, table
+
+
+_PATTERN, _TABLE = _combined(SHAPES)
+
+
+_MARKED = "[REDACTED:"
+
+
+def _replace(match: Any) -> str:
+    text: str = match.group()
+    for shape, group, secrets in _TABLE:
+        start, end = match.span(group)
+        if start < 0:
+            continue
+        lo, hi = start, end
+        for secret in secrets:
+            if match.span(secret)[0] >= 0:
+                lo, hi = match.span(secret)
+                break
+        if shape.is_secret is not None and not shape.is_secret(
+            match.string[lo:hi], match.string[start:lo]
+        ):
+            return text
+        first = match.start()
+        value = match.string[lo:hi]
+        if value.startswith(_MARKED):
+            return text  # redacted before (a page cut from a redacted file): left as it is
+        inner = redact_line(value) if shape.by_context else value
+        hidden = inner if inner != value else f"[REDACTED:{shape.kind}]"
+        return f"{text[: lo - first]}{hidden}{text[hi - first :]}"
+    return text
+
+
+# A private-key block over several lines: its BEGIN and END lines, and what its body holds
+# (base64, PEM headers, PGP armor headers and checksum), with an optional diff prefix.
+_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_BODY = re.compile(
+    r"[ \t+]*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}"
+    r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset):[^\n]*)?[ \t]*\r?"
 )
-
-# key = "literal" assignments of secret-looking names (also quoted JSON/YAML keys): keep the
-# key, hide the value. Only quoted literals, so `password = read_password()` stays readable.
-_ASSIGNMENT = re.compile(
-    r"(?i)\b([A-Z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|"
-    r"private[_-]?key|client[_-]?secret)[A-Z0-9_.-]*)([\"']?\s*[:=]\s*)([\"'])([^\s\"']{6,})\3"
-)
-
-
-# .env style lines (NAME=value, no spaces around "="): unquoted values of secret-looking names.
-_ENV_LINE = re.compile(
-    r"(?m)^(\s*(?:export\s+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|"
-    r"PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*=)([^\s\"'#]{6,})$"
-)
-
-
-def _line_keeping(marker: str) -> Callable[[re.Match[str]], str]:
-    return lambda match: marker + "\n" * match[0].count("\n")
-
-
-def redact(text: str, *, keep_lines: bool = False) -> str:
-    """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
-
-    With ``keep_lines`` a secret spanning lines (a private key block) leaves its
-    line breaks behind, so line numbers after it stay right.
-    """
-    for kind, pattern in _SECRET_PATTERNS:
-        marker = f"[REDACTED:{kind}]"
-        text = pattern.sub(_line_keeping(marker) if keep_lines else marker, text)
-    text = _ENV_LINE.sub(lambda m: f"{m.group(1)}[REDACTED:secret]", text)
-    return _ASSIGNMENT.sub(
-        lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}[REDACTED:secret]{m.group(3)}", text
-    )
+#: What each body line of a private key becomes (its BEGIN and END lines stay).
+KEY_MARKER = "[REDACTED:private-key]"
 
 
 class LineRedactor:
-    """Redacts a file's lines seen one at a time, in line order, possibly with gaps.
+    """Redacts a text's lines seen one at a time, in order, possibly with gaps.
 
-    ``redact`` needs a whole private-key block to recognise it; here the block's
-    lines arrive one by one, so the body lines after a BEGIN line are hidden too.
+    The body lines after a BEGIN line of a private key are hidden until its END line (or
+    the first line that cannot be part of a key).
     """
-
-    _BEGIN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----")
-    _END = re.compile(r"-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----")
-    _BODY = re.compile(r"^\s*(?:[A-Za-z0-9+/]+={0,2}|(?:Proc-Type|DEK-Info|Comment):.*)?\s*$")
 
     def __init__(self) -> None:
         self._in_key = False
 
     def __call__(self, line: str) -> str:
         if self._in_key:
-            if self._END.search(line):
+            if _END.search(line):
                 self._in_key = False
                 return line
-            if self._BODY.match(line):
-                return "[REDACTED:private-key]"
+            if _BODY.fullmatch(line):
+                return KEY_MARKER
             self._in_key = False
-        if self._BEGIN.search(line) and not self._END.search(line):
+        if _BEGIN.search(line) and not _END.search(line):
             self._in_key = True
-            return line
-        return redact(line)
+        return redact_line(line)
+
+
+def redact_line(line: str) -> str:
+    """``line`` with the secrets of every one-line shape replaced (``line`` itself when it
+    holds none)."""
+    if _PATTERN.search(line) is None:
+        return line
+    return _PATTERN.sub(_replace, line)  # type: ignore[no-any-return]
+
+
+def redact(text: str) -> str:
+    """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
+
+    Line breaks are kept (each body line of a private key becomes :data:`KEY_MARKER`), so
+    line numbers stay right.
+    """
+    if "PRIVATE KEY" not in text:
+        return redact_line(text)
+    redactor = LineRedactor()
+    out = "\n".join(redactor(line) for line in text.split("\n"))
+    return text if out == text else out
+
+
+def key_body_lines(text: str) -> list[int]:
+    """The 1-based numbers of the lines of ``text`` inside private-key blocks (their body)."""
+    if "PRIVATE KEY" not in text:
+        return []
+    inside = False
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if inside:
+            if _END.search(line) or not _BODY.fullmatch(line):
+                inside = False
+            else:
+                found.append(number)
+                continue
+        if _BEGIN.search(line) and not _END.search(line):
+            inside = True
+    return found
+
+
+def redacted(value: T) -> T:
+    """``value`` with every string in it redacted: models, lists, tuples and dicts are
+    walked; an unchanged part is returned as is, a changed one as a copy."""
+    return _walk(value)  # type: ignore[no-any-return]
+
+
+def _walk(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, BaseModel):
+        changes = {}
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            new = _walk(item)
+            if new is not item:
+                changes[name] = new
+        return value.model_copy(update=changes) if changes else value
+    if isinstance(value, list | tuple):
+        items = [_walk(item) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        if hasattr(value, "_fields"):  # a NamedTuple takes its fields one by one
+            return type(value)(*items)
+        return type(value)(items)
+    if isinstance(value, Mapping):
+        pairs = [(_walk(key), _walk(item)) for key, item in value.items()]
+        if all(
+            k is old_k and v is old_v
+            for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)
+        ):
+            return value
+        return dict(pairs)
+    return value

@@ -9,10 +9,13 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from typing import NoReturn
 
 import anyio
 
@@ -25,15 +28,38 @@ EXIT_ALL_FAILED = 1
 EXIT_BAD_CALL = 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: what is wrong, and where the usage is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_CALL, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0-65535 (0: any free port), got {text!r}")
+    return port
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="octo",
         description="Bulk-query research gateway: local code, GitHub, packages and LSP.",
     )
     parser.add_argument("--version", action="version", version=f"octo {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    commands.add_parser("tools", help="list the tools")
+    tools = commands.add_parser(
+        "tools",
+        help="list the tools, or show one tool's reference",
+        description="Without NAME: every tool with its category, query limit and summary. "
+        "With NAME: that tool's parameters (type, default, range), an example and its shapes.",
+    )
+    tools.add_argument("name", nargs="?", metavar="NAME", help="a tool, e.g. localSearchCode")
 
     call = commands.add_parser(
         "call",
@@ -60,7 +86,28 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the MCP server (stdio unless --http)")
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any free port)"
+    )
+    serve.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="PATH",
+        help="file holding the bearer token HTTP clients must send (default OCTO_HTTP_TOKEN)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name clients reach the HTTP server by (Host/Origin check; repeatable)",
+    )
+    serve.add_argument(
+        "--insecure-no-auth",
+        action="store_true",
+        help="serve HTTP beyond this machine without a token (anyone reaching the port may call)",
+    )
 
     index = commands.add_parser(
         "index",
@@ -156,20 +203,41 @@ def render_readable(wire: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _tools() -> int:
+def _tools(name: str | None) -> int:
+    from octo.core.errors import CallError
     from octo.faces.tool_docs import summary
+    from octo.faces.tool_docs import tool_reference
     from octo.registry import all_tools
+    from octo.registry import get_tool
 
-    specs = all_tools()
-    if not specs:
-        print("no tools registered")
+    if name is not None:
+        try:
+            spec = get_tool(name)
+        except CallError as exc:
+            print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
+            return EXIT_BAD_CALL
+        print(tool_reference(spec), end="")
         return EXIT_OK
+    specs = all_tools()
     name_width = max(len(spec.name) for spec in specs)
+    category_width = max(len(spec.category.value) for spec in specs)
+    width = max(72, min(120, shutil.get_terminal_size((100, 24)).columns))
     for spec in specs:
-        print(
-            f"{spec.name:<{name_width}}  {spec.category.value:<7}  max {spec.max_queries}"
-            f"  {summary(spec, 72)}"
+        head = (
+            f"{spec.name:<{name_width}}  {spec.category.value:<{category_width}}"
+            f"  max {spec.max_queries}  "
         )
+        print(
+            textwrap.fill(
+                summary(spec),
+                width=width,
+                initial_indent=head,
+                subsequent_indent=" " * len(head),
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    print(f"\n{len(specs)} tools. `octo tools NAME` shows one tool's parameters and an example.")
     return EXIT_OK
 
 
@@ -216,12 +284,34 @@ def _index(config: Config, path: str, name: str | None, roots: list[str] | None)
     return anyio.run(run)
 
 
-def _serve(config: Config, http: bool, host: str, port: int) -> int:
+def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces import serve
+    from octo.faces.http_access import HttpAccess
+    from octo.faces.http_access import HttpAccessError
 
     try:
-        if http:
-            anyio.run(serve.serve_http, host, port, config)
+        if args.http:
+            where = f"{args.host} port {args.port}"
+            try:
+                # Refused before anything listens: a public port never opens without a token.
+                access = HttpAccess.configure(
+                    args.host,
+                    args.port,
+                    config.env,
+                    token_file=args.token_file,
+                    allow_hosts=args.allow_hosts,
+                    insecure_no_auth=args.insecure_no_auth,
+                )
+                sock = serve.listen(args.host, args.port)
+            except HttpAccessError as exc:
+                print(f"octo: {exc}", file=sys.stderr)
+                return EXIT_BAD_CALL
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                print(f"octo serve: cannot listen on {where}: {reason}", file=sys.stderr)
+                return EXIT_BAD_CALL
+            with sock:
+                anyio.run(serve.serve_http, sock, access, config)
         else:
             anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
@@ -246,6 +336,19 @@ def _docs(output: Path, check: bool) -> int:
     return EXIT_OK
 
 
+def _missing_root(roots: list[str] | None, config: Config) -> str | None:
+    """What is wrong with the first allowed root that is not a directory, if one is not:
+    every query under it would fail, each saying only that its own path does not exist."""
+    named = [(root, "--root") for root in roots or ()]
+    named = named or [(str(root), "OCTO_ROOTS") for root in config.roots]
+    for root, source in named:
+        path = Path(root).expanduser()
+        if not path.is_dir():
+            state = "is not a directory" if path.exists() else "does not exist"
+            return f"the allowed root {root} ({source}) {state}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``octo`` command; returns the exit code."""
     try:
@@ -266,7 +369,7 @@ def _run(argv: Sequence[str] | None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if args.command == "tools":
-        return _tools()
+        return _tools(args.name)
     if args.command == "docs":
         return _docs(args.output, args.check)
     try:
@@ -276,7 +379,11 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"octo: {exc}", file=sys.stderr)
         return EXIT_BAD_CALL
     if args.command == "serve":
-        return _serve(config, args.http, args.host, args.port)
+        return _serve(config, args)
+    missing = _missing_root(args.roots, config)
+    if missing is not None:
+        print(f"octo: {missing}", file=sys.stderr)
+        return EXIT_BAD_CALL
     if args.command == "index":
         return _index(config, args.path, args.name, args.roots)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -12,27 +13,41 @@ from typing import Any
 from anyio.abc import AsyncResource
 
 from octo.contract import ProgressReporter
+from octo.contract import QueryContext
 from octo.contract import ToolSpec
+from octo.contract import WarmUp
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ToolQuery
-from octo.core.paths import PathPolicy
+from octo.core.handles import HandleStore
 from octo.dispatch import dispatch
 from octo.registry import all_tools
 from octo.registry import get_tool
+from octo.registry import warm_ups
 
 if TYPE_CHECKING:
     import httpx
 
 Queries = Sequence[Mapping[str, Any] | ToolQuery]
 
+logger = logging.getLogger("octo")
+
+
+async def _logged(warm_up: WarmUp, ctx: QueryContext) -> None:
+    # Warming is an optimisation: whatever goes wrong, the gateway goes on serving.
+    try:
+        await warm_up(ctx)
+    except Exception:  # logged: the first query meets the same fault itself, as its error
+        logger.exception("warm-up failed")
+
 
 class Gateway(AsyncResource):
     """A research gateway: every tool of the registry, as an async method.
 
     Each tool ``fooBar`` is ``await gw.foo_bar(queries)``; ``await gw.call("fooBar", queries)``
-    does the same by name. Queries are dicts or the tool's query models.
+    does the same by name. Queries are dicts or the tool's query models. ``handles`` is where
+    content handles live (by default in this process).
     """
 
     def __init__(
@@ -41,13 +56,17 @@ class Gateway(AsyncResource):
         *,
         roots: Iterable[Path | str] | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        handles: HandleStore | None = None,
     ) -> None:
         config = config or Config.from_env()
         if roots is not None:
             from dataclasses import replace
 
             config = replace(config, roots=tuple(Path(r) for r in roots))
-        self.runtime = Runtime(config, http_transport=http_transport)
+        self.runtime = Runtime(
+            config, http_transport=http_transport, catalog=all_tools(), handles=handles
+        )
+        self._warmed: set[tuple[Path, ...]] = set()
 
     @property
     def config(self) -> Config:
@@ -72,11 +91,23 @@ class Gateway(AsyncResource):
     ) -> BulkResponse[Any]:
         """Run ``queries`` on the tool named ``tool`` (camelCase or snake_case).
 
-        ``roots`` narrows the allowed roots for this call (an MCP client's roots);
+        ``roots`` narrows the allowed roots for this call (an MCP client's roots): the
+        configured roots stay the ceiling (see :meth:`PathPolicy.narrowed`);
         ``progress(done, total, message)`` hears how far long queries got.
         """
-        paths = PathPolicy(roots) if roots is not None else None
+        paths = self.runtime.paths.narrowed(roots) if roots is not None else None
         return await dispatch(get_tool(tool), self.runtime, queries, paths=paths, progress=progress)
+
+    def warm(self, roots: Iterable[Path | str]) -> None:
+        """Start, in the background, what makes the first answers under ``roots`` fast (a
+        language server for the code there); returns at once. Faces call it when they learn
+        the roots a client works in (MCP roots)."""
+        ctx = QueryContext(self.runtime, self.runtime.paths.narrowed(roots))
+        if ctx.paths.roots in self._warmed:
+            return
+        self._warmed.add(ctx.paths.roots)
+        for warm_up in warm_ups():
+            self.runtime.start_background(_logged, warm_up, ctx, name="warm-up")
 
     @staticmethod
     def tools() -> tuple[ToolSpec, ...]:

@@ -1,4 +1,5 @@
-"""The MCP face: every registry tool published on the low-level server of the ``mcp`` SDK.
+"""The MCP face: every registry tool published on the low-level server of the ``mcp`` SDK,
+with the guide as resources and prompts (:mod:`octo.faces.mcp_guide`).
 
 The low-level ``Server`` is used rather than ``MCPServer`` because the latter validates a
 call's arguments against a signature before the tool runs, which would reject a whole call
@@ -32,6 +33,7 @@ from octo.contract import ToolSpec
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.version import VERSION as __version__
+from octo.faces import mcp_guide
 from octo.faces.library import Gateway
 from octo.registry import all_tools
 from octo.registry import get_tool
@@ -42,7 +44,9 @@ INSTRUCTIONS = (
     "octo answers research questions about code: local files (ripgrep), GitHub, packages and "
     "language servers. Every tool takes {'queries': [...]} with up to its maxItems queries, runs "
     "them concurrently and answers one result per query (status success | empty | error, data, "
-    "hints). Batch related queries into one call and follow the hints for the next step."
+    "hints). Batch related queries into one call and follow the hints for the next step. "
+    "Whatever an answer cuts carries a contentHandle for getCachedContent; new here: "
+    "firstTimeUserGuide {}."
 )
 
 # Per-connection cache of the client's roots; the SDK's connection scratch space holds it.
@@ -93,13 +97,22 @@ def _client_has_roots(ctx: Context) -> bool:
     return capabilities is not None and capabilities.roots is not None
 
 
+async def _ask_roots(ctx: Context) -> list[Path] | None:
+    """Ask a handshake-era client for its roots and remember them for the connection.
+
+    Raises MCPError or NoBackChannelError when the client cannot answer now.
+    """
+    result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+    roots = _connection_state(ctx)[_ROOTS_KEY] = _root_paths(result.roots) or None
+    return roots
+
+
 async def _legacy_client_roots(ctx: Context) -> list[Path] | None:
     """Ask a handshake-era client for its roots once per connection (until roots change)."""
     state = _connection_state(ctx)
     if _ROOTS_KEY not in state:
         try:
-            result = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
-            state[_ROOTS_KEY] = _root_paths(result.roots) or None
+            return await _ask_roots(ctx)
         except (MCPError, NoBackChannelError) as exc:
             logger.warning("client advertised roots but roots/list failed: %s", exc)
             state[_ROOTS_KEY] = None
@@ -121,8 +134,31 @@ async def _client_roots(
         return await _legacy_client_roots(ctx)
     answer = (params.input_responses or {}).get(_ROOTS_INPUT)
     if isinstance(answer, types.ListRootsResult):
-        return _root_paths(answer.roots) or None
+        roots = _root_paths(answer.roots) or None
+        if roots:
+            # This protocol sends roots only with a call: warm for the calls after it.
+            ctx.lifespan_context.warm(roots)
+        return roots
     return types.InputRequiredResult(input_requests={_ROOTS_INPUT: types.ListRootsRequest()})
+
+
+async def _warm_client_roots(ctx: Context, _params: types.NotificationParams) -> None:
+    """Once a handshake-era client is initialized (or its roots changed), ask for its roots
+    and warm the gateway for them (language servers start in the background).
+
+    This runs in the notification's own task: initialize and tools/list never wait for it.
+    A client that cannot answer yet (over HTTP, before it opened its event stream) is asked
+    again by its first call, over that call's own stream.
+    """
+    if not _client_has_roots(ctx) or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return
+    try:
+        roots = await _ask_roots(ctx)
+    except (MCPError, NoBackChannelError) as exc:
+        logger.info("roots/list before any call failed (the first call asks again): %s", exc)
+        return
+    if roots:
+        ctx.lifespan_context.warm(roots)
 
 
 def _call_error_result(exc: CallError) -> types.CallToolResult:
@@ -165,26 +201,36 @@ async def _call_tool(
     )
 
 
-async def _roots_changed(ctx: Context, _params: types.NotificationParams) -> None:
+async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None:
     _connection_state(ctx).pop(_ROOTS_KEY, None)
+    await _warm_client_roots(ctx, params)
 
 
 def build_server(
-    config: Config | None = None, *, closed: anyio.Event | None = None
+    config: Config | None = None,
+    *,
+    closed: anyio.Event | None = None,
+    over_http: bool = False,
 ) -> Server[Gateway]:
     """A new MCP server publishing every registry tool.
 
     Its lifespan owns one Gateway (``config``, else read from the environment): the cache,
     HTTP client and language servers are shared by every connection of the process.
     ``closed`` is set once that gateway has closed everything it opened.
+
+    A client's roots only narrow the configured roots. With none configured, a stdio
+    client (the user's own process) sets the roots of its calls; ``over_http`` the
+    working directory is the ceiling instead, since anyone who reaches the port is a client.
     """
     definitions: list[types.Tool] = []
 
     @asynccontextmanager
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
+        settings = config or Config.from_env()
+        ceiling = [Path.cwd()] if over_http and not settings.roots else None
         try:
-            async with Gateway(config) as gateway:
+            async with Gateway(settings, roots=ceiling) as gateway:
                 yield gateway
         finally:
             if closed is not None:
@@ -213,10 +259,18 @@ def build_server(
         get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
         on_call_tool=_call_tool,
+        on_list_resources=mcp_guide.list_resources,
+        on_list_resource_templates=mcp_guide.list_resource_templates,
+        on_read_resource=mcp_guide.read_resource,
+        on_list_prompts=mcp_guide.list_prompts,
+        on_get_prompt=mcp_guide.get_prompt,
     )
     # Registered directly: the constructor argument warns that roots are deprecated in the
     # 2026-07-28 protocol, while handshake-era clients still send this notification.
     server.add_notification_handler(
         "notifications/roots/list_changed", types.NotificationParams, _roots_changed
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, _warm_client_roots
     )
     return server

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 
 from octo.core.config import Config
+from octo.faces.http_access import HttpAccess
 from octo.faces.mcp_server import build_server
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -77,21 +84,58 @@ async def serve_stdio(config: Config | None = None) -> None:
     await _until_signalled(serve, closed)
 
 
-async def serve_http(host: str, port: int, config: Config | None = None) -> None:
-    """Serve MCP over streamable HTTP at ``http://host:port/mcp``.
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (0: any free port) and listening.
+
+    Bound here rather than by uvicorn, so a bad host or a taken port is one OSError for the
+    command line to report, and the URL printed names the port really bound.
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen()
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def mcp_url(sock: socket.socket) -> str:
+    """The MCP endpoint's URL on ``sock``."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | None = None) -> None:
+    """Serve MCP over streamable HTTP at ``/mcp`` on the listening ``sock`` (see
+    :func:`listen`) to requests that pass ``access`` (Host, Origin, bearer token); says on
+    stderr where, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
     app's shutdown, which closes the gateway.
     """
     import uvicorn
 
-    app = build_server(config).streamable_http_app(host=host)
     settings = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
+        http_app(access, config),
         log_level="warning",
         log_config=None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
     )
-    await uvicorn.Server(settings).serve()
+    print(
+        f"octo: MCP server (streamable HTTP) at {mcp_url(sock)}; Ctrl+C stops it",
+        file=sys.stderr,
+        flush=True,
+    )
+    await uvicorn.Server(settings).serve(sockets=[sock])
+
+
+def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
+    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
+    Host / Origin checks and, with a token, its bearer-token middleware."""
+    return build_server(config, over_http=True).streamable_http_app(**access.app_options())

@@ -38,16 +38,30 @@ The answer is `{{"results": [...]}}` with one envelope per query, in query order
 Error codes: {codes}. A query that breaks its tool's rules fails alone with `VALIDATION_ERROR`;
 more queries than a tool allows fail the whole call. Over MCP, `isError` is true only when every
 query failed.
+
+## Where octo differs from the specification
+
+octo takes its tools' contract from the API reference it was built from, and differs from it
+on purpose in three places only:
+
+- **The error object.** A failed query carries `error: {{"code", "message"}}` (and `resetAt`
+  for rate limits) where the reference has `error` as a string beside `code`: one object a
+  client can branch on by its code.
+- **The `empty` status.** A query that ran fine and found nothing answers `empty`, not
+  `success` with an empty list, so an empty result never reads as a result. A page past the
+  last one is `empty` too, in every tool that pages, with the call for the last page in its
+  hints.
+- **1-based LSP lines.** Every line in an LSP answer (`range.start.line`, `resolved.line`) is
+  1-based, like `lineHint` and every other tool's line numbers, so it can be given straight
+  back as a `lineHint` or a `startLine`; characters stay 0-based UTF-16 code units, as in
+  LSP. Each place has its `file://` `uri` and, beside it, its `path` relative to its root.
 """
 
 
-def summary(spec: ToolSpec, width: int = 100) -> str:
-    """The first sentence of a tool's description, cut at a word boundary to ``width``."""
+def summary(spec: ToolSpec) -> str:
+    """The first sentence of a tool's description, whole."""
     text = " ".join(spec.description.split())
-    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    if len(sentence) <= width:
-        return sentence
-    return sentence[: width - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+    return re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
 
 
 def _cell(text: str) -> str:
@@ -151,6 +165,9 @@ def _shape(schema: dict[str, Any], defs: dict[str, Any], depth: int) -> Any:
         if depth >= _SHAPE_DEPTH:
             return {"...": "..."}
         properties = schema.get("properties", {})
+        values = schema.get("additionalProperties")
+        if not properties and isinstance(values, dict):
+            return {"<string>": _shape(values, defs, depth + 1)}
         if not properties:
             return {}
         return {key: _shape(value, defs, depth + 1) for key, value in properties.items()}
@@ -167,35 +184,69 @@ def _response_shape(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+def _queries_per_call(spec: ToolSpec) -> str:
+    if spec.max_queries == 1:
+        return "one query per call"
+    return f"up to {spec.max_queries} queries per call"
+
+
+def _anchor(name: str) -> str:
+    return f"[{name}](#{name.lower()})"
+
+
+def _json_block(value: Any) -> list[str]:
+    return ["```json", json.dumps(value, indent=2, ensure_ascii=False), "```"]
+
+
+def _realistic_response(spec: ToolSpec) -> dict[str, Any]:
+    """The reference's example answer, in the order and form the wire has (its data goes
+    through the result model, which also checks it)."""
+    response = spec.docs.response
+    data = spec.result_model.model_validate(response["data"]).model_dump(
+        mode="json", exclude_none=True
+    )
+    envelope = {"queryIndex": 0, "status": response["status"], "data": data}
+    return {"results": [{**envelope, "hints": list(response.get("hints", []))}]}
+
+
 def _tool_section(spec: ToolSpec) -> list[str]:
+    """A tool's reference in spec 000's order: summary, use cases, parameters, returns, an
+    example request with a realistic response, common errors, related tools."""
+    docs = spec.docs
     reach = "reaches remote services" if spec.open_world else "local only"
-    request = {"queries": [spec.example]}
-    return [
+    access = "read-only" if spec.read_only else "changes state"
+    lines = [
         f"## {spec.name}",
         "",
-        f"**{spec.title}**: category `{spec.category.value}`, up to {spec.max_queries} "
-        f"queries per call, read-only, {reach}. Library: `gw.{spec.python_name}([...])`.",
+        f"**{spec.title}**: category `{spec.category.value}`, {_queries_per_call(spec)}, "
+        f"{access}, {reach}. Library: `gw.{spec.python_name}([...])`.",
         "",
         spec.description.strip(),
         "",
-        "### Parameters",
+    ]
+    if docs.use_cases:
+        lines += ["### Use cases", "", *(f"- {case}" for case in docs.use_cases), ""]
+    table = _parameter_table(spec)
+    if len(table) == 2:
+        table = ["None: the query is `{}`."]
+    lines += ["### Parameters", "", *table, ""]
+    lines += [
+        "### Returns",
         "",
-        *_parameter_table(spec),
+        "Response shape (each leaf names its type; optional fields are left out when unset):",
+        "",
+        *_json_block(_response_shape(spec)),
         "",
         "### Example",
         "",
         "Request:",
         "",
-        "```json",
-        json.dumps(request, indent=2, ensure_ascii=False),
-        "```",
+        *_json_block({"queries": [spec.example]}),
         "",
-        "Response shape (each leaf names its type; optional fields are left out when unset):",
-        "",
-        "```json",
-        json.dumps(_response_shape(spec), indent=2, ensure_ascii=False),
-        "```",
-        "",
+    ]
+    if docs.response:
+        lines += ["Response:", "", *_json_block(_realistic_response(spec)), ""]
+    lines += [
         "CLI: `octo call "
         + spec.name
         + " --query '"
@@ -203,6 +254,25 @@ def _tool_section(spec: ToolSpec) -> list[str]:
         + "'`",
         "",
     ]
+    if docs.errors:
+        lines += ["### Common errors", "", "| code | when |", "|---|---|"]
+        lines += [f"| `{code}` | {_cell(when)} |" for code, when in docs.errors.items()]
+        lines.append("")
+    if docs.related:
+        lines += ["### Related tools", ""]
+        by_name = {other.name: other for other in all_tools()}
+        lines += [
+            f"- {_anchor(name)}: {summary(by_name[name])}" if name in by_name else f"- {name}"
+            for name in docs.related
+        ]
+        lines.append("")
+    return lines
+
+
+def tool_reference(spec: ToolSpec) -> str:
+    """One tool's full reference, as docs/tools.md holds it (the MCP resource
+    octo://tools/{name})."""
+    return "\n".join(_tool_section(spec)).rstrip("\n") + "\n"
 
 
 def render_tools_markdown() -> str:
@@ -211,8 +281,7 @@ def render_tools_markdown() -> str:
     codes = ", ".join(f"`{code.value}`" for code in ErrorCode)
     lines = [_HEADER.format(codes=codes), "## Contents", ""]
     lines.extend(
-        f"- [{spec.name}](#{spec.name.lower()}) ({spec.category.value}, max {spec.max_queries}): "
-        + summary(spec)
+        f"- {_anchor(spec.name)} ({spec.category.value}, max {spec.max_queries}): " + summary(spec)
         for spec in specs
     )
     lines.append("")

@@ -1,12 +1,10 @@
-"""localFindFiles: entries below a directory by name, type, depth, time, size and
-permissions, most recently modified first."""
+"""localFindFiles: entries below a directory by name, extension, type, depth, time, size,
+emptiness and permissions, most recently modified first (or by path or size)."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -14,9 +12,9 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.formats import parse_duration
-from octo.core.formats import parse_size
 from octo.core.paging import page_of
+from octo.local.find_select import Check
+from octo.local.find_select import select_entries
 from octo.local.listing_hints import ListingPage
 from octo.local.listing_hints import find_hints
 from octo.local.listing_hints import truncated_hint
@@ -26,7 +24,6 @@ from octo.local.listing_models import FindFilesResult
 from octo.local.listing_models import FoundFile
 from octo.local.walk import Entry
 from octo.local.walk import Walk
-from octo.local.walk import stat_entries
 from octo.local.walk import walk_listing
 
 _TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
@@ -42,6 +39,7 @@ async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFil
         need_dirs=query.type in (None, "d", "l"),
         need_symlinks=query.type in (None, "l"),
         exclude_dirs=query.excludeDir or (),
+        need_empty_dirs=query.empty and query.type in (None, "d"),
     )
     found = await anyio.to_thread.run_sync(partial(_select, start, walked, query, time.time()))
     kept = found[: query.limit]
@@ -61,15 +59,6 @@ async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFil
     return answer
 
 
-def _name_matcher(patterns: list[tuple[str, bool]]) -> Callable[[str], bool]:
-    if not patterns:
-        return lambda _name: True
-    compiled = [(p if sensitive else p.lower(), sensitive) for p, sensitive in patterns]
-    return lambda name: any(
-        fnmatch.fnmatchcase(name if sensitive else name.lower(), p) for p, sensitive in compiled
-    )
-
-
 def _access(path: Path, mode: int, kind: EntryType) -> bool:
     if kind == "symlink":
         # Judge the link itself: its target may lie outside the allowed roots.
@@ -84,32 +73,12 @@ def _access_is(start: Path, mode: int, wanted: bool, entry: Entry) -> bool:
 
 
 def _select(start: Path, walked: Walk, query: FindFilesQuery, now: float) -> list[Entry]:
-    """The entries every filter keeps, lstat'ed, newest first (in a worker thread)."""
-    names = _name_matcher(query.name_patterns)
-    wanted_type = _TYPE_OF[query.type] if query.type else None
-    min_depth = max(query.minDepth or 1, 1)
-
-    def keep(rel: str, kind: EntryType) -> bool:
-        if wanted_type is not None and kind != wanted_type:
-            return False
-        if (query.sizeGreater or query.sizeLess) and kind != "file":
-            return False
-        depth = rel.count("/") + 1
-        return min_depth <= depth <= query.maxDepth and names(rel.rsplit("/", 1)[-1])
-
-    checks: list[Callable[[Entry], bool]] = []
-    if query.modifiedWithin:
-        newest = now - parse_duration(query.modifiedWithin)
-        checks.append(lambda e: e.stat.st_mtime >= newest)
-    if query.modifiedBefore:
-        oldest = now - parse_duration(query.modifiedBefore)
-        checks.append(lambda e: e.stat.st_mtime < oldest)
-    if query.sizeGreater:
-        above = parse_size(query.sizeGreater)
-        checks.append(lambda e: e.stat.st_size > above)
-    if query.sizeLess:
-        below = parse_size(query.sizeLess)
-        checks.append(lambda e: e.stat.st_size < below)
+    """The entries every filter keeps, in sortBy order (in a worker thread)."""
+    checks: list[Check] = []
+    if query.empty:
+        empty_dirs = frozenset(walked.empty_dirs)
+        checks.append(lambda e: e.rel in empty_dirs if e.type == "dir" else e.stat.st_size == 0)
+        checks.append(lambda e: e.type != "symlink")
     if query.permissions:
         mode = int(query.permissions, 8)
         mask = 0o7777 if len(query.permissions) == 4 else 0o777
@@ -121,10 +90,8 @@ def _select(start: Path, walked: Walk, query: FindFilesQuery, now: float) -> lis
     ):
         if flag is not None:
             checks.append(partial(_access_is, start, access, flag))
-
-    entries = [e for e in stat_entries(start, walked, keep) if all(c(e) for c in checks)]
-    entries.sort(key=lambda e: (-e.stat.st_mtime, e.rel))
-    return entries
+    kind = _TYPE_OF[query.type] if query.type else None
+    return select_entries(start, walked, query, now, kind=kind, checks=checks)
 
 
 def _found_file(entry: Entry) -> FoundFile:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from octo.core.formats import compact_json
 from octo.core.paging import Pagination
+from octo.core.paging import page_hints
+from octo.core.paths import is_generated
 from octo.local.listing_models import FindFilesQuery
 from octo.local.listing_models import FindFilesResult
 from octo.local.listing_models import ViewStructureQuery
@@ -41,8 +42,8 @@ def structure_hints(
     """Hints for a page of a directory listing."""
     tool = "localViewStructure"
     if not result.entries:
-        return _past_last_page(tool, query, page) or _relax_structure(query, walk)
-    hints = _next_page(tool, query, page)
+        return _page_hints(tool, query, page) or _relax_structure(query, walk)
+    hints = _page_hints(tool, query, page)
     if page.matched > page.kept:
         hints.append(
             f"limit kept {page.kept} of {page.matched} entries: raise limit or add filters."
@@ -52,7 +53,8 @@ def structure_hints(
             f"{page.matched} entries: narrow with pattern, extensions, filesOnly/directoriesOnly, "
             "or list a sub-directory."
         )
-    dirs = [e.name for e in result.entries if e.type == "dir"]
+    # Never into what tools fill (__pycache__, node_modules, .git): nothing to learn there.
+    dirs = [e.name for e in result.entries if e.type == "dir" and not is_generated(e.name)]
     if dirs and query.effective_depth == 1 and not query.recursive:
         inside = compact_json({"path": str(start / dirs[0])})
         hints.append(f'Look inside: localViewStructure {inside} or add "depth":2.')
@@ -66,12 +68,12 @@ def find_hints(
     """Hints for a page of entries found."""
     tool = "localFindFiles"
     if not result.files:
-        return _past_last_page(tool, query, page) or [_relax_find(query)]
-    hints = _next_page(tool, query, page)
+        return _page_hints(tool, query, page) or [_relax_find(query)]
+    hints = _page_hints(tool, query, page)
     if page.matched > page.kept:
         hints.append(
-            f"limit kept the {page.kept} newest of {page.matched} matches: raise limit "
-            "(up to 10000) or narrow the filters."
+            f"limit kept the first {page.kept} of {page.matched} matches ({query.sortBy} "
+            "order): raise limit (up to 10000) or narrow the filters."
         )
     if page.matched > MANY_RESULTS:
         hints.append(
@@ -117,7 +119,9 @@ def _relax_find(query: FindFilesQuery) -> str:
             ("name", query.name),
             ("iname", query.iname),
             ("names", query.names),
+            ("extensions", query.extensions),
             ("type", query.type),
+            ("empty", query.empty or None),
             ("modifiedWithin", query.modifiedWithin),
             ("modifiedBefore", query.modifiedBefore),
             ("sizeGreater", query.sizeGreater),
@@ -141,34 +145,12 @@ def _relax_find(query: FindFilesQuery) -> str:
     return "Nothing matched. Relax: " + "; ".join(advice) + "."
 
 
-def _as_call(query: ViewStructureQuery | FindFilesQuery, **changes: Any) -> str:
-    """The query's own parameters (defaults and context left out) with ``changes``, as JSON."""
-    return compact_json({**query.params(), **changes})
-
-
-def _page_field(query: ViewStructureQuery | FindFilesQuery) -> str:
-    return "entryPageNumber" if isinstance(query, ViewStructureQuery) else "filePageNumber"
-
-
-def _next_page(
+def _page_hints(
     tool: str, query: ViewStructureQuery | FindFilesQuery, page: ListingPage
 ) -> list[str]:
-    if not page.pagination.hasMore:
-        return []
-    field = _page_field(query)
-    return [f"Next page: {tool} {_as_call(query, **{field: getattr(query, field) + 1})}"]
-
-
-def _past_last_page(
-    tool: str, query: ViewStructureQuery | FindFilesQuery, page: ListingPage
-) -> list[str]:
-    """The way to the last page when ``query`` asked for one past it."""
-    field = _page_field(query)
-    asked: int = getattr(query, field)
-    last = page.pagination.totalPages
-    if not page.matched or asked <= last:
-        return []
-    return [f"Page {asked} is past the last page: {tool} {_as_call(query, **{field: last})}"]
+    """The call for the next page, or for the last one when the query asked past it."""
+    field = "entryPageNumber" if isinstance(query, ViewStructureQuery) else "filePageNumber"
+    return page_hints(tool, query.params(), field, page.pagination, page.matched)
 
 
 def _next_steps(start: Path, files: list[tuple[str, bool]]) -> list[str]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Mapping
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -16,8 +18,12 @@ from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
 
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
+from octo.core.envelope import FieldAlias
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
+from octo.core.envelope import mendable
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.core.paging import Pagination
@@ -115,7 +121,7 @@ class ViewStructureQuery(ListingQuery):
         return frozenset(normalize_extension(e) for e in given if normalize_extension(e))
 
 
-class StructureEntry(BaseModel):
+class StructureEntry(PlacedItem):
     """One entry of a directory listing."""
 
     name: str = Field(description="Path relative to the listed directory.")
@@ -138,7 +144,7 @@ class StructureSummary(BaseModel):
     totalSize: int = Field(description="Bytes of the matched files.")
 
 
-class ViewStructureResult(ToolResult):
+class ViewStructureResult(PlacesPart, ToolResult):
     """A page of a directory listing."""
 
     path: str = Field(description="The listed directory (absolute).")
@@ -149,13 +155,30 @@ class ViewStructureResult(ToolResult):
         default=None,
         description="True when the walk stopped early (time or size cap): totals are partial.",
     )
+    groups: list[ViewStructureResult] | None = Field(
+        default=None, description="Grouped answers of several places: one per place."
+    )
 
     def is_empty(self) -> bool:
-        return not self.entries
+        placed = self.places_empty()
+        return not self.entries if placed is None else placed
 
 
-class FindFilesQuery(ListingQuery):
-    """One localFindFiles query."""
+FindSort = Literal["modified", "path", "size"]
+
+#: Spec 003's names (list_files' parameters) for the find filters.
+FIND_ALIASES: dict[str, FieldAlias] = {
+    "full_path_match": FieldAlias("fullPathMatch"),
+    "changed_within": FieldAlias("modifiedWithin"),
+    "changed_before": FieldAlias("modifiedBefore"),
+    "no_ignore": FieldAlias("noIgnore"),
+    "depth": FieldAlias("maxDepth"),
+}
+
+
+class FindFilters(ListingQuery):
+    """Which entries a find keeps: localFindFiles' filters, which localFindAndSearchCode
+    shares."""
 
     name: str | None = Field(
         default=None, min_length=1, description='Name glob, case-sensitive (e.g. "*.test.ts").'
@@ -168,8 +191,16 @@ class FindFilesQuery(ListingQuery):
         min_length=1,
         description="Several name globs; an entry matching any of them (or name/iname) is kept.",
     )
-    type: Literal["f", "d", "l"] | None = Field(
-        default=None, description="f = file, d = directory, l = symlink."
+    extensions: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description='Keep files with any of these extensions, without dots ("py", "d.ts"); '
+        "case-insensitive.",
+    )
+    fullPathMatch: bool = Field(
+        default=False,
+        description='name/iname/names match the path below the start directory ("src/*.py"; '
+        "* also crosses /) instead of the entry's name.",
     )
     maxDepth: int = Field(
         default=5, ge=1, le=10, description="Deepest level to search (1 = direct children)."
@@ -191,47 +222,32 @@ class FindFilesQuery(ListingQuery):
         description='Files larger than this: bytes, or "500k", "10M", "1G" (units of 1024).',
     )
     sizeLess: str | None = Field(default=None, description='Files smaller than this, e.g. "1M".')
-    permissions: str | None = Field(
-        default=None, description='Exact octal mode, e.g. "755" or "0644".'
-    )
-    executable: bool | None = Field(
-        default=None, description="true: only entries you may execute; false: only others."
-    )
-    readable: bool | None = Field(
-        default=None, description="true: only entries you may read; false: only others."
-    )
-    writable: bool | None = Field(
-        default=None, description="true: only entries you may write; false: only others."
-    )
     excludeDir: list[str] | None = Field(
         default=None,
         description='Directories to skip: a name anywhere ("node_modules") or a path below '
         'the start directory ("src/generated").',
     )
-    filesPerPage: int = Field(default=20, ge=1, le=20, description="Results per page (1-20).")
-    filePageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
-    limit: int = Field(
-        default=1000, ge=1, le=10000, description="Keep at most this many results for paging."
+    sortBy: FindSort = Field(
+        default="modified",
+        description="modified: newest first; path: A to Z; size: largest first.",
     )
 
-    @field_validator("name", "iname")
-    @classmethod
-    def _name_is_not_a_path(cls, value: str | None) -> str | None:
-        if value is not None and "/" in value:
-            raise ValueError(
-                f"'{value}' has a '/': name patterns match entry names; "
-                "start from a sub-directory with path instead"
-            )
-        return value
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = FIND_ALIASES
 
     @field_validator("names")
     @classmethod
-    def _names_are_not_paths(cls, value: list[str] | None) -> list[str] | None:
+    def _names_not_blank(cls, value: list[str] | None) -> list[str] | None:
         for item in value or []:
-            if not item or "/" in item:
-                raise ValueError(
-                    f"'{item}' is not a name pattern: use non-empty globs without '/', e.g. \"*.py\""
-                )
+            if not item:
+                raise ValueError('name patterns must not be empty, e.g. "*.py"')
+        return value
+
+    @field_validator("extensions")
+    @classmethod
+    def _extensions_not_blank(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            if not normalize_extension(item) or "/" in item:
+                raise ValueError(f'\'{item}\' is not an extension: use e.g. "py" or "d.ts"')
         return value
 
     @field_validator("modifiedWithin", "modifiedBefore")
@@ -248,15 +264,6 @@ class FindFilesQuery(ListingQuery):
             parse_size(value)
         return value
 
-    @field_validator("permissions")
-    @classmethod
-    def _valid_mode(cls, value: str | None) -> str | None:
-        if value is not None and not _OCTAL_MODE.match(value):
-            raise ValueError(
-                f"'{value}' is not an octal mode: use 3 or 4 octal digits, e.g. \"755\""
-            )
-        return value
-
     @field_validator("excludeDir")
     @classmethod
     def _valid_excludes(cls, value: list[str] | None) -> list[str] | None:
@@ -270,7 +277,16 @@ class FindFilesQuery(ListingQuery):
         return value
 
     @model_validator(mode="after")
-    def _consistent_ranges(self) -> FindFilesQuery:
+    def _consistent_filters(self) -> FindFilters:
+        if not self.fullPathMatch:
+            for field, value in self._name_globs():
+                if "/" in value:
+                    raise mendable(
+                        f"{field} '{value}' has a '/': name patterns match entry names; start "
+                        "from a sub-directory with path, or set fullPathMatch: true to match "
+                        "the path below it",
+                        fullPathMatch=True,
+                    )
         if self.minDepth is not None and self.minDepth > self.maxDepth:
             raise ValueError(
                 f"minDepth ({self.minDepth}) must not exceed maxDepth ({self.maxDepth})"
@@ -286,6 +302,13 @@ class FindFilesQuery(ListingQuery):
             )
         return self
 
+    def _name_globs(self) -> list[tuple[str, str]]:
+        return [
+            *([("name", self.name)] if self.name else []),
+            *([("iname", self.iname)] if self.iname else []),
+            *(("names", item) for item in self.names or []),
+        ]
+
     @property
     def name_patterns(self) -> list[tuple[str, bool]]:
         """Every name glob with whether it is case-sensitive; empty means any name."""
@@ -294,8 +317,52 @@ class FindFilesQuery(ListingQuery):
             patterns.append((self.iname, False))
         return patterns
 
+    @property
+    def wanted_extensions(self) -> tuple[str, ...]:
+        """The extensions asked for, lower-case, each with its dot (".py")."""
+        return tuple(f".{normalize_extension(ext)}" for ext in self.extensions or [])
 
-class FoundFile(BaseModel):
+
+class FindFilesQuery(FindFilters):
+    """One localFindFiles query."""
+
+    type: Literal["f", "d", "l"] | None = Field(
+        default=None, description="f = file, d = directory, l = symlink."
+    )
+    empty: bool = Field(
+        default=False,
+        description="Only empty files and empty directories (directories with no entry at "
+        "all; .gitignore rules are not applied to those).",
+    )
+    permissions: str | None = Field(
+        default=None, description='Exact octal mode, e.g. "755" or "0644".'
+    )
+    executable: bool | None = Field(
+        default=None, description="true: only entries you may execute; false: only others."
+    )
+    readable: bool | None = Field(
+        default=None, description="true: only entries you may read; false: only others."
+    )
+    writable: bool | None = Field(
+        default=None, description="true: only entries you may write; false: only others."
+    )
+    filesPerPage: int = Field(default=20, ge=1, le=20, description="Results per page (1-20).")
+    filePageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
+    limit: int = Field(
+        default=1000, ge=1, le=10000, description="Keep at most this many results for paging."
+    )
+
+    @field_validator("permissions")
+    @classmethod
+    def _valid_mode(cls, value: str | None) -> str | None:
+        if value is not None and not _OCTAL_MODE.match(value):
+            raise ValueError(
+                f"'{value}' is not an octal mode: use 3 or 4 octal digits, e.g. \"755\""
+            )
+        return value
+
+
+class FoundFile(PlacedItem):
     """One entry found by localFindFiles."""
 
     path: str = Field(description="Path relative to the start directory.")
@@ -310,8 +377,8 @@ class FoundFile(BaseModel):
     )
 
 
-class FindFilesResult(ToolResult):
-    """A page of entries found, most recently modified first."""
+class FindFilesResult(PlacesPart, ToolResult):
+    """A page of entries found, in sortBy order (most recently modified first)."""
 
     path: str = Field(description="The start directory (absolute).")
     files: list[FoundFile]
@@ -321,6 +388,10 @@ class FindFilesResult(ToolResult):
         default=None,
         description="True when more entries matched than limit, or the walk stopped early.",
     )
+    groups: list[FindFilesResult] | None = Field(
+        default=None, description="Grouped answers of several places: one per place."
+    )
 
     def is_empty(self) -> bool:
-        return not self.files
+        placed = self.places_empty()
+        return not self.files if placed is None else placed

@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from octo.transports.ripgrep import LongLine
+from octo.transports.capped_lines import LongLine
 
 #: The longest JSON event read whole; a longer one is kept as a LongLine.
 LONGEST_EVENT = 1024 * 1024

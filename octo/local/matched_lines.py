@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 
 from octo.local.models import SearchMatch
 
@@ -26,20 +27,24 @@ def strip_newline(text: str) -> str:
     return text[:-1].removesuffix("\r") if text.endswith("\n") else text
 
 
-def group_matches(lines: Iterable[tuple[int, str, bool]], context: int) -> list[SearchMatch]:
+def group_matches(
+    lines: Iterable[tuple[int, str, bool]], after: int, ends: Mapping[int, int] | None = None
+) -> list[SearchMatch]:
     """Matches with their context, from numbered ``(line, text, is_match)`` lines in order.
 
     Each context line is attached once: after the previous match when within
-    ``context`` lines of it, else before the next match. Lines after the last
-    match beyond its context are dropped.
+    ``after`` lines of its end, else before the next match. A match ends on its own
+    line, or where ``ends`` says (multiline matches, by their first line). Lines after
+    the last match beyond its context are dropped.
     """
+    ends = ends or {}
     built: list[tuple[int, str, list[str], list[str]]] = []
     before: list[str] = []
     for number, text, is_match in lines:
         if is_match:
             built.append((number, text, before, []))
             before = []
-        elif built and number - built[-1][0] <= context and not before:
+        elif built and number - ends.get(built[-1][0], built[-1][0]) <= after and not before:
             built[-1][3].append(text)
         else:
             before.append(text)

@@ -1,113 +1,29 @@
-"""Query and result models of localSearchCode and localGetFileContent.
+"""Models both localSearchCode and localGetFileContent use, and localGetFileContent's own.
 
-Every rule of the spec's tables lives here, so a bad query fails alone with a
-VALIDATION_ERROR naming the field. ``hidden`` and ``includeSensitive`` are
-octo's additions: dot-files and credential files need an explicit opt-in.
+Every rule of the spec's tables lives in the models, so a bad query fails alone with a
+VALIDATION_ERROR naming the field. ``hidden`` and ``includeSensitive`` are octo's
+additions: dot-files and credential files need an explicit opt-in.
 """
 
 from __future__ import annotations
 
-from typing import Any
-from typing import Literal
-
 from pydantic import BaseModel
 from pydantic import Field
-from pydantic import field_validator
 from pydantic import model_validator
 
 from octo.core.budget import CharPagination
 from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
-from octo.core.paging import Pagination
-
-SearchMode = Literal["discovery", "paginated", "detailed"]
-
-#: What each mode sets; a parameter given explicitly in the query wins over its mode.
-MODE_PRESETS: dict[str, dict[str, Any]] = {
-    "discovery": {"filesOnly": True, "smartCase": True},
-    "paginated": {"filesPerPage": 10, "matchesPerPage": 10, "smartCase": True},
-    "detailed": {"contextLines": 3, "filesPerPage": 10, "matchesPerPage": 20, "smartCase": True},
-}
-
-_HIDDEN_DESCRIPTION = (
-    "octo extension: also search/read dot-files and dot-directories (.github, .config). "
-    "Default false."
-)
-_SENSITIVE_DESCRIPTION = (
-    "octo extension: also search/read credential files (.env, *.pem, *.key, id_rsa, "
-    ".npmrc, credentials.json...). Secrets in returned text are redacted regardless. "
-    "Default false."
-)
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
 
 
-class LocalSearchCodeQuery(ToolQuery):
-    """One ripgrep search."""
+class MatchColumn(BaseModel):
+    """Where one submatch sits in its line: 0-based character offsets, end exclusive."""
 
-    pattern: str = Field(min_length=1, description="Search pattern (regex or literal).")
-    path: str = Field(
-        min_length=1, description="Directory (or file) to search: absolute or root-relative."
-    )
-    mode: SearchMode | None = Field(
-        default=None,
-        description="Workflow preset: discovery (filesOnly), paginated (10 files x 10 matches), "
-        "detailed (contextLines=3, 20 matches per file). Explicit parameters win.",
-    )
-    fixedString: bool = Field(default=False, description="Literal string search (no regex).")
-    smartCase: bool = Field(
-        default=True,
-        description="Case-insensitive when the pattern is all lowercase; false = case-sensitive.",
-    )
-    type: str | None = Field(
-        default=None,
-        pattern=r"^[A-Za-z0-9_+-]+$",
-        description="ripgrep file type (py, ts, rust, go, ...).",
-    )
-    include: list[str] | None = Field(
-        default=None, description="Include glob patterns (e.g. '*.py', 'src/**')."
-    )
-    exclude: list[str] | None = Field(
-        default=None, description="Exclude glob patterns (e.g. 'tests/**', '*.min.js')."
-    )
-    filesOnly: bool = Field(
-        default=False, description="List matching files with their match counts only."
-    )
-    contextLines: int | None = Field(
-        default=None, ge=0, le=50, description="Context lines before and after each match (0-50)."
-    )
-    matchesPerPage: int = Field(
-        default=10, ge=1, le=100, description="Matches shown per file (1-100)."
-    )
-    filesPerPage: int = Field(default=10, ge=1, le=20, description="Files per page (1-20).")
-    filePageNumber: int = Field(default=1, ge=1, description="File page number, from 1.")
-    hidden: bool = Field(default=False, description=_HIDDEN_DESCRIPTION)
-    noIgnore: bool = Field(
-        default=False,
-        description="octo extension: also search files that .gitignore / .ignore exclude. "
-        "Default false.",
-    )
-    includeSensitive: bool = Field(default=False, description=_SENSITIVE_DESCRIPTION)
-
-    @field_validator("include", "exclude", mode="before")
-    @classmethod
-    def _one_glob_is_a_list(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-    @field_validator("include", "exclude")
-    @classmethod
-    def _globs_not_blank(cls, value: list[str] | None) -> list[str] | None:
-        if value is not None and any(not glob.strip() for glob in value):
-            raise ValueError("glob patterns must not be empty")
-        return value
-
-    @model_validator(mode="after")
-    def _apply_mode(self) -> LocalSearchCodeQuery:
-        if self.mode is not None:
-            explicit = set(self.model_fields_set)
-            for name, value in MODE_PRESETS[self.mode].items():
-                if name not in explicit:
-                    setattr(self, name, value)
-        return self
+    start: int
+    end: int
 
 
 class SearchMatch(BaseModel):
@@ -120,62 +36,14 @@ class SearchMatch(BaseModel):
         description="Lines just before; lines already after the previous match are not repeated.",
     )
     afterContext: list[str] | None = Field(default=None, description="Lines just after.")
-
-
-class MatchPagination(BaseModel):
-    """Present only when a file has more matching lines than matchesPerPage."""
-
-    currentPage: int = 1
-    hasMore: bool
-    matchesOnPage: int
-
-
-class SearchFile(BaseModel):
-    """A file with matches; ``path`` is relative to the result's ``root``."""
-
-    path: str
-    matchCount: int = Field(description="Matching lines in the file.")
-    matches: list[SearchMatch] | None = Field(
-        default=None, description="The first matchesPerPage matching lines (absent with filesOnly)."
+    contentHandle: str | None = Field(
+        default=None, description="A line here was clipped: getCachedContent gives them whole."
     )
-    modified: str | None = Field(
-        default=None, description="Last modification (ISO 8601, UTC); given with filesOnly."
-    )
-    pagination: MatchPagination | None = None
-
-
-class SearchStats(BaseModel):
-    """What the search covered."""
-
-    filesSearched: int | None = Field(
+    columns: list[MatchColumn] | None = Field(
         default=None,
-        description="Files rg read, as it counted them (credential files included: without "
-        "includeSensitive their matches are dropped, never shown).",
+        description="With columns: true, each submatch's 0-based character offsets in the "
+        "file's line (content may show it clipped); a multiline match may end past it.",
     )
-    filesWithMatches: int
-    totalMatches: int = Field(description="Matching lines.")
-    searchTimeMs: int
-    complete: bool = Field(
-        description="True: the counts cover every file searched, not only the files up to this "
-        "page."
-    )
-
-
-class LocalSearchCodeResult(ToolResult):
-    """Files matching a pattern, one page of them."""
-
-    root: str = Field(description="The searched directory; file paths are relative to it.")
-    files: list[SearchFile]
-    stats: SearchStats
-    pagination: Pagination
-    tokens: TokenInfo | None = Field(
-        default=None,
-        description="Size of the page's text; matches beyond the token budget are left out "
-        "(truncated) and paginationHint says how to read them.",
-    )
-
-    def is_empty(self) -> bool:
-        return not self.files
 
 
 class LocalGetFileContentQuery(ToolQuery):
@@ -211,8 +79,8 @@ class LocalGetFileContentQuery(ToolQuery):
     charLength: int | None = Field(
         default=None, ge=1, le=10000, description="Characters to return (1-10000)."
     )
-    hidden: bool = Field(default=False, description=_HIDDEN_DESCRIPTION)
-    includeSensitive: bool = Field(default=False, description=_SENSITIVE_DESCRIPTION)
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @property
     def char_mode(self) -> bool:
@@ -259,7 +127,9 @@ class LocalGetFileContentResult(ToolResult):
 
     path: str = Field(description="The file, relative to its allowed root.")
     content: str | None = Field(
-        default=None, description="The text read (absent with matchString: see matches)."
+        default=None,
+        description="The text read; with matchString, the matched regions, each headed by "
+        "its line numbers ('--- lines 12-20 ---'), as githubGetFileContent gives them.",
     )
     size: int = Field(description="File size in bytes.")
     totalLines: int
@@ -270,7 +140,14 @@ class LocalGetFileContentResult(ToolResult):
     )
     matches: list[SearchMatch] | None = None
     pagination: CharPagination | None = None
-    tokens: TokenInfo
+    tokens: TokenInfo | None = Field(
+        default=None,
+        description="Always given: the answer's size, and whether the token budget cut the "
+        "text read (paginationHint says how to read on).",
+    )
+    contentHandle: str | None = Field(
+        default=None, description="Cut to the token budget: getCachedContent gives all of it."
+    )
 
     def is_empty(self) -> bool:
         if self.matchCount is not None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from octo.local.models import MatchPagination
-from octo.local.models import SearchFile
 from octo.local.models import SearchMatch
+from octo.local.search_models import MatchPagination
+from octo.local.search_models import SearchFile
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ a block at a time with a look at the deadline after each, so an abandoned read s
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +21,15 @@ import anyio
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
-from octo.core.budget import TokenInfo
 from octo.core.budget import cut_lines
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
+from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.core.formats import parse_size
+from octo.core.formats import region_marker
 from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
@@ -40,7 +40,7 @@ from octo.local.next_calls import has_regex_syntax
 from octo.local.read_matches import FileMatches
 from octo.local.read_matches import match_lines
 from octo.local.targets import file_target
-from octo.transports.ripgrep import MAX_FILESIZE_CAP
+from octo.transports.ripgrep import max_filesize_bytes
 
 #: fullContent skips the token budget, but not beyond this (spec: FILE_TOO_LARGE above 300 KB).
 MAX_FULL_CONTENT_BYTES = 300 * 1024
@@ -48,37 +48,55 @@ MAX_FULL_CONTENT_BYTES = 300 * 1024
 MAX_CHAR_LENGTH = 10_000
 _BINARY_SNIFF_BYTES = 8192
 _FILE_TEXT_TTL = 300.0
-#: Bytes read between two looks at the query's deadline.
-_READ_BLOCK = 1024 * 1024
+#: Lines before and after the first match that the "read around it" hint asks for.
+_AROUND_MATCH_BEFORE = 10
+_AROUND_MATCH_AFTER = 40
 
 
 async def get_file_content(
     ctx: QueryContext, query: LocalGetFileContentQuery
 ) -> Answer[LocalGetFileContentResult]:
     """Read one local text file (secrets redacted) in the way the query asks."""
-    real, info = await file_target(ctx.paths, query)
-    _check_size(ctx.config, query, info.st_size)
-    text, cached = await _file_text(ctx.runtime.cache, real, info)
-    found = None
-    if query.matchString is not None:
-        found = await match_lines(ctx.config, real, query)
-    base: dict[str, Any] = {"path": ctx.paths.relative(real), "size": info.st_size}
+    with await file_target(ctx.paths, query) as opened:
+        _check_size(ctx.config, query, opened.stat.st_size)
+        text, cached = await _file_text(ctx.runtime.cache, opened)
+        found = None
+        if query.matchString is not None:
+            found = await match_lines(ctx.config, opened, query)
+    base: dict[str, Any] = {"path": ctx.paths.relative(opened.path), "size": opened.stat.st_size}
 
-    def read() -> Answer[LocalGetFileContentResult]:
+    def read() -> tuple[list[str], Answer[LocalGetFileContentResult]]:
         lines = _split_lines(text)
-        return _FileRead(ctx.config, query, text, lines, {**base, "totalLines": len(lines)}).answer(
+        fields = {**base, "totalLines": len(lines)}
+        return lines, _FileRead(ctx.config, query, text, lines, fields, opened.path.parent).answer(
             found
         )
 
     # Splitting and cutting a large file takes a while: off the event loop, and the query
     # is answered at its deadline even if the thread is still at it.
-    answer = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+    lines, answer = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
     answer.cached = cached
+    asked = _lines_asked(query, text, lines)
+    tokens = answer.result.tokens
+    if asked is not None and tokens is not None and tokens.truncated:
+        handle = await ctx.keep(asked, query)
+        answer.result = answer.result.model_copy(update={"contentHandle": handle})
+        answer.hint("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     return answer
 
 
+def _lines_asked(query: LocalGetFileContentQuery, text: str, lines: list[str]) -> str | None:
+    """The text a read by lines asked for (the file, or its startLine-endLine range); None
+    for the other ways to read."""
+    if query.matchString is not None or query.char_mode or query.fullContent:
+        return None
+    if query.startLine is not None and query.endLine is not None:
+        return "".join(lines[query.startLine - 1 : query.endLine])
+    return text
+
+
 def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> None:
-    limit = min(parse_size(config.rg_max_filesize), MAX_FILESIZE_CAP)
+    limit = max_filesize_bytes(config.rg_max_filesize)
     if size > limit:
         raise FileTooLargeError(
             f"'{query.path}' has {size} bytes; octo reads files up to {limit} bytes",
@@ -100,40 +118,31 @@ def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> N
         )
 
 
-async def _file_text(cache: ResultCache, real: Path, info: os.stat_result) -> tuple[str, bool]:
+async def _file_text(cache: ResultCache, opened: Opened) -> tuple[str, bool]:
     """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
 
     def load_sync() -> str:
-        data = _read_bytes(real, info.st_size)
+        data = opened.read_bytes(between=anyio.from_thread.check_cancelled)
         if b"\0" in data[:_BINARY_SNIFF_BYTES]:
             raise InvalidQueryError(
-                f"'{real.name}' is a binary file; localGetFileContent returns text only",
+                f"'{opened.path.name}' is a binary file; localGetFileContent returns text only",
                 hints=["Inspect its size and type with localViewStructure (details=true)."],
             )
         text = data.decode("utf-8", errors="replace")
         del data
         anyio.from_thread.check_cancelled()
-        return redact(text, keep_lines=True)
+        return redact(text)
 
     async def load() -> str:
         # Abandoned at the deadline, the thread stops at its next look at it.
         return await anyio.to_thread.run_sync(load_sync, abandon_on_cancel=True)
 
-    key = f"localGetFileContent:{real}:{info.st_mtime_ns}:{info.st_size}"
+    info = opened.stat
+    key = (
+        f"localGetFileContent:{opened.path}:{info.st_dev}:{info.st_ino}:{info.st_mtime_ns}"
+        f":{info.st_size}"
+    )
     return await cache.get_or_load(key, _FILE_TEXT_TTL, load)
-
-
-def _read_bytes(path: Path, size: int) -> bytearray:
-    """The first ``size`` bytes of ``path`` (its size when checked: a file growing meanwhile
-    is read no further), a block at a time with a look at the deadline after each."""
-    data = bytearray(size)
-    got = 0
-    with path.open("rb") as file, memoryview(data) as view:
-        while got < size and (count := file.readinto(view[got : got + _READ_BLOCK])):
-            got += count
-            anyio.from_thread.check_cancelled()
-    del data[got:]
-    return data
 
 
 def _split_lines(text: str) -> list[str]:
@@ -148,13 +157,20 @@ def _split_lines(text: str) -> list[str]:
 @dataclass(frozen=True)
 class _FileRead:
     """One query's read of a file's redacted ``text`` (``lines`` keep their endings);
-    ``base`` holds the result fields every mode shares."""
+    ``base`` holds the result fields every mode shares; ``folder`` is the file's own."""
 
     config: Config
     query: LocalGetFileContentQuery
     text: str
     lines: list[str]
     base: dict[str, Any]
+    folder: Path
+
+    def _again(self, **changes: Any) -> str:
+        """localGetFileContent on this file (with the query's opt-ins) and ``changes``."""
+        params: dict[str, Any] = {"path": self.query.path}
+        params.update((k, True) for k in ("hidden", "includeSensitive") if getattr(self.query, k))
+        return "localGetFileContent " + compact_json({**params, **changes})
 
     def answer(self, found: FileMatches | None = None) -> Answer[LocalGetFileContentResult]:
         """The read in the mode the query asks for (``found``: the lines matchString
@@ -166,12 +182,13 @@ class _FileRead:
             return self._chars()
         if query.fullContent:
             return Answer(
-                LocalGetFileContentResult(
-                    **self.base,
-                    content=self.text,
-                    startLine=1 if lines else None,
-                    endLine=len(lines) or None,
-                    tokens=self._tokens(self.text),
+                self._measured(
+                    LocalGetFileContentResult(
+                        **self.base,
+                        content=self.text,
+                        startLine=1 if lines else None,
+                        endLine=len(lines) or None,
+                    )
                 )
             )
         if query.startLine is not None and query.endLine is not None:
@@ -189,11 +206,15 @@ class _FileRead:
     def _budget_chars(self) -> int:
         return self.config.max_tokens * self.config.chars_per_token
 
-    def _tokens(
-        self, content: str, *, truncated_at_line: int | None = None, next_step: str | None = None
-    ) -> TokenInfo:
-        return token_info(
-            content,
+    def _measured(
+        self,
+        result: LocalGetFileContentResult,
+        *,
+        truncated_at_line: int | None = None,
+        next_step: str | None = None,
+    ) -> LocalGetFileContentResult:
+        return with_tokens(
+            result,
             max_tokens=self.config.max_tokens,
             chars_per_token=self.config.chars_per_token,
             truncated_at_line=truncated_at_line,
@@ -223,20 +244,27 @@ class _FileRead:
         next_step = None
         if next_query is not None:
             next_step = ", ".join(f"{key}={value}" for key, value in next_query.items())
-            hints.append(
-                "Continue reading: localGetFileContent "
-                + compact_json({"path": self.query.path, **next_query})
-            )
+            hints.append(f"Continue reading: {self._again(**next_query)}")
         elif wanted and last < len(lines):
             # The asked range fit; the file goes on (spec 000: requiresPagination).
             following = min(len(lines), last + (last - first + 1))
             next_step = f"startLine={last + 1}, endLine={following}"
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=cut.content,
-            startLine=first if wanted else None,
-            endLine=cut.last_line if wanted else None,
-            tokens=self._tokens(cut.content, truncated_at_line=truncated_at, next_step=next_step),
+            hints.append(f"Next lines: {self._again(startLine=last + 1, endLine=following)}")
+        elif wanted and self.query.startLine is not None:
+            folder = compact_json({"path": str(self.folder)})
+            hints.append(
+                f"That is the end of the file ({len(lines)} lines); its folder: "
+                f"localViewStructure {folder}"
+            )
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=cut.content,
+                startLine=first if wanted else None,
+                endLine=cut.last_line if wanted else None,
+            ),
+            truncated_at_line=truncated_at,
+            next_step=next_step,
         )
         return Answer(result, hints)
 
@@ -255,17 +283,16 @@ class _FileRead:
         next_step = None
         if end < total:
             next_step = f"charOffset={end}, charLength={length}"
-            hints.append(
-                "Continue reading: localGetFileContent "
-                + compact_json({"path": query.path, "charOffset": end, "charLength": length})
-            )
-        result = LocalGetFileContentResult(
-            **self.base,
-            content=content,
-            startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
-            endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
-            pagination=CharPagination.of(query.charOffset, end, total),
-            tokens=self._tokens(content, next_step=next_step),
+            hints.append(f"Continue reading: {self._again(charOffset=end, charLength=length)}")
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=content,
+                startLine=text.count("\n", 0, query.charOffset) + 1 if content else None,
+                endLine=text.count("\n", 0, max(end - 1, 0)) + 1 if content else None,
+                pagination=CharPagination.of(query.charOffset, end, total),
+            ),
+            next_step=next_step,
         )
         return Answer(result, hints)
 
@@ -292,13 +319,13 @@ class _FileRead:
                     window_lines.append((number, clip_line(text, columns[number]), True))
                 else:
                     window_lines.append((number, clip_line(text), False))
-            cost = sum(len(text) + 1 for _, text, _ in window_lines)
+            # Each line is sent twice: in content (the regions) and in matches.
+            cost = 2 * sum(len(text) + 1 for _, text, _ in window_lines)
             if numbered and used + cost > self._budget_chars:
                 break
             numbered += window_lines
             used += cost
             covered = window[-1]
-        shown_text = "".join(text + "\n" for _, text, _ in numbered)
 
         hints: list[str] = []
         next_step = None
@@ -311,18 +338,53 @@ class _FileRead:
             next_step = f"startLine={start}, endLine={len(lines)}"
             hints.append(
                 f"{unshown} more matching lines after line {covered} did not fit the token "
-                "budget: make matchString more specific, or read on with localGetFileContent "
-                + compact_json({"path": query.path, "startLine": start, "endLine": len(lines)})
+                "budget: make matchString more specific, or read on with "
+                + self._again(startLine=start, endLine=len(lines))
             )
-        if not hits:
+        if hits:
+            hints += self._match_hints(hits[0], match_string)
+        else:
             hints += _no_match_hints(query, match_string)
-        result = LocalGetFileContentResult(
-            **self.base,
-            matchCount=found.total,
-            matches=group_matches(numbered, context),
-            tokens=self._tokens(shown_text, truncated_at_line=truncated_at, next_step=next_step),
+        result = self._measured(
+            LocalGetFileContentResult(
+                **self.base,
+                content=_regions(numbered) or None,
+                matchCount=found.total,
+                matches=group_matches(numbered, context),
+            ),
+            truncated_at_line=truncated_at,
+            next_step=next_step,
         )
         return Answer(result, hints)
+
+    def _match_hints(self, first_hit: int, match_string: str) -> list[str]:
+        """Read on around the first match; find the text in the file's folder."""
+        query = self.query
+        around = self._again(
+            startLine=max(1, first_hit - _AROUND_MATCH_BEFORE),
+            endLine=min(len(self.lines), first_hit + _AROUND_MATCH_AFTER),
+        )
+        search: dict[str, Any] = {"pattern": match_string, "path": str(self.folder)}
+        if not query.matchStringIsRegex:
+            search["fixedString"] = True
+        if query.hidden:
+            search["hidden"] = True
+        return [
+            f"Read the code around the first match: {around}",
+            f"Find it in the other files of the folder: localSearchCode {compact_json(search)}",
+        ]
+
+
+def _regions(numbered: list[tuple[int, str, bool]]) -> str:
+    """The shown lines as text, each run of consecutive lines headed by its line numbers
+    (githubGetFileContent's format)."""
+    parts: list[str] = []
+    # Consecutive line numbers keep the same difference to their position in the list.
+    for _, run in groupby(enumerate(numbered), key=lambda item: item[1][0] - item[0]):
+        lines = [line for _, line in run]
+        parts.append(region_marker(lines[0][0], lines[-1][0]))
+        parts.extend(text + "\n" for _, text, _ in lines)
+    return "".join(parts)
 
 
 def _no_match_hints(query: LocalGetFileContentQuery, match_string: str) -> list[str]:

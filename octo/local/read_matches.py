@@ -9,11 +9,11 @@ itself is left out (``--max-columns=1``), so a file of one 200 MB line costs a f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import anyio
 
 from octo.core.config import Config
+from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
 from octo.local.models import LocalGetFileContentQuery
 from octo.transports.ripgrep import open_rg
@@ -32,8 +32,9 @@ class FileMatches:
     total: int
 
 
-async def match_lines(config: Config, file: Path, query: LocalGetFileContentQuery) -> FileMatches:
-    """The lines of ``file`` that match ``query.matchString``."""
+async def match_lines(config: Config, file: Opened, query: LocalGetFileContentQuery) -> FileMatches:
+    """The lines of ``file`` (as octo opened it: no link followed) that match
+    ``query.matchString``."""
     assert query.matchString is not None
     args = [
         "--line-number",
@@ -52,7 +53,9 @@ async def match_lines(config: Config, file: Path, query: LocalGetFileContentQuer
     kept: list[tuple[int, int]] = []
     total = 0
     async with open_rg(
-        [*args, "--", query.matchString, str(file)], timeout_ms=config.rg_timeout_ms
+        [*args, "--", query.matchString, file.child_path()],
+        timeout_ms=config.rg_timeout_ms,
+        pass_fds=(file.fd,),
     ) as rg:
         async for line in rg.lines():
             total += 1

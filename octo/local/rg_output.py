@@ -6,21 +6,24 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 from typing import NamedTuple
 
+from octo.core.redaction import KEY_MARKER
 from octo.core.redaction import LineRedactor
 from octo.core.sensitive import is_sensitive
 from octo.local.long_lines import long_event
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
-from octo.local.models import LocalSearchCodeQuery
-from octo.local.models import MatchPagination
-from octo.local.models import SearchFile
-from octo.transports.ripgrep import LongLine
+from octo.local.models import MatchColumn
+from octo.local.search_models import MatchPagination
+from octo.local.search_models import SearchFields
+from octo.local.search_models import SearchFile
+from octo.transports.capped_lines import LongLine
 
 
 def _rg_text(value: dict[str, Any]) -> str:
@@ -53,6 +56,12 @@ class MatchingFile(NamedTuple):
         return self.arg.decode("utf-8", errors="replace").removeprefix("./")
 
     @property
+    def hidden(self) -> bool:
+        """True when a part of the path below the searched directory starts with a dot."""
+        below = self.arg.removeprefix(b"./")
+        return below.startswith(b".") or b"/." in below
+
+    @property
     def sort_key(self) -> bytes:
         """rg --sort=path's order, component by component ("a/b" before "a.txt"): with "/"
         as NUL, which no name holds, plain byte order compares components."""
@@ -62,7 +71,9 @@ class MatchingFile(NamedTuple):
 _FILES_SEARCHED = re.compile(rb"^(\d+) files? searched$", re.MULTILINE)
 
 
-def read_counts(stdout: bytes, include_sensitive: bool) -> tuple[list[MatchingFile], int | None]:
+def read_counts(
+    stdout: bytes, *, include_sensitive: bool, include_hidden: bool
+) -> tuple[list[MatchingFile], int | None]:
     """Files with their counts, and the searched-file count, from
     ``rg --count --null --with-filename --stats``.
 
@@ -80,6 +91,9 @@ def read_counts(stdout: bytes, include_sensitive: bool) -> tuple[list[MatchingFi
             count, _, next_arg = piece.partition(b"\n")
             files.append(MatchingFile(arg, int(count)))
             arg = next_arg
+    if not include_hidden:
+        # rg shows the hidden files a type or an include glob matches; octo, only on request.
+        files = [entry for entry in files if not entry.hidden]
     if not include_sensitive:
         # Credential files need the opt-in; only their path and count left rg, and go no further.
         files = [entry for entry in files if not is_sensitive(entry.path)]
@@ -95,20 +109,33 @@ class _FileScan:
     last_match: int = 0
     collecting_after: bool = False
     redactor: LineRedactor = field(default_factory=LineRedactor)
+    #: Per match (by its first line): where a multiline match ends, and its columns.
+    ends: dict[int, int] = field(default_factory=dict)
+    columns: dict[int, list[MatchColumn]] = field(default_factory=dict)
 
 
 class PageScan:
-    """Consumes ``rg --json`` over the page's files and keeps their first matching lines.
+    """Consumes ``rg --json`` over the page's files and keeps their first ``per_file``
+    matching lines.
 
     rg writes each file's events together (begin, matches and context, end),
     even when it searches files in parallel.
     """
 
-    def __init__(self, query: LocalSearchCodeQuery, page: list[MatchingFile]) -> None:
-        self.query = query
-        self.context = query.contextLines or 0
+    def __init__(
+        self,
+        query: SearchFields,
+        page: list[MatchingFile],
+        per_file: int,
+        aliases: Mapping[bytes, bytes] | None = None,
+    ) -> None:
+        self.per_file = per_file
+        self.after = query.context_after
+        self.columns = query.columns
         self.page = page
         self._scans = {entry.arg: _FileScan() for entry in page}
+        #: What rg prints for a file given to it another way → the page's path for it.
+        self._aliases = aliases or {}
         self._current: _FileScan | None = None
 
     def feed(self, line: bytes | LongLine) -> None:
@@ -128,34 +155,59 @@ class PageScan:
             if current is not None:
                 self._context(current, json.loads(line)["data"])
         elif line.startswith(b'{"type":"begin"'):
-            self._current = self._scans.get(_rg_path(json.loads(line)["data"]["path"]))
+            path = _rg_path(json.loads(line)["data"]["path"])
+            self._current = self._scans.get(self._aliases.get(path, path))
         elif line.startswith(b'{"type":"end"'):
             self._current = None
 
     def _match(self, current: _FileScan, data: dict[str, Any]) -> None:
-        if current.shown >= self.query.matchesPerPage:
+        if current.shown >= self.per_file:
             current.collecting_after = False
             return
-        text = strip_newline(_rg_text(data["lines"]))
+        # A multiline match carries all its lines; it is shown at its first.
+        matched = _rg_text(data["lines"])
+        first, newline, _rest = matched.partition("\n")
+        text = first.removesuffix("\r") if newline else first
         submatches = data.get("submatches") or []
-        focus = _char_offset(text, submatches[0]["start"]) if submatches else 0
+        focus = _char_offset(matched, submatches[0]["start"]) if submatches else 0
         number = int(data["line_number"])
         shown = clip_line(current.redactor(text), focus) + data.get("cut_note", "")
         current.lines.append((number, shown, True))
         current.shown += 1
-        current.last_match = number
-        current.collecting_after = current.shown == self.query.matchesPerPage
+        current.last_match = number + strip_newline(matched).count("\n")
+        if current.last_match > number:
+            current.ends[number] = current.last_match
+        if self.columns:
+            current.columns[number] = [
+                MatchColumn(
+                    start=_char_offset(matched, sub["start"]), end=_char_offset(matched, sub["end"])
+                )
+                for sub in submatches
+            ]
+        current.collecting_after = current.shown == self.per_file
 
     def _context(self, current: _FileScan, data: dict[str, Any]) -> None:
-        if current.shown >= self.query.matchesPerPage and not current.collecting_after:
+        if current.shown >= self.per_file and not current.collecting_after:
             return
         number = int(data["line_number"])
-        if current.collecting_after and number - current.last_match > self.context:
+        if current.collecting_after and number - current.last_match > self.after:
             current.collecting_after = False
             return
         text = strip_newline(_rg_text(data["lines"]))
         shown = clip_line(current.redactor(text)) + data.get("cut_note", "")
         current.lines.append((number, shown, False))
+
+    def lines_of(self, arg: bytes) -> list[tuple[int, str, bool]]:
+        """The numbered lines kept of the page's file ``arg``: (line, text, is_match)."""
+        return self._scans[arg].lines
+
+    def hide(self, arg: bytes, numbers: set[int]) -> None:
+        """Show the lines ``numbers`` of file ``arg`` as private-key markers."""
+        scan = self._scans[arg]
+        scan.lines = [
+            (number, KEY_MARKER if number in numbers else text, is_match)
+            for number, text, is_match in scan.lines
+        ]
 
     def files(self) -> list[SearchFile]:
         """The page's files in page order, each with its lines grouped by match."""
@@ -164,9 +216,12 @@ class PageScan:
     def _file(self, entry: MatchingFile, scan: _FileScan) -> SearchFile:
         # The count comes from the counting pass: this pass stops reading after the page.
         more = entry.matched_lines > scan.shown
+        matches = group_matches(scan.lines, self.after, scan.ends)
+        for match in matches:
+            match.columns = scan.columns.get(match.lineNumber)
         return SearchFile(
             path=entry.path,
             matchCount=entry.matched_lines,
-            matches=group_matches(scan.lines, self.context),
+            matches=matches,
             pagination=MatchPagination(hasMore=True, matchesOnPage=scan.shown) if more else None,
         )

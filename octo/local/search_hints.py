@@ -1,5 +1,8 @@
-"""The next calls a localSearchCode answer suggests: the next page, reading a hit, seeing
-more of a crowded file, what the token budget left out, and ways out of an empty search."""
+"""The next calls a search answer suggests: the next page, reading a hit, seeing more of a
+crowded file, what the token budget left out, and ways out of an empty search.
+
+Hints continue with the tool that answered (localSearchCode or localFindAndSearchCode);
+those that narrow to one file go to localSearchCode, with the search fields only."""
 
 from __future__ import annotations
 
@@ -8,48 +11,72 @@ from pathlib import Path
 from typing import Any
 
 from octo.core.formats import compact_json
-from octo.local.models import MODE_PRESETS
-from octo.local.models import LocalSearchCodeQuery
-from octo.local.models import LocalSearchCodeResult
+from octo.core.paging import page_hints
 from octo.local.next_calls import has_regex_syntax
 from octo.local.next_calls import read_params
 from octo.local.page_fit import PageFit
+from octo.local.search_models import MODE_PRESETS
+from octo.local.search_models import LocalSearchCodeResult
+from octo.local.search_models import SearchFields
 
 
-def _repeat(query: LocalSearchCodeQuery) -> dict[str, Any]:
+def repeat_params(query: SearchFields) -> dict[str, Any]:
     """The query's own parameters, as the caller would write them again: defaults, context
     fields and what its mode already sets are left out."""
     preset = MODE_PRESETS[query.mode] if query.mode else {}
     return {k: v for k, v in query.params().items() if k not in preset or preset[k] != v}
 
 
+def one_file_search(query: SearchFields, path: Path) -> dict[str, Any]:
+    """localSearchCode's parameters that search ``path`` alone as ``query`` searches (its
+    search fields only, without page numbers)."""
+    own = {
+        k: v
+        for k, v in repeat_params(query).items()
+        if k in SearchFields.model_fields and k not in ("filePageNumber", "countPageNumber")
+    }
+    return {**own, "path": str(path)}
+
+
+def read_hit(query: SearchFields, cwd: Path, rel: str) -> dict[str, Any]:
+    """localGetFileContent's parameters that show ``query``'s matches in ``rel``."""
+    read = read_params(cwd, rel)
+    read["matchString"] = query.pattern
+    if not query.fixedString and has_regex_syntax(query.pattern):
+        read["matchStringIsRegex"] = True
+    if query.caseInsensitive:
+        return read
+    if not query.smartCase or query.pattern != query.pattern.lower():
+        read["matchStringCaseSensitive"] = True
+    return read
+
+
+def page_turn(
+    query: SearchFields, result: LocalSearchCodeResult, repeat: dict[str, Any], tool: str
+) -> list[str]:
+    """The call for the next page of files, or for the last one when the query asked past
+    it (countOnly pages by countPageNumber, groupByFile by filePageNumber)."""
+    if result.pagination is None:
+        return []
+    field = "countPageNumber" if query.outputMode == "countOnly" else "filePageNumber"
+    return page_hints(tool, repeat, field, result.pagination, result.stats.filesWithMatches)
+
+
 def search_hints(
-    query: LocalSearchCodeQuery, result: LocalSearchCodeResult, cwd: Path
+    query: SearchFields, result: LocalSearchCodeResult, cwd: Path, tool: str
 ) -> list[str]:
     """Hints for a page of results (``cwd``: the searched directory)."""
-    repeat = _repeat(query)
+    repeat = repeat_params(query)
     if not result.files:
-        return _empty_search_hints(query, result, repeat)
-    hints: list[str] = []
-    if result.pagination.hasMore:
-        hints.append(
-            "Next page: localSearchCode "
-            + compact_json({**repeat, "filePageNumber": query.filePageNumber + 1})
-        )
+        return empty_search_hints(query, result, repeat, tool)
+    hints = page_turn(query, result, repeat, tool)
     first = result.files[0]
     if query.filesOnly:
         lines = {k: v for k, v in repeat.items() if k != "filesOnly"}
         if lines.get("mode") == "discovery":
             del lines["mode"]
-        hints.append(
-            "See the matching lines of these files: localSearchCode " + compact_json(lines)
-        )
-    read = read_params(cwd, first.path)
-    read["matchString"] = query.pattern
-    if not query.fixedString and has_regex_syntax(query.pattern):
-        read["matchStringIsRegex"] = True
-    if not query.smartCase or query.pattern != query.pattern.lower():
-        read["matchStringCaseSensitive"] = True
+        hints.append(f"See the matching lines of these files: {tool} " + compact_json(lines))
+    read = read_hit(query, cwd, first.path)
     hints.append("Read around a hit: localGetFileContent " + compact_json(read))
     crowded = next(
         (
@@ -63,8 +90,7 @@ def search_hints(
         return hints
     shown = f"{crowded.path} has {crowded.matchCount} matching lines, {query.matchesPerPage} shown"
     if query.matchesPerPage < 100:
-        more = {**repeat, "path": str(cwd / crowded.path)}
-        more.pop("filePageNumber", None)
+        more = one_file_search(query, cwd / crowded.path)
         more["matchesPerPage"] = min(100, crowded.matchCount)
         hints.append(f"{shown}; see more: localSearchCode {compact_json(more)}")
     else:
@@ -75,16 +101,15 @@ def search_hints(
 
 
 def budget_hints(
-    query: LocalSearchCodeQuery, fit: PageFit, cwd: Path, max_tokens: int
+    query: SearchFields, fit: PageFit, cwd: Path, max_tokens: int
 ) -> tuple[list[str], str | None]:
     """Hints that continue a page the token budget cut, and the first continuation."""
     if fit.cut is None:
         return [], None
     cut_file = fit.files[fit.cut]
-    context = query.contextLines or 0
     read = read_params(cwd, cut_file.path)
-    read["startLine"] = max(1, fit.unshown_lines[0] - context)
-    read["endLine"] = fit.unshown_lines[-1] + context
+    read["startLine"] = max(1, fit.unshown_lines[0] - query.context_before)
+    read["endLine"] = fit.unshown_lines[-1] + query.context_after
     continuation = "localGetFileContent " + compact_json(read)
     where = f" after line {fit.cut_after_line}" if fit.cut_after_line else ""
     hints = [
@@ -93,8 +118,7 @@ def budget_hints(
     ]
     later = fit.files[fit.cut + 1 :]
     if later:
-        one = {k: v for k, v in _repeat(query).items() if k != "filePageNumber"}
-        one["path"] = str(cwd / later[0].path)
+        one = one_file_search(query, cwd / later[0].path)
         hints.append(
             f"{len(later)} later file(s) on this page show matchCount only (lower contextLines,"
             f" matchesPerPage or filesPerPage to fit more); search them one at a time: "
@@ -103,36 +127,38 @@ def budget_hints(
     return hints, continuation
 
 
-def _empty_search_hints(
-    query: LocalSearchCodeQuery, result: LocalSearchCodeResult, repeat: dict[str, Any]
+#: What a search that read no file at all needs said.
+NO_FILE_SEARCHED = "No file passed the filters: check path, type, include and exclude."
+
+
+def empty_search_hints(
+    query: SearchFields, result: LocalSearchCodeResult, repeat: dict[str, Any], tool: str
 ) -> list[str]:
+    """Hints for an answer without files: the way to the last page, or ways out of a search
+    that matched nothing."""
     if result.stats.filesWithMatches:
-        last = {**repeat, "filePageNumber": result.pagination.totalPages}
-        return [
-            f"Only {result.pagination.totalPages} page(s) of files; the last one: "
-            f"localSearchCode {compact_json(last)}"
-        ]
+        return page_turn(query, result, repeat, tool)
     hints: list[str] = []
     if result.stats.filesSearched == 0:
-        hints.append("No file passed the filters: check path, type, include and exclude.")
+        hints.append(NO_FILE_SEARCHED)
     dropped = [name for name in ("type", "include", "exclude") if name in repeat]
     if dropped:
         hints.append(
-            "Drop a filter ("
-            + ", ".join(dropped)
-            + "): localSearchCode "
+            f"Drop a filter ({', '.join(dropped)}): {tool} "
             + compact_json({k: v for k, v in repeat.items() if k not in dropped})
         )
     # Lower-casing \W or \S would change what the regex means.
-    if (query.pattern != query.pattern.lower() or not query.smartCase) and (
-        query.fixedString or not re.search(r"\\[A-Z]", query.pattern)
+    if (
+        not query.caseInsensitive
+        and (query.pattern != query.pattern.lower() or not query.smartCase)
+        and (query.fixedString or not re.search(r"\\[A-Z]", query.pattern))
     ):
         ignore_case = {**repeat, "pattern": query.pattern.lower()}
         ignore_case.pop("smartCase", None)
-        hints.append("Ignore case: localSearchCode " + compact_json(ignore_case))
+        hints.append(f"Ignore case: {tool} " + compact_json(ignore_case))
     if not query.fixedString and has_regex_syntax(query.pattern):
         hints.append(
-            "The pattern is a regex; search its text literally: localSearchCode "
+            f"The pattern is a regex; search its text literally: {tool} "
             + compact_json({**repeat, "fixedString": True})
         )
     skipped = {"hidden": True} if not query.hidden else {}
@@ -140,7 +166,7 @@ def _empty_search_hints(
         skipped["noIgnore"] = True
     if skipped:
         hints.append(
-            "Dot-files and .gitignored files were skipped; include them: localSearchCode "
+            f"Dot-files and .gitignored files were skipped; include them: {tool} "
             + compact_json({**repeat, **skipped})
         )
     return hints

@@ -6,13 +6,15 @@ walk up to an existing parent all touch the disk, and the event loop must not wa
 
 from __future__ import annotations
 
-import os
-import stat
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import anyio
 
+from octo.core.confined import Opened
+from octo.core.confined import closed_on_error
+from octo.core.confined import open_confined
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
@@ -21,20 +23,62 @@ from octo.core.paths import PathPolicy
 from octo.core.paths import is_hidden
 from octo.core.sensitive import is_sensitive
 from octo.local.models import LocalGetFileContentQuery
-from octo.local.models import LocalSearchCodeQuery
+from octo.local.search_models import LocalSearchCodeQuery
 
 
-async def search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> tuple[Path, str]:
-    """Where rg runs and what it is given: a directory and ".", or a file's directory and
-    "./name"."""
+@dataclass
+class SearchTarget:
+    """What a search reads, opened without following links: the directory rg runs in, and
+    the file when the query names one (close it, or use ``with``)."""
+
+    root: Path
+    directory: Opened
+    file: Opened | None = None
+
+    @property
+    def cwd(self) -> str:
+        """rg's working directory: the opened directory itself."""
+        return self.directory.child_path()
+
+    @property
+    def arg(self) -> str:
+        """What rg searches: "." or the opened file."""
+        return self.file.child_path() if self.file is not None else "."
+
+    @property
+    def fds(self) -> tuple[int, ...]:
+        """The descriptors rg inherits so that :attr:`cwd` and :attr:`arg` name them."""
+        opened = (self.directory, self.file)
+        return tuple(o.fd for o in opened if o is not None)
+
+    def close(self) -> None:
+        self.directory.close()
+        if self.file is not None:
+            self.file.close()
+
+    def __enter__(self) -> SearchTarget:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+async def search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> SearchTarget:
+    """The directory (or file) a search names, checked and opened."""
     return await anyio.to_thread.run_sync(partial(_search_target, paths, query))
 
 
-async def file_target(
-    paths: PathPolicy, query: LocalGetFileContentQuery
-) -> tuple[Path, os.stat_result]:
-    """The resolved regular file a read names, with its stat."""
+async def file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
+    """The regular file a read names, opened without following a link swapped in after the
+    check (the caller closes it)."""
     return await anyio.to_thread.run_sync(partial(_file_target, paths, query))
+
+
+async def opened_directory(paths: PathPolicy, start: Path, raw: str) -> Opened:
+    """The checked directory ``start`` (``raw`` as the caller named it), opened without
+    following a link swapped in since (the caller closes it)."""
+    root = paths.root_of(start) or start
+    return await anyio.to_thread.run_sync(partial(open_confined, root, start, raw, directory=True))
 
 
 async def start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
@@ -43,37 +87,43 @@ async def start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
     return await anyio.to_thread.run_sync(partial(_start_directory, paths, raw, tool))
 
 
-def _search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> tuple[Path, str]:
-    target = paths.resolve(query.path)
-    root = paths.root_of(target) or target
-    if not target.exists():
-        raise _not_found(target, root, query.path)
-    _check_opt_ins(
-        target, root, query.path, query.hidden, query.includeSensitive or target.is_dir()
-    )
-    if target.is_dir():
-        return target, "."
-    if target.is_file():
-        return target.parent, f"./{target.name}"
-    raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
+def _search_target(paths: PathPolicy, query: LocalSearchCodeQuery) -> SearchTarget:
+    root, target, opened = _opened(paths, query.path)
+    with closed_on_error(opened):
+        # A directory is searched without its credential files; only naming one needs the
+        # opt-in.
+        _check_opt_ins(target, root, "localSearchCode", query, sensitive_ok=opened.is_dir)
+        if opened.is_dir:
+            return SearchTarget(root, opened)
+        if not opened.is_file:
+            raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
+        # The file's directory holds no secret the file check did not cover.
+        directory = open_confined(root, target.parent, query.path, directory=True)
+    return SearchTarget(root, directory, opened)
 
 
-def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> tuple[Path, os.stat_result]:
-    real = paths.resolve(query.path)
+def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
+    root, real, opened = _opened(paths, query.path)
+    with closed_on_error(opened):
+        if opened.is_dir:
+            raise InvalidQueryError(
+                f"'{query.path}' is a directory, not a file",
+                hints=[f"List it with localViewStructure {compact_json({'path': query.path})}"],
+            )
+        if not opened.is_file:
+            raise InvalidQueryError(f"'{query.path}' is not a regular file")
+        _check_opt_ins(real, root, "localGetFileContent", query)
+    return opened
+
+
+def _opened(paths: PathPolicy, raw: str) -> tuple[Path, Path, Opened]:
+    """The allowed root, the resolved path and the object at it, opened (no link followed)."""
+    real = paths.resolve(raw)
     root = paths.root_of(real) or real
     try:
-        info = real.stat()
-    except FileNotFoundError:
-        raise _not_found(real, root, query.path) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InvalidQueryError(
-            f"'{query.path}' is a directory, not a file",
-            hints=[f"List it with localViewStructure {compact_json({'path': query.path})}"],
-        )
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidQueryError(f"'{query.path}' is not a regular file")
-    _check_opt_ins(real, root, query.path, query.hidden, query.includeSensitive)
-    return real, info
+        return root, real, open_confined(root, real, raw)
+    except NotFoundError:
+        raise _not_found(real, root, raw) from None
 
 
 def _start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
@@ -97,21 +147,41 @@ def _start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
     return start
 
 
-def _check_opt_ins(real: Path, root: Path, raw: str, hidden: bool, include_sensitive: bool) -> None:
-    """Hidden and credential files need the query's explicit opt-in."""
-    if not include_sensitive and (is_sensitive(real) or is_sensitive(raw)):
-        raise PathNotAllowedError(
-            f"'{raw}' looks like a credential file",
-            hints=["Set includeSensitive: true to use it anyway (secrets stay redacted)."],
-        )
-    if not hidden and is_hidden(real, root):
-        raise PathNotAllowedError(
-            f"'{raw}' is hidden (a dot-file or inside a dot-directory)",
-            hints=["Set hidden: true to use it."],
-        )
+def _check_opt_ins(
+    real: Path,
+    root: Path,
+    tool: str,
+    query: LocalSearchCodeQuery | LocalGetFileContentQuery,
+    *,
+    sensitive_ok: bool = False,
+) -> None:
+    """Hidden and credential files need the query's explicit opt-in; the refusal gives the
+    query again with every opt-in it needs."""
+    raw = query.path
+    needs: dict[str, bool] = {}
+    reasons = []
+    if not (query.includeSensitive or sensitive_ok) and (is_sensitive(real) or is_sensitive(raw)):
+        needs["includeSensitive"] = True
+        reasons.append("looks like a credential file")
+    if not query.hidden and is_hidden(real, root):
+        needs["hidden"] = True
+        reasons.append("is hidden (a dot-file or inside a dot-directory)")
+    if not needs:
+        return
+    again = f"{tool} {compact_json({**query.params(), **needs})}"
+    redacted = " (secrets stay redacted)" if "includeSensitive" in needs else ""
+    raise PathNotAllowedError(
+        f"'{raw}' {' and '.join(reasons)}", hints=[f"To use it anyway{redacted}: {again}"]
+    )
 
 
 def _not_found(real: Path, root: Path, raw: str) -> NotFoundError:
+    if not root.is_dir():
+        # Every path under a root that is gone is missing: say what is really wrong.
+        return NotFoundError(
+            f"The allowed root {root} does not exist, so '{raw}' does not either",
+            hints=["Fix the roots (OCTO_ROOTS, --root, or the MCP client's roots)."],
+        )
     parent = real.parent
     while parent != root and not parent.is_dir() and parent.is_relative_to(root):
         parent = parent.parent

@@ -4,7 +4,8 @@
 skips hidden entries unless asked, and never follows symlinks, so the walk cannot
 leave the root. ripgrep lists files only, so a directory is shown when it holds at
 least one visible file (as in git, empty and wholly ignored directories are left
-out); symlinks are read from those directories without being followed.
+out); symlinks, and empty directories when asked for, are read from those directories
+without being followed.
 """
 
 from __future__ import annotations
@@ -15,18 +16,23 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from stat import S_IMODE
 
 import anyio
 
 from octo.contract import QueryContext
+from octo.core.confined import Opened
+from octo.core.confined import open_below
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.core.sensitive import is_sensitive
 from octo.local.listing_models import EntryType
 from octo.local.listing_models import ListingQuery
+from octo.local.targets import opened_directory
 from octo.local.targets import start_directory
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import open_rg
@@ -46,6 +52,9 @@ class WalkOptions:
     exclude_dirs: Sequence[str] = ()
     need_dirs: bool = True
     need_symlinks: bool = True
+    need_empty_dirs: bool = False
+    #: More rg filters on files (type, globs), for walks that want files only.
+    file_filters: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,7 @@ class Walk:
     dirs: list[str]
     symlinks: list[str]
     truncated: bool
+    empty_dirs: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -92,16 +102,21 @@ class Entry:
     @property
     def sensitive(self) -> bool | None:
         """True for a file named like a credential file; None (left out) otherwise."""
-        return True if self.type == "file" and is_sensitive(self.name) else None
+        return True if self.type == "file" and is_sensitive(self.rel) else None
 
 
 async def rg_files(
-    args: Sequence[str], cwd: Path, *, max_files: int, timeout_ms: int
+    args: Sequence[str],
+    cwd: Path | str,
+    *,
+    max_files: int,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
 ) -> tuple[list[str], bool]:
     """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
 
     Returns the paths and whether the listing was cut short; a listing that runs
-    out of time keeps what it found instead of failing.
+    out of time keeps what it found instead of failing. rg inherits ``pass_fds``.
     """
     paths: list[str] = []
     cut_short = False
@@ -109,7 +124,10 @@ async def rg_files(
     try:
         # NUL-ended names: a newline is a legal character in a file name.
         async with open_rg(
-            ["--files", "--null", "--no-messages", *args], cwd=cwd, timeout_ms=timeout_ms
+            ["--files", "--null", "--no-messages", *args],
+            cwd=cwd,
+            timeout_ms=timeout_ms,
+            pass_fds=pass_fds,
         ) as rg:
             async for line in rg.lines(b"\0"):
                 if line:
@@ -128,7 +146,10 @@ async def rg_files(
     if rejected is not None:
         raise InvalidQueryError(
             f"ripgrep rejected the listing: {rejected}",
-            hints=['Check excludeDir: names or paths such as "node_modules" or "src/gen".'],
+            hints=[
+                'Check excludeDir (names or paths such as "node_modules" or "src/gen") and any '
+                "include/exclude globs (such as '*.py' or 'src/**')."
+            ],
         )
     return paths, cut_short
 
@@ -142,8 +163,12 @@ async def walk_listing(
     need_dirs: bool,
     need_symlinks: bool,
     exclude_dirs: Sequence[str] = (),
+    need_empty_dirs: bool = False,
+    file_filters: Sequence[str] = (),
+    timeout_ms: int | None = None,
 ) -> tuple[Path, Walk]:
-    """The start directory a listing query names, and the walk below it."""
+    """The start directory a listing query names, and the walk below it (under the
+    server's rg deadline unless ``timeout_ms`` says otherwise)."""
     start = await start_directory(ctx.paths, query.path, tool)
     options = WalkOptions(
         max_depth=max_depth,
@@ -152,20 +177,32 @@ async def walk_listing(
         exclude_dirs=exclude_dirs,
         need_dirs=need_dirs,
         need_symlinks=need_symlinks,
+        need_empty_dirs=need_empty_dirs,
+        file_filters=file_filters,
     )
-    return start, await walk(start, options, ctx.config.rg_timeout_ms)
+    with await opened_directory(ctx.paths, start, query.path) as opened:
+        return start, await walk(opened, options, timeout_ms or ctx.config.rg_timeout_ms)
 
 
-async def walk(start: Path, options: WalkOptions, timeout_ms: int) -> Walk:
-    """The visible entries below ``start`` that ``options`` ask for."""
+async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
+    """The visible entries below the opened directory ``start`` that ``options`` ask for.
+
+    rg walks the opened directory itself, and what rg does not list is read from
+    directories opened below it, so a directory swapped for a link meanwhile leads nowhere
+    outside.
+    """
     paths, cut_short = await rg_files(
-        _rg_args(options), start, max_files=MAX_SCANNED_FILES, timeout_ms=timeout_ms
+        _rg_args(options),
+        start.child_path(),
+        max_files=MAX_SCANNED_FILES,
+        timeout_ms=timeout_ms,
+        pass_fds=(start.fd,),
     )
 
     def split() -> Walk:
         files, dirs = _split_walk(paths, options)
-        links = _symlinks(start, dirs, options) if options.need_symlinks else []
-        return Walk(files, dirs if options.need_dirs else [], links, cut_short)
+        links, empty = _unlisted(start, dirs, options)
+        return Walk(files, dirs if options.need_dirs else [], links, cut_short, empty)
 
     return await anyio.to_thread.run_sync(split)
 
@@ -180,13 +217,14 @@ def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]
         (walk.files, "file"),
         (walk.dirs, "dir"),
         (walk.symlinks, "symlink"),
+        (walk.empty_dirs, "dir"),
     ]
     for rels, kind in kinds:
         for rel in rels:
             if not keep(rel, kind):
                 continue
             try:
-                info = os.lstat(start / rel)
+                info = os.lstat(os.path.join(start, rel))
             except OSError:
                 continue
             entries.append(Entry(rel, kind, info))
@@ -198,7 +236,9 @@ def _error_of(rg: RgProcess) -> str:
 
 
 def _rg_args(options: WalkOptions) -> list[str]:
-    args = ["--no-require-git"]
+    # The caller's filters first: of several globs matching a path, rg obeys the last, so
+    # the excluded directories below always stay out.
+    args = ["--no-require-git", *options.file_filters]
     if options.hidden:
         # .git internals are noise in a listing even when hidden entries are wanted.
         args += ["--hidden", "--glob", "!.git/"]
@@ -251,21 +291,51 @@ def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
     return False
 
 
-def _symlinks(start: Path, dirs: Iterable[str], options: WalkOptions) -> list[str]:
-    """Symlinks in the start directory and the visible directories above the window's floor."""
-    found: list[str] = []
+def _unlisted(
+    start: Opened, dirs: Iterable[str], options: WalkOptions
+) -> tuple[list[str], list[str]]:
+    """What rg does not list: symlinks, and empty directories (when asked for), read from
+    the start directory and the visible directories above the window's floor."""
+    links: list[str] = []
+    empty: list[str] = []
+    if not (options.need_symlinks or options.need_empty_dirs):
+        return links, empty
+    visible = set(dirs)
     for parent in ["", *(d for d in dirs if d.count("/") + 1 < options.max_depth)]:
         try:
-            with os.scandir(start / parent if parent else start) as scan:
+            with (
+                open_below(start, parent, directory=True) as directory,
+                os.scandir(directory.fd) as scan,
+            ):
                 for item in scan:
                     rel = f"{parent}/{item.name}" if parent else item.name
-                    if not item.is_symlink():
-                        continue
                     if item.name.startswith(".") and not options.hidden:
                         continue
                     if _excluded(item.name, rel, options.exclude_dirs):
                         continue
-                    found.append(rel)
-        except OSError:
+                    if item.is_symlink():
+                        if options.need_symlinks:
+                            links.append(rel)
+                    elif (
+                        options.need_empty_dirs
+                        and rel not in visible
+                        and _is_empty(directory, item)
+                    ):
+                        empty.append(rel)
+        except (OSError, OctoError):
             continue
-    return found
+    return links, sorted(empty)
+
+
+def _is_empty(parent: Opened, item: os.DirEntry[str]) -> bool:
+    """True for a directory (``item`` of the opened ``parent``) with no entry at all."""
+    if not item.is_dir(follow_symlinks=False):
+        return False
+    try:
+        with (
+            open_below(parent, item.name, directory=True) as directory,
+            os.scandir(directory.fd) as inside,
+        ):
+            return next(inside, None) is None
+    except (OSError, OctoError):
+        return False

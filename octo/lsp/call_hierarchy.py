@@ -2,8 +2,9 @@
 
 When some functions' calls could not be had (a request timed out, the server failed on
 it), the answer holds the calls found, is flagged partial and says what failed. When no
-request was answered: a timeout still answers with the function itself, partial, and the
-retry in a hint; any other failure is the query's own error.
+request was answered in time, the next server of the language is asked (within what is left
+of the walk's deadline); when none is left, the answer is the function itself, partial,
+with the retry in a hint. Any other failure is the query's own error.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import anyio
 from lsprotocol import types as lsp
 
 from octo.contract import Answer
@@ -30,18 +32,23 @@ from octo.lsp.call_walk import walk_calls
 from octo.lsp.client import MalformedReplyError
 from octo.lsp.locations import SeenFile
 from octo.lsp.locations import code_location
-from octo.lsp.locations import page_hints
 from octo.lsp.locations import path_of
 from octo.lsp.locations import range_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import Call
 from octo.lsp.models import CallEnd
 from octo.lsp.models import CallHierarchyQuery
 from octo.lsp.models import CallHierarchyResult
+from octo.lsp.next_calls import body_hint
+from octo.lsp.next_calls import call_page_hints
+from octo.lsp.next_calls import further_hint
+from octo.lsp.next_calls import no_calls_hint
+from octo.lsp.next_calls import outside_roots
 from octo.lsp.target import Target
 from octo.lsp.target import answer
 from octo.lsp.target import ask
-from octo.lsp.target import find_target
+from octo.lsp.target import navigate
 from octo.lsp.target import require
 
 
@@ -50,8 +57,10 @@ def _end(seen: dict[Path, SeenFile], item: Mapping[str, Any]) -> CallEnd:
     return CallEnd(
         name=str(item.get("name", "?")),
         uri=file.uri,
+        path=file.path,
         range=range_of(item.get("selectionRange") or item.get("range")),
         external=True if file.external else None,
+        withheld=file.withheld,
     )
 
 
@@ -59,15 +68,15 @@ def _call(seen: dict[Path, SeenFile], edge: Edge, context: int) -> Call:
     caller, callee = _end(seen, edge.caller), _end(seen, edge.callee)
     caller_file = seen[path_of(str(edge.caller["uri"]))]
     site = edge.from_ranges[0] if edge.from_ranges else caller.range
-    shown = None if caller_file.external else code_location(caller_file, site, context)
+    shown = code_location(caller_file, site, context)
     return Call.model_validate(
         {
             "from": caller,
             "to": callee,
             "fromRanges": edge.from_ranges,
             "content": shown.content if shown else None,
-            "contextBefore": shown.contextBefore if shown else None,
-            "contextAfter": shown.contextAfter if shown else None,
+            "contextBefore": shown.contextBefore if shown else [],
+            "contextAfter": shown.contextAfter if shown else [],
             "depth": edge.depth,
         }
     )
@@ -121,54 +130,118 @@ def _limit_hints(
     return hints
 
 
+def _read_hints(
+    seen: dict[Path, SeenFile], chosen: list[Edge], query: CallHierarchyQuery
+) -> list[str]:
+    """Read a function of the page: its first caller (incoming) or callee (outgoing) inside
+    the allowed roots."""
+    incoming = query.direction == "incoming"
+    hints: list[str] = []
+    for edge in chosen:
+        item = edge.caller if incoming else edge.callee
+        file = seen[path_of(str(item["uri"]))]
+        if file.external:
+            continue
+        extent = range_of(item.get("range") or item.get("selectionRange"))
+        what = f"the {'caller' if incoming else 'callee'} {item.get('name', '?')}"
+        hints.append(body_hint(what, file, extent.start.line, extent.end.line))
+        break
+    else:
+        if chosen:
+            item = chosen[0].caller if incoming else chosen[0].callee
+            hints.append(outside_roots(seen[path_of(str(item["uri"]))]))
+    return hints
+
+
+async def _far_end(
+    ctx: QueryContext, edges: list[Edge], query: CallHierarchyQuery
+) -> tuple[SeenFile, str, int] | None:
+    """A function at the last level reached, inside the allowed roots, to go on from."""
+    incoming = query.direction == "incoming"
+    deepest = [e.caller if incoming else e.callee for e in edges if e.depth == query.depth]
+    files = await see_files(ctx.paths, [path_of(str(i["uri"])) for i in deepest], None, read=False)
+    for item in deepest:
+        file = files[path_of(str(item["uri"]))]
+        if not file.external:
+            where = range_of(item.get("selectionRange") or item.get("range"))
+            return file, str(item.get("name", "?")), where.start.line
+    return None
+
+
 async def call_hierarchy(
     ctx: QueryContext, query: CallHierarchyQuery
 ) -> Answer[CallHierarchyResult]:
     """Callers (incoming) or callees (outgoing) of a function, to depth 1-3, paged."""
-    target = await find_target(ctx, query)
-    slot = target.slot
-    require(slot, "callHierarchyProvider", "call hierarchy")
-    items = await ask(slot, lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, target.params())
-    if not isinstance(items, list) or not items:
-        raise NotFoundError(
-            f"'{query.symbolName}' at line {target.resolved.line} is not a function the server "
-            "can build a call hierarchy for",
-            hints=["Point at a function or method name (its definition or a call)."],
+    ends_at: float | None = None
+
+    async def run(target: Target, last: bool) -> Answer[CallHierarchyResult]:
+        nonlocal ends_at
+        slot = target.slot
+        require(slot, "callHierarchyProvider", "call hierarchy")
+        items = await ask(slot, lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, target.params())
+        if not isinstance(items, list) or not items:
+            raise NotFoundError(
+                f"'{query.symbolName}' at line {target.resolved.line} is not a function the "
+                "server can build a call hierarchy for",
+                hints=["Point at a function or method name (its definition or a call)."],
+            )
+        root = items[0]
+        if not isinstance(root, Mapping) or not isinstance(root.get("uri"), str):
+            raise MalformedReplyError(f"Bad call hierarchy item: {root!r:.100}")
+        deadline = slot.pool.settings.calls_deadline
+        # One deadline for the walk, whichever server walks: a fallback gets what is left.
+        if ends_at is None:
+            ends_at = anyio.current_time() + deadline
+        walk = await walk_calls(
+            slot,
+            root,
+            incoming=query.direction == "incoming",
+            depth=query.depth,
+            paths=ctx.paths,
+            deadline=ends_at - anyio.current_time(),
         )
-    root = items[0]
-    if not isinstance(root, Mapping) or not isinstance(root.get("uri"), str):
-        raise MalformedReplyError(f"Bad call hierarchy item: {root!r:.100}")
-    deadline = slot.pool.settings.calls_deadline
-    walk = await walk_calls(
-        slot,
-        root,
-        incoming=query.direction == "incoming",
-        depth=query.depth,
-        paths=ctx.paths,
-        deadline=deadline,
-    )
-    if walk.failures and not walk.answered:
-        first = walk.failures[0].error
-        # Timed out: the function is known, its calls were not had in time; that is a
-        # partial answer (with the retry in a hint). Any other failure is the query's error.
-        if first.code is not ErrorCode.TIMEOUT:
-            raise first
+        if walk.failures and not walk.answered:
+            first = walk.failures[0].error
+            # Timed out: the function is known, its calls were not had in time. The next
+            # server may answer; with none left, that is a partial answer (with the retry
+            # in a hint). Any other failure is the query's error.
+            if first.code is not ErrorCode.TIMEOUT or not last:
+                raise first
+        return await _answer(ctx, query, target, root, walk, deadline)
+
+    return await navigate(ctx, query, run)
+
+
+async def _answer(
+    ctx: QueryContext,
+    query: CallHierarchyQuery,
+    target: Target,
+    root: Mapping[str, Any],
+    walk: Walk,
+    deadline: float,
+) -> Answer[CallHierarchyResult]:
     edges = sorted(walk.edges, key=lambda e: (e.depth, item_key(e.caller), item_key(e.callee)))
     chosen, pagination = page_of(edges, query.callsPerPage, query.page)
     files = [path_of(root["uri"])]
     files += [path_of(str(item["uri"])) for edge in chosen for item in (edge.caller, edge.callee)]
-    seen = await see_files(ctx.paths, files)
+    seen = await see_files(ctx.paths, files, query)
     result = CallHierarchyResult(
         resolved=target.resolved,
-        server=slot.server_id,
+        server=target.slot.server_id,
         item=_end(seen, root),
         calls=[_call(seen, edge, query.contextLines) for edge in chosen],
         totalCalls=len(edges),
         pagination=pagination,
     )
+    partial = bool(walk.failures) or walk.cut or walk.stopped_at is not None
     hints = [
         *_limit_hints(walk, target, query, deadline),
-        *page_hints(pagination, len(edges), "calls"),
+        *call_page_hints(query, pagination, len(edges)),
+        *withheld_hints(query, seen.values()),
     ]
-    partial = bool(walk.failures) or walk.cut or walk.stopped_at is not None
+    if chosen:
+        hints += _read_hints(seen, chosen, query)
+        hints += further_hint(query, target.resolved.line, await _far_end(ctx, edges, query))
+    elif not edges and not partial:
+        hints.append(no_calls_hint(query, target.resolved.line))
     return answer(target, result, hints, partial=partial)

@@ -155,7 +155,7 @@ async def walk_calls(
                     found.append(call)
         if level == depth or not found:
             break
-        seen = await see_files(paths, [call.path for call in found], read=False)
+        seen = await see_files(paths, [call.path for call in found], None, read=False)
         frontier = [call.other for call in found if not seen[call.path].external]
         if not frontier:
             break

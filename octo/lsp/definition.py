@@ -10,11 +10,15 @@ from octo.lsp.locations import code_location
 from octo.lsp.locations import cut_places
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import GotoDefinitionQuery
 from octo.lsp.models import GotoDefinitionResult
+from octo.lsp.next_calls import definition_hints
+from octo.lsp.next_calls import no_definition_hints
+from octo.lsp.target import Target
 from octo.lsp.target import answer
 from octo.lsp.target import ask
-from octo.lsp.target import find_target
+from octo.lsp.target import navigate
 from octo.lsp.target import require
 
 
@@ -22,20 +26,33 @@ async def goto_definition(
     ctx: QueryContext, query: GotoDefinitionQuery
 ) -> Answer[GotoDefinitionResult]:
     """Definitions of the symbol at uri near lineHint."""
-    target = await find_target(ctx, query)
-    require(target.slot, "definitionProvider", "go to definition")
-    sent = await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
-    places = places_of(sent)
-    cut = cut_places(sent, target.slot.server_id, "definitions")
-    seen = await see_files(ctx.paths, [place.path for place in places])
-    definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
-    result = GotoDefinitionResult(
-        resolved=target.resolved, server=target.slot.server_id, definitions=definitions
-    )
-    if not definitions:
-        next_step = (
-            "The server found no definition: check the name and line, or use lspFindReferences."
+
+    async def run(target: Target, _last: bool) -> Answer[GotoDefinitionResult]:
+        require(target.slot, "definitionProvider", "go to definition")
+        sent = await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
+        places = places_of(sent)
+        cut = cut_places(sent, target.slot.server_id, "definitions")
+        seen = await see_files(ctx.paths, [place.path for place in places], query)
+        definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
+        result = GotoDefinitionResult(
+            resolved=target.resolved, server=target.slot.server_id, definitions=definitions
         )
-    else:
-        next_step = "Next: lspFindReferences or lspCallHierarchy on the definition's line."
-    return answer(target, result, [*cut, next_step], partial=bool(cut))
+        if not places:
+            hints = no_definition_hints(query, target.resolved.line, str(target.slot.root))
+        else:
+            # The first definition the caller can read (a header's, a stub's may come first).
+            index = next(
+                (i for i, d in enumerate(definitions) if not (d.external or d.withheld)), 0
+            )
+            place = places[index]
+            hints = definition_hints(
+                query,
+                seen[place.path],
+                place.range.start.line,
+                place.last_line,
+                definitions[index].content,
+            )
+        hints = [*cut, *hints, *withheld_hints(query, seen.values())]
+        return answer(target, result, hints, partial=bool(cut))
+
+    return await navigate(ctx, query, run)

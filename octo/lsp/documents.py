@@ -26,6 +26,13 @@ class Source:
     text: str
     stamp: tuple[int, int]
 
+    @classmethod
+    def read(cls, path: Path) -> Source:
+        """``path`` read now (blocking: call it in a worker thread)."""
+        stat = path.stat()
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return cls(path, text, (stat.st_mtime_ns, stat.st_size))
+
 
 class OpenDocuments:
     """What one server has open, and at which version (an LRU of 64)."""

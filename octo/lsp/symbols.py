@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from octo.core.errors import NotFoundError
+from octo.core.redaction import redact
 
 #: How far from the hinted line the resolver looks, in lines.
 LINE_TOLERANCE = 5
@@ -151,7 +152,10 @@ def resolve_symbol(
     if len(every) == 1:
         return at(*every[0])
     nearest = sorted(every, key=lambda hit: abs(hit[0] - hinted))[:3]
-    hints = [f"'{name}' occurs at line {n + 1}: {lines[n].strip()[:120]}" for n, _ in nearest]
+    # Redacted before the cut, so the cut cannot split a secret from its shape.
+    hints = [
+        f"'{name}' occurs at line {n + 1}: {redact(lines[n].strip())[:120]}" for n, _ in nearest
+    ]
     if nearest:
         hints.append("Retry with lineHint set to one of these lines.")
     else:

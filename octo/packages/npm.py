@@ -191,6 +191,7 @@ class NpmLookup:
                     f"{path}/latest", kind="npm-manifest", ttl=self.ttl, parse=parse_npm_manifest
                 )
                 answer.cached &= latest.cached
+                answer.hint(*latest.notes)
                 return latest.value.without_metadata()
             except NotFoundError:
                 pass  # a missing package, or a mirror without /latest: the packument tells
@@ -202,6 +203,7 @@ class NpmLookup:
             max_bytes=METADATA_MAX_BYTES,
         )
         answer.cached &= whole.cached
+        answer.hint(*whole.notes)
         return whole.value if with_metadata else whole.value.without_metadata()
 
     async def _similar(
@@ -219,4 +221,5 @@ class NpmLookup:
         except NotFoundError:
             return None
         answer.cached &= found.cached
+        answer.hint(*found.notes)
         return found.value

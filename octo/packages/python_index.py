@@ -279,6 +279,7 @@ class PythonIndexLookup:
             return None
         self.json_api = True
         answer.cached &= found.cached
+        answer.hint(*found.notes)
         return found.value
 
     async def _from_simple_index(
@@ -297,6 +298,7 @@ class PythonIndexLookup:
         if self.json_api is None:
             self.json_api = False
         answer.cached &= page.cached
+        answer.hint(*page.notes)
         project = page.value
         info = PackageInfo(name=project.name or name, version=project.version)
         if project.metadata_url is not None:
@@ -308,6 +310,7 @@ class PythonIndexLookup:
                     parse=parse_core_metadata,
                 )
                 answer.cached &= meta.cached
+                answer.hint(*meta.notes)
                 info = python_info(meta.value, forge_hosts=self.forge_hosts)
             except NotFoundError:
                 answer.hint(

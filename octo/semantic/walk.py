@@ -122,4 +122,4 @@ def _read(path: Path, root: Path) -> tuple[str, str] | None:
     if b"\0" in data[:_BINARY_PROBE]:
         return None
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    return hashlib.sha256(data).hexdigest(), redact(text, keep_lines=True)
+    return hashlib.sha256(data).hexdigest(), redact(text)

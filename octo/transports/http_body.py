@@ -34,20 +34,6 @@ class BodyTooLargeError(InvalidResponseError):
         self.limit = limit
 
 
-async def send_capped(
-    http: httpx.AsyncClient, request: httpx.Request, limit: int, name: str
-) -> httpx.Response:
-    """Send ``request`` and read its answer's body within ``limit`` bytes (read_capped)."""
-    try:
-        response = await http.send(request, stream=True)
-    except httpx.TooManyRedirects:
-        raise InvalidResponseError(
-            f"{name} redirected the request too many times",
-            hints=["Check the configured URL of the host: it should not redirect."],
-        ) from None
-    return await read_capped(response, limit=limit, name=name)
-
-
 async def read_capped(response: httpx.Response, *, limit: int, name: str) -> httpx.Response:
     """``response`` (opened with ``stream=True``) with its body read, at most ``limit``
     bytes (decoded). The stream is closed in every case; a timeout is raised as is."""

@@ -43,11 +43,13 @@ from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.transports.http_body import MAX_JSON_BYTES
 from octo.transports.http_body import parsed
-from octo.transports.http_body import send_capped
 from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
+from octo.transports.redirects import origin
+from octo.transports.redirects import redirect_notes
+from octo.transports.redirects import send_following
 
 logger = logging.getLogger("octo.http")
 
@@ -63,6 +65,8 @@ class Fetched(Generic[T]):
     cached: bool = False
     revalidated: bool = False
     rate_limit: RateLimit | None = None
+    #: What the caller should hear about how it was had (a redirect to another origin).
+    notes: tuple[str, ...] = ()
 
 
 class _Retry(Exception):
@@ -137,21 +141,22 @@ class RemoteClient:
             return path
         return f"{self.base_url}/{path.lstrip('/')}"
 
-    def quota_hints(self, fetched: Fetched[Any]) -> list[str]:
-        """A hint when the quota ``fetched`` spent is running low, else none."""
+    def hints(self, fetched: Fetched[Any]) -> list[str]:
+        """The notes of ``fetched`` (a redirect to another origin), and a hint when the quota
+        it spent is running low."""
         rate = fetched.rate_limit
         if rate is None or not rate.running_low:
-            return []
+            return list(fetched.notes)
         return [
+            *fetched.notes,
             f"{self.policy.name} {rate.resource} quota running low: {rate.remaining}"
             + (f"/{rate.limit}" if rate.limit else "")
-            + " left; batch related queries and prefer cached ones."
+            + " left; batch related queries and prefer cached ones.",
         ]
 
-    def _on_own_host(self, url: str) -> bool:
-        """True when ``url`` is on the configured host (scheme, host and port alike)."""
-        target, base = httpx.URL(url), httpx.URL(self.base_url)
-        return (target.scheme, target.host, target.port) == (base.scheme, base.host, base.port)
+    def _on_own_host(self, url: httpx.URL) -> bool:
+        """True when ``url`` is on the configured origin (scheme, host and port alike)."""
+        return origin(url) == origin(httpx.URL(self.base_url))
 
     def _budget(self) -> float:
         """Seconds this request may still spend waiting."""
@@ -246,14 +251,29 @@ class RemoteClient:
         return InvalidQueryError(message)
 
     async def _send_once(
-        self, method: str, url: str, params: Any, headers: dict[str, str], max_bytes: int
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str],
+        credentials: Mapping[str, str],
+        max_bytes: int,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource)
         async with self._limiter(resource):
             try:
-                request = self.http.build_request(method, url, params=params, headers=headers)
-                response = await send_capped(self.http, request, max_bytes, self.policy.name)
+                response = await send_following(
+                    self.http,
+                    method,
+                    url,
+                    params=params,
+                    headers=headers,
+                    credentials=credentials,
+                    is_own=self._on_own_host,
+                    name=self.policy.name,
+                    max_bytes=max_bytes,
+                )
             except httpx.TimeoutException:
                 raise _Retry(
                     f"{self.policy.name} timed out",
@@ -293,9 +313,9 @@ class RemoteClient:
                 self._scrub(f"The query does not fit in a {self.policy.name} request: {exc}"),
                 hints=["Shorten the query's longest value (keywords, path, filters)."],
             ) from None
-        # Credentials go to the configured host only, never to a host a response linked to.
-        own = self._on_own_host(url)
-        all_headers = {**(await self.policy.headers() if own else {}), **(headers or {})}
+        # Credentials go to the configured origin only: never to a host a response linked
+        # or redirected to.
+        credentials = await self.policy.headers()
         attempts = _Attempts()
 
         def wait(state: RetryCallState) -> float:
@@ -328,7 +348,9 @@ class RemoteClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._send_once(method, url, params, all_headers, max_bytes)
+                    return await self._send_once(
+                        method, url, params, headers or {}, credentials, max_bytes
+                    )
         except _Retry as exc:
             if exc.rate_limited:
                 raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
@@ -389,14 +411,17 @@ class RemoteClient:
                 path, params=params, headers=conditional, max_bytes=max_bytes
             )
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
+            notes = redirect_notes(response)
             if response.status_code == 304 and stale is not None:
                 self.cache.set(key, stale.value, ttl, etag=stale.etag)
-                return Fetched(stale.value, cached=True, revalidated=True, rate_limit=rate)
+                return Fetched(
+                    stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
+                )
             value = parsed(response, parse, name=self.policy.name)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 self.cache.set(key, value, ttl, etag=response.headers.get("etag"))
-            return Fetched(value, rate_limit=rate)
+            return Fetched(value, rate_limit=rate, notes=notes)
 
         fetched, _shared = await self.cache.coalesce(key, load)
         return fetched

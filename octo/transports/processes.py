@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from functools import cache
 
+from octo.core.redaction import redact
+
 #: Credentials octo itself reads; never handed to a child.
 _CREDENTIALS = frozenset(
     {"GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN", "GL_TOKEN", "OCTO_HTTP_TOKEN", "OCTO_REDIS_URL"}
@@ -53,10 +55,11 @@ def child_command(argv: Sequence[str], *, with_children: bool = False) -> list[s
 
 
 def child_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` without credentials: octo's own tokens and every variable named like a secret
-    (TOKEN, SECRET, PASSWORD, KEY...). A child that needs a secret gets none from octo."""
+    """``env`` without credentials: octo's own tokens, every variable named like a secret
+    (TOKEN, SECRET, PASSWORD, KEY...) and every value shaped like one (a URL with a
+    password, a token). A child that needs a secret gets none from octo."""
     return {
         name: value
         for name, value in env.items()
-        if name not in _CREDENTIALS and not _SECRET_NAME.search(name)
+        if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and redact(value) == value
     }

@@ -35,10 +35,13 @@ from anyio.abc import Process
 from anyio.lowlevel import RunVar
 
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
 from octo.core.ranked_limiter import RankedLimiter
+from octo.transports.capped_lines import LongLine
+from octo.transports.capped_lines import capped_lines
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
@@ -167,43 +170,11 @@ class RgProcess:
         if partial:
             yield bytes(partial)
 
-    async def capped_lines(
-        self, longest: int, keep: int = 64 * 1024
-    ) -> AsyncIterator[bytes | LongLine]:
+    def capped_lines(self, longest: int, keep: int = 64 * 1024) -> AsyncIterator[bytes | LongLine]:
         """stdout one line at a time, as :meth:`lines`; a line over ``longest`` bytes comes as
-        a :class:`LongLine` (its first and last ``keep`` bytes), so a minified or generated
-        file's line of hundreds of megabytes costs no more memory than a short one.
-        """
+        a :class:`LongLine` (see :func:`~octo.transports.capped_lines.capped_lines`)."""
         assert self._process.stdout is not None
-        partial = bytearray()
-        long: _LongLineReader | None = None
-        async for chunk in self._process.stdout:
-            start = 0
-            while (end := chunk.find(b"\n", start)) != -1:
-                if long is None:
-                    partial += chunk[start:end]
-                    if len(partial) > longest:
-                        yield LongLine(bytes(partial[:keep]), bytes(partial[-keep:]), len(partial))
-                    else:
-                        yield bytes(partial)
-                else:
-                    yield long.end(chunk[start:end])
-                    long = None
-                partial.clear()
-                start = end + 1
-            rest = chunk[start:]
-            if long is not None:
-                long.feed(rest)
-            else:
-                partial += rest
-                if len(partial) > longest:
-                    long = _LongLineReader(bytes(partial[:keep]), keep)
-                    long.feed(bytes(partial[keep:]))
-                    partial.clear()
-        if long is not None:
-            yield long.end(b"")
-        elif partial:
-            yield bytes(partial)
+        return capped_lines(self._process.stdout, longest, keep)
 
     async def wait(self) -> int:
         """Wait for rg to exit and return its exit code (0 found, 1 nothing found, 2 error)."""
@@ -223,36 +194,6 @@ class RgProcess:
 
 
 @dataclass(frozen=True)
-class LongLine:
-    """A line of rg's output too long to keep whole: its first bytes (``head``), its last
-    bytes (``tail``) and its length in bytes."""
-
-    head: bytes
-    tail: bytes
-    length: int
-
-
-class _LongLineReader:
-    """Follows a long line chunk by chunk, keeping its head and a tail of ``keep`` bytes."""
-
-    def __init__(self, head: bytes, keep: int) -> None:
-        self.head = head
-        self.keep = keep
-        self.tail = bytearray()
-        self.length = len(head)
-
-    def feed(self, piece: bytes) -> None:
-        self.length += len(piece)
-        self.tail += piece
-        if len(self.tail) > 2 * self.keep:
-            del self.tail[: len(self.tail) - self.keep]
-
-    def end(self, piece: bytes) -> LongLine:
-        self.feed(piece)
-        return LongLine(self.head, bytes(self.tail[-self.keep :]), self.length)
-
-
-@dataclass(frozen=True)
 class RgRun:
     """What a finished rg left: exit code (0 found, 1 nothing found, 2 error), stdout, stderr.
 
@@ -268,19 +209,31 @@ class RgRun:
 
 @asynccontextmanager
 async def open_rg(
-    args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
 ) -> AsyncIterator[RgProcess]:
     """Run ``rg args`` in ``cwd``; leaving the block kills rg if it still runs.
 
     The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
-    flag): when it passes, rg is killed and QueryTimeoutError is raised.
+    flag): when it passes, rg is killed and QueryTimeoutError is raised. rg inherits
+    ``pass_fds`` (so ``/proc/self/fd/N`` in ``cwd`` or ``args`` names what octo opened).
     """
-    async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=subprocess.PIPE) as rg:
+    async with _spawn_rg(
+        args, cwd=cwd, timeout_ms=timeout_ms, stdout=subprocess.PIPE, pass_fds=pass_fds
+    ) as rg:
         yield rg
 
 
 async def run_rg(
-    args: Sequence[str], *, cwd: Path | None = None, timeout_ms: int, keep_partial: bool = False
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    timeout_ms: int,
+    pass_fds: Sequence[int] = (),
+    keep_partial: bool = False,
 ) -> RgRun:
     """Run ``rg args`` in ``cwd`` to the end, under the same deadline as :func:`open_rg`.
 
@@ -293,7 +246,9 @@ async def run_rg(
         returncode: int | None = None
         stderr = ""
         try:
-            async with _spawn_rg(args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout) as rg:
+            async with _spawn_rg(
+                args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout, pass_fds=pass_fds
+            ) as rg:
                 returncode = await rg.wait()
                 stderr = await _read_shielded(lambda: rg.stderr)
         except QueryTimeoutError:
@@ -334,14 +289,19 @@ def _check_args(args: Sequence[str]) -> None:
 
 @asynccontextmanager
 async def _spawn_rg(
-    args: Sequence[str], *, cwd: Path | None, timeout_ms: int, stdout: int | IO[bytes]
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None,
+    timeout_ms: int,
+    stdout: int | IO[bytes],
+    pass_fds: Sequence[int],
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
     # The turn is taken before rg's own deadline starts: waiting in line is not searching.
     async with _slot():
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
-            process = await _start_rg(args, cwd, stdout, stderr)
+            process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
             rg = RgProcess(process, stderr)
             seconds = _own_limit(timeout_ms)
             try:
@@ -366,11 +326,15 @@ def _own_limit(timeout_ms: int) -> float:
     of the query around it, so that a search its deadline cuts short still answers (with
     what rg found) instead of being cancelled with nothing."""
     left = anyio.current_effective_deadline() - anyio.current_time() - _ANSWER_MARGIN
-    return max(_SHORTEST_LIMIT, min(timeout_ms / 1000, left))
+    return min(timeout_ms / 1000, max(_SHORTEST_LIMIT, left))
 
 
 async def _start_rg(
-    args: Sequence[str], cwd: Path | None, stdout: int | IO[bytes], stderr: IO[bytes]
+    args: Sequence[str],
+    cwd: Path | str | None,
+    stdout: int | IO[bytes],
+    stderr: IO[bytes],
+    pass_fds: Sequence[int],
 ) -> Process:
     try:
         return await anyio.open_process(
@@ -381,7 +345,16 @@ async def _start_rg(
             stdout=stdout,
             stderr=stderr,
             start_new_session=True,
+            pass_fds=pass_fds,
         )
+    except FileNotFoundError as exc:
+        if cwd is None or exc.filename != str(cwd):
+            raise
+        # The directory went away between the check and the start.
+        raise NotFoundError(
+            "The directory to search no longer exists",
+            hints=["Check the path with localViewStructure on its parent."],
+        ) from None
     except OSError as exc:
         if exc.errno != errno.E2BIG:
             raise

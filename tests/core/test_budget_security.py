@@ -6,10 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
+from octo.core.budget import TokenInfo
 from octo.core.budget import cut_lines
 from octo.core.budget import estimate_tokens
-from octo.core.budget import token_info
+from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import PathNotAllowedError
 from octo.core.paths import PathPolicy
@@ -19,9 +21,9 @@ from octo.core.sensitive import is_sensitive
 
 
 def test_estimate_tokens_rounds_up() -> None:
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("abcde") == 2
-    assert estimate_tokens("abcdef", chars_per_token=3) == 2
+    assert estimate_tokens(0) == 0
+    assert estimate_tokens(5) == 2
+    assert estimate_tokens(6, chars_per_token=3) == 2
 
 
 def test_cut_lines_keeps_whole_lines_within_budget() -> None:
@@ -39,13 +41,32 @@ def test_cut_lines_always_advances_on_a_huge_line() -> None:
     assert (cut.last_line, cut.truncated) == (5, True)
 
 
+class _Answer(BaseModel):
+    text: str
+    tokens: TokenInfo | None = None
+
+
 def test_token_info_names_the_continuation() -> None:
-    info = token_info("abc", max_tokens=5000, truncated_at_line=180, next_step="startLine=181")
-    assert info.truncated and info.requiresPagination
+    info = with_tokens(
+        _Answer(text="abc"), max_tokens=5000, truncated_at_line=180, next_step="startLine=181"
+    ).tokens
+    assert info is not None and info.truncated and info.requiresPagination
     assert info.truncatedAtLine == 180
     assert info.paginationHint is not None and "startLine=181" in info.paginationHint
-    done = token_info("abc", max_tokens=5000)
+    done = with_tokens(_Answer(text="abc"), max_tokens=5000).tokens
+    assert done is not None
     assert not done.truncated and not done.requiresPagination and done.paginationHint is None
+
+
+@pytest.mark.parametrize("size", [0, 1, 5, 50, 300, 2400, 9970, 99_960])
+def test_tokens_count_the_whole_data_as_sent_their_own_block_included(size: int) -> None:
+    """The estimate covers every serialized character, not only the text: the block's own
+    digits included, wherever they cross a power of ten."""
+    answer = with_tokens(_Answer(text="x" * size), max_tokens=5000, chars_per_token=3)
+    assert answer.tokens is not None
+    sent = answer.model_dump_json(exclude_none=True)
+    assert answer.tokens.chars == len(sent)
+    assert answer.tokens.estimatedTokens == estimate_tokens(len(sent), chars_per_token=3)
 
 
 def test_path_policy_allows_inside_and_refuses_outside(tmp_path: Path) -> None:
@@ -131,7 +152,7 @@ def test_redact_hides_secrets_and_keeps_code() -> None:
         ]
     )
     out = redact(text)
-    assert fake_gh not in out and "[REDACTED:github-token]" in out
+    assert fake_gh not in out and "token = [REDACTED:" in out
     assert "hunter22secret" not in out and 'password = "[REDACTED:secret]"' in out
     assert "password = read_password()" in out
     assert "AKIAABCDEFGHIJKLMNOP" not in out

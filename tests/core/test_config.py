@@ -95,3 +95,10 @@ async def test_bad_remote_settings_name_the_variable(
     error = answer.results[0].error
     assert error is not None and error.code == "TOOL_NOT_AVAILABLE"
     assert variable in error.message
+
+
+def test_handle_ttl_is_read_and_checked() -> None:
+    assert Config.from_env({}).handle_ttl == 900
+    assert Config.from_env({"OCTO_HANDLE_TTL": "30"}).handle_ttl == 30
+    with pytest.raises(ConfigError, match="OCTO_HANDLE_TTL"):
+        Config.from_env({"OCTO_HANDLE_TTL": "0"})

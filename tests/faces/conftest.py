@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,3 +56,36 @@ def run_octo() -> RunOcto:
         )
 
     return run
+
+
+@contextmanager
+def served_http(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> Iterator[str]:
+    """`octo serve --http` on any free port of 127.0.0.1 with ``args`` added; yields the MCP
+    URL it says it serves at, and stops the server on leaving."""
+    command = [sys.executable, "-m", "octo", "serve", "--http", "--port", "0", *args]
+    process = subprocess.Popen(
+        command,
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        said = process.stderr.readline()
+        match = re.fullmatch(
+            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp); "
+            r"Ctrl\+C stops it\n",
+            said,
+        )
+        assert match, f"octo serve --http said {said!r}, then {process.stderr.read()!r}"
+        yield match.group(1)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

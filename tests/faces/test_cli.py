@@ -4,24 +4,60 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from octo import Gateway
+from octo.faces.tool_docs import summary
+from octo.faces.tool_docs import tool_reference
 from octo.registry import all_tools
+from octo.registry import get_tool
 
 from .conftest import octo_env
 
 
-def test_tools_lists_every_tool_with_its_limit(run_octo: Any) -> None:
+def test_tools_lists_every_tool_with_its_whole_summary(run_octo: Any) -> None:
     done = run_octo("tools")
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert len(lines) == len(all_tools())
-    for line, spec in zip(lines, all_tools(), strict=True):
-        assert line.split()[:4] == [spec.name, spec.category.value, "max", str(spec.max_queries)]
+    listing, _, footer = done.stdout.rpartition("\n\n")
+    # One block per tool: its first line, then lines indented under the summary column.
+    blocks = re.split(r"\n(?! )", listing)
+    assert len(blocks) == len(all_tools())
+    for block, spec in zip(blocks, all_tools(), strict=True):
+        words = block.split()
+        assert words[:4] == [spec.name, spec.category.value, "max", str(spec.max_queries)]
+        # The first sentence whole: not cut mid-word nor mid-sentence.
+        assert " ".join(words[4:]) == summary(spec)
+        assert summary(spec).endswith(".")
+    assert (
+        footer
+        == f"{len(all_tools())} tools. `octo tools NAME` shows one tool's parameters and an example.\n"
+    )
+
+
+def test_tools_name_prints_the_tools_reference(run_octo: Any) -> None:
+    done = run_octo("tools", "lspFindReferences")
+    assert done.returncode == 0, done.stderr
+    spec = get_tool("lspFindReferences")
+    assert done.stdout == tool_reference(spec)  # the one renderer docs/tools.md uses too
+    assert (
+        "| `referencesPerPage` | `integer` | no | `20` | References per page. (range 1-50) |"
+        in (done.stdout)
+    )
+    assert "### Example" in done.stdout
+    assert '"symbolName": "load_config"' in done.stdout
+    unknown = run_octo("tools", "lspFindReference")
+    assert unknown.returncode == 2
+    assert unknown.stdout == ""
+    assert unknown.stderr == (
+        "octo: Unknown tool 'lspFindReference'\nDid you mean: lspFindReferences?\n"
+    )
 
 
 async def test_call_json_prints_exactly_the_bulk_response(run_octo: Any, tree: Path) -> None:
@@ -120,3 +156,37 @@ def test_an_unusable_variable_stops_call_and_serve_with_its_name(tree: Path) -> 
         )
         assert done.returncode == 2, args
         assert done.stderr == "octo: OCTO_MAX_TOKENS must be a whole number, got 'lots'\n"
+
+
+@pytest.mark.slow
+def test_serve_http_refuses_a_bad_port_or_host_in_one_line(run_octo: Any) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = str(taken.getsockname()[1])
+        cases = {
+            ("--port", "99999"): "octo serve: argument --port: must be 0-65535 (0: any free "
+            "port), got '99999' (see `octo serve --help`)",
+            ("--port", "http"): "octo serve: argument --port: must be 0-65535 (0: any free "
+            "port), got 'http' (see `octo serve --help`)",
+            ("--port", busy): f"octo serve: cannot listen on 127.0.0.1 port {busy}: ",
+            ("--host", "no-such-host.invalid"): "octo serve: cannot listen on "
+            "no-such-host.invalid port 8000: ",
+        }
+        for args, message in cases.items():
+            done = run_octo("serve", "--http", *args)
+            assert done.returncode == 2, args
+            assert done.stdout == "", args
+            assert done.stderr.startswith(message), args
+            assert done.stderr.count("\n") == 1, done.stderr  # one line, no traceback
+
+
+def test_call_under_a_missing_root_says_the_root_is_missing(run_octo: Any, tree: Path) -> None:
+    gone = tree / "gone"
+    query = '--query={"pattern":"n","path":"."}'
+    flag = run_octo("call", "localSearchCode", "--root", str(gone), query, roots=tree)
+    assert (flag.returncode, flag.stdout) == (2, "")
+    assert flag.stderr == f"octo: the allowed root {gone} (--root) does not exist\n"
+    configured = run_octo("call", "localSearchCode", query, roots=gone)
+    assert (configured.returncode, configured.stdout) == (2, "")
+    assert configured.stderr == f"octo: the allowed root {gone} (OCTO_ROOTS) does not exist\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import httpx
@@ -177,10 +178,12 @@ async def test_file_content_line_range_match_windows_and_char_pages(
     assert matched["content"].startswith("--- lines 29-33 ---\n")
     assert "client.auto_paginate = true" in matched["content"]
     assert paged["content"] == "Ruby toolkit for the GitHub API.\n\n## Quick start\n\n"
+    # Pages are cut from the redacted file: its api_key value became a marker.
+    redacted_size = paged["size"] - len("sk_config_value_123456") + len("[REDACTED:secret]")
     assert paged["pagination"] == {
         "charOffset": 11,
         "charLength": 50,
-        "totalChars": paged["size"],
+        "totalChars": redacted_size,
         "hasMore": True,
         "nextCharOffset": 61,
     }
@@ -338,9 +341,22 @@ async def test_repo_structure_pages_and_missing_paths(gateway: octo.Gateway, rec
             ]
         )
     )
+    (past,) = rows(
+        await gateway.github_view_repo_structure(
+            [{**TREE, "entriesPerPage": 2, "entryPageNumber": 9}]
+        )
+    )
+    assert past["status"] == "empty"
+    assert past["hints"][0] == (
+        "Page 9 is past the last page (3): githubViewRepoStructure "
+        + json.dumps({**TREE, "entriesPerPage": 2, "entryPageNumber": 3}, separators=(",", ":"))
+    )
     assert list(first["data"]["structure"]) == ["README.md", "exec_file"]
     assert first["data"]["pagination"] == {"currentPage": 1, "totalPages": 3, "hasMore": True}
-    assert "entryPageNumber=2" in " ".join(first["hints"])
+    assert first["hints"][0] == (
+        "Next page: githubViewRepoStructure "
+        + json.dumps({**TREE, "entriesPerPage": 2, "entryPageNumber": 2}, separators=(",", ":"))
+    )
     assert list(last["data"]["structure"]) == ["subdir"]
     assert last["data"]["pagination"]["hasMore"] is False
     assert missing["error"]["code"] == "NOT_FOUND"

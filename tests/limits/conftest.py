@@ -12,15 +12,12 @@ import pytest
 
 import octo
 from octo.core.config import Config
+from tests.local_code import conftest as local_code
 
 Run = Callable[..., Awaitable[list[dict[str, Any]]]]
 
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    inside = tmp_path / "root"
-    inside.mkdir()
-    return inside
+#: The allowed root (tmp_path itself holds things outside it).
+root = local_code.root
 
 
 @pytest.fixture

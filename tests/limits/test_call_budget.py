@@ -50,8 +50,16 @@ async def test_a_small_answer_keeps_what_it_needs_and_the_rest_is_shared(
         assert any(BUDGET_HINT in hint for hint in answer["hints"])
 
 
+def _without_handles(answer: dict[str, Any]) -> str:
+    """The answer as JSON with its content handle (new on every read) left out."""
+    text = json.dumps(answer)
+    handle = answer["data"].get("contentHandle")
+    return text.replace(handle, "") if handle else text
+
+
 async def test_answers_within_the_budget_are_left_alone(root: Path, run: Run) -> None:
     queries = _big_files(root, 2)
     alone = await run("localGetFileContent", queries, max_call_tokens=10**6)
     shared = await run("localGetFileContent", queries)
-    assert alone == shared  # two answers of 5000 tokens fit 15000
+    # Two answers of 5000 tokens fit 15000.
+    assert [_without_handles(a) for a in alone] == [_without_handles(a) for a in shared]

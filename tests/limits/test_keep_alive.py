@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from anyio.abc import Process
+
+from tests.http_serving import free_port
+from tests.http_serving import serve_http_argv
 
 REPO = Path(__file__).resolve().parents[2]
 #: httpx's keep-alive expiry: the client closes an idle connection after this.
@@ -22,19 +23,15 @@ CLIENT_KEEP_ALIVE = 5.0
 pytestmark = pytest.mark.slow  # it waits out the client's keep-alive
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 async def test_an_idle_connection_outlives_the_clients_keep_alive(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "OCTO_ROOTS": str(tmp_path)}
-    argv = [sys.executable, "-m", "octo", "serve", "--http", "--port", str(port)]
     async with await anyio.open_process(
-        argv, env=env, cwd=REPO, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        serve_http_argv(port),
+        env=env,
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     ) as octo:
         try:
             await _idle_connection_stays_open(octo, port)

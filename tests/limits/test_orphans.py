@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,9 @@ import pytest
 from anyio.abc import Process
 from mcp import Client
 
+from tests.http_serving import free_port
+from tests.http_serving import serve_http_argv
+from tests.http_serving import wait_listening
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import SOURCE
 from tests.lsp.conftest import command_line
@@ -140,27 +142,16 @@ async def _stdio_run(root: Path, signum: int) -> list[str]:
     return await _survivors(below)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 async def _http_run(root: Path) -> list[str]:
-    port = _free_port()
-    argv = [sys.executable, "-m", "octo", "serve", "--http", "--port", str(port)]
+    port = free_port()
     async with await anyio.open_process(
-        argv, env=_env(root), cwd=REPO, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        serve_http_argv(port),
+        env=_env(root),
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     ) as octo:
-        with anyio.fail_after(60):
-            while True:
-                try:
-                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
-                    break
-                except OSError:
-                    assert octo.returncode is None, "octo serve --http exited"
-                    await anyio.sleep(0.05)
+        await wait_listening(port, alive=lambda: octo.returncode is None)
         async with anyio.create_task_group() as tg:
 
             async def call(tool: str, query: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -17,6 +18,18 @@ from octo.core.config import Config
 Tree = Callable[[Mapping[str, str | bytes]], Path]
 Call = Callable[..., Awaitable[list[dict[str, Any]]]]
 CallOne = Callable[..., Awaitable[dict[str, Any]]]
+
+
+def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """The JSON query of the hint that starts with ``prefix``."""
+    hint = next(h for h in envelope["hints"] if h.startswith(prefix))
+    query: dict[str, Any] = json.loads(hint[hint.index("{") :])
+    return query
+
+
+def paths(envelope: dict[str, Any]) -> list[str]:
+    """The paths of the files an answer shows."""
+    return [entry["path"] for entry in envelope["data"]["files"]]
 
 
 @pytest.fixture

@@ -40,9 +40,10 @@ async def test_default_reads_a_small_file_whole(tree: Tree, read: CallOne) -> No
     assert data["content"] == "import os\n\nprint(os.sep)\n"
     assert (data["path"], data["size"], data["totalLines"]) == ("src/a.py", 25, 3)
     assert (data["startLine"], data["endLine"]) == (1, 3)
+    sent = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     assert data["tokens"] == {
-        "chars": 25,
-        "estimatedTokens": 7,
+        "chars": sent,
+        "estimatedTokens": -(-sent // 4),
         "maxTokensPerRequest": 5000,
         "truncated": False,
         "requiresPagination": False,
@@ -95,7 +96,7 @@ async def test_one_line_over_the_budget_continues_by_characters(tree: Tree) -> N
 
 
 async def test_line_range(tree: Tree, read: CallOne) -> None:
-    tree({"f.txt": NUMBERED})
+    root = tree({"f.txt": NUMBERED})
     found = await read(path="f.txt", startLine=10, endLine=12)
     assert found["data"]["content"] == "line 010\nline 011\nline 012\n"
     assert (found["data"]["startLine"], found["data"]["endLine"]) == (10, 12)
@@ -103,10 +104,16 @@ async def test_line_range(tree: Tree, read: CallOne) -> None:
     tokens = found["data"]["tokens"]
     assert (tokens["truncated"], tokens["requiresPagination"]) == (False, True)
     assert tokens["paginationHint"].endswith("startLine=13, endLine=15")
-    assert found["hints"] == []
+    assert found["hints"] == [
+        'Next lines: localGetFileContent {"path":"f.txt","startLine":13,"endLine":15}'
+    ]
     clipped = await read(path="f.txt", startLine=99, endLine=500)
     assert clipped["data"]["content"] == "line 099\nline 100\n"
     assert clipped["data"]["tokens"]["requiresPagination"] is False
+    folder = json.dumps({"path": str(root)}, separators=(",", ":"))
+    assert clipped["hints"] == [
+        f"That is the end of the file (100 lines); its folder: localViewStructure {folder}"
+    ]
     past = await read(path="f.txt", startLine=101, endLine=105)
     assert past["error"]["code"] == "INVALID_QUERY"
     assert "100 lines" in past["error"]["message"]
@@ -124,11 +131,14 @@ async def test_match_string_literal_case_insensitive_with_context(
     tree: Tree, read: CallOne
 ) -> None:
     lines = ["a", "b", "def Load():", "c", "d", "e", "f", "g", "load(1)", "h"]
-    tree({"f.py": "\n".join(lines) + "\n"})
+    root = tree({"f.py": "\n".join(lines) + "\n"})
     found = await read(path="f.py", matchString="load(", matchStringContextLines=2)
     data = found["data"]
     assert data["matchCount"] == 2
-    assert "content" not in data
+    # The matched regions with their line markers, as githubGetFileContent gives them.
+    assert data["content"] == (
+        "--- lines 1-5 ---\na\nb\ndef Load():\nc\nd\n--- lines 7-10 ---\nf\ng\nload(1)\nh\n"
+    )
     assert data["matches"] == [
         {
             "lineNumber": 3,
@@ -137,6 +147,14 @@ async def test_match_string_literal_case_insensitive_with_context(
             "afterContext": ["c", "d"],
         },
         {"lineNumber": 9, "content": "load(1)", "beforeContext": ["f", "g"], "afterContext": ["h"]},
+    ]
+    # Next: the code around the first match, and the text in the folder's other files.
+    assert found["hints"] == [
+        'Read the code around the first match: localGetFileContent {"path":"f.py","startLine":1,"endLine":10}',
+        "Find it in the other files of the folder: localSearchCode "
+        + json.dumps(
+            {"pattern": "load(", "path": str(root), "fixedString": True}, separators=(",", ":")
+        ),
     ]
     sensitive = await read(path="f.py", matchString="Load", matchStringCaseSensitive=True)
     assert [m["lineNumber"] for m in sensitive["data"]["matches"]] == [3]
@@ -260,20 +278,40 @@ async def test_sensitive_files_need_opt_in_even_through_a_symlink(
     for path in ("config/prod.env", "settings.txt"):
         refused = await read(path=path)
         assert refused["error"]["code"] == "PATH_NOT_ALLOWED", path
-        assert any("includeSensitive: true" in h for h in refused["hints"])
+        assert refused["hints"] == [
+            "To use it anyway (secrets stay redacted): localGetFileContent "
+            f'{{"path":"{path}","includeSensitive":true}}'
+        ]
     opted = await read(path="config/prod.env", includeSensitive=True)
     assert opted["data"]["content"] == "DB_PASSWORD=[REDACTED:secret]\nPORT=8080\n"
 
 
 async def test_hidden_files_need_opt_in(tree: Tree, read: CallOne) -> None:
     tree({".github/workflows/ci.yml": "on: push\n", ".env": "A=1\n"})
-    refused = await read(path=".github/workflows/ci.yml")
+    refused = await read(path=".github/workflows/ci.yml", startLine=1, endLine=5)
     assert refused["error"]["code"] == "PATH_NOT_ALLOWED"
-    assert any("hidden: true" in h for h in refused["hints"])
+    assert refused["hints"] == [
+        "To use it anyway: localGetFileContent "
+        '{"path":".github/workflows/ci.yml","startLine":1,"endLine":5,"hidden":true}'
+    ]
+    # A virtual environment's files too (issue 14: a .venv path was refused without the call).
+    tree({".venv/lib/python3.11/site-packages/httpx/_api.py": "def get(url):\n    pass\n"})
+    venv = ".venv/lib/python3.11/site-packages/httpx/_api.py"
+    in_venv = await read(path=venv, matchString="def get")
+    assert in_venv["hints"] == [
+        "To use it anyway: localGetFileContent "
+        f'{{"path":"{venv}","matchString":"def get","hidden":true}}'
+    ]
+    assert (await read(path=venv, matchString="def get", hidden=True))["status"] == "success"
     allowed = await read(path=".github/workflows/ci.yml", hidden=True)
     assert allowed["data"]["content"] == "on: push\n"
     env_hidden_only = await read(path=".env", hidden=True)
     assert env_hidden_only["error"]["code"] == "PATH_NOT_ALLOWED"
+    neither = await read(path=".env")
+    assert neither["hints"] == [
+        "To use it anyway (secrets stay redacted): localGetFileContent "
+        '{"path":".env","includeSensitive":true,"hidden":true}'
+    ]
     both = await read(path=".env", hidden=True, includeSensitive=True)
     assert both["data"]["content"] == "A=1\n"
 
@@ -294,7 +332,11 @@ async def test_secrets_are_redacted_and_line_numbers_kept(tree: Tree, read: Call
     after = await read(path="deploy.py", startLine=6, endLine=6)
     assert after["data"]["content"] == "after = 1\n"
     keyfile = await read(path="id_ed25519", includeSensitive=True)
-    assert keyfile["data"]["content"] == "[REDACTED:private-key]\n\n\n\n"
+    assert keyfile["data"]["content"] == (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + "[REDACTED:private-key]\n" * 2
+        + "-----END OPENSSH PRIVATE KEY-----\n"
+    )
 
 
 async def test_answers_are_cached_per_file_version(tree: Tree, read: CallOne) -> None:
@@ -378,3 +420,13 @@ async def test_special_files_are_refused(tree: Tree, read: CallOne) -> None:
     found = await read(path="pipe")
     assert found["error"]["code"] == "INVALID_QUERY"
     assert "regular file" in found["error"]["message"]
+
+
+async def test_a_root_that_does_not_exist_is_named_as_the_fault(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    found = await read_with(gone, Config(), path="src/a.py")
+    assert found["error"] == {
+        "code": "NOT_FOUND",
+        "message": f"The allowed root {gone} does not exist, so 'src/a.py' does not either",
+    }
+    assert found["hints"] == ["Fix the roots (OCTO_ROOTS, --root, or the MCP client's roots)."]

@@ -14,17 +14,8 @@ from octo.core.errors import CallError
 from .conftest import Call
 from .conftest import CallOne
 from .conftest import Tree
-
-
-def hinted_query(envelope: dict[str, Any], prefix: str) -> dict[str, Any]:
-    """The JSON query of the hint that starts with ``prefix``."""
-    hint = next(h for h in envelope["hints"] if h.startswith(prefix))
-    query: dict[str, Any] = json.loads(hint[hint.index("{") :])
-    return query
-
-
-def paths(envelope: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in envelope["data"]["files"]]
+from .conftest import hinted_query
+from .conftest import paths
 
 
 async def test_finds_matches_with_paths_relative_to_the_reported_root(
@@ -255,7 +246,7 @@ async def test_page_past_the_end_is_empty_with_a_hint(tree: Tree, search: CallOn
     tree({"a.txt": "needle\n"})
     found = await search(pattern="needle", path=".", filePageNumber=3)
     assert found["status"] == "empty"
-    assert hinted_query(found, "Only 1 page(s)") == {
+    assert hinted_query(found, "Page 3 is past the last page (1)") == {
         "pattern": "needle",
         "path": ".",
         "filePageNumber": 1,
@@ -363,7 +354,9 @@ async def test_hidden_files_need_opt_in(tree: Tree, search: CallOne) -> None:
     assert paths(with_hidden) == [".github/ci.yml", ".hidden.txt", "a.txt"]
     refused = await search(pattern="needle", path=".github")
     assert refused["error"]["code"] == "PATH_NOT_ALLOWED"
-    assert any("hidden: true" in h for h in refused["hints"])
+    assert refused["hints"] == [
+        'To use it anyway: localSearchCode {"pattern":"needle","path":".github","hidden":true}'
+    ]
     allowed = await search(pattern="needle", path=".github", hidden=True)
     assert paths(allowed) == ["ci.yml"]
 
@@ -381,7 +374,10 @@ async def test_sensitive_files_need_opt_in_and_stay_redacted(tree: Tree, search:
     assert paths(found) == ["app.py"]
     refused = await search(pattern="password", path="secrets.json")
     assert refused["error"]["code"] == "PATH_NOT_ALLOWED"
-    assert any("includeSensitive: true" in h for h in refused["hints"])
+    assert refused["hints"] == [
+        "To use it anyway (secrets stay redacted): localSearchCode "
+        '{"pattern":"password","path":"secrets.json","includeSensitive":true}'
+    ]
     opted = await search(pattern="token|password", path=".", hidden=True, includeSensitive=True)
     assert paths(opted) == [".env", "app.py", "secrets.json"]
     contents = [f["matches"][0]["content"] for f in opted["data"]["files"]]
@@ -531,8 +527,10 @@ async def test_special_files_are_refused(tree: Tree, search: CallOne) -> None:
 
 async def test_every_page_reports_its_size_in_tokens(tree: Tree, search: CallOne) -> None:
     tree({"a.txt": "needle one\n", "b.txt": "needle two\n"})
-    tokens = (await search(pattern="needle", path="."))["data"]["tokens"]
-    assert tokens["chars"] == len("a.txt\nneedle one\nb.txt\nneedle two")
+    data = (await search(pattern="needle", path="."))["data"]
+    tokens = data["tokens"]
+    # The whole data as sent counts, not only the lines and paths shown.
+    assert tokens["chars"] == len(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     assert tokens["estimatedTokens"] == -(-tokens["chars"] // 4)
     assert (tokens["truncated"], tokens["requiresPagination"]) == (False, False)
     paged = (await search(pattern="needle", path=".", filesPerPage=1))["data"]["tokens"]
@@ -565,7 +563,7 @@ async def test_matches_beyond_the_token_budget_are_cut_with_a_way_to_read_them(
         assert b["pagination"]["matchesOnPage"] == 0
         assert data["tokens"]["truncated"] is True
         assert data["tokens"]["truncatedAtLine"] == 7
-        assert data["tokens"]["chars"] <= 240 + len("a.txt\nb.txt\nc.txt")
+        assert data["tokens"]["chars"] == len(json.dumps(data, separators=(",", ":")))
         read = hinted_query(found, "The token budget (60 tokens) cut the matches in a.txt")
         assert read == {"path": str(root / "a.txt"), "startLine": 8, "endLine": 12}
         assert data["tokens"]["paginationHint"].endswith(json.dumps(read, separators=(",", ":")))

@@ -21,6 +21,11 @@ Tree = Callable[..., Path]
 RunOne = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
+def paths(result: dict[str, Any]) -> list[str]:
+    """The paths of the entries localFindFiles found."""
+    return [entry["path"] for entry in result["data"]["files"]]
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Tree:
     """``tree({"a/b.py": "text"}, mtimes={"a/b.py": 60})``: files under tmp_path, dated."""

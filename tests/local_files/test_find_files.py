@@ -15,11 +15,9 @@ from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.local.walk import rg_files
 
+from .conftest import paths
+
 TOOL = "localFindFiles"
-
-
-def paths(result: dict[str, Any]) -> list[str]:
-    return [entry["path"] for entry in result["data"]["files"]]
 
 
 @pytest.fixture
@@ -320,6 +318,12 @@ async def test_paging_limit_and_hints(run_one: Any, tree: Any) -> None:
     assert params == {"path": ".", "name": "*.txt", "filePageNumber": 2}
     second = await run_one(TOOL, params)
     assert paths(second)[0] == "f29.log.txt"
+    past = await run_one(TOOL, {**params, "filePageNumber": 7})
+    assert past["status"] == "empty"
+    assert past["hints"] == [
+        "Page 7 is past the last page (3): localFindFiles "
+        '{"path":".","name":"*.txt","filePageNumber":3}'
+    ]
     limited = await run_one(
         TOOL, {"path": ".", "limit": 15, "filesPerPage": 10, "filePageNumber": 2}
     )
@@ -327,7 +331,9 @@ async def test_paging_limit_and_hints(run_one: Any, tree: Any) -> None:
     assert limited["data"]["totalCount"] == 15
     assert limited["data"]["truncated"] is True
     assert limited["data"]["pagination"] == {"currentPage": 2, "totalPages": 2, "hasMore": False}
-    assert any("limit kept the 15 newest of 50" in h for h in limited["hints"])
+    assert any(
+        "limit kept the first 15 of 50 matches (modified order)" in h for h in limited["hints"]
+    )
     past = await run_one(TOOL, {"path": ".", "filePageNumber": 5})
     assert past["status"] == "empty"
     assert any('"filePageNumber":3' in h for h in past["hints"])

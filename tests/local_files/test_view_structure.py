@@ -199,7 +199,9 @@ async def test_paging_with_next_page_hint(run_one: Any, tree: Any) -> None:
     assert not any(h.startswith("Next page") for h in third["hints"])
     past = await run_one(TOOL, {"path": ".", "entryPageNumber": 9})
     assert past["status"] == "empty"
-    assert any('"entryPageNumber":3' in h for h in past["hints"])
+    assert past["hints"] == [
+        'Page 9 is past the last page (3): localViewStructure {"path":".","entryPageNumber":3}'
+    ]
 
 
 async def test_entries_per_page_and_limit(run_one: Any, tree: Any) -> None:
@@ -433,3 +435,26 @@ async def test_hints_quote_paths_as_json(run_one: Any, tree: Any) -> None:
     a_file = await run_one(TOOL, {"path": str(odd / "y.py")})
     assert a_file["error"]["code"] == "INVALID_QUERY"
     assert [c["path"] for c in hint_calls(a_file["hints"])] == [str(odd / "y.py"), str(odd)]
+
+
+async def test_hints_never_look_inside_generated_folders(run_one: Any, tree: Any) -> None:
+    root = tree(
+        {
+            "__pycache__/a.cpython-311.pyc": "x",
+            "build/lib/a.py": "x",
+            "node_modules/m/index.js": "x",
+            "octo_gateway.egg-info/PKG-INFO": "x",
+            "src/a.py": "x",
+            "pkg/__pycache__/mod.cpython-311.pyc": "x",
+            "pkg/mod.py": "x",
+        }
+    )
+    listing = await run_one(TOOL, {"path": ".", "noIgnore": True})
+    assert {e["name"] for e in listing["data"]["entries"]} >= {"__pycache__", "node_modules", "src"}
+    inside = [h for h in listing["hints"] if h.startswith("Look inside")]
+    assert inside == [
+        f'Look inside: localViewStructure {{"path":"{root / "pkg"}"}} or add "depth":2.'
+    ]
+    only_generated = await run_one(TOOL, {"path": "pkg", "noIgnore": True})
+    assert [e["name"] for e in only_generated["data"]["entries"]] == ["__pycache__", "mod.py"]
+    assert not any(h.startswith("Look inside") for h in only_generated["hints"])

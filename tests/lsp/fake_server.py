@@ -7,7 +7,7 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - hang: definition never answers (the client must time out and cancel); with STATE_DIR
   it notes the $/cancelRequest that ends it in STATE_DIR/cancelled.
 - chatty: definition first writes 1 MiB to stderr (a pipe nobody reads blocks at 64 KiB).
-- crash: definition prints to stderr and exits 3; with STATE_DIR only the first time.
+- crash: definition prints to stderr (quoting the file's first line) and exits 3; with STATE_DIR only the first time.
 - malformed: definition answers with something that is not a location.
 - error: definition answers with a JSON-RPC error.
 - calls: a call hierarchy over CALLS_SOURCE (a and b call target, c calls a and b); with
@@ -76,7 +76,9 @@ async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
     if MODE == "crash" and not (STATE and (STATE / "crashed").exists()):
         if STATE:
             (STATE / "crashed").touch()
-        print("fake-lsp: simulated crash in definition", file=sys.stderr, flush=True)
+        # Like a real server's traceback, the crash quotes the source it choked on.
+        quoted = ls.workspace.get_text_document(params.text_document.uri).lines[:1]
+        print("fake-lsp: simulated crash in definition", *quoted, file=sys.stderr, flush=True)
         os._exit(3)
     if MODE == "huge-message" and not (STATE and (STATE / "sent").exists()):
         if STATE:

@@ -6,6 +6,7 @@ after every test, every process we have is a live pool server, and after the mod
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import AsyncIterator
 from collections.abc import Mapping
@@ -80,8 +81,12 @@ async def _data(gw: Gateway, tool: str, **query: Any) -> Mapping[str, Any]:
     return result["data"]
 
 
+def _json(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
 def _where(locations: list[Mapping[str, Any]]) -> set[tuple[str, int]]:
-    return {(loc["uri"], loc["range"]["start"]["line"]) for loc in locations}
+    return {(loc["path"], loc["range"]["start"]["line"]) for loc in locations}
 
 
 def _edges(calls: list[Mapping[str, Any]]) -> set[tuple[str, str, int]]:
@@ -94,16 +99,27 @@ def _edges(calls: list[Mapping[str, Any]]) -> set[tuple[str, str, int]]:
 @pytest.mark.parametrize("server", PYTHON_SERVERS)
 async def test_python_definition_across_files(gateways: dict[str, Gateway], server: str) -> None:
     gw = _gateway(gateways, server)
-    data = await _data(
-        gw, "lspGotoDefinition", uri=str(PY / "main.py"), symbolName="total_area", lineHint=7
-    )
+    query = {"uri": str(PY / "main.py"), "symbolName": "total_area", "lineHint": 7}
+    result = result_of(await gw.lsp_goto_definition([query]))
+    data = result["data"]
     assert data["server"] == server
     assert data["resolved"]["line"] == 7
     (definition,) = data["definitions"]
-    assert definition["uri"] == "geometry.py"
+    assert definition["path"] == "geometry.py"
+    assert definition["uri"] == (PY / "geometry.py").as_uri()
     assert definition["range"]["start"] == {"line": 4, "character": 4}
     assert definition["content"] == "def total_area(shapes: list[Square]) -> float:"
     assert definition["contextAfter"][0] == "    return sum(area(s) for s in shapes)"
+    geometry = str(PY / "geometry.py")
+    # ty names the whole function (lines 4-5); basedpyright only its name: 30 lines are read.
+    body_end = 5 if server == "ty" else 34
+    place = {"uri": geometry, "symbolName": "total_area", "lineHint": 4}
+    assert result["hints"] == [
+        "Read the definition: localGetFileContent "
+        + _json({"path": geometry, "startLine": 4, "endLine": body_end}),
+        f"Its uses: lspFindReferences {_json(place)}",
+        f"Its callers: lspCallHierarchy {_json({**place, 'direction': 'incoming'})}",
+    ]
 
 
 @pytest.mark.parametrize("server", PYTHON_SERVERS)
@@ -119,9 +135,10 @@ async def test_python_references_with_and_without_declaration(
     assert ("shapes.py", 9) not in _where(uses["references"])
     assert {("geometry.py", 5), ("geometry.py", 9)} <= _where(uses["references"])
     bare = await _data(gw, "lspFindReferences", **query, contextLines=0)
-    assert [set(ref) for ref in bare["references"]] == [{"uri", "range", "content"}] * len(
-        bare["references"]
-    )  # empty context lists are left out: each would cost tokens per location
+    for ref in bare["references"]:  # spec 002's shape: the context lists are always there
+        assert set(ref) == {"uri", "path", "range", "content", "contextBefore", "contextAfter"}
+        assert (ref["contextBefore"], ref["contextAfter"]) == ([], [])
+        assert ref["uri"] == (PY / ref["path"]).as_uri()
     paged = await _data(gw, "lspFindReferences", **query, referencesPerPage=1, page=2)
     assert len(paged["references"]) == 1
     assert paged["pagination"] == {
@@ -129,6 +146,10 @@ async def test_python_references_with_and_without_declaration(
         "totalPages": both["totalReferences"],
         "hasMore": both["totalReferences"] > 2,
     }
+    # Spec 000's tokens block: the answer's size, and the page that continues it.
+    assert paged["tokens"]["requiresPagination"] is paged["pagination"]["hasMore"]
+    assert paged["tokens"]["paginationHint"] == "More content: continue with page=3"
+    assert both["tokens"]["truncated"] is False and both["tokens"]["estimatedTokens"] > 0
 
 
 @pytest.mark.parametrize("server", PYTHON_SERVERS)
@@ -182,7 +203,7 @@ async def test_python_calls_at_depth_two(gateways: dict[str, Gateway], server: s
     assert paged["totalCalls"] == 3
     assert paged["pagination"] == {"currentPage": 2, "totalPages": 3, "hasMore": True}
     site = next(c for c in incoming["calls"] if c["from"]["name"] == "total_area")
-    assert site["from"]["uri"] == "geometry.py"
+    assert site["from"]["path"] == "geometry.py"
     assert site["fromRanges"][0]["start"] == {"line": 5, "character": 15}
     assert site["content"] == "    return sum(area(s) for s in shapes)"
     outgoing = await _data(
@@ -198,6 +219,25 @@ async def test_python_calls_at_depth_two(gateways: dict[str, Gateway], server: s
     assert {("main", "report", 1), ("main", "print", 1), ("report", "total_area", 2)} <= edges
     printed = next(c for c in outgoing["calls"] if c["to"]["name"] == "print")
     assert printed["to"]["external"] is True
+    assert printed["to"]["uri"].startswith("file://")
+    nobody = await gw.call(
+        "lspCallHierarchy",
+        [
+            {
+                "uri": str(PY / "main.py"),
+                "symbolName": "main",
+                "lineHint": 10,
+                "direction": "incoming",
+            }
+        ],
+    )
+    (unused,) = nobody.to_wire()["results"]
+    assert unused["status"] == "empty"
+    uses = {"uri": str(PY / "main.py"), "symbolName": "main", "lineHint": 10}
+    assert unused["hints"] == [
+        "Nothing in the workspace calls main; its other uses (passed as a value, tests): "
+        f"lspFindReferences {_json(uses)}"
+    ]
 
 
 # -- C (clangd) ---------------------------------------------------------------------------

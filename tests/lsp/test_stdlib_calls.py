@@ -4,7 +4,8 @@ basedpyright needs minutes for the incoming calls of ``JSONDecoder.raw_decode`` 
 standard library (and whatever site-packages holds) as workspace, far beyond one request's
 20 s. Whatever comes back in time is the answer: all of it (success), or part of it (partial,
 with a hint naming the TIMEOUT; at the least the function itself). It used to end as
-INTERNAL_ERROR with an ExceptionGroup.
+INTERNAL_ERROR with an ExceptionGroup. ty, the default Python server since issue 14, answers
+the same call whole, in about a second.
 """
 
 from __future__ import annotations
@@ -26,23 +27,46 @@ from tests.lsp.conftest import server_sessions
 STDLIB = Path(json.__file__).resolve().parent.parent
 
 
-@pytest.mark.slow
-async def test_incoming_calls_of_raw_decode_over_the_standard_library() -> None:
-    env = lsp_env(OCTO_LSP_PYTHON_SERVERS="basedpyright")
+def _server_or_skip(env: dict[str, str], wanted: str) -> None:
     try:
-        if find_server("python", env).server_id != "basedpyright":
-            pytest.skip("basedpyright is not installed")
+        if find_server("python", env).server_id != wanted:
+            pytest.skip(f"{wanted} is not installed")
     except LspNotAvailableError:
-        pytest.skip("basedpyright is not installed")
+        pytest.skip(f"{wanted} is not installed")
+
+
+def _raw_decode(depth: int) -> dict[str, object]:
     decoder = (STDLIB / "json" / "decoder.py").read_text().splitlines()
     line = next(n for n, text in enumerate(decoder, 1) if "def raw_decode(" in text)
-    query = {
+    return {
         "uri": "json/decoder.py",
         "symbolName": "JSONDecoder.raw_decode",
         "lineHint": line,
         "direction": "incoming",
-        "depth": 2,
+        "depth": depth,
     }
+
+
+@pytest.mark.slow
+async def test_the_default_server_answers_the_incoming_calls_of_raw_decode_whole() -> None:
+    env = {k: v for k, v in lsp_env().items() if not k.startswith("OCTO_LSP_PYTHON_")}
+    _server_or_skip(env, "ty")
+    async with Gateway(Config.from_env(env), roots=[STDLIB]) as gw:
+        result = result_of(await gw.lsp_call_hierarchy([_raw_decode(1)]))
+        sessions = server_sessions()
+    await assert_no_leftovers(sessions)
+    assert result["status"] == "success", result
+    assert "partial" not in result
+    assert result["data"]["server"] == "ty"
+    callers = {(call["from"]["name"], call["from"]["path"]) for call in result["data"]["calls"]}
+    assert ("decode", "json/decoder.py") in callers
+
+
+@pytest.mark.slow
+async def test_incoming_calls_of_raw_decode_over_the_standard_library() -> None:
+    env = lsp_env(OCTO_LSP_PYTHON_SERVERS="basedpyright")
+    _server_or_skip(env, "basedpyright")
+    query = _raw_decode(2)
     async with Gateway(Config.from_env(env), roots=[STDLIB]) as gw:
         result = result_of(await gw.lsp_call_hierarchy([query]))
         sessions = server_sessions()

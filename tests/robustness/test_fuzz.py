@@ -365,9 +365,14 @@ def answered_paths(spec: ToolSpec, data: Mapping[str, Any], root: Path) -> list[
 
 
 def faults(
-    harness: Harness, spec: ToolSpec, queries: list[Any], valid: int, response: BulkResponse[Any]
+    harness: Harness,
+    spec: ToolSpec,
+    queries: list[Any],
+    valid: int | None,
+    response: BulkResponse[Any],
 ) -> list[str]:
-    """What is wrong with the answer to a call of ``queries`` (the valid one at ``valid``)."""
+    """What is wrong with the answer to a call of ``queries`` (the valid one at ``valid``, if
+    the call has one)."""
     if [r.queryIndex for r in response.results] != list(range(len(queries))):
         return [f"{spec.name}: {len(response.results)} envelopes for {len(queries)} queries"]
     try:
@@ -401,6 +406,8 @@ def faults(
             names = {*spec.query_model.model_fields, *map(str, raw)}
             if not any(name in error.message for name in names):
                 found.append(f"{shown}: names no field: {error.message[:200]}")
+    if valid is None:
+        return found
     answer = response.results[valid]
     if spec.category is ToolCategory.LOCAL and answer.status is QueryStatus.ERROR:
         found.append(f"{spec.name}: the valid query failed: {answer.error}")
@@ -431,9 +438,15 @@ def test_each_hostile_string_in_each_text_field(harness: Harness, spec: ToolSpec
     queries = substitutions(spec, harness.root)
     size = spec.max_queries - 1
     found: list[str] = []
-    for start in range(0, len(queries), size):
-        call = [copy.deepcopy(spec.example), *queries[start : start + size]]
-        found.extend(faults(harness, spec, call, 0, harness.call(spec.name, call)))
+    if size == 0:  # one query a call: the example alone, then each substitution alone
+        batches = [([spec.example], 0), *(([query], None) for query in queries)]
+    else:
+        batches = [
+            ([copy.deepcopy(spec.example), *queries[start : start + size]], 0)
+            for start in range(0, len(queries), size)
+        ]
+    for call, valid in batches:
+        found.extend(faults(harness, spec, call, valid, harness.call(spec.name, call)))
     assert not found, "\n".join(found)
 
 

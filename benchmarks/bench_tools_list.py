@@ -1,0 +1,67 @@
+"""What tools/list costs a model's context, before and after issue 12 (several places, content
+handles, discovery), measured in one process.
+
+tools/list goes into every conversation, so its size is a cost on every call. The figure is
+the estimated tokens (characters / 4, as octo's token budget counts them) of each tool's name,
+description and input schema as published. "Before" is the same registry with what issue 12
+added taken out: the gateway family's tools, the ``repos`` / ``aggregationMode`` /
+``responseFormat`` fields, and ``path`` as one string with its former description.
+
+Run: ``.venv/bin/python benchmarks/bench_tools_list.py``. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from octo.contract import ToolCategory
+from octo.core.budget import estimate_tokens
+from octo.registry import all_tools
+
+#: Query fields issue 12 added to existing tools.
+ADDED_FIELDS = ("repos", "aggregationMode", "responseFormat")
+#: Where issue 12 lengthened the description of ``path``.
+ADDED_PATH_WORDS = "; or a list of up to 10"
+TARGET = 1.10
+
+
+def _tokens(name: str, description: str, schema: dict[str, Any]) -> int:
+    return estimate_tokens(len(name + description + json.dumps(schema, separators=(",", ":"))))
+
+
+def _without_issue_12(schema: dict[str, Any]) -> dict[str, Any]:
+    schema = copy.deepcopy(schema)
+    fields = schema["properties"]["queries"]["items"]["properties"]
+    for name in ADDED_FIELDS:
+        fields.pop(name, None)
+    path = fields.get("path")
+    if path is not None and "anyOf" in path:
+        described = path["description"].split(ADDED_PATH_WORDS)[0] + "."
+        fields["path"] = {"description": described, "minLength": 1, "type": "string"}
+    return schema
+
+
+def measure() -> tuple[int, int]:
+    """Estimated tokens of tools/list before and after issue 12."""
+    after = before = 0
+    for spec in all_tools():
+        schema = spec.input_schema()
+        after += _tokens(spec.name, spec.description, schema)
+        if spec.category is not ToolCategory.GATEWAY:
+            before += _tokens(spec.name, spec.description, _without_issue_12(schema))
+    return before, after
+
+
+def main() -> None:
+    before, after = measure()
+    print(
+        "tools/list tokens (name + description + inputSchema, chars/4): "
+        f"before issue 12 {before}, after {after}, {after / before:.3f}x "
+        f"(target <= {TARGET:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""githubSearchCode and githubSearchPullRequests over several repositories (``repos``).
+
+GitHub's search syntax takes several ``repo:`` qualifiers: a global answer is one request,
+ranked by GitHub. When that request fails on a repository (one that does not exist, or that
+the token cannot see), each repository is asked on its own so the failure stays with it.
+perPlace answers, and every GitLab answer (GitLab has no search across chosen projects), ask
+each repository on its own: the host's rate-limit rules and concurrency limits apply to each
+request as to any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from typing import TypeVar
+
+from octo.codehosts import pull_requests
+from octo.codehosts import search_code as code
+from octo.codehosts.hints import call
+from octo.codehosts.models import CodeSearchHit
+from octo.codehosts.models import PullRequest
+from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.models import SearchCodeResult
+from octo.codehosts.models import SearchPagination
+from octo.codehosts.models import SearchPullRequestsQuery
+from octo.codehosts.models import SearchPullRequestsResult
+from octo.codehosts.routing import choose_host
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract.place_answers import Paging
+from octo.contract.place_answers import Places
+from octo.contract.place_answers import PlaceTool
+from octo.contract.place_answers import answer_places
+from octo.contract.places import Outcome
+from octo.contract.places import Place
+from octo.contract.places import fit_items
+from octo.contract.places import labelled
+from octo.contract.places import mark_places
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
+
+Q = TypeVar("Q", SearchCodeQuery, SearchPullRequestsQuery)
+R = TypeVar("R", SearchCodeResult, SearchPullRequestsResult)
+Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
+
+#: The most results a search API answers in one page.
+_API_PAGE = 100
+
+
+def _repository(place: Place) -> dict[str, Any]:
+    owner, _, repo = place.target.rpartition("/")
+    return {"owner": owner, "repo": repo, "repos": None}
+
+
+def _totals(results: Sequence[SearchCodeResult | SearchPullRequestsResult], paging: Paging) -> Any:
+    """What the answer of several repositories sums up: the total and where its page sits."""
+    pagination = SearchPagination(currentPage=paging.currentPage, hasMore=paging.hasMore)
+    return {"totalCount": sum(r.totalCount for r in results), "pagination": pagination}
+
+
+def _code_combine(
+    _root: str, hits: list[Any], results: list[SearchCodeResult], paging: Paging
+) -> SearchCodeResult:
+    incomplete = True if any(r.incompleteResults for r in results) else None
+    return SearchCodeResult(results=hits, incompleteResults=incomplete, **_totals(results, paging))
+
+
+def _pulls_combine(
+    _root: str, pulls: list[Any], results: list[SearchPullRequestsResult], paging: Paging
+) -> SearchPullRequestsResult:
+    return SearchPullRequestsResult(pullRequests=pulls, **_totals(results, paging))
+
+
+def _newest_first(pull: PullRequest, _position: int) -> float:
+    return -datetime.fromisoformat(pull.created_at.replace("Z", "+00:00")).timestamp()
+
+
+def _alone(single: Single[Q, R]) -> Single[Q, R]:
+    """``single`` asked for one repository of several: a failure names the repository."""
+
+    async def ask(ctx: QueryContext, query: Q) -> Answer[R]:
+        try:
+            return await single(ctx, query)
+        except (InvalidQueryError, NotFoundError) as exc:
+            where = call(
+                choose_host(ctx, query),
+                "githubViewRepoStructure",
+                owner=query.owner or "",
+                repo=query.repo or "",
+                branch="HEAD",
+            )
+            raise exc.with_hints(
+                f"Check that {query.owner}/{query.repo} exists and can be read: {where}."
+            ) from None
+
+    return ask
+
+
+def _total(result: SearchCodeResult | SearchPullRequestsResult, _window: int) -> int:
+    return result.totalCount
+
+
+def _interleaved(_hit: CodeSearchHit, position: int) -> int:
+    # Scores of separate searches do not compare: the top hit of each, then the second...
+    return position
+
+
+def _repositories_tool(
+    name: str, single: Single[Q, R], items: str, rank: Callable[[Any, int], Any], combine: Any
+) -> PlaceTool[Q, R]:
+    """A search over repositories, paged by page and limit, one API page at most a place."""
+    return PlaceTool(
+        name, _alone(single), _repository, items, "page", "limit", _total, rank, combine,
+        max_window=_API_PAGE, local=False,
+    )  # fmt: skip
+
+
+CODE = _repositories_tool(
+    "githubSearchCode", code.search_code, "results", _interleaved, _code_combine
+)
+PULLS = _repositories_tool(
+    "githubSearchPullRequests",
+    pull_requests.search_pull_requests,
+    "pullRequests",
+    _newest_first,
+    _pulls_combine,
+)
+
+
+def _in_repositories(single: Single[Q, R], tool: PlaceTool[Q, R]) -> Single[Q, R]:
+    """The handler of a search in one repository (``single``) or several (``tool``)."""
+
+    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
+        if not query.repos:
+            return await single(ctx, query)
+        places = Places([Place(label=name, target=name) for name in query.repos])
+        if choose_host(ctx, query).provider == "github" and query.aggregationMode == "global":
+            try:
+                answer = await single(ctx, query)
+            except (InvalidQueryError, NotFoundError):
+                pass  # a repository GitHub cannot search sank the request: ask each alone
+            else:
+                return await _one_request(ctx, query, places, tool, answer)
+        return await answer_places(ctx, query, places, tool)
+
+    return handle
+
+
+async def _one_request(
+    ctx: QueryContext, query: Q, places: Places, tool: PlaceTool[Q, R], answer: Answer[R]
+) -> Answer[R]:
+    """The answer of one search of several repositories, labelled (flat) or grouped by
+    repository."""
+    result = answer.result
+    items: list[Any] = list(getattr(result, tool.items))
+    by_name = {place.label.lower(): place for place in places.places}
+
+    def place_of(item: CodeSearchHit | PullRequest) -> Place:
+        named = by_name.get(item.repository.lower())
+        return named or Place(label=item.repository, target=item.repository)
+
+    fitted = await fit_items(ctx, query, items, None, local=False)
+    update: dict[str, Any] = {}
+    if query.responseFormat == "grouped":
+        update[tool.items] = []
+        update["groups"] = [
+            result.model_copy(
+                update={
+                    tool.items: [i for i in fitted.items if place_of(i) is place],
+                    "totalCount": sum(1 for i in fitted.items if place_of(i) is place),
+                    "place": place.label,
+                    "tokens": None,
+                }
+            )
+            for place in places.places
+        ]
+    else:
+        update[tool.items] = [labelled([item], place_of(item).label)[0] for item in fitted.items]
+    outcomes: list[Outcome[R]] = [Outcome(place, answer) for place in places.places]
+    marked = mark_places(result.model_copy(update=update), places.places, outcomes, not items)
+    combined = Answer(marked, answer.hints, answer.cached, answer.partial)
+    if query.responseFormat == "grouped":
+        combined.hint(
+            "Groups split GitHub's one ranked page; each repository's own total needs "
+            'aggregationMode "perPlace" (one request per repository).'
+        )
+    return combined
+
+
+search_code = _in_repositories(code.search_code, CODE)
+search_pull_requests = _in_repositories(pull_requests.search_pull_requests, PULLS)

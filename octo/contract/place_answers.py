@@ -1,0 +1,308 @@
+"""One answer from several places: each place is asked with the tool's single-place query,
+then the answers are put together (the model: :mod:`octo.contract.places`).
+
+``perPlace``: every place answers page N of its share of the page (10 over 3 places: 4, 3, 3)
+within its share of the token budget, so the answers add up to one page and one budget.
+``global``: every place answers its first N pages' worth of items, ranked as one list (the
+tool's ranking, or places in order) and paged; the page then fits the token budget, items
+beyond it cut to a stub with a contentHandle.
+
+A tool whose answer pages in a way no query field sets (a search's countOnly pages, a
+summary) has no ``page``: each place answers the query as it is, within its share of the
+budget, and the answers are ranked (global) or listed place after place (perPlace) whole.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Generic
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from octo.contract.answer import Answer
+from octo.contract.context import QueryContext
+from octo.contract.places import Outcome
+from octo.contract.places import Place
+from octo.contract.places import answered
+from octo.contract.places import ask_places
+from octo.contract.places import fit_items
+from octo.contract.places import labelled
+from octo.contract.places import mark_places
+from octo.contract.places import split_evenly
+from octo.core.budget import with_tokens
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.errors import OctoError
+from octo.core.formats import compact_json
+
+Q = TypeVar("Q", bound=ToolQuery)
+R = TypeVar("R", bound=ToolResult)
+
+#: A token budget no single place reaches: in global mode the page is fitted after ranking.
+_UNBOUNDED_TOKENS = 10**7
+
+
+@dataclass(frozen=True)
+class Paging:
+    """Where the page of several places sits: ``totalPages`` when it is known."""
+
+    currentPage: int
+    totalPages: int | None
+    hasMore: bool
+
+
+@dataclass(frozen=True)
+class Places:
+    """The places of a query; ``root`` is what their labels are relative to (if anything),
+    ``failed`` the errors of places found wanting before being asked."""
+
+    places: Sequence[Place]
+    root: str = ""
+    failed: Mapping[str, OctoError] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlaceTool(Generic[Q, R]):
+    """What putting answers together needs to know of one tool."""
+
+    name: str
+    single: Callable[[QueryContext, Q], Awaitable[Answer[R]]]
+    #: The query fields that name a place.
+    target: Callable[[Place], dict[str, Any]]
+    #: The result field that lists items, and the query fields that page it (None: the
+    #: places page their answers themselves).
+    items: str
+    page: str | None
+    per_page: str | None
+    #: How many items a place has in all, given the answer to a window of that many.
+    count: Callable[[R, int], int]
+    #: The global ranking of an item, given its position in its place's answer; None: places
+    #: in order, each in its own order.
+    rank: Callable[[Any, int], Any] | None
+    #: The result of several places: ``(root, items, answers, paging)``, totals summed.
+    combine: Callable[[str, list[Any], list[R], Paging], R]
+    #: Query fields a global fetch needs to rank (a listing's details for its sort), and the
+    #: item fields they add that the caller did not ask for.
+    rank_fields: Mapping[str, Any] = field(default_factory=dict)
+    unasked: Mapping[str, Any] = field(default_factory=dict)
+    #: The most items one place may be asked for at once (an API's page size).
+    max_window: int | None = None
+    #: False when the content is not local: handles of cut items then ignore roots.
+    local: bool = True
+
+
+def _mode(query: ToolQuery) -> str:
+    return str(getattr(query, "aggregationMode", "global"))
+
+
+async def answer_places(
+    ctx: QueryContext, query: Q, found: Places, tool: PlaceTool[Q, R]
+) -> Answer[R]:
+    """The answer of ``query`` over ``found``'s places (see the module's docstring)."""
+    own_pages = tool.page is None or tool.per_page is None
+    page = 1 if tool.page is None else int(getattr(query, tool.page))
+    per_page = 1 if tool.per_page is None else int(getattr(query, tool.per_page))
+    places = found.places
+    shares = split_evenly(per_page, len(places))
+    budgets = split_evenly(ctx.config.max_tokens, len(places))
+    window = page * per_page if tool.max_window is None else min(page * per_page, tool.max_window)
+
+    async def ask(index: int, place: Place) -> Answer[R]:
+        failure = found.failed.get(place.label)
+        if failure is not None:
+            raise failure
+        # Its share of the budget; or, for a global page ranked after the fact, all of it.
+        place_ctx = ctx.with_token_budget(max(1, budgets[index]))
+        fields: dict[str, Any] = {}
+        if not own_pages and _mode(query) == "perPlace":
+            fields = {str(tool.page): page, str(tool.per_page): max(1, shares[index])}
+        elif not own_pages:
+            fields = {str(tool.page): 1, str(tool.per_page): window, **tool.rank_fields}
+            place_ctx = ctx.with_token_budget(_UNBOUNDED_TOKENS)
+        # The place's own query: its hints repeat it, so the options of several places go.
+        alone = {"aggregationMode": "global", "responseFormat": "flat"}
+        update = {**alone, **tool.target(place), **fields}
+        return await tool.single(place_ctx, query.model_copy(update=update))
+
+    outcomes = await ask_places(places, ask)
+    done = answered(outcomes)
+    if own_pages:
+        shown, paging = _whole_answers(tool, query, done)
+    elif _mode(query) == "perPlace":
+        share = {p.label: shares[i] for i, p in enumerate(places)}
+        shown = [
+            (place, item)
+            for place, a in done
+            for item in _items(tool, a.result)[: share[place.label]]
+        ]
+        paging = _places_paging(done)
+    else:
+        shown, paging = _global_page(tool, done, page, per_page, window)
+    return await _combined(ctx, query, tool, found, outcomes, done, shown, paging)
+
+
+def _items(tool: PlaceTool[Any, Any], result: BaseModel) -> list[Any]:
+    return list(getattr(result, tool.items) or [])
+
+
+def _paging(result: BaseModel) -> Paging:
+    pagination = getattr(result, "pagination", None)
+    if pagination is None:
+        return Paging(1, 1, False)
+    return Paging(
+        pagination.currentPage, getattr(pagination, "totalPages", None), pagination.hasMore
+    )
+
+
+def _places_paging(done: list[tuple[Place, Answer[R]]]) -> Paging:
+    """The pages of answers each paged by its place: the furthest any goes."""
+    pages = [_paging(answer.result) for _place, answer in done]
+    known = [p.totalPages for p in pages]
+    return Paging(
+        max(p.currentPage for p in pages),
+        None if None in known else max(total or 0 for total in known),
+        any(p.hasMore for p in pages),
+    )
+
+
+def _whole_answers(
+    tool: PlaceTool[Q, R], query: Q, done: list[tuple[Place, Answer[R]]]
+) -> tuple[list[tuple[Place, Any]], Paging]:
+    """Every item of every place (their own pages), ranked (global) or place after place."""
+    listed = [
+        (tool.rank(item, position) if tool.rank else 0, order, position, place, item)
+        for order, (place, answer) in enumerate(done)
+        for position, item in enumerate(_items(tool, answer.result))
+    ]
+    if _mode(query) == "global":
+        listed.sort(key=lambda entry: entry[:3])
+    return [(place, item) for *_rank, place, item in listed], _places_paging(done)
+
+
+def _global_page(
+    tool: PlaceTool[Q, R],
+    done: list[tuple[Place, Answer[R]]],
+    page: int,
+    per_page: int,
+    window: int,
+) -> tuple[list[tuple[Place, Any]], Paging]:
+    """One ranking of every place's items, cut to the page asked for."""
+    ranked: list[tuple[Any, int, int, Place, Any]] = []
+    for order, (place, answer) in enumerate(done):
+        for position, item in enumerate(_items(tool, answer.result)):
+            key = tool.rank(item, position) if tool.rank is not None else 0
+            ranked.append((key, order, position, place, item))
+    ranked.sort(key=lambda entry: entry[:3])
+    unasked = dict(tool.unasked)
+    shown = [
+        (place, item.model_copy(update=unasked))
+        for *_rank, place, item in ranked[(page - 1) * per_page : page * per_page]
+    ]
+    total = sum(tool.count(answer.result, window) for _place, answer in done)
+    return shown, Paging(page, math.ceil(total / per_page), page * per_page < total)
+
+
+async def _combined(
+    ctx: QueryContext,
+    query: Q,
+    tool: PlaceTool[Q, R],
+    found: Places,
+    outcomes: Sequence[Outcome[R]],
+    done: list[tuple[Place, Answer[R]]],
+    shown: list[tuple[Place, Any]],
+    paging: Paging,
+) -> Answer[R]:
+    """The one answer of several places, flat (in ranking order) or grouped (in place order)."""
+    config = ctx.config
+    mode = _mode(query)
+    grouped = getattr(query, "responseFormat", "flat") == "grouped"
+    groups = [(place, [item for at, item in shown if at is place]) for place, _a in done]
+    if grouped:
+        listed = [item for _place, items in groups for item in items]
+    else:
+        listed = [labelled([item], place.label)[0] for place, item in shown]
+    paged_as_one = mode == "global" and tool.page is not None
+    budget = config.max_tokens * config.chars_per_token if paged_as_one else None
+    fitted = await fit_items(ctx, query, listed, budget, local=tool.local)
+    answers = [answer.result for _place, answer in done]
+    result = tool.combine(found.root, [] if grouped else fitted.items, answers, paging)
+    update: dict[str, Any] = {}
+    if grouped:
+        cut = iter(fitted.items)
+        # A global page is paged as one: its groups show that paging, not their own.
+        shared = {"pagination": getattr(result, "pagination", None)} if paged_as_one else {}
+        update["groups"] = [
+            answer.result.model_copy(
+                update={
+                    tool.items: [next(cut) for _item in items],
+                    "place": place.label,
+                    "tokens": None,
+                    **shared,
+                }
+            )
+            for (place, answer), (_place, items) in zip(done, groups, strict=True)
+        ]
+    empty = all(answer.result.is_empty() for _place, answer in done)
+    result = mark_places(result.model_copy(update=update), found.places, outcomes, empty)
+    if "tokens" in type(result).model_fields:
+        result = with_tokens(
+            result,
+            max_tokens=config.max_tokens,
+            chars_per_token=config.chars_per_token,
+            next_step=f"{tool.page}={paging.currentPage + 1}"
+            if paging.hasMore and tool.page
+            else None,
+            truncated=fitted.cut or any(_truncated(a.result) for _p, a in done),
+        )
+    answer = Answer(
+        result,
+        cached=all(a.cached for _p, a in done),
+        partial=len(done) < len(outcomes) or any(a.partial for _p, a in done),
+    )
+    answer.hint(*_hints(query, tool, outcomes, done, paging, fitted.handed, empty))
+    return answer
+
+
+def _truncated(result: BaseModel) -> bool:
+    tokens = getattr(result, "tokens", None)
+    return bool(getattr(tokens, "truncated", False))
+
+
+def _hints(
+    query: Q,
+    tool: PlaceTool[Q, R],
+    outcomes: Sequence[Outcome[R]],
+    done: list[tuple[Place, Answer[R]]],
+    paging: Paging,
+    handed: int,
+    empty: bool,
+) -> list[str]:
+    hints: list[str] = []
+    if paging.hasMore and tool.page:
+        following = {**query.params(), tool.page: paging.currentPage + 1}
+        hints.append(f"Next page: {tool.name} " + compact_json(following))
+    failed = [o.place.label for o in outcomes if o.error is not None]
+    if failed:
+        hints.append(
+            f"{len(failed)} of {len(outcomes)} places failed ({', '.join(failed)}): "
+            "data.errors says why and what to do."
+        )
+    if handed:
+        hints.append(
+            f'{handed} item(s) were cut to fit: getCachedContent {{"handle": contentHandle}} '
+            "reads one whole."
+        )
+    # A place's own hints fit its page in perPlace mode, and say what to relax when nothing
+    # was found; the first two of each are kept.
+    if _mode(query) == "perPlace" or empty or tool.page is None:
+        for place, answer in done:
+            hints += [f"{place.label}: {hint}" for hint in answer.hints[:2]]
+    return hints

@@ -1,0 +1,120 @@
+"""localFindAndSearchCode: localFindFiles' walk and filters choose the files, then
+localSearchCode's passes search just those, in one call.
+
+The walk (``rg --files``) applies the root, hidden and .gitignore rules and the search's own
+file filters (type, globs), and prints only the names asked for; the size limit, hidden and
+credential files are checked on the files kept. rg is then handed the chosen files by name,
+so it does not walk the tree again, and a large set is split over runs below the
+command-line limit.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from pathlib import Path
+
+import anyio
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import measured
+from octo.core.formats import compact_json
+from octo.core.paths import is_hidden
+from octo.core.sensitive import is_sensitive
+from octo.local.find_search_models import MAX_FILE_LIMIT
+from octo.local.find_search_models import FindAndSearchQuery
+from octo.local.find_search_models import FindAndSearchResult
+from octo.local.find_search_models import FindStats
+from octo.local.find_select import Check
+from octo.local.find_select import name_type_args
+from octo.local.find_select import select_entries
+from octo.local.listing_hints import truncated_hint
+from octo.local.search import search_scope
+from octo.local.search_hints import NO_FILE_SEARCHED
+from octo.local.search_passes import SearchScope
+from octo.local.search_passes import file_filter_args
+from octo.local.search_passes import max_filesize
+from octo.local.search_passes import timeout_ms
+from octo.local.targets import opened_directory
+from octo.local.walk import Walk
+from octo.local.walk import walk_listing
+
+TOOL = "localFindAndSearchCode"
+
+
+async def find_and_search_code(
+    ctx: QueryContext, query: FindAndSearchQuery
+) -> Answer[FindAndSearchResult]:
+    """Find files by name, extension, depth, time and size; search those for a pattern."""
+    config = ctx.config
+    started = time.monotonic()
+    start, walked = await walk_listing(
+        ctx,
+        query,
+        TOOL,
+        max_depth=query.maxDepth,
+        need_dirs=False,
+        need_symlinks=False,
+        exclude_dirs=query.excludeDir or (),
+        file_filters=[*name_type_args(query, rg_type=query.type), *file_filter_args(query)],
+        timeout_ms=timeout_ms(config, query),
+    )
+    largest = max_filesize(config, query)
+    found = await anyio.to_thread.run_sync(
+        partial(_found, start, walked, query, time.time(), largest)
+    )
+    chosen = found[: query.fileLimit]
+    searching = time.monotonic()
+    with await opened_directory(ctx.paths, start, query.path) as directory:
+        searched = await search_scope(config, query, SearchScope(directory, chosen), TOOL)
+    find = FindStats(
+        searchedFileCount=len(chosen),
+        truncated=walked.truncated or len(found) > len(chosen),
+        findMs=round((searching - started) * 1000),
+        searchMs=round((time.monotonic() - searching) * 1000),
+    )
+    result = searched.result.extended(FindAndSearchResult, find=find)
+    if result.tokens is not None:
+        result = measured(result, config.chars_per_token)
+    answer = Answer(result)
+    if len(found) > len(chosen):
+        answer.hint(
+            f"fileLimit searched the first {len(chosen)} of {len(found)} files found "
+            f"({query.sortBy} order): raise fileLimit (up to {MAX_FILE_LIMIT}) or narrow "
+            "name, extensions or excludeDir."
+        )
+    if walked.truncated:
+        answer.hint(truncated_hint(timeout_ms(config, query)))
+    if not chosen:
+        # Said better than the search's own "no file passed the filters".
+        answer.hint(_nothing_found(query, start))
+        answer.hint(*(hint for hint in searched.hints if hint != NO_FILE_SEARCHED))
+    else:
+        answer.hint(*searched.hints)
+    return answer
+
+
+def _found(
+    start: Path, walked: Walk, query: FindAndSearchQuery, now: float, largest: int
+) -> list[str]:
+    """The files every find filter keeps, up to ``largest`` bytes, in sortBy order; hidden
+    and credential files only when asked for (in a worker thread)."""
+    checks: list[Check] = [lambda e: e.stat.st_size <= largest]
+    if not query.includeSensitive:
+        checks.append(lambda e: not is_sensitive(e.rel))
+    if not query.hidden:
+        # rg shows hidden files a type or an include glob matches, asked for or not.
+        checks.append(lambda e: not is_hidden(Path(e.rel), Path()))
+    return [e.rel for e in select_entries(start, walked, query, now, kind="file", checks=checks)]
+
+
+def _nothing_found(query: FindAndSearchQuery, start: Path) -> str:
+    listing = {"path": str(start), "maxDepth": query.maxDepth}
+    if query.hidden:
+        listing["hidden"] = True
+    return (
+        "No file passed the find filters (name, extensions, depth, modified, size, excludeDir, "
+        "include/exclude, type), so nothing was searched; see what is there: localFindFiles "
+        + compact_json(listing)
+    )

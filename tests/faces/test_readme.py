@@ -1,0 +1,103 @@
+"""README.md as a newcomer follows it: the MCP client snippets start a server that answers,
+the library example runs (also from the folder that holds the checkout), and CI installs
+what step 1 installs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp import StdioServerParameters
+
+from octo.registry import all_tools
+
+from .conftest import REPO
+from .conftest import octo_env
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+#: The placeholder the snippets ask the reader to replace with the checkout's path.
+PLACEHOLDER = "/path/to/octo"
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+
+
+def _mcp_servers() -> list[dict[str, Any]]:
+    """Every server entry of the README's MCP client configurations."""
+    found = []
+    for block in _blocks("json"):
+        config = json.loads(block)
+        for key in ("mcpServers", "servers"):
+            found.extend(config.get(key, {}).values())
+    return found
+
+
+def test_the_readme_configures_three_clients_from_the_checkout() -> None:
+    servers = _mcp_servers()
+    assert len(servers) == 3  # Claude Desktop, VS Code, Cursor
+    for server in servers:
+        assert server["command"] == f"{PLACEHOLDER}/.venv/bin/octo"
+        assert server["args"] == ["serve"]
+    # The package-index form is there, but only as the clearly marked later variant.
+    assert "uvx --from octo-gateway" not in "".join(_blocks("json") + _blocks("bash"))
+    assert "**Once published**" in README
+    assert f"uvx --from {PLACEHOLDER} octo serve" in README
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", range(3))
+async def test_each_mcp_snippet_starts_a_server_that_lists_the_tools(
+    index: int, tmp_path: Path
+) -> None:
+    server = _mcp_servers()[index]
+    command = server["command"].replace(PLACEHOLDER, str(REPO))
+    if not await anyio.Path(command).exists():
+        pytest.skip(f"{command} is missing: README step 1 was not run in this checkout")
+    env = {**octo_env(), **server.get("env", {})}
+    params = StdioServerParameters(command=command, args=server["args"], env=env, cwd=tmp_path)
+    with anyio.fail_after(60):
+        async with Client(params) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+    assert names == [spec.name for spec in all_tools()]
+
+
+@pytest.mark.slow
+def test_the_library_example_runs_from_the_folder_that_holds_the_checkout(
+    tmp_path: Path,
+) -> None:
+    # Seen from its parent, the checkout is a folder named octo; a Python that put it on
+    # sys.path as a namespace package would fail: module 'octo' has no attribute 'Gateway'.
+    (tmp_path / "octo").symlink_to(REPO, target_is_directory=True)
+    (tmp_path / "app.py").write_text("def main():\n    return 0\n")
+    (example,) = _blocks("python")
+    (tmp_path / "example.py").write_text(example)
+    done = subprocess.run(
+        [sys.executable, "example.py"],
+        cwd=tmp_path,
+        env=octo_env(),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("0 success")
+    assert lines[1] == "  app.py 1"  # result.data.files: typed models, read as attributes
+    assert json.loads(lines[-1])["results"][0]["status"] == "success"
+
+
+def test_ci_installs_as_step_1_says() -> None:
+    step_1 = re.search(r'pip install -e "(\.\[[^]]+\])"', README)
+    assert step_1 is not None
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.findall(r'pip install -e "([^"]+)"', ci) == [step_1.group(1)]

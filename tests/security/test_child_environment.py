@@ -1,0 +1,84 @@
+"""No credential reaches a child process: rg and language servers start with the
+environment stripped of tokens, secrets, passwords and keys (read from /proc/PID/environ of
+the running child). A language server's crash message is redacted like every answer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from octo.core.config import Config
+from octo.faces.library import Gateway
+from octo.lsp.pool import LspPool
+from octo.transports.ripgrep import open_rg
+from tests.lsp.conftest import SOURCE
+from tests.lsp.conftest import fake_env
+from tests.security.planted import PLANTED
+
+SECRETS = {
+    "GITHUB_TOKEN": "gh-secret-not-real-1",
+    "GH_TOKEN": "gh-secret-not-real-2",
+    "GITLAB_TOKEN": "gl-secret-not-real-3",
+    "GL_TOKEN": "gl-secret-not-real-4",
+    "OCTO_HTTP_TOKEN": "http-secret-not-real-5",
+    "MY_SERVICE_TOKEN": "any-secret-not-real-6",
+    "AWS_SECRET_ACCESS_KEY": "any-secret-not-real-7",
+    "DB_PASSWORD": "any-secret-not-real-8",
+    "STRIPE_API_KEY": "any-secret-not-real-9",
+    "DATABASE_URL": "postgres://app:url-secret-not-real-10@db.test/app",
+}
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    pairs = (item.decode(errors="replace").partition("=") for item in raw.split(b"\0") if item)
+    return {name: value for name, _, value in pairs}
+
+
+def _assert_clean(environ: dict[str, str]) -> None:
+    assert environ, "no environment read"
+    assert "PATH" in environ
+    leaked = [name for name in SECRETS if name in environ]
+    leaked += [name for name, value in environ.items() if "not-real" in value]
+    assert leaked == []
+
+
+async def test_rg_gets_no_credential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
+    # rg blocks reading the FIFO: its environment can be read while it runs.
+    async with open_rg(["needle", str(fifo)], timeout_ms=10_000) as rg:
+        environ = _environ(rg.pid)
+    _assert_clean(environ)
+
+
+@pytest.mark.slow
+async def test_a_language_server_gets_no_credential(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").touch()
+    (tmp_path / "mod.py").write_text(SOURCE)
+    env = fake_env("plain", **SECRETS)
+    async with Gateway(Config.from_env(env), roots=[tmp_path]) as gateway:
+        query = {"uri": "mod.py", "symbolName": "target", "lineHint": 5}
+        response = await gateway.call("lspGotoDefinition", [query])
+        assert response.results[0].status == "success"
+        pids = gateway.runtime.backend(LspPool).process_ids()
+        assert pids
+        for pid in pids:
+            _assert_clean(_environ(pid))
+
+
+@pytest.mark.slow
+async def test_a_crash_message_is_redacted(tmp_path: Path) -> None:
+    secret = PLANTED[0]
+    (tmp_path / "pyproject.toml").touch()
+    (tmp_path / "mod.py").write_text(f"{secret.text}\n{SOURCE}")
+    async with Gateway(Config.from_env(fake_env("crash")), roots=[tmp_path]) as gateway:
+        query = {"uri": "mod.py", "symbolName": "target", "lineHint": 6}
+        [row] = (await gateway.call("lspGotoDefinition", [query])).to_wire()["results"]
+    assert "simulated crash" in row["error"]["message"]
+    assert "[REDACTED:" in row["error"]["message"]
+    assert secret.value not in str(row)
