@@ -8,23 +8,22 @@ can answer the same queries (:class:`octo.codehosts.host.CodeHost`).
 
 from __future__ import annotations
 
-import re
-from typing import Annotated
-from typing import Any
 from typing import Literal
 
-from pydantic import AfterValidator
 from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
 
-from octo.contract.places import MAX_PLACES
+from octo.codehosts.repo_names import RepoName
+from octo.codehosts.repo_names import check_repos
+from octo.codehosts.repo_names import repos_field
 from octo.contract.places import AggregationMode
 from octo.contract.places import PlacedItem
 from octo.contract.places import PlacesPart
 from octo.contract.places import ResponseFormat
 from octo.contract.places import aggregation_field
 from octo.contract.places import format_field
+from octo.contract.places import groups_field
 from octo.core.budget import CharPagination
 from octo.core.budget import TokenInfo
 from octo.core.envelope import ToolQuery
@@ -54,41 +53,6 @@ class SearchPagination(BaseModel):
     hasMore: bool
 
 
-_REPO_NAME = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
-
-
-def _repo_name(name: str) -> str:
-    if not _REPO_NAME.match(name):
-        raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
-    return name
-
-
-#: "owner/repo"; GitLab owners may be group paths ("group/sub/project"). Checked in code, so
-#: tools/list does not carry the pattern.
-RepoName = Annotated[str, AfterValidator(_repo_name)]
-
-
-def _repos_field() -> Any:
-    return Field(
-        default=None,
-        min_length=1,
-        max_length=MAX_PLACES,
-        description='Several repositories, "owner/repo" (instead of owner/repo).',
-    )
-
-
-def check_repos(query: SearchCodeQuery | SearchPullRequestsQuery) -> None:
-    """repos is one way to name repositories, owner/repo the other; each at most once."""
-    if query.repos is None:
-        return
-    if query.owner or query.repo:
-        raise ValueError("repos and owner/repo are exclusive: name the repositories one way")
-    lowered = [name.lower() for name in query.repos]
-    twice = sorted({name for name in lowered if lowered.count(name) > 1})
-    if twice:
-        raise ValueError(f"repos names {', '.join(twice)} twice")
-
-
 # githubSearchCode
 
 
@@ -112,7 +76,7 @@ class SearchCodeQuery(RemoteQuery):
     )
     limit: int = Field(default=10, ge=1, le=100, description="Results per page.")
     page: int = Field(default=1, ge=1, le=10, description="Page number.")
-    repos: list[RepoName] | None = _repos_field()
+    repos: list[RepoName] | None = repos_field()
     aggregationMode: AggregationMode = aggregation_field()
     responseFormat: ResponseFormat = format_field()
 
@@ -160,13 +124,10 @@ class SearchCodeResult(PlacesPart, ToolResult):
     incompleteResults: bool | None = Field(
         default=None, description="True when the host timed out and the results are partial."
     )
-    groups: list[SearchCodeResult] | None = Field(
-        default=None, description="Grouped answers of several repositories: one per repository."
-    )
+    groups: list[SearchCodeResult] | None = groups_field("repository")
 
-    def is_empty(self) -> bool:
-        placed = self.places_empty()
-        return not self.results if placed is None else placed
+    def found_nothing(self) -> bool:
+        return not self.results
 
 
 # githubGetFileContent
@@ -363,7 +324,7 @@ class SearchPullRequestsQuery(RemoteQuery):
     withCommits: bool = False
     limit: int = Field(default=5, ge=1, le=10)
     page: int = Field(default=1, ge=1, le=10)
-    repos: list[RepoName] | None = _repos_field()
+    repos: list[RepoName] | None = repos_field()
     aggregationMode: AggregationMode = aggregation_field()
     responseFormat: ResponseFormat = format_field()
 
@@ -430,10 +391,7 @@ class SearchPullRequestsResult(PlacesPart, ToolResult):
     totalCount: int
     pagination: SearchPagination | None = None
     tokens: TokenInfo | None = None
-    groups: list[SearchPullRequestsResult] | None = Field(
-        default=None, description="Grouped answers of several repositories: one per repository."
-    )
+    groups: list[SearchPullRequestsResult] | None = groups_field("repository")
 
-    def is_empty(self) -> bool:
-        placed = self.places_empty()
-        return not self.pullRequests if placed is None else placed
+    def found_nothing(self) -> bool:
+        return not self.pullRequests

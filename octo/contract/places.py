@@ -61,6 +61,11 @@ def format_field() -> Any:
     )
 
 
+def groups_field(per: str) -> Any:
+    """The ``groups`` field of a result: one answer per place (``per`` names a place)."""
+    return Field(default=None, description=f"Grouped answers of several places: one per {per}.")
+
+
 class PlaceOptions(BaseModel):
     """How the places of a query share its answer (query fields)."""
 
@@ -100,9 +105,13 @@ class PlacesPart(BaseModel):
     )
     _places_empty: bool | None = PrivateAttr(default=None)
 
-    def places_empty(self) -> bool | None:
-        """Whether an answer of several places found nothing (None for a single place)."""
-        return self._places_empty
+    def is_empty(self) -> bool:
+        """An answer of several places is empty when every place found nothing."""
+        return self.found_nothing() if self._places_empty is None else self._places_empty
+
+    def found_nothing(self) -> bool:
+        """Whether the answer of a single place found nothing."""
+        raise NotImplementedError
 
 
 def split_evenly(total: int, parts: int) -> list[int]:

@@ -20,6 +20,7 @@ from pydantic import model_validator
 
 from octo.contract.places import PlacedItem
 from octo.contract.places import PlacesPart
+from octo.contract.places import groups_field
 from octo.core.envelope import FieldAlias
 from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
@@ -155,13 +156,10 @@ class ViewStructureResult(PlacesPart, ToolResult):
         default=None,
         description="True when the walk stopped early (time or size cap): totals are partial.",
     )
-    groups: list[ViewStructureResult] | None = Field(
-        default=None, description="Grouped answers of several places: one per place."
-    )
+    groups: list[ViewStructureResult] | None = groups_field("place")
 
-    def is_empty(self) -> bool:
-        placed = self.places_empty()
-        return not self.entries if placed is None else placed
+    def found_nothing(self) -> bool:
+        return not self.entries
 
 
 FindSort = Literal["modified", "path", "size"]
@@ -388,10 +386,7 @@ class FindFilesResult(PlacesPart, ToolResult):
         default=None,
         description="True when more entries matched than limit, or the walk stopped early.",
     )
-    groups: list[FindFilesResult] | None = Field(
-        default=None, description="Grouped answers of several places: one per place."
-    )
+    groups: list[FindFilesResult] | None = groups_field("place")
 
-    def is_empty(self) -> bool:
-        placed = self.places_empty()
-        return not self.files if placed is None else placed
+    def found_nothing(self) -> bool:
+        return not self.files

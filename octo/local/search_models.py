@@ -24,6 +24,7 @@ from pydantic import model_validator
 
 from octo.contract.places import PlacedItem
 from octo.contract.places import PlacesPart
+from octo.contract.places import groups_field
 from octo.core.budget import TokenInfo
 from octo.core.envelope import FieldAlias
 from octo.core.envelope import ToolQuery
@@ -328,9 +329,7 @@ class LocalSearchCodeResult(PlacesPart, ToolResult):
         "(truncated) and paginationHint says how to read them.",
     )
     # Pages of lines may run past the last file; count answers are empty only without matches.
-    groups: list[LocalSearchCodeResult] | None = Field(
-        default=None, description="Grouped answers of several places: one per place."
-    )
+    groups: list[LocalSearchCodeResult] | None = groups_field("place")
     _empty_without_files: bool = PrivateAttr(default=True)
 
     def status_from_stats(self) -> LocalSearchCodeResult:
@@ -344,10 +343,7 @@ class LocalSearchCodeResult(PlacesPart, ToolResult):
         extended._empty_without_files = self._empty_without_files
         return extended
 
-    def is_empty(self) -> bool:
-        placed = self.places_empty()
-        if placed is not None:
-            return placed
+    def found_nothing(self) -> bool:
         if self._empty_without_files:
             return not self.files
         return self.stats.filesWithMatches == 0

@@ -155,10 +155,10 @@ def stored_chunk(row: Sequence[Any]) -> StoredChunk:
     return StoredChunk(row[0], row[1], row[2], chunk, row[13])
 
 
-def filter_sql(where: ChunkFilter, mark: str) -> tuple[str, list[str]]:
-    """SQL conditions on table ``c`` (chunks) for ``where``, with ``mark`` as placeholder;
-    ``unembedded_only`` is left to the backend."""
-    parts: list[str] = []
+def filter_sql(where: ChunkFilter, mark: str, unembedded: str) -> tuple[str, list[str]]:
+    """SQL conditions on table ``c`` (chunks) for ``where``, with ``mark`` as placeholder and
+    ``unembedded`` as the backend's condition of a chunk without a vector."""
+    parts: list[str] = [unembedded] if where.unembedded_only else []
     params: list[str] = []
     for column, values in (("language", where.languages), ("symbol_type", where.symbol_types)):
         if values is not None:

@@ -129,21 +129,29 @@ class PostgresStore:
         with self._lock:
             self._idle.append(conn)
 
-    def list_indexes(self) -> list[IndexMeta]:
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows one statement selects, in its own transaction."""
         with self._db() as db:
-            rows = db.execute(
-                "SELECT name, root, model, created_at, updated_at FROM octo_semantic_indexes"
-                " ORDER BY name"
-            ).fetchall()
+            return db.execute(sql, params).fetchall()
+
+    def _row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        """The first row one statement selects (None when there is none)."""
+        with self._db() as db:
+            return db.execute(sql, params).fetchone()
+
+    def list_indexes(self) -> list[IndexMeta]:
+        rows = self._rows(
+            "SELECT name, root, model, created_at, updated_at FROM octo_semantic_indexes"
+            " ORDER BY name"
+        )
         return [IndexMeta(*row) for row in rows]
 
     def meta(self, name: str) -> IndexMeta | None:
-        with self._db() as db:
-            row = db.execute(
-                "SELECT name, root, model, created_at, updated_at FROM octo_semantic_indexes"
-                " WHERE name = %s",
-                (name,),
-            ).fetchone()
+        row = self._row(
+            "SELECT name, root, model, created_at, updated_at FROM octo_semantic_indexes"
+            " WHERE name = %s",
+            (name,),
+        )
         return IndexMeta(*row) if row else None
 
     def create(self, meta: IndexMeta) -> None:
@@ -155,11 +163,10 @@ class PostgresStore:
             )
 
     def file_states(self, name: str) -> dict[str, FileState]:
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT path, hash, size, mtime_ns FROM octo_semantic_files WHERE index_name = %s",
-                (name,),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT path, hash, size, mtime_ns FROM octo_semantic_files WHERE index_name = %s",
+            (name,),
+        )
         return {path: FileState(digest, size, mtime) for path, digest, size, mtime in rows}
 
     def write_files(self, name: str, files: Sequence[FileWrite]) -> None:
@@ -242,12 +249,11 @@ class PostgresStore:
             )
 
     def pending(self, name: str, limit: int) -> list[tuple[str, str]]:
-        with self._db() as db:
-            rows = db.execute(
-                f"SELECT DISTINCT ON (c.embed_hash) {CHUNK_COLUMNS} FROM {_CHUNKS} c"
-                f" WHERE c.index_name = %s AND {_NO_VECTOR} ORDER BY c.embed_hash LIMIT %s",
-                (name, limit),
-            ).fetchall()
+        rows = self._rows(
+            f"SELECT DISTINCT ON (c.embed_hash) {CHUNK_COLUMNS} FROM {_CHUNKS} c"
+            f" WHERE c.index_name = %s AND {_NO_VECTOR} ORDER BY c.embed_hash LIMIT %s",
+            (name, limit),
+        )
         return [(row[13], stored_chunk(row).chunk.embed_text()) for row in rows]
 
     def add_vectors(self, name: str, vectors: Sequence[tuple[str, Vector]]) -> None:
@@ -260,12 +266,11 @@ class PostgresStore:
             )
 
     def counts(self, name: str) -> tuple[int, int]:
-        with self._db() as db:
-            row = db.execute(
-                f"SELECT count(*), count(*) FILTER (WHERE NOT {_NO_VECTOR}) FROM {_CHUNKS} c"
-                " WHERE c.index_name = %s",
-                (name,),
-            ).fetchone()
+        row = self._row(
+            f"SELECT count(*), count(*) FILTER (WHERE NOT {_NO_VECTOR}) FROM {_CHUNKS} c"
+            " WHERE c.index_name = %s",
+            (name,),
+        )
         assert row is not None
         return int(row[0]), int(row[1])
 
@@ -274,64 +279,56 @@ class PostgresStore:
     ) -> list[tuple[int, float]]:
         if not terms:
             return []
-        condition, params = filter_sql(where, "%s")
-        if where.unembedded_only:
-            condition += f" AND {_NO_VECTOR}"
-        with self._db() as db:
-            rows = db.execute(
-                f"SELECT c.id, ts_rank(c.tsv, q) AS score FROM {_CHUNKS} c,"
-                " to_tsquery('english', %s) q WHERE c.index_name = %s AND c.tsv @@ q"
-                f" AND {condition} ORDER BY score DESC, c.id LIMIT %s",
-                [" | ".join(terms), name, *params, limit],
-            ).fetchall()
+        condition, params = filter_sql(where, "%s", _NO_VECTOR)
+        rows = self._rows(
+            f"SELECT c.id, ts_rank(c.tsv, q) AS score FROM {_CHUNKS} c,"
+            " to_tsquery('english', %s) q WHERE c.index_name = %s AND c.tsv @@ q"
+            f" AND {condition} ORDER BY score DESC, c.id LIMIT %s",
+            [" | ".join(terms), name, *params, limit],
+        )
         return [(int(i), float(s)) for i, s in rows]
 
     def nearest(
         self, name: str, vector: Vector, where: ChunkFilter, limit: int
     ) -> list[tuple[int, float]]:
-        condition, params = filter_sql(where, "%s")
-        with self._db() as db:
-            rows = db.execute(
-                f"SELECT c.id, 1 - (v.embedding <=> %s) AS similarity FROM {_CHUNKS} c"
-                " JOIN octo_semantic_vectors v ON v.index_name = c.index_name"
-                f" AND v.hash = c.embed_hash WHERE c.index_name = %s AND {condition}"
-                " ORDER BY v.embedding <=> %s, c.id LIMIT %s",
-                [vector, name, *params, vector, limit],
-            ).fetchall()
+        condition, params = filter_sql(where, "%s", _NO_VECTOR)
+        rows = self._rows(
+            f"SELECT c.id, 1 - (v.embedding <=> %s) AS similarity FROM {_CHUNKS} c"
+            " JOIN octo_semantic_vectors v ON v.index_name = c.index_name"
+            f" AND v.hash = c.embed_hash WHERE c.index_name = %s AND {condition}"
+            " ORDER BY v.embedding <=> %s, c.id LIMIT %s",
+            [vector, name, *params, vector, limit],
+        )
         return [(int(i), float(s)) for i, s in rows]
 
     def chunks(self, name: str, ids: Sequence[int]) -> list[StoredChunk]:
-        with self._db() as db:
-            rows = db.execute(
-                f"SELECT {CHUNK_COLUMNS} FROM {_CHUNKS} c WHERE c.index_name = %s"
-                " AND c.id = ANY(%s)",
-                (name, list(ids)),
-            ).fetchall()
+        rows = self._rows(
+            f"SELECT {CHUNK_COLUMNS} FROM {_CHUNKS} c WHERE c.index_name = %s AND c.id = ANY(%s)",
+            (name, list(ids)),
+        )
         return [stored_chunk(row) for row in rows]
 
     def file_text(self, name: str, path: str) -> str | None:
-        with self._db() as db:
-            row = db.execute(
-                "SELECT text FROM octo_semantic_files WHERE index_name = %s AND path = %s",
-                (name, path),
-            ).fetchone()
+        row = self._row(
+            "SELECT text FROM octo_semantic_files WHERE index_name = %s AND path = %s",
+            (name, path),
+        )
         if row is None or row[0] is None:
             return None
         return zlib.decompress(row[0]).decode("utf-8")
 
     def stats(self, name: str) -> IndexStats:
         total, embedded = self.counts(name)
-        with self._db() as db:
-            row = db.execute(
-                "SELECT count(*), coalesce(sum(size), 0) FROM octo_semantic_files"
-                " WHERE index_name = %s",
-                (name,),
-            ).fetchone()
-            languages = db.execute(
-                "SELECT language, count(*) FROM octo_semantic_files WHERE index_name = %s"
-                " GROUP BY language ORDER BY 2 DESC, 1",
-                (name,),
-            ).fetchall()
+        row = self._row(
+            "SELECT count(*), coalesce(sum(size), 0) FROM octo_semantic_files"
+            " WHERE index_name = %s",
+            (name,),
+        )
+        languages = self._rows(
+            "SELECT language, count(*) FROM octo_semantic_files WHERE index_name = %s"
+            " GROUP BY language ORDER BY 2 DESC, 1",
+            (name,),
+        )
         assert row is not None
         return IndexStats(int(row[0]), total, embedded, int(row[1]), dict(languages))
 

@@ -54,6 +54,8 @@ CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 """
 #: BM25 weights of the FTS columns: a word in a name counts four times one in the code.
 _BM25 = "bm25(chunks_fts, 4.0, 1.0)"
+#: A chunk whose vector is not computed yet.
+_NO_VECTOR = "c.embed_hash NOT IN (SELECT hash FROM vectors)"
 
 
 class SqliteStore:
@@ -259,9 +261,7 @@ class SqliteStore:
     ) -> list[tuple[int, float]]:
         if not terms:
             return []
-        condition, params = filter_sql(where, "?")
-        if where.unembedded_only:
-            condition += " AND c.embed_hash NOT IN (SELECT hash FROM vectors)"
+        condition, params = filter_sql(where, "?", _NO_VECTOR)
         match = " OR ".join(f'"{term}"' for term in terms)
         with self._db(name) as db:
             rows = db.execute(
@@ -305,7 +305,7 @@ class SqliteStore:
             if not len(ids) or matrix.shape[1] != len(vector):
                 return []
             scores = matrix @ np.asarray(vector, dtype=np.float32)
-            condition, params = filter_sql(where, "?")
+            condition, params = filter_sql(where, "?", _NO_VECTOR)
             if params:
                 allowed = [
                     r[0] for r in db.execute(f"SELECT c.id FROM chunks c WHERE {condition}", params)

@@ -1,0 +1,56 @@
+"""How a code-host query names repositories: "owner/repo" strings, or owner and repo apart."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+from typing import Any
+from typing import Protocol
+
+from pydantic import AfterValidator
+from pydantic import Field
+
+from octo.contract.places import MAX_PLACES
+
+
+class NamesRepositories(Protocol):
+    """A query that names its repositories either way."""
+
+    repos: list[str] | None
+    owner: str | None
+    repo: str | None
+
+
+_REPO_NAME = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
+
+
+def _repo_name(name: str) -> str:
+    if not _REPO_NAME.match(name):
+        raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
+    return name
+
+
+#: "owner/repo"; GitLab owners may be group paths ("group/sub/project"). Checked in code, so
+#: tools/list does not carry the pattern.
+RepoName = Annotated[str, AfterValidator(_repo_name)]
+
+
+def repos_field() -> Any:
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PLACES,
+        description='Several repositories, "owner/repo" (instead of owner/repo).',
+    )
+
+
+def check_repos(query: NamesRepositories) -> None:
+    """repos is one way to name repositories, owner/repo the other; each at most once."""
+    if query.repos is None:
+        return
+    if query.owner or query.repo:
+        raise ValueError("repos and owner/repo are exclusive: name the repositories one way")
+    lowered = [name.lower() for name in query.repos]
+    twice = sorted({name for name in lowered if lowered.count(name) > 1})
+    if twice:
+        raise ValueError(f"repos names {', '.join(twice)} twice")
