@@ -33,11 +33,7 @@ class HostileServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.sent: dict[str, int] = {}
         self.done = threading.Condition()
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        self.url = f"http://127.0.0.1:{self.server_port}"
 
     def start(self) -> HostileServer:
         threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
