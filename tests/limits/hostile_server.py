@@ -9,6 +9,7 @@ The word in the request's path picks the answer:
 - ``cut``: a Content-Length of 1000 and 100 bytes, then the connection closes;
 - ``truncated``: a complete answer whose JSON stops half-way;
 - ``loop``: a redirect to itself;
+- ``hop``: a redirect with a 1 GiB body of its own, to the same path with ``huge`` for ``hop``;
 - ``short``: a GitLab raw file whose X-Gitlab-Size says 1000 but whose body holds 10 bytes;
 - anything else: 404.
 """
@@ -64,6 +65,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header("location", path)
                 self.send_header("content-length", "0")
                 self.end_headers()
+            elif "hop" in path:
+                sent = self._huge(chunked=False, moved_to=path.replace("hop", "huge"))
             elif "unsized" in path or "huge" in path:
                 sent = self._huge(chunked="unsized" in path)
             elif "cut" in path:
@@ -102,9 +105,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
 
-    def _huge(self, *, chunked: bool) -> int:
-        """Send up to 1 GiB, counting; the client closing the connection ends it."""
-        self._head(200, None if chunked else GIB)
+    def _huge(self, *, chunked: bool, moved_to: str | None = None) -> int:
+        """Send up to 1 GiB, counting; the client closing the connection ends it. With
+        ``moved_to`` the body is a redirect's, there."""
+        if moved_to is None:
+            self._head(200, None if chunked else GIB)
+        else:
+            self._head(302, GIB, {"location": moved_to})
         sent = 0
         try:
             while sent < GIB:

@@ -55,6 +55,15 @@ async def test_a_gigabyte_github_answer_is_read_no_further_than_its_cap(
     assert host.sent_to("huge") < 10 * 1024 * 1024 + IN_FLIGHT  # before: all of it
 
 
+async def test_a_redirect_is_followed_without_its_body_and_the_last_hop_is_capped(
+    host: HostileServer,
+) -> None:
+    row = await _call(host, "githubGetFileContent", _github("hop.txt"))
+    assert row["error"]["code"] == "INVALID_RESPONSE"
+    assert host.sent_to("hop") < IN_FLIGHT  # the redirect's own gigabyte is never read
+    assert host.sent_to("huge") < 10 * 1024 * 1024 + IN_FLIGHT
+
+
 async def test_a_gigabyte_gitlab_file_is_refused_before_it_is_downloaded(
     host: HostileServer,
 ) -> None:

@@ -21,6 +21,7 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - million-references: references answers with 1,000,000 locations (about 100 MB).
 - grandchild: starts a `sleep` child that outlives the server unless its group is killed.
 - slow-start: starts a `sleep` child, then reads nothing for a minute (initialize hangs).
+- busy: definition takes 0.2 s; STATE_DIR/most holds the most definitions it ran at once.
 """
 
 from __future__ import annotations
@@ -61,8 +62,19 @@ def _location(uri: str) -> lsp.Location:
     return lsp.Location(uri=uri, range=lsp.Range(start=start, end=start))
 
 
+#: Definitions running now, and the most at once (mode busy).
+_running = [0, 0]
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
+    if MODE == "busy":
+        _running[0] += 1
+        _running[1] = max(_running)
+        if STATE:
+            (STATE / "most").write_text(str(_running[1]))
+        await asyncio.sleep(0.2)
+        _running[0] -= 1
     if MODE == "hang":
         try:
             await asyncio.sleep(3600)
