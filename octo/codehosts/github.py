@@ -16,6 +16,8 @@ from urllib.parse import quote
 import httpx
 
 from octo.codehosts import github_parse as parse
+from octo.codehosts.file_limits import download_limit
+from octo.codehosts.file_limits import file_too_large
 from octo.codehosts.github_policy import AUTH_HINTS
 from octo.codehosts.github_policy import GitHubAuth
 from octo.codehosts.github_policy import GitHubPolicy
@@ -96,12 +98,17 @@ class GitHubBackend(CodeHost):
             parse=parse.parse_contents,
         )
         if fetched.value.needs_blob:
+            size = fetched.value.size
+            if size > download_limit(query):
+                raise file_too_large(query, size)  # before downloading it
             # Blobs are immutable: their SHA is the key, so the long TTL is safe.
             fetched = await self.remote.fetch(
                 f"{repo}/git/blobs/{fetched.value.sha}",
                 kind="blob",
                 ttl=self.settings.ttl_file_content,
                 parse=parse.parse_blob,
+                # base64 (4 bytes for 3, with line breaks) in a small JSON object.
+                max_bytes=size * 3 // 2 + 64 * 1024,
             )
         return self.replied(fetched)
 

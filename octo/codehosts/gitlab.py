@@ -18,6 +18,8 @@ from urllib.parse import quote
 import httpx
 
 from octo.codehosts import gitlab_parse as parse
+from octo.codehosts.file_limits import download_limit
+from octo.codehosts.file_limits import file_too_large
 from octo.codehosts.gitlab_policy import GitLabPolicy
 from octo.codehosts.gitlab_policy import blob_url
 from octo.codehosts.gitlab_policy import gitlab_token
@@ -52,6 +54,7 @@ from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
+from octo.transports.http_body import BodyTooLargeError
 from octo.transports.http_client import Fetched
 
 if TYPE_CHECKING:
@@ -205,15 +208,18 @@ class GitLabBackend(CodeHost):
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
         file_path = quote(query.path.strip("/"), safe="")
-        return self.replied(
-            await self.remote.fetch(
+        try:
+            fetched = await self.remote.fetch(
                 f"/projects/{project_id(query.owner, query.repo)}/repository/files/{file_path}/raw",
                 kind="gitlab-file",
                 ttl=self.settings.ttl_file_content,
                 params={"ref": query.branch or "HEAD"},
                 parse=parse.parse_raw_file,
+                max_bytes=download_limit(query),
             )
-        )
+        except BodyTooLargeError as exc:
+            raise file_too_large(query, exc.size) from None
+        return self.replied(fetched)
 
     async def _tree_rows(
         self, owner: str, repo: str, ref: str, path: str, *, recursive: bool

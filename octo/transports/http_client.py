@@ -6,6 +6,7 @@ honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
 (tenacity, with an injectable ``sleep``), revalidates cached answers with their ETag
 through the runtime's :class:`~octo.core.cache.ResultCache`, lets identical requests in
 flight share one upstream request, and maps HTTP statuses to :mod:`octo.core.errors`.
+Bodies are read within a byte limit per kind of answer (:mod:`octo.transports.http_body`).
 
 Everything specific to a host (rate-limit header names, how a secondary limit reads,
 authentication, hints) lives in a :class:`HostPolicy` subclass, so a new host
@@ -40,6 +41,8 @@ from octo.core.errors import RateLimitError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
+from octo.transports.http_body import MAX_JSON_BYTES
+from octo.transports.http_body import parsed
 from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
@@ -254,6 +257,7 @@ class RemoteClient:
         params: Mapping[str, Any] | None,
         headers: Mapping[str, str],
         credentials: Mapping[str, str],
+        max_bytes: int,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource)
@@ -268,6 +272,7 @@ class RemoteClient:
                     credentials=credentials,
                     is_own=self._on_own_host,
                     name=self.policy.name,
+                    max_bytes=max_bytes,
                 )
             except httpx.TimeoutException:
                 raise _Retry(
@@ -290,13 +295,14 @@ class RemoteClient:
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
+        max_bytes: int = MAX_JSON_BYTES,
     ) -> httpx.Response:
         """Send one request with rate-limit handling and retries; a 304 is returned as is.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
         (other 4xx, with the host's message), ToolNotAvailableError (5xx after retries,
-        unreachable host).
+        unreachable host), InvalidResponseError (a body cut off or over ``max_bytes``).
         """
         url = self.url(path)
         try:
@@ -342,7 +348,9 @@ class RemoteClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._send_once(method, url, params, headers or {}, credentials)
+                    return await self._send_once(
+                        method, url, params, headers or {}, credentials, max_bytes
+                    )
         except _Retry as exc:
             if exc.rate_limited:
                 raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
@@ -378,13 +386,15 @@ class RemoteClient:
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         cacheable: Callable[[T], bool] | None = None,
+        max_bytes: int = MAX_JSON_BYTES,
     ) -> Fetched[T]:
         """GET ``path`` and ``parse`` the response, through the cache.
 
         A fresh entry answers without a request; identical fetches in flight share one
         request; a stale entry with an ETag is revalidated (a 304 refreshes it). ``kind``
         names what ``parse`` makes, so two parsers of one URL never share entries.
-        ``cacheable`` can refuse to cache a value (partial search results).
+        ``cacheable`` can refuse to cache a value (partial search results). Bodies over
+        ``max_bytes`` or unreadable by ``parse`` are InvalidResponseErrors.
         """
         key = self.cache_key(kind, path, params, headers)
         entry = self.cache.entry(key)
@@ -397,7 +407,9 @@ class RemoteClient:
             conditional = dict(headers or {})
             if stale is not None and stale.etag:
                 conditional["If-None-Match"] = stale.etag
-            response = await self.send(path, params=params, headers=conditional)
+            response = await self.send(
+                path, params=params, headers=conditional, max_bytes=max_bytes
+            )
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
             notes = redirect_notes(response)
             if response.status_code == 304 and stale is not None:
@@ -405,7 +417,7 @@ class RemoteClient:
                 return Fetched(
                     stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
                 )
-            value = parse(response)
+            value = parsed(response, parse, name=self.policy.name)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 self.cache.set(key, value, ttl, etag=response.headers.get("etag"))
