@@ -34,7 +34,6 @@ from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
-from octo.codehosts.shapes import FULL_BODY_CHARS
 from octo.codehosts.shapes import CodeSearchPage
 from octo.codehosts.shapes import FileBlob
 from octo.codehosts.shapes import Listing
@@ -57,6 +56,7 @@ class GitHubBackend(CodeHost):
     """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
 
     provider = "github"
+    pull_kind = "pull"
     nothing_found = (
         "Code search covers default branches and files under 384 KB only.",
         "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
@@ -146,16 +146,11 @@ class GitHubBackend(CodeHost):
             )
         )
 
-    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
-        assert query.owner and query.repo and query.prNumber is not None
-        return self.replied(
-            await self.remote.fetch(
-                f"{self._repo(query.owner, query.repo)}/pulls/{query.prNumber}",
-                kind="pull",
-                ttl=self.settings.ttl_pull_requests,
-                parse=lambda r: parse.parse_pull(r, FULL_BODY_CHARS),
-            )
-        )
+    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
+        return parse.parse_pull(response, body_limit)
+
+    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
+        return f"{self._repo(owner, repo)}/pulls/{number}"
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         limit = body_limit(query)

@@ -41,7 +41,6 @@ from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
-from octo.codehosts.shapes import FULL_BODY_CHARS
 from octo.codehosts.shapes import CodeSearchPage
 from octo.codehosts.shapes import FileBlob
 from octo.codehosts.shapes import Listing
@@ -81,6 +80,7 @@ class GitLabBackend(CodeHost):
     """gitlab.com or a self-managed instance (GITLAB_HOST)."""
 
     provider = "gitlab"
+    pull_kind = "gitlab-mr"
     pulls_noun = "merge requests"
     number_word = "IID"
     number_hint = "prNumber is the merge request's IID (the !N shown in GitLab)."
@@ -312,16 +312,11 @@ class GitLabBackend(CodeHost):
 
     # merge requests
 
-    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
-        assert query.owner and query.repo and query.prNumber is not None
-        return self.replied(
-            await self.remote.fetch(
-                f"/projects/{project_id(query.owner, query.repo)}/merge_requests/{query.prNumber}",
-                kind="gitlab-mr",
-                ttl=self.settings.ttl_pull_requests,
-                parse=lambda r: parse.parse_merge_request(r, FULL_BODY_CHARS),
-            )
-        )
+    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
+        return parse.parse_merge_request(response, body_limit)
+
+    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
+        return f"/projects/{project_id(owner, repo)}/merge_requests/{number}"
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         params, notes = merge_request_params(query)
