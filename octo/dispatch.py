@@ -4,6 +4,12 @@ The dispatcher knows tools only through their :class:`~octo.contract.ToolSpec`: 
 validates each query against the spec's model, runs the handler under the query's
 deadline, and maps whatever happens (an answer, an :class:`OctoError`, a bug) to that
 query's envelope. It never imports the list of tools.
+
+The answers of one call share one token budget (``OCTO_MAX_CALL_TOKENS``): when together
+they are over it, each gets its fair share (:func:`~octo.core.budget.fair_shares`: what a
+small answer leaves goes to the larger ones) and the queries over their share run again
+with it as their token budget (their files and pages come from the cache), each with a
+hint on how to continue.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from octo.contract import ProgressReporter
 from octo.contract import QueryContext
 from octo.contract import Runtime
 from octo.contract import ToolSpec
+from octo.core.budget import estimate_tokens
+from octo.core.budget import fair_shares
 from octo.core.concurrency import map_ordered
 from octo.core.envelope import CONTEXT_FIELDS
 from octo.core.envelope import BulkResponse
@@ -41,6 +49,8 @@ from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
 from octo.core.redaction import redacted
+from octo.transports.ripgrep import RgSlots
+from octo.transports.ripgrep import rg_slots_in_force
 
 logger = logging.getLogger("octo")
 
@@ -216,17 +226,18 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 
 
 async def _run_query(
-    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, seconds: float | None = None
 ) -> ResultEnvelope[Any]:
     """One query's envelope, redacted: the choke point every text leaving octo passes (data,
-    hints, error message, echoed context)."""
-    return redacted(await _envelope(spec, ctx, index, raw))
+    hints, error message, echoed context). ``seconds`` overrides the query's deadline."""
+    return redacted(await _envelope(spec, ctx, index, raw, seconds))
 
 
-async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> ResultEnvelope[Any]:
-    runtime = ctx.runtime
+async def _envelope(
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, seconds: float | None
+) -> ResultEnvelope[Any]:
     echo = _context_echo(raw)
-    timeout = spec.timeout or runtime.config.query_timeout
+    timeout = seconds or _timeout(spec, ctx.runtime)
     try:
         query = validate_query(spec, raw)
         try:
@@ -253,6 +264,53 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
         partial=True if answer.partial else None,
         **echo,
     )
+
+
+def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
+    return spec.timeout or runtime.config.query_timeout
+
+
+def _tokens(envelope: ResultEnvelope[Any], chars_per_token: int) -> int:
+    return estimate_tokens(len(envelope.model_dump_json(exclude_none=True)), chars_per_token)
+
+
+async def _within_call_budget(
+    spec: ToolSpec,
+    ctx: QueryContext,
+    queries: Sequence[Any],
+    results: list[ResultEnvelope[Any]],
+    started: float,
+) -> list[ResultEnvelope[Any]]:
+    """The call's answers within its token budget: the answers over their fair share run
+    again with their share as budget, in what is left of their deadline. An answer that
+    did not get smaller that way (a tool without a token budget, an error, no time left)
+    stays as it was."""
+    config = ctx.config
+    sizes = [_tokens(envelope, config.chars_per_token) for envelope in results]
+    if sum(sizes) <= config.max_call_tokens or not spec.read_only:
+        return results
+    shares = fair_shares(sizes, config.max_call_tokens)
+    left = started + _timeout(spec, ctx.runtime) - anyio.current_time()
+
+    async def fit(index: int) -> ResultEnvelope[Any]:
+        first, size, share = results[index], sizes[index], shares[index]
+        if size <= share or first.status == QueryStatus.ERROR or left <= 0:
+            return first
+        hint = (
+            f"This call's answers together were over its budget of {config.max_call_tokens} "
+            f"tokens (OCTO_MAX_CALL_TOKENS): this one was cut to its fair share, about "
+            f"{share} tokens. Continue with the hints above, or ask for it in a call of its own."
+        )
+        # Answers carry more than their content (paths, stats, hints): scale the budget.
+        room = share - estimate_tokens(len(hint), config.chars_per_token)
+        budget = max(1, config.max_tokens * room // size)
+        cut = await _run_query(spec, ctx.with_token_budget(budget), index, queries[index], left)
+        if cut.status == QueryStatus.ERROR or _tokens(cut, config.chars_per_token) >= size:
+            return first
+        cut.hints.append(hint)
+        return cut
+
+    return await map_ordered(fit, range(len(results)))
 
 
 async def dispatch(
@@ -286,4 +344,9 @@ async def dispatch(
     async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
         return await _run_query(spec, ctx, *item)
 
-    return BulkResponse[Any](results=await map_ordered(run_one, list(enumerate(queries))))
+    started = anyio.current_time()
+    # Every rg the queries start (and the work they leave running) queues on the runtime's slots.
+    with rg_slots_in_force(runtime.backend(RgSlots)):
+        results = await map_ordered(run_one, list(enumerate(queries)))
+        results = await _within_call_budget(spec, ctx, queries, results, started)
+    return BulkResponse[Any](results=results)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from octo.codehosts.file_limits import download_limit
+from octo.codehosts.file_limits import file_too_large
 from octo.codehosts.hints import call
 from octo.codehosts.hints import not_found_hints
 from octo.codehosts.models import FileContentQuery
@@ -17,14 +19,10 @@ from octo.core.budget import CharPagination
 from octo.core.budget import cut_lines
 from octo.core.budget import with_tokens
 from octo.core.config import Config
-from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
 from octo.core.redaction import redact
-
-#: The largest file one answer holds whole.
-MAX_FILE_BYTES = 300 * 1024
 
 
 async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer[FileContentResult]:
@@ -98,16 +96,8 @@ def file_content_answer(
             f"{query.path} is a binary file ({blob.size} bytes)",
             hints=["Binary files are not returned; look for a text source instead."],
         )
-    sliced = query.startLine is not None or query.matchString is not None
-    if blob.size > MAX_FILE_BYTES and not sliced and query.charLength is None:
-        raise FileTooLargeError(
-            f"{query.path} is {blob.size} bytes; one answer holds at most {MAX_FILE_BYTES} bytes",
-            hints=[
-                f"Read it in pages: charOffset={query.charOffset}, charLength=50000 "
-                f"(the file has {len(blob.text)} characters).",
-                "Or read part of it: matchString, or startLine/endLine.",
-            ],
-        )
+    if blob.size > download_limit(query):
+        raise file_too_large(query, blob.size, len(blob.text))
     # Redacted whole before any part is chosen or cut: a private key's body lines are known
     # by its BEGIN line, and a cut cannot split a secret from its shape.
     selection = _select(redact(blob.text), query)

@@ -16,6 +16,8 @@ from urllib.parse import quote
 import httpx
 
 from octo.codehosts import github_parse as parse
+from octo.codehosts.file_limits import download_limit
+from octo.codehosts.file_limits import file_too_large
 from octo.codehosts.github_policy import AUTH_HINTS
 from octo.codehosts.github_policy import GitHubAuth
 from octo.codehosts.github_policy import GitHubPolicy
@@ -32,7 +34,6 @@ from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
-from octo.codehosts.shapes import FULL_BODY_CHARS
 from octo.codehosts.shapes import CodeSearchPage
 from octo.codehosts.shapes import FileBlob
 from octo.codehosts.shapes import Listing
@@ -57,6 +58,7 @@ class GitHubBackend(CodeHost):
 
     provider = "github"
     shared_shapes = GITHUB_SHAPES
+    pull_kind = "pull"
     nothing_found = (
         "Code search covers default branches and files under 384 KB only.",
         "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
@@ -98,12 +100,17 @@ class GitHubBackend(CodeHost):
             parse=parse.parse_contents,
         )
         if fetched.value.needs_blob:
+            size = fetched.value.size
+            if size > download_limit(query):
+                raise file_too_large(query, size)  # before downloading it
             # Blobs are immutable: their SHA is the key, so the long TTL is safe.
             fetched = await self.remote.fetch(
                 f"{repo}/git/blobs/{fetched.value.sha}",
                 kind="blob",
                 ttl=self.settings.ttl_file_content,
                 parse=parse.parse_blob,
+                # base64 (4 bytes for 3, with line breaks) in a small JSON object.
+                max_bytes=size * 3 // 2 + 64 * 1024,
             )
         return self.replied(fetched)
 
@@ -141,16 +148,11 @@ class GitHubBackend(CodeHost):
             )
         )
 
-    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
-        assert query.owner and query.repo and query.prNumber is not None
-        return self.replied(
-            await self.remote.fetch(
-                f"{self._repo(query.owner, query.repo)}/pulls/{query.prNumber}",
-                kind="pull",
-                ttl=self.settings.ttl_pull_requests,
-                parse=lambda r: parse.parse_pull(r, FULL_BODY_CHARS),
-            )
-        )
+    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
+        return parse.parse_pull(response, body_limit)
+
+    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
+        return f"{self._repo(owner, repo)}/pulls/{number}"
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         limit = body_limit(query)

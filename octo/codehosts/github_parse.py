@@ -30,6 +30,7 @@ from octo.codehosts.shapes import blob_from_bytes
 from octo.codehosts.shapes import comment
 from octo.codehosts.shapes import short_body
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import InvalidResponseError
 from octo.core.redaction import redact
 
 ItemT = TypeVar("ItemT")
@@ -69,14 +70,25 @@ def parse_contents(response: httpx.Response) -> FileBlob:
     content = body.get("content") or ""
     if body.get("encoding") == "none" or (not content and size):
         return FileBlob(sha=sha, size=size, needs_blob=True)
-    return blob_from_bytes(_decode_base64(content), sha, size)
+    return blob_from_bytes(_whole(_decode_base64(content), size), sha, size)
 
 
 def parse_blob(response: httpx.Response) -> FileBlob:
     """A file from the git blob API (files over 1 MB)."""
     body = response.json()
     raw = _decode_base64(body.get("content") or "")
-    return blob_from_bytes(raw, str(body["sha"]), int(body.get("size") or len(raw)))
+    size = int(body.get("size") or len(raw))
+    return blob_from_bytes(_whole(raw, size), str(body["sha"]), size)
+
+
+def _whole(raw: bytes, size: int) -> bytes:
+    """``raw`` when it holds the whole file of ``size`` bytes; a cut-off one is no answer."""
+    if len(raw) < size:
+        raise InvalidResponseError(
+            f"GitHub sent {len(raw)} bytes of a file of {size}: the answer was cut off",
+            hints=["Retry: the content was cut short on its way."],
+        )
+    return raw
 
 
 def _text_matches(item: Mapping[str, Any]) -> list[TextMatch]:

@@ -18,6 +18,8 @@ from urllib.parse import quote
 import httpx
 
 from octo.codehosts import gitlab_parse as parse
+from octo.codehosts.file_limits import download_limit
+from octo.codehosts.file_limits import file_too_large
 from octo.codehosts.gitlab_policy import GitLabPolicy
 from octo.codehosts.gitlab_policy import blob_url
 from octo.codehosts.gitlab_policy import gitlab_token
@@ -39,7 +41,6 @@ from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
-from octo.codehosts.shapes import FULL_BODY_CHARS
 from octo.codehosts.shapes import CodeSearchPage
 from octo.codehosts.shapes import FileBlob
 from octo.codehosts.shapes import Listing
@@ -53,6 +54,7 @@ from octo.codehosts.shapes import read_listing
 from octo.codehosts.shared_shapes import GITLAB_SHAPES
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
+from octo.transports.http_body import BodyTooLargeError
 from octo.transports.http_client import Fetched
 
 if TYPE_CHECKING:
@@ -80,6 +82,7 @@ class GitLabBackend(CodeHost):
 
     provider = "gitlab"
     shared_shapes = GITLAB_SHAPES
+    pull_kind = "gitlab-mr"
     pulls_noun = "merge requests"
     number_word = "IID"
     number_hint = "prNumber is the merge request's IID (the !N shown in GitLab)."
@@ -207,15 +210,18 @@ class GitLabBackend(CodeHost):
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
         file_path = quote(query.path.strip("/"), safe="")
-        return self.replied(
-            await self.remote.fetch(
+        try:
+            fetched = await self.remote.fetch(
                 f"/projects/{project_id(query.owner, query.repo)}/repository/files/{file_path}/raw",
                 kind="gitlab-file",
                 ttl=self.settings.ttl_file_content,
                 params={"ref": query.branch or "HEAD"},
                 parse=parse.parse_raw_file,
+                max_bytes=download_limit(query),
             )
-        )
+        except BodyTooLargeError as exc:
+            raise file_too_large(query, exc.size) from None
+        return self.replied(fetched)
 
     async def _tree_rows(
         self, owner: str, repo: str, ref: str, path: str, *, recursive: bool
@@ -308,16 +314,11 @@ class GitLabBackend(CodeHost):
 
     # merge requests
 
-    async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
-        assert query.owner and query.repo and query.prNumber is not None
-        return self.replied(
-            await self.remote.fetch(
-                f"/projects/{project_id(query.owner, query.repo)}/merge_requests/{query.prNumber}",
-                kind="gitlab-mr",
-                ttl=self.settings.ttl_pull_requests,
-                parse=lambda r: parse.parse_merge_request(r, FULL_BODY_CHARS),
-            )
-        )
+    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
+        return parse.parse_merge_request(response, body_limit)
+
+    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
+        return f"/projects/{project_id(owner, repo)}/merge_requests/{number}"
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         params, notes = merge_request_params(query)

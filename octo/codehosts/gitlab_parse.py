@@ -30,6 +30,7 @@ from octo.codehosts.shapes import TreeRow
 from octo.codehosts.shapes import blob_from_bytes
 from octo.codehosts.shapes import comment
 from octo.codehosts.shapes import short_body
+from octo.core.errors import InvalidResponseError
 from octo.core.redaction import redact
 
 ItemT = TypeVar("ItemT")
@@ -138,6 +139,11 @@ def parse_raw_file(response: httpx.Response) -> FileBlob:
     raw = response.content
     sha = response.headers.get("x-gitlab-blob-id") or git_blob_sha(raw)
     size = response.headers.get("x-gitlab-size", "")
+    if size.isdigit() and int(size) > len(raw):
+        raise InvalidResponseError(
+            f"GitLab sent {len(raw)} bytes of a file of {size}: the answer was cut off",
+            hints=["Retry: the connection was cut while the file was on its way."],
+        )
     return blob_from_bytes(raw, sha, int(size) if size.isdigit() else len(raw))
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from typing import ClassVar
 from typing import TypeVar
 
+import httpx
+
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import PullRequestCommit
@@ -25,6 +27,7 @@ from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
 from octo.codehosts.settings import CodeHostSettings
+from octo.codehosts.shapes import FULL_BODY_CHARS
 from octo.codehosts.shapes import CodeSearchPage
 from octo.codehosts.shapes import FileBlob
 from octo.codehosts.shapes import Listing
@@ -62,6 +65,8 @@ class CodeHost(ABC):
     number_hint: ClassVar[str] = "Check the number; search without prNumber to find it."
     #: What a not-found error adds to "Check owner and repo".
     owner_note: ClassVar[str] = ""
+    #: The cache's kind of a single pull request.
+    pull_kind: ClassVar[str]
     #: Hints when a code search found nothing.
     nothing_found: ClassVar[tuple[str, ...]] = ()
     #: The type of each kind of answer a team's replicas share (see RemoteClient).
@@ -114,9 +119,25 @@ class CodeHost(ABC):
     async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
         """One page of repositories."""
 
-    @abstractmethod
     async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         """The one pull request ``query.prNumber`` names."""
+        assert query.owner and query.repo and query.prNumber is not None
+        return self.replied(
+            await self.remote.fetch(
+                self.pull_request_path(query.owner, query.repo, query.prNumber),
+                kind=self.pull_kind,
+                ttl=self.settings.ttl_pull_requests,
+                parse=lambda r: self.parse_pull(r, FULL_BODY_CHARS),
+            )
+        )
+
+    @abstractmethod
+    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
+        """The API path of one pull request."""
+
+    @abstractmethod
+    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
+        """The pull request an answer of :meth:`pull_request_path` holds."""
 
     @abstractmethod
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:

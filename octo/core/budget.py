@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -152,3 +153,14 @@ class CharPagination(BaseModel):
             hasMore=end < total,
             nextCharOffset=end if end < total else None,
         )
+
+
+def fair_shares(needs: Sequence[int], budget: int) -> list[int]:
+    """Split ``budget`` among ``needs`` fairly (water-filling): each gets what it needs up to
+    one common level, and what a small need leaves goes to the larger ones."""
+    shares = [0] * len(needs)
+    left = budget
+    for rank, index in enumerate(sorted(range(len(needs)), key=needs.__getitem__)):
+        shares[index] = min(needs[index], left // (len(needs) - rank))
+        left -= shares[index]
+    return shares

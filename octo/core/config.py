@@ -115,6 +115,10 @@ class Config:
     cache_max_bytes: int = 64 * 1024 * 1024
     rg_timeout_ms: int = 4000
     rg_max_filesize: str = "10M"
+    #: rg processes that run at once; more wait their turn (default: the CPU count).
+    rg_concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    #: The tokens all the answers of one call may hold together, shared fairly.
+    max_call_tokens: int = 15000
     #: Seconds a content handle (getCachedContent) stays readable.
     handle_ttl: float = 900.0
     #: Several octo servers sharing one Redis (OCTO_REDIS_URL); None: this process alone.
@@ -143,6 +147,8 @@ class Config:
                 env_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms, 1, 2**31), 30_000
             ),
             rg_max_filesize=_size(env, "OCTO_RG_MAX_FILESIZE", cls.rg_max_filesize),
+            rg_concurrency=env_int(env, "OCTO_RG_CONCURRENCY", os.cpu_count() or 1, 1, 1024),
+            max_call_tokens=env_int(env, "OCTO_MAX_CALL_TOKENS", cls.max_call_tokens, 1, 10**8),
             handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
             shared=_shared(env),
             env=env,

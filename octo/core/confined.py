@@ -11,9 +11,11 @@ through ``/proc/self/fd/N``, which no later swap can redirect.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 import sys
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -67,19 +69,36 @@ class Opened:
         ``/proc/self/fd/N`` on Linux, else the checked path."""
         return f"/proc/self/fd/{self.fd}" if _proc_fds() else str(self.path)
 
-    def read_bytes(self, limit: int | None = None) -> bytes:
-        """The content from the start, at most ``limit`` bytes (blocking)."""
+    def read_bytes(
+        self, limit: int | None = None, *, between: Callable[[], object] | None = None
+    ) -> bytearray:
+        """The content from the start, at most ``limit`` bytes (blocking).
+
+        Read a block at a time into one buffer of the size the file had when opened (more
+        is read if it grew), calling ``between`` after each block: a worker thread's look
+        at its deadline, whose raising abandons the read.
+        """
         os.lseek(self.fd, 0, os.SEEK_SET)
-        chunks: list[bytes] = []
-        size = 0
-        while limit is None or size < limit:
-            want = _CHUNK if limit is None else min(_CHUNK, limit - size)
-            chunk = os.read(self.fd, want)
+        want = self.stat.st_size if limit is None else min(limit, self.stat.st_size)
+        data = bytearray(want)
+        got = 0
+        with io.FileIO(self.fd, closefd=False) as file, memoryview(data) as view:
+            while got < want and (count := file.readinto(view[got : got + _CHUNK])):
+                got += count
+                if between is not None:
+                    between()
+        del data[got:]
+        if got < want:
+            return data  # the file shrank: its end is reached
+        while limit is None or len(data) < limit:
+            size = _CHUNK if limit is None else min(_CHUNK, limit - len(data))
+            chunk = os.read(self.fd, size)
             if not chunk:
                 break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
+            data += chunk
+            if between is not None:
+                between()
+        return data
 
     def close(self) -> None:
         if self.fd >= 0:

@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     TIMEOUT = "TIMEOUT"
     PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
     TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
+    INVALID_RESPONSE = "INVALID_RESPONSE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -109,6 +110,11 @@ class PathNotAllowedError(OctoError, code=ErrorCode.PATH_NOT_ALLOWED):
 
 class ToolNotAvailableError(OctoError, code=ErrorCode.TOOL_NOT_AVAILABLE):
     """The tool, or a component it needs, is not installed or configured."""
+
+
+class InvalidResponseError(OctoError, code=ErrorCode.INVALID_RESPONSE):
+    """A host answered with something octo cannot use: a body cut off, malformed, larger
+    than octo reads of it, or endless redirects."""
 
 
 class CallError(OctoError, code=ErrorCode.VALIDATION_ERROR):

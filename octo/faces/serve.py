@@ -32,6 +32,12 @@ if TYPE_CHECKING:
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
+#: How long an idle HTTP connection is kept open. Clients drop theirs sooner (httpx, under the
+#: mcp SDK's client, after 5 s), so octo never closes a connection as a client reuses it:
+#: with uvicorn's default of 5 s both ends timed out together, and a request sent at that
+#: moment met a closed connection (ReadError) under load.
+KEEP_ALIVE_SECONDS = 75
+
 #: Seconds the gateway gets to close (language servers shut down politely) after a signal.
 _CLOSE_GRACE = 5.0
 
@@ -118,7 +124,12 @@ async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | N
     """
     import uvicorn
 
-    settings = uvicorn.Config(http_app(access, config), log_level="warning", log_config=None)
+    settings = uvicorn.Config(
+        http_app(access, config),
+        log_level="warning",
+        log_config=None,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+    )
     print(
         f"octo: MCP server (streamable HTTP) at {mcp_url(sock)}; Ctrl+C stops it",
         file=sys.stderr,

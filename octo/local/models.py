@@ -7,8 +7,6 @@ additions: dot-files and credential files need an explicit opt-in.
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
@@ -64,13 +62,17 @@ class LocalGetFileContentQuery(ToolQuery):
     matchString: str | None = Field(
         default=None,
         min_length=1,
-        description="Pattern to match; returns each matching line with context.",
+        description="Text to match (a regex with matchStringIsRegex); returns each matching "
+        "line with context.",
     )
     matchStringContextLines: int = Field(
         default=5, ge=1, le=50, description="Context lines around each match (1-50)."
     )
     matchStringIsRegex: bool = Field(
-        default=False, description="Treat matchString as a (Python) regular expression."
+        default=False,
+        description="Treat matchString as a regular expression in ripgrep's syntax, as "
+        "localSearchCode's pattern (Rust regex: linear time; no look-around or "
+        "back-references).",
     )
     matchStringCaseSensitive: bool = Field(default=False, description="Case-sensitive matching.")
     charOffset: int = Field(default=0, ge=0, description="Character offset for pagination.")
@@ -117,14 +119,6 @@ class LocalGetFileContentQuery(ToolQuery):
             )
             if stray:
                 raise ValueError(f"{', '.join(stray)} only apply together with matchString")
-        elif self.matchStringIsRegex:
-            try:
-                re.compile(self.matchString)
-            except re.error as exc:
-                raise ValueError(
-                    f"matchString is not a valid regular expression: {exc}; "
-                    "set matchStringIsRegex=false to match it literally"
-                ) from None
         return self
 
 

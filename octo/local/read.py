@@ -2,12 +2,15 @@
 
 A file is decoded and redacted once per version (path, mtime, size); every page of it is
 then served from the cache: from the start, a line range, matching lines with context,
-character pages, or the whole file.
+character pages, or the whole file. Matching lines are found by rg (octo.local.read_matches).
+
+Reading, redacting and cutting a file run in worker threads, never on the event loop, and
+the query is answered at its deadline even when a thread is still at work: the file is read
+a block at a time with a look at the deadline after each, so an abandoned read stops early.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
@@ -34,6 +37,8 @@ from octo.local.matched_lines import strip_newline
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
 from octo.local.next_calls import has_regex_syntax
+from octo.local.read_matches import FileMatches
+from octo.local.read_matches import match_lines
 from octo.local.targets import file_target
 from octo.transports.ripgrep import max_filesize_bytes
 
@@ -55,13 +60,21 @@ async def get_file_content(
     with await file_target(ctx.paths, query) as opened:
         _check_size(ctx.config, query, opened.stat.st_size)
         text, cached = await _file_text(ctx.runtime.cache, opened)
-    lines = _split_lines(text)
-    base: dict[str, Any] = {
-        "path": ctx.paths.relative(opened.path),
-        "size": opened.stat.st_size,
-        "totalLines": len(lines),
-    }
-    answer = _FileRead(ctx.config, query, text, lines, base, opened.path.parent).answer()
+        found = None
+        if query.matchString is not None:
+            found = await match_lines(ctx.config, opened, query)
+    base: dict[str, Any] = {"path": ctx.paths.relative(opened.path), "size": opened.stat.st_size}
+
+    def read() -> tuple[list[str], Answer[LocalGetFileContentResult]]:
+        lines = _split_lines(text)
+        fields = {**base, "totalLines": len(lines)}
+        return lines, _FileRead(ctx.config, query, text, lines, fields, opened.path.parent).answer(
+            found
+        )
+
+    # Splitting and cutting a large file takes a while: off the event loop, and the query
+    # is answered at its deadline even if the thread is still at it.
+    lines, answer = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
     answer.cached = cached
     asked = _lines_asked(query, text, lines)
     tokens = answer.result.tokens
@@ -109,16 +122,20 @@ async def _file_text(cache: ResultCache, opened: Opened) -> tuple[str, bool]:
     """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
 
     def load_sync() -> str:
-        data = opened.read_bytes()
+        data = opened.read_bytes(between=anyio.from_thread.check_cancelled)
         if b"\0" in data[:_BINARY_SNIFF_BYTES]:
             raise InvalidQueryError(
                 f"'{opened.path.name}' is a binary file; localGetFileContent returns text only",
                 hints=["Inspect its size and type with localViewStructure (details=true)."],
             )
-        return redact(data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        del data
+        anyio.from_thread.check_cancelled()
+        return redact(text)
 
     async def load() -> str:
-        return await anyio.to_thread.run_sync(load_sync)
+        # Abandoned at the deadline, the thread stops at its next look at it.
+        return await anyio.to_thread.run_sync(load_sync, abandon_on_cancel=True)
 
     info = opened.stat
     key = (
@@ -155,11 +172,12 @@ class _FileRead:
         params.update((k, True) for k in ("hidden", "includeSensitive") if getattr(self.query, k))
         return "localGetFileContent " + compact_json({**params, **changes})
 
-    def answer(self) -> Answer[LocalGetFileContentResult]:
-        """The read in the mode the query asks for, with the hints that continue it."""
+    def answer(self, found: FileMatches | None = None) -> Answer[LocalGetFileContentResult]:
+        """The read in the mode the query asks for (``found``: the lines matchString
+        matches), with the hints that continue it."""
         query, lines = self.query, self.lines
-        if query.matchString is not None:
-            return self._matches(query.matchString)
+        if query.matchString is not None and found is not None:
+            return self._matches(query.matchString, found)
         if query.char_mode:
             return self._chars()
         if query.fullContent:
@@ -278,13 +296,12 @@ class _FileRead:
         )
         return Answer(result, hints)
 
-    def _matches(self, match_string: str) -> Answer[LocalGetFileContentResult]:
+    def _matches(self, match_string: str, found: FileMatches) -> Answer[LocalGetFileContentResult]:
         query, lines = self.query, self.lines
-        flags = 0 if query.matchStringCaseSensitive else re.IGNORECASE
-        source = match_string if query.matchStringIsRegex else re.escape(match_string)
-        regex = re.compile(source, flags)
         bare = [strip_newline(line) for line in lines]
-        hits = [index + 1 for index, line in enumerate(bare) if regex.search(line)]
+        # rg read the file on disk: a line past the end of this version of it is left out.
+        columns = {number: column for number, column in found.lines if number <= len(lines)}
+        hits = list(columns)
         hit_set = set(hits)
         context = query.matchStringContextLines
 
@@ -299,10 +316,7 @@ class _FileRead:
             for number in window:
                 text = bare[number - 1]
                 if number in hit_set:
-                    found = regex.search(text)
-                    window_lines.append(
-                        (number, clip_line(text, found.start() if found else 0), True)
-                    )
+                    window_lines.append((number, clip_line(text, columns[number]), True))
                 else:
                     window_lines.append((number, clip_line(text), False))
             # Each line is sent twice: in content (the regions) and in matches.
@@ -317,12 +331,13 @@ class _FileRead:
         next_step = None
         truncated_at = None
         rest = [hit for hit in hits if hit > covered]
-        if rest:
+        unshown = found.total - (len(hits) - len(rest))
+        if unshown and covered < len(lines):
             truncated_at = covered
-            start = max(rest[0] - context, covered + 1)
+            start = max(rest[0] - context, covered + 1) if rest else covered + 1
             next_step = f"startLine={start}, endLine={len(lines)}"
             hints.append(
-                f"{len(rest)} more matching lines after line {covered} did not fit the token "
+                f"{unshown} more matching lines after line {covered} did not fit the token "
                 "budget: make matchString more specific, or read on with "
                 + self._again(startLine=start, endLine=len(lines))
             )
@@ -334,7 +349,7 @@ class _FileRead:
             LocalGetFileContentResult(
                 **self.base,
                 content=_regions(numbered) or None,
-                matchCount=len(hits),
+                matchCount=found.total,
                 matches=group_matches(numbered, context),
             ),
             truncated_at_line=truncated_at,

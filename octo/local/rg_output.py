@@ -15,6 +15,7 @@ from typing import NamedTuple
 from octo.core.redaction import KEY_MARKER
 from octo.core.redaction import LineRedactor
 from octo.core.sensitive import is_sensitive
+from octo.local.long_lines import long_event
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
@@ -22,6 +23,7 @@ from octo.local.models import MatchColumn
 from octo.local.search_models import MatchPagination
 from octo.local.search_models import SearchFields
 from octo.local.search_models import SearchFile
+from octo.transports.capped_lines import LongLine
 
 
 def _rg_text(value: dict[str, Any]) -> str:
@@ -136,26 +138,32 @@ class PageScan:
         self._aliases = aliases or {}
         self._current: _FileScan | None = None
 
-    def feed(self, line: bytes) -> None:
-        """Take one line of rg's output."""
+    def feed(self, line: bytes | LongLine) -> None:
+        """Take one line of rg's output (a long one by its preview, see octo.local.long_lines)."""
         current = self._current
-        if line.startswith(b'{"type":"match"'):
+        if isinstance(line, LongLine):
+            data = long_event(line)
+            if current is not None and data is not None:
+                if line.head.startswith(b'{"type":"match"'):
+                    self._match(current, data)
+                elif line.head.startswith(b'{"type":"context"'):
+                    self._context(current, data)
+        elif line.startswith(b'{"type":"match"'):
             if current is not None:
-                self._match(current, line)
+                self._match(current, json.loads(line)["data"])
         elif line.startswith(b'{"type":"context"'):
             if current is not None:
-                self._context(current, line)
+                self._context(current, json.loads(line)["data"])
         elif line.startswith(b'{"type":"begin"'):
             path = _rg_path(json.loads(line)["data"]["path"])
             self._current = self._scans.get(self._aliases.get(path, path))
         elif line.startswith(b'{"type":"end"'):
             self._current = None
 
-    def _match(self, current: _FileScan, line: bytes) -> None:
+    def _match(self, current: _FileScan, data: dict[str, Any]) -> None:
         if current.shown >= self.per_file:
             current.collecting_after = False
             return
-        data = json.loads(line)["data"]
         # A multiline match carries all its lines; it is shown at its first.
         matched = _rg_text(data["lines"])
         first, newline, _rest = matched.partition("\n")
@@ -163,7 +171,8 @@ class PageScan:
         submatches = data.get("submatches") or []
         focus = _char_offset(matched, submatches[0]["start"]) if submatches else 0
         number = int(data["line_number"])
-        current.lines.append((number, clip_line(current.redactor(text), focus), True))
+        shown = clip_line(current.redactor(text), focus) + data.get("cut_note", "")
+        current.lines.append((number, shown, True))
         current.shown += 1
         current.last_match = number + strip_newline(matched).count("\n")
         if current.last_match > number:
@@ -177,16 +186,16 @@ class PageScan:
             ]
         current.collecting_after = current.shown == self.per_file
 
-    def _context(self, current: _FileScan, line: bytes) -> None:
+    def _context(self, current: _FileScan, data: dict[str, Any]) -> None:
         if current.shown >= self.per_file and not current.collecting_after:
             return
-        data = json.loads(line)["data"]
         number = int(data["line_number"])
         if current.collecting_after and number - current.last_match > self.after:
             current.collecting_after = False
             return
         text = strip_newline(_rg_text(data["lines"]))
-        current.lines.append((number, clip_line(current.redactor(text)), False))
+        shown = clip_line(current.redactor(text)) + data.get("cut_note", "")
+        current.lines.append((number, shown, False))
 
     def lines_of(self, arg: bytes) -> list[tuple[int, str, bool]]:
         """The numbered lines kept of the page's file ``arg``: (line, text, is_match)."""

@@ -6,6 +6,9 @@ shows, each only up to the matches it shows, so its cost follows the answer, not
 rg either walks a directory itself (localSearchCode) or is handed the files a find chose
 (localFindAndSearchCode); a long file list is split over runs that each stay far below
 the kernel's limit on a command line.
+
+A counting pass cut short by rg's time limit keeps what rg found by then (``Counted.complete``
+is False); only one that found nothing is a TIMEOUT.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
+from octo.local.long_lines import LONGEST_EVENT
 from octo.local.page_sources import hide_key_bodies
 from octo.local.page_sources import open_page
 from octo.local.rg_output import MatchingFile
@@ -78,24 +83,26 @@ class SearchScope:
 @dataclass(frozen=True)
 class Counted:
     """What the counting pass found: the matching files (in rg's order), how many files rg
-    read, and when the search started (``time.monotonic()``)."""
+    read, when the search started (``time.monotonic()``), and whether rg finished (else:
+    the files it found before its time limit)."""
 
     files: list[MatchingFile]
     files_searched: int | None
     started: float
+    complete: bool = True
 
     def in_path_order(self) -> list[MatchingFile]:
         """The matching files in path order, so pages line up across calls."""
         return sorted(self.files, key=lambda entry: entry.sort_key)
 
     def stats(self, *, complete: bool | None = None) -> SearchStats:
-        """The search's stats, timed up to now."""
+        """The search's stats, timed up to now; never complete when rg was cut short."""
         return SearchStats(
             filesSearched=self.files_searched,
             filesWithMatches=len(self.files),
             totalMatches=sum(entry.matched_lines for entry in self.files),
             searchTimeMs=round((time.monotonic() - self.started) * 1000),
-            complete=complete,
+            complete=complete if self.complete else False,
         )
 
 
@@ -105,7 +112,10 @@ def timeout_ms(config: Config, query: SearchFields) -> int:
 
 
 async def count_matches(config: Config, query: SearchFields, scope: SearchScope) -> Counted:
-    """Pass 1: every matching file with its count, and the files rg read."""
+    """Pass 1: every matching file with its count, and the files rg read.
+
+    Raises QueryTimeoutError when rg reached its time limit before finding any match.
+    """
     started = time.monotonic()
     args = [
         "--count",
@@ -113,6 +123,8 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         "--with-filename",
         "--stats",
         "--no-messages",
+        # Each file's count is written as it is found: what rg found survives its time limit.
+        "--line-buffered",
         *match_args(query),
         *scope.filter_args,
         "--",
@@ -120,30 +132,44 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     ]
     limiter = anyio.CapacityLimiter(_CONCURRENT_RUNS)
 
-    async def count(targets: Sequence[str]) -> tuple[list[MatchingFile], int | None]:
+    async def count(targets: Sequence[str]) -> tuple[list[MatchingFile], int | None, bool]:
         async with limiter:
             done = await run_rg(
                 [*args, *targets],
                 cwd=scope.rg_cwd,
                 timeout_ms=timeout_ms(config, query),
                 pass_fds=scope.fds,
+                keep_partial=True,
             )
         # --no-messages silences unreadable files; what remains is about the query.
         if done.returncode == 2 and done.stderr.strip():
             raise rg_rejected(rg_error_message(done.stderr))
-        return read_counts(
-            done.stdout, include_sensitive=query.includeSensitive, include_hidden=query.hidden
+        # Cut short, rg wrote no stats block: what it wrote is matching files only.
+        stdout = done.stdout + b"\n\n" if done.timed_out else done.stdout
+        found, searched = read_counts(
+            stdout, include_sensitive=query.includeSensitive, include_hidden=query.hidden
         )
+        return found, searched, not done.timed_out
 
     runs = await map_ordered(count, _runs_of(scope.targets))
-    matching = [entry for found, _searched in runs for entry in found]
+    matching = [entry for found, _searched, _complete in runs for entry in found]
+    complete = all(finished for _found, _searched, finished in runs)
+    if not complete and not matching:
+        limit = timeout_ms(config, query)
+        raise QueryTimeoutError(
+            f"ripgrep found nothing within its time limit ({limit} ms)",
+            hints=[
+                "Narrow the search: a sub-directory as path, a type, or include globs.",
+                "timeoutMs or OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
+            ],
+        )
     if scope.file is not None:
         # rg named the file by its descriptor: shown by its name, as rg would have.
         shown = f"./{scope.file.path.name}".encode()
         matching = [MatchingFile(shown, entry.matched_lines) for entry in matching]
-    searched = [searched for _found, searched in runs]
+    searched = [searched for _found, searched, _complete in runs]
     total = None if None in searched else sum(s for s in searched if s is not None)
-    return Counted(matching, total, started)
+    return Counted(matching, total, started, complete)
 
 
 async def page_matches(
@@ -169,7 +195,7 @@ async def page_matches(
             timeout_ms=timeout_ms(config, query),
             pass_fds=(*scope.fds, *sources.fds),
         ) as rg:
-            async for line in rg.lines():
+            async for line in rg.capped_lines(LONGEST_EVENT):
                 scan.feed(line)
         await hide_key_bodies(scan, sources)
     return scan.files()

@@ -50,6 +50,11 @@ class UnsupportedOperationError(LspNotAvailableError):
     """The server does not offer the operation (capability missing or MethodNotFound)."""
 
 
+class OversizedMessageError(ServerCrashedError):
+    """The server sent a message over octo's size limit; octo stopped it (a crash to the
+    pool: it starts again on the next query)."""
+
+
 class RequestFailedError(LspNotAvailableError):
     """The server answered a request with a JSON-RPC error."""
 
@@ -165,6 +170,14 @@ class LspClient:
             return ServerStoppedError(
                 f"{self.server_id} was stopped ({self._stopped_because}) before it answered",
                 hints=["Retry: octo starts the server again on the next query."],
+            )
+        if self._client.refused is not None:
+            return OversizedMessageError(
+                f"{self.server_id} sent {self._client.refused}; octo stopped it",
+                hints=[
+                    "Ask for less at once (a more specific symbol); octo starts the server "
+                    "again on the next query.",
+                ],
             )
         tail = await self.stderr.last_words(8)
         code = self._process.returncode if self._process is not None else None

@@ -7,6 +7,7 @@ from lsprotocol import types as lsp
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.lsp.locations import code_location
+from octo.lsp.locations import cut_places
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
 from octo.lsp.locations import withheld_hints
@@ -28,7 +29,9 @@ async def goto_definition(
 
     async def run(target: Target, _last: bool) -> Answer[GotoDefinitionResult]:
         require(target.slot, "definitionProvider", "go to definition")
-        places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params()))
+        sent = await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
+        places = places_of(sent)
+        cut = cut_places(sent, target.slot.server_id, "definitions")
         seen = await see_files(ctx.paths, [place.path for place in places], query)
         definitions = [code_location(seen[p.path], p.range, query.contextLines) for p in places]
         result = GotoDefinitionResult(
@@ -49,6 +52,7 @@ async def goto_definition(
                 place.last_line,
                 definitions[index].content,
             )
-        return answer(target, result, [*hints, *withheld_hints(query, seen.values())])
+        hints = [*cut, *hints, *withheld_hints(query, seen.values())]
+        return answer(target, result, hints, partial=bool(cut))
 
     return await navigate(ctx, query, run)

@@ -35,6 +35,9 @@ from octo.lsp.symbols import split_lines
 
 #: Longest line of code shown, in characters.
 _MAX_LINE = 200
+#: The most locations taken from one reply: a server may send far more (the references of a
+#: name used everywhere); the first ones are used, and the answer is partial.
+MAX_PLACES = 10_000
 
 
 def path_of(uri: str) -> Path:
@@ -67,10 +70,11 @@ class Place:
 
 
 def places_of(result: Any) -> list[Place]:
-    """Location | Location[] | LocationLink[] | None as places, deduplicated and sorted."""
+    """Location | Location[] | LocationLink[] | None as places, deduplicated and sorted (the
+    first MAX_PLACES of a longer list: see :func:`cut_places`)."""
     if result is None:
         return []
-    items = result if isinstance(result, list) else [result]
+    items = result[:MAX_PLACES] if isinstance(result, list) else [result]
     places: dict[tuple[str, int, int], Place] = {}
     for item in items:
         if not isinstance(item, Mapping):
@@ -90,6 +94,16 @@ def places_of(result: Any) -> list[Place]:
         place = Place(path_of(uri), range_of(raw), last_line)
         places[(str(place.path), place.range.start.line, place.range.start.character)] = place
     return sorted(places.values(), key=lambda p: (str(p.path), p.range.start.line))
+
+
+def cut_places(result: Any, server: str, what: str) -> list[str]:
+    """The hint saying ``result`` held more ``what`` than octo takes, when it did."""
+    if not isinstance(result, list) or len(result) <= MAX_PLACES:
+        return []
+    return [
+        f"{server} returned {len(result)} {what}; octo took the first {MAX_PLACES} (the answer "
+        "is partial). Ask about a more specific symbol for the rest."
+    ]
 
 
 @dataclass(frozen=True)

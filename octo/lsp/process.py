@@ -1,10 +1,10 @@
 """A language server's process: spawned so it dies with octo, its stderr drained into a
 tail kept for crash reports, and stopped by process group.
 
-The server runs in its own session (its pid is its process group id), under
-``setpriv --pdeathsig KILL`` on Linux: if octo dies, even by SIGKILL, the kernel kills
-the server. Its children (tsserver under typescript-language-server) share its group, so
-stopping kills the whole group.
+The server runs in its own session (its pid is its process group id) on Linux under
+``setpriv --pdeathsig`` and a shell that kills the whole group when octo dies, even by
+SIGKILL (see octo.transports.processes). Its children (tsserver under
+typescript-language-server) share its group, so stopping kills the whole group.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 import signal
 from collections.abc import Mapping
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -43,7 +44,7 @@ async def spawn(
 ) -> asyncio.subprocess.Process:
     """Start ``argv`` in ``root`` as ``client``'s server (stdin, stdout and stderr piped)."""
     # child_command looks for setpriv on PATH (once): off the event loop.
-    command = await anyio.to_thread.run_sync(child_command, argv)
+    command = await anyio.to_thread.run_sync(partial(child_command, argv, with_children=True))
     await client.start_io(*command, cwd=str(root), env=dict(env), start_new_session=True)
     process = client._server
     assert process is not None  # start_io sets it or raises

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
 from pygls.protocol import JsonRPCResponseMessage
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol import default_converter
 
 from octo.core.version import VERSION
+from octo.lsp.framing import CappedLanguageClient
 from octo.lsp.progress import ProgressTracker
 
 if TYPE_CHECKING:
@@ -72,9 +72,10 @@ def _converter() -> Converter:
     return converter
 
 
-def language_client(root: Path, progress: ProgressTracker) -> LanguageClient:
-    """A pygls client for a server on workspace ``root`` that feeds ``progress``."""
-    client = LanguageClient(
+def language_client(root: Path, progress: ProgressTracker) -> CappedLanguageClient:
+    """A pygls client for a server on workspace ``root`` that feeds ``progress``; the
+    server's messages are read within octo's size limit (octo.lsp.framing)."""
+    client = CappedLanguageClient(
         "octo", VERSION, protocol_cls=_RawResultProtocol, converter_factory=_converter
     )
     folders = [lsp.WorkspaceFolder(uri=root.as_uri(), name=root.name)]

@@ -8,6 +8,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.paging import page_of
 from octo.lsp.locations import code_location
+from octo.lsp.locations import cut_places
 from octo.lsp.locations import places_of
 from octo.lsp.locations import see_files
 from octo.lsp.locations import withheld_hints
@@ -29,7 +30,9 @@ async def find_references(
     async def run(target: Target, _last: bool) -> Answer[FindReferencesResult]:
         require(target.slot, "referencesProvider", "find references")
         params = target.params(context={"includeDeclaration": query.includeDeclaration})
-        places = places_of(await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params))
+        sent = await ask(target.slot, lsp.TEXT_DOCUMENT_REFERENCES, params)
+        places = places_of(sent)
+        cut = cut_places(sent, target.slot.server_id, "references")
         chosen, pagination = page_of(places, query.referencesPerPage, query.page)
         seen = await see_files(ctx.paths, [place.path for place in chosen], query)
         result = FindReferencesResult(
@@ -52,6 +55,7 @@ async def find_references(
         hints = reference_hints(
             query, pagination, len(places), use, target.resolved.line, target.resolved.text
         )
-        return answer(target, result, [*hints, *withheld_hints(query, seen.values())])
+        hints = [*cut, *hints, *withheld_hints(query, seen.values())]
+        return answer(target, result, hints, partial=bool(cut))
 
     return await navigate(ctx, query, run)

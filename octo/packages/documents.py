@@ -16,6 +16,10 @@ from octo.packages.models import PackageRepository
 from octo.packages.models import PackageVersion
 from octo.packages.repository_url import SourceRepository
 
+#: The most a package's whole metadata may hold (an npm packument, a PyPI JSON document,
+#: every release listed): larger than one API page, far below what would strain memory.
+METADATA_MAX_BYTES = 32 * 1024 * 1024
+
 
 def mapping(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """``doc[key]`` when it is an object, else an empty one."""

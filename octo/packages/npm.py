@@ -19,6 +19,7 @@ import httpx
 from octo.contract import Answer
 from octo.core.errors import NotFoundError
 from octo.core.errors import ToolNotAvailableError
+from octo.packages.documents import METADATA_MAX_BYTES
 from octo.packages.documents import json_body
 from octo.packages.documents import listed_versions
 from octo.packages.documents import mapping
@@ -195,7 +196,11 @@ class NpmLookup:
             except NotFoundError:
                 pass  # a missing package, or a mirror without /latest: the packument tells
         whole = await self.client.fetch(
-            path, kind="npm-packument", ttl=self.ttl, parse=parse_npm_packument
+            path,
+            kind="npm-packument",
+            ttl=self.ttl,
+            parse=parse_npm_packument,
+            max_bytes=METADATA_MAX_BYTES,
         )
         answer.cached &= whole.cached
         answer.hint(*whole.notes)

@@ -27,6 +27,7 @@ from packaging.version import Version
 from octo.contract import Answer
 from octo.core.errors import NotFoundError
 from octo.core.errors import ToolNotAvailableError
+from octo.packages.documents import METADATA_MAX_BYTES
 from octo.packages.documents import json_body
 from octo.packages.documents import listed_versions
 from octo.packages.documents import mapping
@@ -270,6 +271,7 @@ class PythonIndexLookup:
                 kind="pypi-json",
                 ttl=self.ttl,
                 parse=lambda r: parse_pypi_json(r, forge_hosts=self.forge_hosts),
+                max_bytes=METADATA_MAX_BYTES,
             )
         except NotFoundError:
             if self.json_api:

@@ -7,7 +7,8 @@ honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
 through the runtime's :class:`~octo.core.cache.ResultCache`, lets identical requests in
 flight share one upstream request, and maps HTTP statuses to :mod:`octo.core.errors`.
 With a shared store, answers, requests in flight and rate-limit pauses are shared by
-every replica (:mod:`octo.transports.remote_state`).
+every replica (:mod:`octo.transports.remote_state`). Bodies are read within a byte limit
+per kind of answer (:mod:`octo.transports.http_body`).
 
 Everything specific to a host (rate-limit header names, how a secondary limit reads,
 authentication, hints) lives in a :class:`HostPolicy` subclass, so a new host
@@ -36,6 +37,8 @@ from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
 from octo.core.shared_state import SharedStore
+from octo.transports.http_body import MAX_JSON_BYTES
+from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
@@ -215,6 +218,7 @@ class RemoteClient:
         headers: Mapping[str, str],
         credentials: Mapping[str, str],
         scope: str,
+        max_bytes: int,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -229,6 +233,7 @@ class RemoteClient:
                     credentials=credentials,
                     is_own=self._on_own_host,
                     name=self.policy.name,
+                    max_bytes=max_bytes,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -263,13 +268,14 @@ class RemoteClient:
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
+        max_bytes: int = MAX_JSON_BYTES,
     ) -> httpx.Response:
         """Send one request with rate-limit handling and retries; a 304 is returned as is.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
         (other 4xx, with the host's message), ToolNotAvailableError (5xx after retries,
-        unreachable host).
+        unreachable host), InvalidResponseError (a body cut off or over ``max_bytes``).
         """
         url = self.url(path)
         try:
@@ -291,7 +297,7 @@ class RemoteClient:
             async for attempt in attempts:
                 with attempt:
                     return await self._send_once(
-                        method, url, params, headers or {}, credentials, scope
+                        method, url, params, headers or {}, credentials, scope, max_bytes
                     )
         except Retry as exc:
             if exc.rate_limited:
@@ -345,13 +351,15 @@ class RemoteClient:
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         cacheable: Callable[[T], bool] | None = None,
+        max_bytes: int = MAX_JSON_BYTES,
     ) -> Fetched[T]:
         """GET ``path`` and ``parse`` the response, through the cache.
 
         A fresh entry answers without a request; identical fetches in flight share one
         request; a stale entry with an ETag is revalidated (a 304 refreshes it). ``kind``
         names what ``parse`` makes, so two parsers of one URL never share entries.
-        ``cacheable`` can refuse to cache a value (partial search results).
+        ``cacheable`` can refuse to cache a value (partial search results). Bodies over
+        ``max_bytes`` or unreadable by ``parse`` are InvalidResponseErrors.
         """
         key = self.cache_key(kind, path, params, headers)
         scope = await self.scope()
@@ -365,7 +373,9 @@ class RemoteClient:
             conditional = dict(headers or {})
             if stale is not None and stale.etag:
                 conditional["If-None-Match"] = stale.etag
-            response = await self.send(path, params=params, headers=conditional)
+            response = await self.send(
+                path, params=params, headers=conditional, max_bytes=max_bytes
+            )
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
             notes = redirect_notes(response)
             if response.status_code == 304 and stale is not None:
@@ -375,7 +385,7 @@ class RemoteClient:
                 return Fetched(
                     stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
                 )
-            value = parse(response)
+            value = parsed(response, parse, name=self.policy.name)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 etag = response.headers.get("etag")

@@ -2,9 +2,10 @@
 with octo, and the environment they may see.
 
 Every child runs in its own session (so its whole process group can be killed) and, on
-Linux, under ``setpriv --pdeathsig KILL``: the kernel kills it when octo dies, SIGKILL
-included, with no ``preexec_fn`` (unsafe once threads run). Its environment keeps what a
-tool needs to run and drops every credential.
+Linux, under ``setpriv --pdeathsig``: the kernel kills it when octo dies, SIGKILL included,
+with no ``preexec_fn`` (unsafe once threads run); a child with children of its own (a
+language server) runs under a shell that then kills their whole group. Its environment
+keeps what a tool needs to run and drops every credential.
 """
 
 from __future__ import annotations
@@ -26,18 +27,31 @@ _CREDENTIALS = frozenset(
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH", re.IGNORECASE)
 
 
+#: ``sh -c`` script that runs its arguments as a child in the background and waits for it;
+#: on SIGTERM it kills its whole process group, itself and every descendant. (A background
+#: command's stdin is /dev/null unless redirected, and dash ignores ``<&0``: fd 3 carries it.)
+_GROUP_REAPER = 'trap "kill -KILL 0" TERM; exec 3<&0; "$@" <&3 3<&- & wait "$!"'
+
+
 @cache
-def _death_signal_prefix() -> tuple[str, ...]:
-    """``setpriv --pdeathsig KILL --`` where the system has it (util-linux), else nothing."""
-    if not sys.platform.startswith("linux"):
-        return ()
-    setpriv = shutil.which("setpriv")
-    return (setpriv, "--pdeathsig", "KILL", "--") if setpriv else ()
+def _setpriv() -> str | None:
+    """setpriv (util-linux) on Linux, where the parent-death signal is to be had."""
+    return shutil.which("setpriv") if sys.platform.startswith("linux") else None
 
 
-def child_command(argv: Sequence[str]) -> list[str]:
-    """``argv`` wrapped so the child is killed when octo dies (Linux; elsewhere as is)."""
-    return [*_death_signal_prefix(), *argv]
+def child_command(argv: Sequence[str], *, with_children: bool = False) -> list[str]:
+    """``argv`` wrapped so the child is killed when octo dies (Linux; elsewhere as is).
+
+    A child that starts children of its own (``with_children``: a language server and its
+    worker, as tsserver under typescript-language-server) runs under a small shell that the
+    parent-death signal makes kill their whole process group, so none of them outlives octo.
+    """
+    setpriv = _setpriv()
+    if setpriv is None:
+        return list(argv)
+    if not with_children:
+        return [setpriv, "--pdeathsig", "KILL", "--", *argv]
+    return [setpriv, "--pdeathsig", "TERM", "--", "/bin/sh", "-c", _GROUP_REAPER, "sh", *argv]
 
 
 def child_environment(env: Mapping[str, str]) -> dict[str, str]:

@@ -4,6 +4,9 @@ httpx strips only ``Authorization`` when a redirect crosses origins; GitLab's
 ``PRIVATE-TOKEN`` and every other header went along. Here each hop gets the headers its own
 origin may see: the host policy's (credentials included) on the configured origin, none of
 them anywhere else. A request re-sent to another origin says so in a note the answer shows.
+
+Every hop is streamed: a redirect's body is never read, and the last answer's body is read
+within the caller's byte limit (:func:`~octo.transports.http_body.read_capped`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import Any
 
 import httpx
 
-from octo.core.errors import ToolNotAvailableError
+from octo.core.errors import InvalidResponseError
+from octo.transports.http_body import read_capped
 
 #: Redirects followed for one request before giving up (httpx's default is 20).
 MAX_REDIRECTS = 5
@@ -43,12 +47,15 @@ async def send_following(
     credentials: Mapping[str, str],
     is_own: Callable[[httpx.URL], bool],
     name: str,
+    max_bytes: int,
 ) -> httpx.Response:
-    """Send ``method url`` with ``headers`` and follow up to :data:`MAX_REDIRECTS` redirects.
+    """Send ``method url`` with ``headers`` and follow up to :data:`MAX_REDIRECTS` redirects;
+    the answer's body is read, at most ``max_bytes`` of it.
 
     ``credentials`` (the host policy's headers) go only to URLs ``is_own`` accepts, on the
     first request and on every hop; a hop elsewhere is re-issued without them and leaves a
-    note (:func:`redirect_notes`). Raises ToolNotAvailableError after too many redirects.
+    note (:func:`redirect_notes`). Raises InvalidResponseError after too many redirects or
+    for a body over ``max_bytes`` or cut off.
     """
 
     def hop(method: str, target: httpx.URL, params: Mapping[str, Any] | None) -> httpx.Request:
@@ -58,12 +65,12 @@ async def send_following(
     request = hop(method, httpx.URL(url), params)
     notes: list[str] = []
     for _ in range(MAX_REDIRECTS + 1):
-        response = await http.send(request, follow_redirects=False)
+        response = await http.send(request, follow_redirects=False, stream=True)
         following = response.next_request
         if following is None:
             if notes:
                 response.extensions = {**response.extensions, _NOTES: tuple(notes)}
-            return response
+            return await read_capped(response, limit=max_bytes, name=name)
         await response.aclose()
         if credentials and not is_own(following.url) and not notes:
             notes.append(
@@ -72,7 +79,7 @@ async def send_following(
                 f"{name}'s credentials."
             )
         request = hop(following.method, following.url, None)
-    raise ToolNotAvailableError(
+    raise InvalidResponseError(
         f"{name} redirected the request more than {MAX_REDIRECTS} times",
         hints=["Check the configured URL of the host: it should not redirect."],
     )

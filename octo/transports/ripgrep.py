@@ -1,7 +1,9 @@
 """Running rg: locating the binary, and running it under a deadline, streamed or to the end.
 
 Every rg process runs in its own process group, so stopping it early (a page is
-full, the deadline passed) kills rg and anything it spawned, then reaps it.
+full, the deadline passed) kills rg and anything it spawned, then reaps it. At most
+``OCTO_RG_CONCURRENCY`` rg processes of a runtime run at once (:class:`RgSlots`); the
+others wait their turn, first come first served, within their query's deadline.
 """
 
 from __future__ import annotations
@@ -14,29 +16,49 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from contextlib import asynccontextmanager
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO
+from typing import TYPE_CHECKING
+from typing import TypeVar
 
 import anyio
 from anyio.abc import Process
+from anyio.lowlevel import RunVar
 
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
+from octo.core.ranked_limiter import RankedLimiter
+from octo.transports.capped_lines import LongLine
+from octo.transports.capped_lines import capped_lines
 from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
+
+if TYPE_CHECKING:
+    from octo.contract.runtime import Runtime
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
 
 _STDERR_KEEP = 16 * 1024
+
+T = TypeVar("T")
+
+#: Seconds of a query's time kept for answering once rg is done (its second pass, the page).
+_ANSWER_MARGIN = 1.0
+_SHORTEST_LIMIT = 0.05
 
 #: The longest single argument Linux passes to a program (MAX_ARG_STRLEN, its NUL included).
 _MAX_ARG_BYTES = 128 * 1024 - 1
@@ -55,6 +77,45 @@ def rg_binary() -> str:
         "ripgrep (rg) is not installed",
         hints=["pip install ripgrep==14.1.0 (a dependency of octo-gateway), or put rg on PATH."],
     )
+
+
+class RgSlots:
+    """A runtime's queue of rg processes: at most ``config.rg_concurrency`` run at once; the
+    others wait, the rg of earlier calls first (a runtime backend: one per runtime)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.limiter = RankedLimiter(runtime.config.rg_concurrency)
+
+
+#: The slots in force, and the rank of this call's rg processes in their queue.
+_SLOTS: ContextVar[tuple[RankedLimiter, float] | None] = ContextVar("octo_rg_slots", default=None)
+#: Where no runtime said which slots are in force (rg run outside a call): one queue per
+#: event loop, as wide as the machine has CPUs.
+_LOOP_SLOTS: RunVar[RankedLimiter] = RunVar("octo_rg_loop_slots")
+
+
+@contextmanager
+def rg_slots_in_force(slots: RgSlots) -> Iterator[None]:
+    """Make every rg started in this context (and the tasks it starts) queue on ``slots``,
+    ranked by now: the rg of a call that came earlier goes first."""
+    token = _SLOTS.set((slots.limiter, anyio.current_time()))
+    try:
+        yield
+    finally:
+        _SLOTS.reset(token)
+
+
+def _slot() -> AbstractAsyncContextManager[None]:
+    """A turn to run one rg, in the queue in force."""
+    found = _SLOTS.get()
+    if found is not None:
+        return found[0].hold(found[1])
+    try:
+        limiter = _LOOP_SLOTS.get()
+    except LookupError:
+        limiter = RankedLimiter(os.cpu_count() or 1)
+        _LOOP_SLOTS.set(limiter)
+    return limiter.hold(anyio.current_time())
 
 
 def max_filesize_arg(size: str) -> str:
@@ -110,6 +171,12 @@ class RgProcess:
         if partial:
             yield bytes(partial)
 
+    def capped_lines(self, longest: int, keep: int = 64 * 1024) -> AsyncIterator[bytes | LongLine]:
+        """stdout one line at a time, as :meth:`lines`; a line over ``longest`` bytes comes as
+        a :class:`LongLine` (see :func:`~octo.transports.capped_lines.capped_lines`)."""
+        assert self._process.stdout is not None
+        return capped_lines(self._process.stdout, longest, keep)
+
     async def wait(self) -> int:
         """Wait for rg to exit and return its exit code (0 found, 1 nothing found, 2 error)."""
         return await self._process.wait()
@@ -129,11 +196,16 @@ class RgProcess:
 
 @dataclass(frozen=True)
 class RgRun:
-    """What a finished rg left: exit code (0 found, 1 nothing found, 2 error), stdout, stderr."""
+    """What a finished rg left: exit code (0 found, 1 nothing found, 2 error), stdout, stderr.
 
-    returncode: int
+    ``timed_out``: rg was killed at its deadline (``returncode`` is then None) and stdout
+    holds what it had written by then.
+    """
+
+    returncode: int | None
     stdout: bytes
     stderr: str
+    timed_out: bool = False
 
 
 @asynccontextmanager
@@ -162,26 +234,41 @@ async def run_rg(
     cwd: Path | str | None = None,
     timeout_ms: int,
     pass_fds: Sequence[int] = (),
+    keep_partial: bool = False,
 ) -> RgRun:
     """Run ``rg args`` in ``cwd`` to the end, under the same deadline as :func:`open_rg`.
 
     For output that is needed whole: rg writes it to a temporary file, so a
-    search printing thousands of lines costs no wake-up per line it writes.
+    search printing thousands of lines costs no wake-up per line it writes. With
+    ``keep_partial``, rg reaching its deadline is no error: the run says ``timed_out``
+    and holds what rg wrote until it was killed.
     """
     with tempfile.TemporaryFile() as stdout:
-        async with _spawn_rg(
-            args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout, pass_fds=pass_fds
-        ) as rg:
-            returncode = await rg.wait()
+        returncode: int | None = None
+        stderr = ""
+        try:
+            async with _spawn_rg(
+                args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout, pass_fds=pass_fds
+            ) as rg:
+                returncode = await rg.wait()
+                stderr = await _read_shielded(lambda: rg.stderr)
+        except QueryTimeoutError:
+            if not keep_partial:
+                raise
+        output = await _read_shielded(lambda: _read_all(stdout))
+    return RgRun(returncode, output, stderr, timed_out=returncode is None)
 
-            def collect() -> RgRun:
-                stdout.seek(0)
-                return RgRun(returncode, stdout.read(), rg.stderr)
 
-            # Off the event loop, both files in one hop (stdout may be megabytes); shielded:
-            # rg has finished, so the deadline passing meanwhile must not drop its output.
-            with anyio.CancelScope(shield=True):
-                done = await anyio.to_thread.run_sync(collect)
+def _read_all(file: IO[bytes]) -> bytes:
+    file.seek(0)
+    return file.read()
+
+
+async def _read_shielded(read: Callable[[], T]) -> T:
+    """``read()`` off the event loop (rg's output may be megabytes); shielded: rg has
+    finished, so the deadline passing meanwhile must not drop its output."""
+    with anyio.CancelScope(shield=True):
+        done = await anyio.to_thread.run_sync(read)
     return done
 
 
@@ -211,48 +298,69 @@ async def _spawn_rg(
     pass_fds: Sequence[int],
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
-    # stderr goes to a file, not a pipe: rg can never block on it and nothing must drain it.
-    with tempfile.TemporaryFile() as stderr:
-        try:
-            process = await anyio.open_process(
-                child_command([rg_binary(), "--no-config", *args]),
-                cwd=cwd,
-                env=child_environment(os.environ),
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,
-                pass_fds=pass_fds,
-            )
-        except FileNotFoundError as exc:
-            if cwd is None or exc.filename != str(cwd):
-                raise
-            # The directory went away between the check and the start.
-            raise NotFoundError(
-                "The directory to search no longer exists",
-                hints=["Check the path with localViewStructure on its parent."],
-            ) from None
-        except OSError as exc:
-            if exc.errno != errno.E2BIG:
-                raise
-            raise InvalidQueryError(
-                "The query's patterns, globs and names together are too long for ripgrep",
-                hints=["Use fewer or shorter patterns and globs."],
-            ) from None
-        track("rg", process)
-        rg = RgProcess(process, stderr)
-        try:
-            with anyio.fail_after(timeout_ms / 1000):
-                yield rg
-        except TimeoutError:
-            raise QueryTimeoutError(
-                f"ripgrep did not finish within {timeout_ms} ms",
-                hints=[
-                    "Narrow the search: a sub-directory as path, a type, or include globs.",
-                    "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
-                ],
-            ) from None
-        finally:
-            rg.kill()
-            with anyio.CancelScope(shield=True):
-                await process.aclose()
+    # The turn is taken before rg's own deadline starts: waiting in line is not searching.
+    async with _slot():
+        # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
+        with tempfile.TemporaryFile() as stderr:
+            process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
+            track("rg", process)
+            rg = RgProcess(process, stderr)
+            seconds = _own_limit(timeout_ms)
+            try:
+                with anyio.fail_after(seconds):
+                    yield rg
+            except TimeoutError:
+                raise QueryTimeoutError(
+                    f"ripgrep did not finish within {round(seconds * 1000)} ms",
+                    hints=[
+                        "Narrow the search: a sub-directory as path, a type, or include globs.",
+                        "OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
+                    ],
+                ) from None
+            finally:
+                rg.kill()
+                with anyio.CancelScope(shield=True):
+                    await process.aclose()
+
+
+def _own_limit(timeout_ms: int) -> float:
+    """rg's own limit, in seconds: ``timeout_ms``, but ending a moment before the deadline
+    of the query around it, so that a search its deadline cuts short still answers (with
+    what rg found) instead of being cancelled with nothing."""
+    left = anyio.current_effective_deadline() - anyio.current_time() - _ANSWER_MARGIN
+    return min(timeout_ms / 1000, max(_SHORTEST_LIMIT, left))
+
+
+async def _start_rg(
+    args: Sequence[str],
+    cwd: Path | str | None,
+    stdout: int | IO[bytes],
+    stderr: IO[bytes],
+    pass_fds: Sequence[int],
+) -> Process:
+    try:
+        return await anyio.open_process(
+            child_command([rg_binary(), "--no-config", *args]),
+            cwd=cwd,
+            env=child_environment(os.environ),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        )
+    except FileNotFoundError as exc:
+        if cwd is None or exc.filename != str(cwd):
+            raise
+        # The directory went away between the check and the start.
+        raise NotFoundError(
+            "The directory to search no longer exists",
+            hints=["Check the path with localViewStructure on its parent."],
+        ) from None
+    except OSError as exc:
+        if exc.errno != errno.E2BIG:
+            raise
+        raise InvalidQueryError(
+            "The query's patterns, globs and names together are too long for ripgrep",
+            hints=["Use fewer or shorter patterns and globs."],
+        ) from None

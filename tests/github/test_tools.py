@@ -263,8 +263,9 @@ async def test_files_over_1_mb_come_from_the_blob_api(
     router.get("https://gh.test/api/v3/repos/o/r/contents/huge.txt", params={"ref": "dev"}).respond(
         json={"type": "file", "encoding": "none", "size": 2_000_000, "sha": "b" * 40, "content": ""}
     )
+    text = "first\nsecond\n" + "x" * (2_000_000 - 13)
     blob = router.get(f"https://gh.test/api/v3/repos/o/r/git/blobs/{'b' * 40}").respond(
-        json={**file_body("first\nsecond\n", sha="b" * 40), "size": 2_000_000}
+        json=file_body(text, sha="b" * 40)
     )
     [row] = rows(
         await gateway.github_get_file_content(

@@ -399,7 +399,6 @@ async def test_more_than_five_queries_is_a_call_error(tree: Tree, call: Call) ->
         ({"matchStringContextLines": 3}, ["matchStringContextLines", "matchString"]),
         ({"matchStringIsRegex": True}, ["matchStringIsRegex", "matchString"]),
         ({"matchStringCaseSensitive": True}, ["matchStringCaseSensitive", "matchString"]),
-        ({"matchString": "a(", "matchStringIsRegex": True}, ["matchString", "matchStringIsRegex"]),
         ({"lines": "1-5"}, ["lines"]),
     ],
 )

@@ -15,13 +15,19 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - progress: a work-done progress begins at initialized and never ends.
 - slow-progress: a work-done progress begins at initialized and ends 0.5 s later.
 - nocalls: plain, and without callHierarchyProvider.
+- huge-message: definition answers with a header announcing 4,000,000,000 bytes, then
+  streams them; with STATE_DIR only the first time.
+- many-references: references answers with 20,000 locations (about 2 MB).
+- million-references: references answers with 1,000,000 locations (about 100 MB).
 - grandchild: starts a `sleep` child that outlives the server unless its group is killed.
 - slow-start: starts a `sleep` child, then reads nothing for a minute (initialize hangs).
+- busy: definition takes 0.2 s; STATE_DIR/most holds the most definitions it ran at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -56,8 +62,19 @@ def _location(uri: str) -> lsp.Location:
     return lsp.Location(uri=uri, range=lsp.Range(start=start, end=start))
 
 
+#: Definitions running now, and the most at once (mode busy).
+_running = [0, 0]
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
+    if MODE == "busy":
+        _running[0] += 1
+        _running[1] = max(_running)
+        if STATE:
+            (STATE / "most").write_text(str(_running[1]))
+        await asyncio.sleep(0.2)
+        _running[0] -= 1
     if MODE == "hang":
         try:
             await asyncio.sleep(3600)
@@ -75,6 +92,14 @@ async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
         quoted = ls.workspace.get_text_document(params.text_document.uri).lines[:1]
         print("fake-lsp: simulated crash in definition", *quoted, file=sys.stderr, flush=True)
         os._exit(3)
+    if MODE == "huge-message" and not (STATE and (STATE / "sent").exists()):
+        if STATE:
+            (STATE / "sent").touch()
+        out = sys.stdout.buffer
+        out.write(b"Content-Length: 4000000000\r\n\r\n")
+        while True:  # until octo kills the server
+            out.write(b"x" * 65536)
+            out.flush()
     if MODE == "malformed":
         return {"this is": "not a location"}
     if MODE == "error":
@@ -82,9 +107,39 @@ async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
     return [_location(params.text_document.uri)]
 
 
+def _raw_locations(msg_id: object, uri: str, count: int) -> bytes:
+    """A reply of ``count`` locations written as JSON text at once: pygls would take minutes
+    to serialise a million."""
+    location = json.dumps(
+        {
+            "uri": uri,
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+        }
+    )
+    locations = ",".join([location] * count)
+    body = f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":[{locations}]}}'
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode())
+
+
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-def references(ls: LanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-    return [_location(params.text_document.uri)]
+async def references(ls: LanguageServer, params: lsp.ReferenceParams) -> Any:
+    uri = params.text_document.uri
+    if MODE == "million-references":
+        sys.stdout.buffer.write(_raw_locations(ls.protocol._ctx_msg_id.get(), uri, 1_000_000))
+        sys.stdout.buffer.flush()
+        await asyncio.sleep(3600)  # octo stops the server
+    if MODE == "many-references":
+        return [
+            {
+                "uri": uri,
+                "range": {
+                    "start": {"line": n % 5, "character": n},
+                    "end": {"line": n % 5, "character": n + 1},
+                },
+            }
+            for n in range(20_000)
+        ]
+    return [_location(uri)]
 
 
 def _item(name: str, uri: str) -> lsp.CallHierarchyItem:

@@ -54,17 +54,29 @@ async def test_a_hanging_request_times_out_and_the_server_is_recycled(
     await assert_no_leftovers({pid})
 
 
-@pytest.mark.slow
-async def test_a_crash_reports_stderr_and_the_next_query_restarts(
-    gateway: GatewayFactory, tmp_path_factory: pytest.TempPathFactory
+@pytest.mark.slow  # the restart waits out the pool's 1 s backoff
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("crash", "simulated crash in definition"),
+        # A message over octo's size limit is refused before it is read: the server is
+        # stopped as if it crashed. Before: 4 GB read into memory.
+        ("huge-message", "4000000000 bytes"),
+    ],
+)
+async def test_a_crash_says_why_and_the_next_query_restarts(
+    gateway: GatewayFactory, tmp_path_factory: pytest.TempPathFactory, mode: str, said: str
 ) -> None:
-    state = tmp_path_factory.mktemp("crash-state")
-    gw = await gateway(fake_env("crash", str(state)))
+    state = tmp_path_factory.mktemp(f"{mode}-state")
+    gw = await gateway(fake_env(mode, str(state)))
     first = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert first["error"]["code"] == "LSP_NOT_AVAILABLE"
-    assert "simulated crash in definition" in first["error"]["message"]
+    assert said in first["error"]["message"]
+    stopped = pool_of(gw).process_ids()
     second = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert second["status"] == "success", second
+    # The stopped server's session is empty (the new server lives in its own).
+    await assert_no_leftovers(set(stopped), descendants=False)
 
 
 async def test_a_chatty_stderr_does_not_block_the_server(gateway: GatewayFactory) -> None:

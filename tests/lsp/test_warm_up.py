@@ -56,7 +56,12 @@ def test_the_sample_is_a_file_of_the_main_language_outside_generated_folders(
 
 
 def _fake_servers() -> list[int]:
-    return [pid for pid in leftovers() if str(FAKE_SERVER) in " ".join(command_line(pid))]
+    """The fake servers running (not the shell each runs under on Linux, see processes.py)."""
+    return [
+        pid
+        for pid in leftovers()
+        if str(FAKE_SERVER) in (argv := command_line(pid)) and argv[0] != "/bin/sh"
+    ]
 
 
 async def _until_a_server_runs() -> list[int]:

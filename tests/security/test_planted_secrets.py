@@ -87,8 +87,10 @@ async def test_local_tools_never_answer_a_planted_secret(
 @pytest.fixture
 def github(tmp_path: Path) -> Iterator[RecordingServer]:
     """A GitHub API on 127.0.0.1 serving the planted file for any contents request."""
-    content = base64.b64encode((PLANTED_TEXT + KEYS_TEXT).encode()).decode()
-    body = {"type": "file", "sha": "a" * 40, "size": len(content), "content": content}
+    raw = (PLANTED_TEXT + KEYS_TEXT).encode()
+    content = base64.b64encode(raw).decode()
+    # GitHub's size is the file's, not its base64's (a shorter file is a cut-off answer).
+    body = {"type": "file", "sha": "a" * 40, "size": len(raw), "content": content}
     yield from serve_recording(lambda _path: Reply(body={**body, "encoding": "base64"}))
 
 

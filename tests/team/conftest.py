@@ -1,9 +1,9 @@
 """A real Redis for the shared-state tests.
 
 Under CI, ``.ci/run`` starts one and passes its URL as OCTO_TEST_REDIS_URL. Elsewhere a
-session Redis is started from ``redis-server`` (or ``valkey-server``) on PATH. When none
-can run, the tests fail under CI (a skipped shared-state suite would pass for nothing) and
-are skipped elsewhere, saying why. Tests that stop a Redis start their own.
+Redis per test module is started from ``redis-server`` (or ``valkey-server``) on PATH.
+When none can run, the tests fail under CI (a skipped shared-state suite would pass for
+nothing) and are skipped elsewhere, saying why. Tests that stop a Redis start their own.
 """
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ def started(directory: Path, *, debug: bool = False) -> RedisProcess:
         unavailable(str(exc))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a Redis every shared-state test may use (keys under its own prefix)."""
+    """The URL of a Redis every shared-state test may use (keys under its own prefix); one
+    per module when this suite starts it, so no Redis outlives its module as a child of the
+    test process (the LSP tests count every live child as a leftover)."""
     given = os.environ.get("OCTO_TEST_REDIS_URL")
     if given:
         try:
