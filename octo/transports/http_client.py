@@ -291,7 +291,7 @@ class RemoteClient:
         # Credentials go to the configured origin only: never to a host a response linked
         # or redirected to.
         credentials = await self.policy.headers()
-        scope = self._scope_of(credentials)
+        scope = self.state.scope(credentials)
         attempts = Attempts(self._budget, self._sleep_logged, self._before_retry)
         try:
             async for attempt in attempts:
@@ -309,17 +309,6 @@ class RemoteClient:
                 hints=[f"{self.policy.name} seems to be having trouble; retry in a minute."],
             ) from None
         raise AssertionError("unreachable: tenacity either returns or raises")
-
-    async def scope(self) -> str:
-        """The credential identity of this client's requests (a hash, never a token); only
-        a shared store needs one (alone, nothing is awaited: identical fetches join one
-        flight at once)."""
-        if self.state.shared is None:
-            return ""
-        return self.state.scope(await self.policy.headers())
-
-    def _scope_of(self, credentials: Mapping[str, str]) -> str:
-        return "" if self.state.shared is None else self.state.scope(credentials)
 
     def _before_retry(self, retry: Retry) -> None:
         if retry.resets:
@@ -362,7 +351,8 @@ class RemoteClient:
         ``max_bytes`` or unreadable by ``parse`` are InvalidResponseErrors.
         """
         key = self.cache_key(kind, path, params, headers)
-        scope = await self.scope()
+        # Alone, nothing is awaited first: identical fetches join one flight at once.
+        scope = "" if self.state.shared is None else self.state.scope(await self.policy.headers())
         entry = await self.state.entry(key, kind, scope)
         if entry is not None and entry.fresh:
             self.cache.hits += 1
@@ -388,8 +378,7 @@ class RemoteClient:
             value = parsed(response, parse, name=self.policy.name)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
-                etag = response.headers.get("etag")
-                await self.state.store(key, kind, scope, value, ttl, etag)
+                await self.state.store(key, kind, scope, value, ttl, response.headers.get("etag"))
             return Fetched(value, rate_limit=rate, notes=notes)
 
         return await self.state.coalesce(

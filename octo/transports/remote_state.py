@@ -97,7 +97,10 @@ class RemoteState:
         self._adapters: dict[str, TypeAdapter[Any]] = {}
 
     def scope(self, credentials: Mapping[str, str]) -> str:
-        """The credential identity: a hash of the host and what authenticates to it."""
+        """The credential identity: a hash of the host and what authenticates to it (only
+        a shared store needs one: alone, "")."""
+        if self.shared is None:
+            return ""
         identity = compact_json([self.host, sorted(credentials.items())])
         return hashlib.sha256(identity.encode()).hexdigest()[:32]
 
