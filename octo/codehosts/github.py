@@ -43,6 +43,7 @@ from octo.codehosts.shapes import RepositoryPage
 from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
+from octo.codehosts.shared_shapes import GITHUB_SHAPES
 from octo.core.errors import AuthenticationError
 from octo.transports.http_client import Fetched
 
@@ -56,6 +57,7 @@ class GitHubBackend(CodeHost):
     """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
 
     provider = "github"
+    shared_shapes = GITHUB_SHAPES
     pull_kind = "pull"
     nothing_found = (
         "Code search covers default branches and files under 384 KB only.",

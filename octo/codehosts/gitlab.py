@@ -51,6 +51,7 @@ from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import TreeRow
 from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
+from octo.codehosts.shared_shapes import GITLAB_SHAPES
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.transports.http_body import BodyTooLargeError
@@ -80,6 +81,7 @@ class GitLabBackend(CodeHost):
     """gitlab.com or a self-managed instance (GITLAB_HOST)."""
 
     provider = "gitlab"
+    shared_shapes = GITLAB_SHAPES
     pull_kind = "gitlab-mr"
     pulls_noun = "merge requests"
     number_word = "IID"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC
 from abc import abstractmethod
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
@@ -68,6 +69,8 @@ class CodeHost(ABC):
     pull_kind: ClassVar[str]
     #: Hints when a code search found nothing.
     nothing_found: ClassVar[tuple[str, ...]] = ()
+    #: The type of each kind of answer a team's replicas share (see RemoteClient).
+    shared_shapes: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
         self.settings = CodeHostSettings.from_env(runtime.config.env)
@@ -77,6 +80,9 @@ class CodeHost(ABC):
             api_url,
             policy,
             max_wait=runtime.config.query_timeout,
+            shared=runtime.shared,
+            meters=runtime.meters,
+            shapes=self.shared_shapes,
         )
 
     @property

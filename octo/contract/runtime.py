@@ -1,5 +1,6 @@
 """The resources a gateway owns and lends to tool handlers: config, cache, HTTP client,
-backends, and one task group for the work that outlives a query.
+backends, the shared store of a team's replicas, meters, and one task group for the work
+that outlives a query.
 
 Faces build a Runtime (through the library's ``Gateway``) and enter it with ``async
 with``; the dispatcher hands it to handlers inside a :class:`~octo.contract.context.
@@ -28,7 +29,11 @@ from octo.core.config import Config
 from octo.core.errors import ToolNotAvailableError
 from octo.core.handles import HandleStore
 from octo.core.handles import MemoryHandleStore
+from octo.core.meters import Meters
 from octo.core.paths import PathPolicy
+from octo.core.shared_handles import SharedHandleStore
+from octo.core.shared_state import SharedSettings
+from octo.core.shared_state import SharedStore
 
 if TYPE_CHECKING:
     import httpx
@@ -36,6 +41,13 @@ if TYPE_CHECKING:
     from octo.contract.spec import ToolSpec
 
 PosArgs = TypeVarTuple("PosArgs")
+
+
+def _open_shared_store(settings: SharedSettings, meters: Meters) -> SharedStore:
+    """The store ``settings`` name; only now is the Redis client imported."""
+    from octo.core.redis_store import RedisStore
+
+    return RedisStore(settings, meters)
 
 
 class Backend(Protocol):
@@ -52,7 +64,10 @@ class Runtime(AsyncResource):
     """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all.
 
     ``catalog`` is every tool the face publishes (the gateway's own tools list it);
-    ``handles`` keeps the content answers cut (a store in this process unless given).
+    ``handles`` keeps the content answers cut (unless given: in the shared store when one
+    is configured, else in this process). ``shared`` is the store a team's replicas share
+    (``OCTO_REDIS_URL``), None for a process on its own; ``meters`` count what happens
+    (nothing unless a face gives meters that publish).
     """
 
     def __init__(
@@ -62,12 +77,21 @@ class Runtime(AsyncResource):
         http_transport: httpx.AsyncBaseTransport | None = None,
         catalog: Sequence[ToolSpec] = (),
         handles: HandleStore | None = None,
+        meters: Meters | None = None,
     ) -> None:
         self.config = config
         self.paths = PathPolicy(config.roots)
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
         self.catalog = tuple(catalog)
-        self.handles = handles if handles is not None else MemoryHandleStore(config.handle_ttl)
+        self.meters = meters if meters is not None else Meters()
+        self.shared: SharedStore | None = (
+            _open_shared_store(config.shared, self.meters) if config.shared else None
+        )
+        if handles is None:
+            handles = MemoryHandleStore(config.handle_ttl)
+            if self.shared is not None:
+                handles = SharedHandleStore(self.shared, handles, config.handle_ttl)
+        self.handles = handles
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}
@@ -80,6 +104,8 @@ class Runtime(AsyncResource):
         # shut down politely), then whatever background work is left is cancelled.
         self._exit_stack.callback(background.cancel_scope.cancel)
         self._background = background
+        if self.shared is not None:
+            background.start_soon(self.shared.listen, name="shared store announcements")
         return self
 
     @property
@@ -128,7 +154,8 @@ class Runtime(AsyncResource):
         self._background.start_soon(func, *args, name=name)
 
     async def aclose(self) -> None:
-        """Close backends, cancel background work, release the HTTP client."""
+        """Close backends, cancel background work, release the HTTP client and the shared
+        store's connections."""
         try:
             await self._exit_stack.aclose()
         finally:
@@ -137,3 +164,5 @@ class Runtime(AsyncResource):
             if self._http is not None:
                 await self._http.aclose()
                 self._http = None
+            if self.shared is not None:
+                await self.shared.aclose()

@@ -7,11 +7,14 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from importlib.util import find_spec
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
+from octo.core.shared_state import SharedSettings
 
 N = TypeVar("N", int, float)
 
@@ -72,6 +75,30 @@ def _size(env: Mapping[str, str], name: str, default: str) -> str:
     return raw
 
 
+def _shared(env: Mapping[str, str]) -> SharedSettings | None:
+    """The shared store's settings (``OCTO_REDIS_*``); None without ``OCTO_REDIS_URL``."""
+    url = env.get("OCTO_REDIS_URL", "").strip()
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix") or not (parts.hostname or parts.path):
+        raise ConfigError(
+            "OCTO_REDIS_URL must be redis://[:password@]host[:port][/db], rediss://... (TLS) "
+            f"or unix:///path/to/socket, got a URL of scheme {parts.scheme or 'none'!r}"
+        )
+    if find_spec("redis") is None:
+        raise ConfigError("OCTO_REDIS_URL needs the Redis client: pip install 'octo-gateway[team]'")
+    defaults = SharedSettings(url)
+    return SharedSettings(
+        url=url,
+        password=env.get("OCTO_REDIS_PASSWORD") or None,
+        prefix=env.get("OCTO_REDIS_PREFIX", defaults.prefix),
+        timeout=env_seconds(env, "OCTO_REDIS_TIMEOUT", defaults.timeout),
+        cooldown=env_seconds(env, "OCTO_REDIS_COOLDOWN", defaults.cooldown),
+        max_value_bytes=parse_size(_size(env, "OCTO_REDIS_MAX_VALUE", "1M")),
+    )
+
+
 @dataclass(frozen=True)
 class Config:
     """Gateway-wide settings.
@@ -94,6 +121,8 @@ class Config:
     max_call_tokens: int = 15000
     #: Seconds a content handle (getCachedContent) stays readable.
     handle_ttl: float = 900.0
+    #: Several octo servers sharing one Redis (OCTO_REDIS_URL); None: this process alone.
+    shared: SharedSettings | None = None
     env: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -121,5 +150,6 @@ class Config:
             rg_concurrency=env_int(env, "OCTO_RG_CONCURRENCY", os.cpu_count() or 1, 1, 1024),
             max_call_tokens=env_int(env, "OCTO_MAX_CALL_TOKENS", cls.max_call_tokens, 1, 10**8),
             handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
+            shared=_shared(env),
             env=env,
         )

@@ -368,6 +368,9 @@ def _run(argv: Sequence[str] | None) -> int:
         level=os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if logging.getLogger().level > logging.DEBUG:
+        # httpx logs each request's URL (a query's values) at INFO; the call line is enough.
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     if args.command == "tools":
         return _tools(args.name)
     if args.command == "docs":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -20,8 +21,13 @@ from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ToolQuery
+from octo.core.errors import CallError
 from octo.core.handles import HandleStore
+from octo.core.meters import Meters
+from octo.core.paths import PathPolicy
 from octo.dispatch import dispatch
+from octo.faces.call_log import record_call
+from octo.faces.call_log import record_rejected
 from octo.registry import all_tools
 from octo.registry import get_tool
 from octo.registry import warm_ups
@@ -47,7 +53,8 @@ class Gateway(AsyncResource):
 
     Each tool ``fooBar`` is ``await gw.foo_bar(queries)``; ``await gw.call("fooBar", queries)``
     does the same by name. Queries are dicts or the tool's query models. ``handles`` is where
-    content handles live (by default in this process).
+    content handles live (by default in this process, or the team's shared store);
+    ``meters`` count every call (by default nowhere).
     """
 
     def __init__(
@@ -57,6 +64,7 @@ class Gateway(AsyncResource):
         roots: Iterable[Path | str] | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
         handles: HandleStore | None = None,
+        meters: Meters | None = None,
     ) -> None:
         config = config or Config.from_env()
         if roots is not None:
@@ -64,7 +72,11 @@ class Gateway(AsyncResource):
 
             config = replace(config, roots=tuple(Path(r) for r in roots))
         self.runtime = Runtime(
-            config, http_transport=http_transport, catalog=all_tools(), handles=handles
+            config,
+            http_transport=http_transport,
+            catalog=all_tools(),
+            handles=handles,
+            meters=meters,
         )
         self._warmed: set[tuple[Path, ...]] = set()
 
@@ -96,7 +108,24 @@ class Gateway(AsyncResource):
         ``progress(done, total, message)`` hears how far long queries got.
         """
         paths = self.runtime.paths.narrowed(roots) if roots is not None else None
-        return await dispatch(get_tool(tool), self.runtime, queries, paths=paths, progress=progress)
+        return await self._dispatch(get_tool(tool), queries, paths, progress)
+
+    async def _dispatch(
+        self,
+        spec: ToolSpec,
+        queries: Queries,
+        paths: PathPolicy | None = None,
+        progress: ProgressReporter | None = None,
+    ) -> BulkResponse[Any]:
+        """Run a call, then count it and log its line (:mod:`octo.faces.call_log`)."""
+        started = time.perf_counter()
+        try:
+            response = await dispatch(spec, self.runtime, queries, paths=paths, progress=progress)
+        except CallError:
+            record_rejected(self.runtime.meters, spec.name, time.perf_counter() - started)
+            raise
+        record_call(self.runtime.meters, spec.name, response, time.perf_counter() - started)
+        return response
 
     def warm(self, roots: Iterable[Path | str]) -> None:
         """Start, in the background, what makes the first answers under ``roots`` fast (a
@@ -122,7 +151,7 @@ class Gateway(AsyncResource):
 
     def _tool_method(self, spec: ToolSpec) -> Any:
         async def method(queries: Queries) -> BulkResponse[Any]:
-            return await dispatch(spec, self.runtime, queries)
+            return await self._dispatch(spec, queries)
 
         method.__name__ = spec.python_name
         method.__doc__ = spec.description

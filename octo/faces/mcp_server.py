@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
@@ -32,6 +33,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from octo.contract import ToolSpec
 from octo.core.config import Config
 from octo.core.errors import CallError
+from octo.core.meters import Meters
 from octo.core.version import VERSION as __version__
 from octo.faces import mcp_guide
 from octo.faces.library import Gateway
@@ -210,13 +212,17 @@ def build_server(
     config: Config | None = None,
     *,
     closed: anyio.Event | None = None,
+    meters: Meters | None = None,
+    opened: Callable[[Gateway | None], None] | None = None,
     over_http: bool = False,
 ) -> Server[Gateway]:
     """A new MCP server publishing every registry tool.
 
     Its lifespan owns one Gateway (``config``, else read from the environment): the cache,
     HTTP client and language servers are shared by every connection of the process.
-    ``closed`` is set once that gateway has closed everything it opened.
+    ``closed`` is set once that gateway has closed everything it opened. The gateway counts
+    into ``meters``; ``opened`` hears of it once it is open, and of None when it closes
+    (the HTTP server's readiness).
 
     A client's roots only narrow the configured roots. With none configured, a stdio
     client (the user's own process) sets the roots of its calls; ``over_http`` the
@@ -230,9 +236,13 @@ def build_server(
         settings = config or Config.from_env()
         ceiling = [Path.cwd()] if over_http and not settings.roots else None
         try:
-            async with Gateway(settings, roots=ceiling) as gateway:
+            async with Gateway(settings, roots=ceiling, meters=meters) as gateway:
+                if opened is not None:
+                    opened(gateway)
                 yield gateway
         finally:
+            if opened is not None:
+                opened(None)
             if closed is not None:
                 closed.set()
 

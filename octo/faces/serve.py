@@ -22,9 +22,12 @@ import anyio
 from octo.core.config import Config
 from octo.faces.http_access import HttpAccess
 from octo.faces.mcp_server import build_server
+from octo.faces.operations import Operations
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+
+    from octo.faces.metrics import PrometheusMeters
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -113,8 +116,8 @@ def mcp_url(sock: socket.socket) -> str:
 
 async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | None = None) -> None:
     """Serve MCP over streamable HTTP at ``/mcp`` on the listening ``sock`` (see
-    :func:`listen`) to requests that pass ``access`` (Host, Origin, bearer token); says on
-    stderr where, and how to stop it.
+    :func:`listen`) to requests that pass ``access`` (Host, Origin, bearer token), with
+    /healthz, /readyz and /metrics beside it; says on stderr where, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
     app's shutdown, which closes the gateway.
@@ -137,5 +140,22 @@ async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | N
 
 def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
     """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
-    Host / Origin checks and, with a token, its bearer-token middleware."""
-    return build_server(config, over_http=True).streamable_http_app(**access.app_options())
+    Host / Origin checks and, with a token, its bearer-token middleware; the operational
+    endpoints beside it (:mod:`octo.faces.operations`: /metrics behind the same token)."""
+    operations = Operations(_prometheus_meters())
+    server = build_server(
+        config, over_http=True, meters=operations.meters, opened=operations.opened
+    )
+    return server.streamable_http_app(
+        **access.app_options(),
+        custom_starlette_routes=operations.routes(protect_metrics=access.token is not None),
+    )
+
+
+def _prometheus_meters() -> PrometheusMeters | None:
+    """Meters that publish, when prometheus-client (the ``team`` extra) is installed."""
+    try:
+        from octo.faces.metrics import PrometheusMeters
+    except ImportError:
+        return None
+    return PrometheusMeters()

@@ -22,6 +22,7 @@ from pathlib import Path
 import anyio
 from pygls.lsp.client import LanguageClient
 
+from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
@@ -47,6 +48,7 @@ async def spawn(
     await client.start_io(*command, cwd=str(root), env=dict(env), start_new_session=True)
     process = client._server
     assert process is not None  # start_io sets it or raises
+    track("lsp", process)
     return process
 
 

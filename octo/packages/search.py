@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import Any
 from typing import Generic
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -34,6 +35,7 @@ from octo.packages.models import PackageSearchQuery
 from octo.packages.models import PackageSearchResult
 from octo.packages.npm import NpmLookup
 from octo.packages.python_index import PythonIndexLookup
+from octo.packages.python_index import SimpleProject
 from octo.transports.http_client import RemoteClient
 
 #: Default cache lifetime of npm registry and Python index answers
@@ -58,6 +60,18 @@ def _forge_hosts(env: Mapping[str, str]) -> frozenset[str]:
         if host:
             hosts.add(host.removeprefix("api.").lower())
     return frozenset(hosts)
+
+
+#: The type of each kind of answer the index clients cache, by the ``kind`` their fetches
+#: name: how a team's replicas read back what another one shared.
+SHARED_SHAPES: Mapping[str, Any] = {
+    "npm-manifest": PackageInfo,
+    "npm-packument": PackageInfo,
+    "npm-search": list[PackageInfo],
+    "pypi-json": PackageInfo,
+    "pypi-simple": SimpleProject,
+    "pypi-core-metadata": dict[str, Any],
+}
 
 
 @dataclass
@@ -120,7 +134,13 @@ class PackageIndexes:
         found = self._clients.get(base_url)
         if found is None:
             found = self._clients[base_url] = RemoteClient(
-                self.runtime.http, self.runtime.cache, base_url, policy
+                self.runtime.http,
+                self.runtime.cache,
+                base_url,
+                policy,
+                shared=self.runtime.shared,
+                meters=self.runtime.meters,
+                shapes=SHARED_SHAPES,
             )
         return found
 

@@ -6,7 +6,9 @@ honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
 (tenacity, with an injectable ``sleep``), revalidates cached answers with their ETag
 through the runtime's :class:`~octo.core.cache.ResultCache`, lets identical requests in
 flight share one upstream request, and maps HTTP statuses to :mod:`octo.core.errors`.
-Bodies are read within a byte limit per kind of answer (:mod:`octo.transports.http_body`).
+With a shared store, answers, requests in flight and rate-limit pauses are shared by
+every replica (:mod:`octo.transports.remote_state`). Bodies are read within a byte limit
+per kind of answer (:mod:`octo.transports.http_body`).
 
 Everything specific to a host (rate-limit header names, how a secondary limit reads,
 authentication, hints) lives in a :class:`HostPolicy` subclass, so a new host
@@ -28,28 +30,28 @@ from typing import TypeVar
 
 import anyio
 import httpx
-from tenacity import AsyncRetrying
-from tenacity import RetryCallState
-from tenacity import retry_if_exception_type
 
 from octo.core.cache import ResultCache
-from octo.core.errors import AuthenticationError
 from octo.core.errors import InvalidQueryError
-from octo.core.errors import NotFoundError
-from octo.core.errors import OctoError
-from octo.core.errors import RateLimitError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
-from octo.core.formats import iso_utc
+from octo.core.meters import Meters
+from octo.core.shared_state import SharedStore
 from octo.transports.http_body import MAX_JSON_BYTES
 from octo.transports.http_body import parsed
-from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
 from octo.transports.redirects import origin
 from octo.transports.redirects import redirect_notes
 from octo.transports.redirects import send_following
+from octo.transports.remote_errors import rate_limit_error
+from octo.transports.remote_errors import scrubbed
+from octo.transports.remote_errors import status_error
+from octo.transports.remote_state import RemoteState
+from octo.transports.remote_state import Shared
+from octo.transports.retries import Attempts
+from octo.transports.retries import Retry
 
 logger = logging.getLogger("octo.http")
 
@@ -69,44 +71,6 @@ class Fetched(Generic[T]):
     notes: tuple[str, ...] = ()
 
 
-class _Retry(Exception):
-    """A response worth retrying; ``delay`` is a wait the host asked for, else ``backoff``."""
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        rate_limited: bool,
-        delay: float | None = None,
-        backoff: Backoff | None = None,
-        attempts: int = 3,
-        resets: str | None = None,
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        #: The exhausted resource this wait outlasts: its state is dropped before retrying.
-        self.resets = resets
-        self.rate_limited = rate_limited
-        self.delay = delay
-        self.backoff = backoff
-        self.attempts = backoff.attempts if backoff else attempts
-
-    def wait(self, retry_number: int) -> float:
-        if self.delay is not None:
-            return self.delay
-        assert self.backoff is not None
-        return self.backoff.delay(retry_number)
-
-
-@dataclass
-class _Attempts:
-    """Retry bookkeeping of one request: time waited so far and the wait that was refused."""
-
-    waited: float = 0.0
-    last: _Retry | None = None
-    refused_wait: float = 0.0
-
-
 class RemoteClient:
     """Requests to one host through the shared HTTP client and cache.
 
@@ -114,6 +78,9 @@ class RemoteClient:
     sleep and a fixed clock. ``max_wait`` bounds any single wait when the caller has
     no deadline; with a deadline (the dispatcher's per-query timeout) the remaining
     time bounds the waits too, and a longer wait fails fast with RateLimitError.
+
+    ``shared`` is the team's shared store, if any; ``shapes`` names, per kind of answer,
+    the type its JSON is validated back into (kinds without one stay in this process).
     """
 
     def __init__(
@@ -124,12 +91,18 @@ class RemoteClient:
         policy: HostPolicy,
         *,
         max_wait: float = 60.0,
+        shared: SharedStore | None = None,
+        meters: Meters | None = None,
+        shapes: Mapping[str, Any] | None = None,
     ) -> None:
         self.http = http
         self.cache = cache
         self.base_url = base_url.rstrip("/")
         self.policy = policy
         self.max_wait = max_wait
+        self.meters = meters or Meters()
+        self.state = RemoteState(cache, shared, self.meters, self.base_url, shapes or {})
+        self._host = httpx.URL(self.base_url).host
         self.sleep: Sleep = anyio.sleep
         self.clock: Callable[[], float] = time.time
         self.rate_limits: dict[str, RateLimit] = {}
@@ -174,23 +147,14 @@ class RemoteClient:
             )
         return limiter
 
-    def _scrub(self, text: str) -> str:
-        for secret in self.policy.secrets():
-            if secret:
-                text = text.replace(secret, "[REDACTED]")
-        return text
-
-    def _rate_limit_error(self, wait: float, reason: str) -> RateLimitError:
-        reset_at = self.clock() + wait
-        when = iso_utc(reset_at)
-        return RateLimitError(
-            f"{self.policy.name} rate limit: {reason}; retry after {math.ceil(wait)} s ({when})",
-            reset_at=reset_at,
-            hints=[f"Limit resets at {when}", *self.policy.rate_limit_hints],
-        )
-
-    async def _await_quota(self, resource: str) -> None:
-        """Send nothing to an exhausted resource: wait for its reset if the budget allows."""
+    async def _await_quota(self, resource: str, scope: str) -> None:
+        """Send nothing to an exhausted resource (here or, shared, on another replica):
+        wait for its reset if the budget allows."""
+        paused = await self.state.paused_until(scope, resource)
+        if paused is not None:
+            known = self.rate_limits.get(resource)
+            if known is None or not known.exhausted or (known.reset_at or 0.0) < paused:
+                self.rate_limits[resource] = RateLimit(resource, 0, reset_at=paused)
         state = self.rate_limits.get(resource)
         if state is None or not state.exhausted or state.reset_at is None:
             return
@@ -198,18 +162,25 @@ class RemoteClient:
         if wait <= 0:
             return
         if wait > self._budget():
-            raise self._rate_limit_error(wait, f"the {resource} quota is used up")
+            raise rate_limit_error(
+                self.policy, wait, f"the {resource} quota is used up", self.clock()
+            )
         logger.info("%s %s quota exhausted; waiting %.0f s", self.policy.name, resource, wait)
         await self.sleep(wait)
         self.rate_limits.pop(resource, None)
 
-    def _record(self, response: httpx.Response, resource: str) -> None:
+    async def _record(self, response: httpx.Response, resource: str, scope: str) -> None:
         state = self.policy.rate_limit(response)
         if state is not None:
             self.rate_limits[state.resource or resource] = state
+            self.meters.quota(self._host, state.resource or resource, state.remaining)
+            if state.exhausted and state.reset_at is not None:
+                await self.state.pause(
+                    scope, state.resource or resource, state.reset_at, self.clock()
+                )
 
     def _classify(self, response: httpx.Response, resource: str) -> httpx.Response:
-        """Return a usable response; raise _Retry for a retryable one, OctoError otherwise."""
+        """Return a usable response; raise Retry for a retryable one, OctoError otherwise."""
         status = response.status_code
         if status < 400:
             return response
@@ -217,10 +188,10 @@ class RemoteClient:
         if status in (403, 429):
             retry_after = retry_after_seconds(response.headers.get("retry-after"), now)
             if retry_after is not None:
-                raise _Retry("the host asked to retry later", rate_limited=True, delay=retry_after)
+                raise Retry("the host asked to retry later", rate_limited=True, delay=retry_after)
             state = self.rate_limits.get(resource)
             if state is not None and state.exhausted and state.reset_at is not None:
-                raise _Retry(
+                raise Retry(
                     f"the {resource} quota is used up",
                     rate_limited=True,
                     delay=max(0.0, state.reset_at - now) + 1.0,
@@ -228,27 +199,16 @@ class RemoteClient:
                     resets=resource,
                 )
             if self.policy.is_secondary_limit(response):
-                raise _Retry(
+                raise Retry(
                     "secondary rate limit", rate_limited=True, backoff=self.policy.secondary_backoff
                 )
         if status >= 500:
-            raise _Retry(
+            raise Retry(
                 f"{self.policy.name} answered {status}",
                 rate_limited=False,
                 backoff=self.policy.server_error_backoff,
             )
-        raise self._status_error(response)
-
-    def _status_error(self, response: httpx.Response) -> OctoError:
-        status = response.status_code
-        message = self._scrub(
-            f"{self.policy.name} answered {status}: {self.policy.error_message(response)}"
-        )
-        if status in (401, 403):
-            return AuthenticationError(message, hints=list(self.policy.auth_hints))
-        if status in (404, 410):
-            return NotFoundError(message)
-        return InvalidQueryError(message)
+        raise status_error(self.policy, response)
 
     async def _send_once(
         self,
@@ -257,10 +217,11 @@ class RemoteClient:
         params: Mapping[str, Any] | None,
         headers: Mapping[str, str],
         credentials: Mapping[str, str],
+        scope: str,
         max_bytes: int,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
-        await self._await_quota(resource)
+        await self._await_quota(resource, scope)
         async with self._limiter(resource):
             try:
                 response = await send_following(
@@ -275,18 +236,30 @@ class RemoteClient:
                     max_bytes=max_bytes,
                 )
             except httpx.TimeoutException:
-                raise _Retry(
+                self.meters.upstream(self._host, "timeout")
+                raise Retry(
                     f"{self.policy.name} timed out",
                     rate_limited=False,
                     backoff=self.policy.server_error_backoff,
                 ) from None
             except httpx.TransportError as exc:
+                self.meters.upstream(self._host, "unreachable")
                 raise ToolNotAvailableError(
-                    self._scrub(f"{self.policy.name} is unreachable at {self.base_url}: {exc}"),
+                    scrubbed(
+                        self.policy, f"{self.policy.name} is unreachable at {self.base_url}: {exc}"
+                    ),
                     hints=["Check the network and the configured API URL."],
                 ) from None
-        self._record(response, resource)
-        return self._classify(response, resource)
+        self.meters.upstream(self._host, str(response.status_code))
+        await self._record(response, resource, scope)
+        try:
+            return self._classify(response, resource)
+        except Retry as retry:
+            if retry.rate_limited:
+                # Every replica holds back as long as this one will.
+                now = self.clock()
+                await self.state.pause(scope, resource, now + retry.wait(1), now)
+            raise
 
     async def send(
         self,
@@ -310,55 +283,36 @@ class RemoteClient:
             httpx.URL(url, params=params)
         except httpx.InvalidURL as exc:
             raise InvalidQueryError(
-                self._scrub(f"The query does not fit in a {self.policy.name} request: {exc}"),
+                scrubbed(
+                    self.policy, f"The query does not fit in a {self.policy.name} request: {exc}"
+                ),
                 hints=["Shorten the query's longest value (keywords, path, filters)."],
             ) from None
         # Credentials go to the configured origin only: never to a host a response linked
         # or redirected to.
         credentials = await self.policy.headers()
-        attempts = _Attempts()
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            assert isinstance(exc, _Retry)
-            attempts.last = exc
-            return exc.wait(state.attempt_number)
-
-        def stop(state: RetryCallState) -> bool:
-            exc = attempts.last
-            upcoming = state.upcoming_sleep
-            if exc is None or state.attempt_number >= exc.attempts:
-                attempts.refused_wait = upcoming
-                return True
-            if attempts.waited + upcoming > self._budget():
-                attempts.refused_wait = upcoming
-                return True
-            attempts.waited += upcoming
-            if exc.resets:
-                self.rate_limits.pop(exc.resets, None)
-            return False
-
-        retrying = AsyncRetrying(
-            retry=retry_if_exception_type(_Retry),
-            wait=wait,
-            stop=stop,
-            sleep=self._sleep_logged,
-            reraise=True,
-        )
+        scope = self.state.scope(credentials)
+        attempts = Attempts(self._budget, self._sleep_logged, self._before_retry)
         try:
-            async for attempt in retrying:
+            async for attempt in attempts:
                 with attempt:
                     return await self._send_once(
-                        method, url, params, headers or {}, credentials, max_bytes
+                        method, url, params, headers or {}, credentials, scope, max_bytes
                     )
-        except _Retry as exc:
+        except Retry as exc:
             if exc.rate_limited:
-                raise self._rate_limit_error(attempts.refused_wait, exc.reason) from None
+                raise rate_limit_error(
+                    self.policy, attempts.refused_wait, exc.reason, self.clock()
+                ) from None
             raise ToolNotAvailableError(
                 f"{exc.reason}; gave up after {exc.attempts} tries",
                 hints=[f"{self.policy.name} seems to be having trouble; retry in a minute."],
             ) from None
         raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _before_retry(self, retry: Retry) -> None:
+        if retry.resets:
+            self.rate_limits.pop(retry.resets, None)
 
     async def _sleep_logged(self, seconds: float) -> None:
         logger.info("%s: waiting %.1f s before retrying", self.policy.name, seconds)
@@ -397,7 +351,9 @@ class RemoteClient:
         ``max_bytes`` or unreadable by ``parse`` are InvalidResponseErrors.
         """
         key = self.cache_key(kind, path, params, headers)
-        entry = self.cache.entry(key)
+        # Alone, nothing is awaited first: identical fetches join one flight at once.
+        scope = "" if self.state.shared is None else self.state.scope(await self.policy.headers())
+        entry = await self.state.entry(key, kind, scope)
         if entry is not None and entry.fresh:
             self.cache.hits += 1
             return Fetched(entry.value, cached=True)
@@ -413,15 +369,23 @@ class RemoteClient:
             rate = self.rate_limits.get(self.policy.resource_for(response.request.url.path))
             notes = redirect_notes(response)
             if response.status_code == 304 and stale is not None:
-                self.cache.set(key, stale.value, ttl, etag=stale.etag)
+                await self.state.store(
+                    key, kind, scope, stale.value, ttl, stale.etag, revalidated=True
+                )
                 return Fetched(
                     stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
                 )
             value = parsed(response, parse, name=self.policy.name)
             self.cache.misses += 1
             if cacheable is None or cacheable(value):
-                self.cache.set(key, value, ttl, etag=response.headers.get("etag"))
+                await self.state.store(key, kind, scope, value, ttl, response.headers.get("etag"))
             return Fetched(value, rate_limit=rate, notes=notes)
 
-        fetched, _shared = await self.cache.coalesce(key, load)
-        return fetched
+        return await self.state.coalesce(
+            key,
+            kind,
+            scope,
+            load,
+            value_of=lambda fetched: Shared(fetched.value, fetched.notes),
+            answer=lambda shared, cached: Fetched(shared.value, cached=cached, notes=shared.notes),
+        )

@@ -42,6 +42,7 @@ from octo.core.formats import parse_size
 from octo.core.ranked_limiter import RankedLimiter
 from octo.transports.capped_lines import LongLine
 from octo.transports.capped_lines import capped_lines
+from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
@@ -302,6 +303,7 @@ async def _spawn_rg(
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
             process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
+            track("rg", process)
             rg = RgProcess(process, stderr)
             seconds = _own_limit(timeout_ms)
             try:

@@ -1,0 +1,48 @@
+"""The type of each kind of answer the code hosts' clients cache, by the ``kind`` their
+fetches name: how a team's replicas read back what another one shared (JSON validated
+into these). A kind missing here is cached in each process alone."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from octo.codehosts.gitlab_parse import Blob
+from octo.codehosts.gitlab_parse import Page
+from octo.codehosts.gitlab_parse import Project
+from octo.codehosts.models import PullRequestComment
+from octo.codehosts.models import PullRequestCommit
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.shapes import CodeSearchPage
+from octo.codehosts.shapes import FileBlob
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import RepositoryPage
+from octo.codehosts.shapes import RepoTree
+from octo.codehosts.shapes import TreeRow
+
+GITHUB_SHAPES: Mapping[str, Any] = {
+    "code-search": CodeSearchPage,
+    "file": FileBlob,
+    "blob": FileBlob,
+    "tree": RepoTree,
+    "repo-search": RepositoryPage,
+    "pull": PullRequestPage,
+    "pull-search": PullRequestPage,
+    "pull-comments": Listing[PullRequestComment],
+    "pull-commits": Listing[PullRequestCommit],
+    "pull-files": Listing[PullRequestFile],
+}
+
+GITLAB_SHAPES: Mapping[str, Any] = {
+    "gitlab-blob-search": Page[Blob],
+    "gitlab-file": FileBlob,
+    "gitlab-tree": Listing[TreeRow],
+    "gitlab-projects": Page[Project],
+    "gitlab-mr": PullRequestPage,
+    "gitlab-mrs": PullRequestPage,
+    "gitlab-mr-notes": Listing[PullRequestComment],
+    "gitlab-mr-commits": Listing[PullRequestCommit],
+    "gitlab-mr-diffs": Listing[PullRequestFile],
+    "gitlab-mr-changes": Listing[PullRequestFile],
+}
