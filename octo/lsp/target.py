@@ -9,6 +9,7 @@ answer says so.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -193,14 +194,16 @@ async def open_on(
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
-    """One request; asked again once indexing ends when the server was busy while answering.
+    """One request; asked again once indexing ends when the server indexed while answering.
 
     typescript-language-server first points at the import line, clangd at the header,
-    until their indexing is done.
+    until their indexing is done; on a loaded machine the progress that says so may arrive
+    after the answer, so any progress during the request counts.
     """
+    asked_at = time.monotonic()
     result = await slot.request(method, params)
     client = slot.client
-    if client is not None and client.progress.busy:
+    if client is not None and (client.progress.busy or client.progress.last_change >= asked_at):
         await client.progress.settle(slot.settle_cap)
         result = await slot.request(method, params)
     return result

@@ -5,6 +5,7 @@ the running child). A language server's crash message is redacted like every ans
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,16 @@ def _environ(pid: int) -> dict[str, str]:
     return {name: value for name, _, value in pairs}
 
 
+def _environ_after_exec(pid: int, program: str) -> dict[str, str]:
+    """The environment of ``program`` once the child runs it: until its exec, /proc shows
+    the environment the child was forked with (ours)."""
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}/exe").resolve().name != program:
+        assert time.monotonic() < deadline, f"{program} never started"
+        time.sleep(0.01)
+    return _environ(pid)
+
+
 def _assert_clean(environ: dict[str, str]) -> None:
     assert environ, "no environment read"
     assert "PATH" in environ
@@ -52,7 +63,7 @@ async def test_rg_gets_no_credential(tmp_path: Path, monkeypatch: pytest.MonkeyP
     os.mkfifo(fifo)
     # rg blocks reading the FIFO: its environment can be read while it runs.
     async with open_rg(["needle", str(fifo)], timeout_ms=10_000) as rg:
-        environ = _environ(rg.pid)
+        environ = _environ_after_exec(rg.pid, "rg")
     _assert_clean(environ)
 
 
