@@ -197,13 +197,18 @@ async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
     """One request; asked again once indexing ends when the server indexed while answering.
 
     typescript-language-server first points at the import line, clangd at the header,
-    until their indexing is done; on a loaded machine the progress that says so may arrive
-    after the answer, so any progress during the request counts.
+    until their indexing is done. On a loaded machine a server's first progress (its
+    indexing) may begin only while it answers; later progress is the request's own.
     """
+    before = slot.client
+    unindexed = before is not None and not before.progress.ever_began
     asked_at = time.monotonic()
     result = await slot.request(method, params)
     client = slot.client
-    if client is not None and (client.progress.busy or client.progress.last_change >= asked_at):
+    if client is None:
+        return result
+    indexed_meanwhile = unindexed and client is before and client.progress.last_change >= asked_at
+    if client.progress.busy or indexed_meanwhile:
         await client.progress.settle(slot.settle_cap)
         result = await slot.request(method, params)
     return result
