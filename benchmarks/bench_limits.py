@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,10 +29,8 @@ from mcp import Client
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.http_serving import free_port  # noqa: E402
 from tests.http_serving import peak_rss_mb  # noqa: E402
-from tests.http_serving import serve_http_argv  # noqa: E402
-from tests.http_serving import wait_listening  # noqa: E402
+from tests.http_serving import serving_http  # noqa: E402
 from tests.limits.hostile_server import HostileServer  # noqa: E402
 from tests.lsp.conftest import FAKE_SERVER  # noqa: E402
 from tests.lsp.conftest import SOURCE  # noqa: E402
@@ -46,13 +43,8 @@ async def serve_and_call(
 ) -> tuple[list[dict[str, Any]], float, float, int]:
     """Start `octo serve --http` with ``env``, make one call; its rows, the server's peak RSS,
     the seconds the call took and the size of its answer."""
-    port = free_port()
-    server = subprocess.Popen(
-        serve_http_argv(port), env={**os.environ, **env}, cwd=REPO, stdin=subprocess.DEVNULL
-    )
-    try:
-        await wait_listening(port, alive=lambda: server.poll() is None)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+    async with serving_http({**os.environ, **env}) as (url, server):
+        async with Client(url) as client:
             started = time.perf_counter()
             result = await client.call_tool(tool, {"queries": queries})
             seconds = time.perf_counter() - started
@@ -60,9 +52,6 @@ async def serve_and_call(
         rows: list[dict[str, Any]] = result.structured_content["results"]
         size = len(json.dumps(result.structured_content, separators=(",", ":")))
         return rows, peak_rss_mb(server.pid), seconds, size
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def outcome(rows: list[dict[str, Any]]) -> str:

@@ -22,7 +22,6 @@ import os
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -39,10 +38,8 @@ from mcp import Client
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.http_serving import free_port  # noqa: E402
 from tests.http_serving import peak_rss_mb  # noqa: E402
-from tests.http_serving import serve_http_argv  # noqa: E402
-from tests.http_serving import wait_listening  # noqa: E402
+from tests.http_serving import serving_http  # noqa: E402
 from tests.lsp.conftest import command_line  # noqa: E402
 from tests.lsp.conftest import descendants_of  # noqa: E402
 
@@ -238,14 +235,8 @@ async def main() -> None:
         tree = args.tree or standard_library_tree(Path(work))
         files, size = tree_size(tree)
         print(f"tree: {tree} ({files} files, {size / 2**20:.0f} MB), {os.cpu_count()} CPUs")
-        port = free_port()
         env = {**os.environ, "OCTO_ROOTS": str(tree)}  # OCTO_RG_CONCURRENCY etc. pass
-        server = subprocess.Popen(
-            serve_http_argv(port), env=env, cwd=REPO, stdin=subprocess.DEVNULL
-        )
-        try:
-            url = f"http://127.0.0.1:{port}/mcp"
-            await wait_listening(port, alive=lambda: server.poll() is None)
+        async with serving_http(env) as (url, server):
             before = cpu_seconds(server.pid)
             base, base_seconds = await sequential(url, args.baseline_calls)
             report("sequential", base, base_seconds)
@@ -282,9 +273,6 @@ async def main() -> None:
                 f"server CPU (octo + rg) per call concurrent / sequential: {loaded / alone:.2f}x "
                 "(queueing, not thrashing: about 1)"
             )
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
 
 
 if __name__ == "__main__":

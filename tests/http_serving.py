@@ -4,11 +4,15 @@ waiting until it listens, and its peak memory."""
 from __future__ import annotations
 
 import socket
+import subprocess
 import sys
+from collections.abc import AsyncIterator
 from collections.abc import Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+from anyio.abc import Process
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,6 +43,23 @@ async def wait_listening(
             except OSError:
                 assert alive is None or alive(), "octo serve --http exited"
                 await anyio.sleep(0.05)
+
+
+@asynccontextmanager
+async def serving_http(env: dict[str, str]) -> AsyncIterator[tuple[str, Process]]:
+    """`octo serve --http` with ``env`` on a free port, once it listens: its MCP URL and its
+    process, which is stopped when the block ends."""
+    port = free_port()
+    server = await anyio.open_process(
+        serve_http_argv(port), env=env, cwd=REPO, stdin=subprocess.DEVNULL, stdout=None
+    )
+    try:
+        await wait_listening(port, alive=lambda: server.returncode is None)
+        yield f"http://127.0.0.1:{port}/mcp", server
+    finally:
+        server.terminate()
+        with anyio.move_on_after(30, shield=True):
+            await server.wait()
 
 
 def peak_rss_mb(pid: int) -> float:

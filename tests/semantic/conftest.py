@@ -35,12 +35,15 @@ EMBED_URL = "http://embed.test/v1"
 EMBED_MODEL = "bag-of-words-test"
 DIM = 64
 
+#: A GitHub-token-shaped value planted in the example app (built here, so no token-shaped
+#: literal is committed); answers must show it redacted.
+PLANTED_TOKEN = "ghp_" + "fake" * 9
 APP_PY = '''"""The example application."""
 
 import json
 
 DEFAULTS = {"debug": False}
-API_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+API_TOKEN = "PLANTED_TOKEN"
 
 
 def load_config(path):
@@ -58,7 +61,7 @@ class Mailer:
 
     def retry_later(self, attempts=3):
         return attempts
-'''
+'''.replace("PLANTED_TOKEN", PLANTED_TOKEN)
 UTIL_TS = """export function parseDuration(text: string): number {
   const match = /^(\\d+)([smh])$/.exec(text);
   return match ? Number(match[1]) : 0;

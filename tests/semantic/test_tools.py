@@ -14,10 +14,11 @@ from octo import Config
 from octo import Gateway
 
 from .conftest import EMBED_MODEL
+from .conftest import PLANTED_TOKEN
 from .conftest import FakeEmbeddings
 from .conftest import one
 
-GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+GITHUB_TOKEN = PLANTED_TOKEN
 
 
 def _bytes_under(directory: Path) -> bytes:

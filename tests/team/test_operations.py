@@ -88,7 +88,7 @@ async def test_a_call_is_counted_and_logged_in_one_line(
     (tmp_path / "a.py").write_text(f"{secret}\nneedle = 1\n")
     meters = PrometheusMeters()
     caplog.set_level(logging.INFO, logger="octo.calls")
-    env = {"GITHUB_TOKEN": "ghp_notreal0123456789abcdefghijklmnopqrst"}
+    env = {"GITHUB_TOKEN": "ghp_" + "fake" * 9}
     async with octo.Gateway(Config.from_env(env), roots=[tmp_path], meters=meters) as gateway:
         await gateway.local_get_file_content([{"path": str(tmp_path / "a.py")}, {"path": "/etc"}])
         with pytest.raises(CallError):
