@@ -21,6 +21,8 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - million-references: references answers with 1,000,000 locations (about 100 MB).
 - grandchild: starts a `sleep` child that outlives the server unless its group is killed.
 - slow-start: starts a `sleep` child, then reads nothing for a minute (initialize hangs).
+- late-index: the first definition indexes (a work-done progress begins and ends) and
+  answers from the index it had before: the use on line 5, not the definition on line 1.
 - busy: definition takes 0.2 s; STATE_DIR/most holds the most definitions it ran at once.
 """
 
@@ -62,6 +64,8 @@ def _location(uri: str) -> lsp.Location:
     return lsp.Location(uri=uri, range=lsp.Range(start=start, end=start))
 
 
+#: Whether the first definition has indexed (mode late-index).
+_indexed: list[bool] = []
 #: Definitions running now, and the most at once (mode busy).
 _running = [0, 0]
 
@@ -100,6 +104,14 @@ async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
         while True:  # until octo kills the server
             out.write(b"x" * 65536)
             out.flush()
+    if MODE == "late-index" and not _indexed:
+        _indexed.append(True)
+        token = "late-indexing"
+        await ls.work_done_progress.create_async(token)
+        ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="Indexing"))
+        ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
+        stale = lsp.Position(line=4, character=8)
+        return [lsp.Location(uri=params.text_document.uri, range=lsp.Range(start=stale, end=stale))]
     if MODE == "malformed":
         return {"this is": "not a location"}
     if MODE == "error":

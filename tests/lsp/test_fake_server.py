@@ -118,6 +118,16 @@ async def test_progress_that_ends_is_awaited_before_answering(gateway: GatewayFa
     assert "partial" not in result["data"]
 
 
+async def test_a_server_that_indexed_while_answering_is_asked_again(
+    gateway: GatewayFactory,
+) -> None:
+    # Its first progress began and ended during the request: that answer predates the index.
+    gw = await gateway(fake_env("late-index"))
+    result = result_of(await gw.lsp_goto_definition([DEFINITION]))
+    assert result["status"] == "success"
+    assert result["data"]["definitions"][0]["range"]["start"]["line"] == 1
+
+
 async def test_a_missing_capability_is_a_clear_error(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("nocalls"))
     query = {**DEFINITION, "direction": "incoming"}
