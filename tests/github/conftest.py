@@ -140,3 +140,19 @@ def gateway(gateway_factory: GatewayFactory) -> octo.Gateway:
 @pytest.fixture
 def token() -> str:
     return TOKEN
+
+
+def pull_seven(router: respx.MockRouter) -> None:
+    """Pull request o/r#7 on the GitHub Enterprise host gh.test."""
+    router.get("https://gh.test/api/v3/repos/o/r/pulls/7").respond(
+        json={
+            "number": 7,
+            "title": "t",
+            "state": "open",
+            "user": {"login": "u"},
+            "html_url": "https://gh.test/o/r/pull/7",
+            "created_at": "",
+            "updated_at": "",
+            "base": {"ref": "main", "repo": {"full_name": "o/r"}},
+        }
+    )

@@ -10,6 +10,7 @@ from typing import Any
 import respx
 
 import octo
+from tests.github.conftest import pull_seven
 
 
 def one(response: octo.BulkResponse[Any]) -> dict[str, Any]:
@@ -97,18 +98,7 @@ async def test_cut_diffs_hand_out_the_whole_diff(
             },
         ]
     )
-    router.get("https://gh.test/api/v3/repos/o/r/pulls/7").respond(
-        json={
-            "number": 7,
-            "title": "t",
-            "state": "open",
-            "user": {"login": "u"},
-            "html_url": "https://gh.test/o/r/pull/7",
-            "created_at": "",
-            "updated_at": "",
-            "base": {"ref": "main", "repo": {"full_name": "o/r"}},
-        }
-    )
+    pull_seven(router)
     row = one(
         await gateway.github_search_pull_requests(
             [{"owner": "o", "repo": "r", "prNumber": 7, "type": "fullContent"}]

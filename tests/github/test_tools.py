@@ -14,6 +14,7 @@ import octo
 from octo.codehosts.github_query import code_search_terms
 from octo.codehosts.models import SearchCodeQuery
 from octo.core.errors import CallError
+from tests.github.conftest import pull_seven
 
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
 
@@ -596,21 +597,6 @@ def changed_file(n: int, patch: str = "@@ -1 +1 @@\n-a\n+b") -> dict[str, Any]:
         "deletions": 1,
         "patch": patch,
     }
-
-
-def pull_seven(router: respx.MockRouter) -> None:
-    router.get("https://gh.test/api/v3/repos/o/r/pulls/7").respond(
-        json={
-            "number": 7,
-            "title": "t",
-            "state": "open",
-            "user": {"login": "u"},
-            "html_url": "https://gh.test/o/r/pull/7",
-            "created_at": "",
-            "updated_at": "",
-            "base": {"ref": "main", "repo": {"full_name": "o/r"}},
-        }
-    )
 
 
 def paged_files(router: respx.MockRouter, pages: int) -> respx.Route:

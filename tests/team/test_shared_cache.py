@@ -24,6 +24,7 @@ from tests.gitlab.conftest import load_recording
 from tests.team.conftest import stored
 
 Call = Callable[[octo.Gateway], Awaitable[octo.BulkResponse[Any]]]
+Loader = Callable[[respx.MockRouter, str], dict[str, respx.Route]]
 
 PULLS = {"owner": "octocat", "repo": "Hello-World"}
 GITHUB_CALLS: list[Call] = [
@@ -60,7 +61,14 @@ GITHUB_CALLS: list[Call] = [
         ]
     ),
 ]
-GITHUB_CASSETTES = ("code_search", "file_content", "tree", "repo_search", "pr_search", "pr_detail")
+GITHUB_CASSETTES: tuple[str, ...] = (
+    "code_search",
+    "file_content",
+    "tree",
+    "repo_search",
+    "pr_search",
+    "pr_detail",
+)
 
 OWNER = {"provider": "gitlab", "owner": "group/sub", "repo": "project"}
 GITLAB_CALLS: list[Call] = [
@@ -82,7 +90,12 @@ GITLAB_CALLS: list[Call] = [
         [{**OWNER, "prNumber": 1, "type": "fullContent", "withComments": True, "withCommits": True}]
     ),
 ]
-GITLAB_RECORDINGS = ("code_search", "file", "tree", "projects", "merge_requests")
+GITLAB_RECORDINGS: tuple[str, ...] = ("code_search", "file", "tree", "projects", "merge_requests")
+#: Per host: its recordings, how they are loaded, its environment, the calls, its token.
+HOSTS: dict[str, tuple[tuple[str, ...], Loader, Callable[[], dict[str, str]], list[Call], str]] = {
+    "github": (GITHUB_CASSETTES, load_cassette, make_env, GITHUB_CALLS, GITHUB_TOKEN),
+    "gitlab": (GITLAB_RECORDINGS, load_recording, gitlab_env, GITLAB_CALLS, GITLAB_TOKEN),
+}
 
 
 def team(env: dict[str, str], redis_url: str, prefix: str) -> Config:
@@ -117,29 +130,18 @@ def router() -> Any:
         yield mock
 
 
-async def test_every_github_answer_fetched_by_one_replica_is_a_hit_on_another(
-    router: respx.MockRouter, redis_url: str, prefix: str
+@pytest.mark.parametrize("host", sorted(HOSTS))
+async def test_every_answer_fetched_by_one_replica_is_a_hit_on_another(
+    router: respx.MockRouter, redis_url: str, prefix: str, host: str
 ) -> None:
-    for name in GITHUB_CASSETTES:
-        load_cassette(router, name)
-    config = team(make_env(), redis_url, prefix)
-    cached = await replay_on_two_replicas(router, config, GITHUB_CALLS)
-    assert cached == [True] * len(GITHUB_CALLS)
+    names, load, make_host_env, calls, token = HOSTS[host]
+    for name in names:
+        load(router, name)
+    cached = await replay_on_two_replicas(router, team(make_host_env(), redis_url, prefix), calls)
+    assert cached == [True] * len(calls)
     # Nothing in Redis carries the token, in a key or a value.
     kept = stored(redis_url, prefix)
-    assert kept and not any(GITHUB_TOKEN.encode() in k + v for k, v in kept.items())
-
-
-async def test_every_gitlab_answer_fetched_by_one_replica_is_a_hit_on_another(
-    router: respx.MockRouter, redis_url: str, prefix: str
-) -> None:
-    for name in GITLAB_RECORDINGS:
-        load_recording(router, name)
-    config = team(gitlab_env(), redis_url, prefix)
-    cached = await replay_on_two_replicas(router, config, GITLAB_CALLS)
-    assert cached == [True] * len(GITLAB_CALLS)
-    kept = stored(redis_url, prefix)
-    assert kept and not any(GITLAB_TOKEN.encode() in k + v for k, v in kept.items())
+    assert kept and not any(token.encode() in k + v for k, v in kept.items())
 
 
 async def test_replicas_with_different_tokens_never_share_an_answer(
