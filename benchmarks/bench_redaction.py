@@ -6,6 +6,9 @@ Python's standard library), on an answer full of secrets, and on adversarial tex
 lengths, where the backtracking engine's time grows with the square of the length or worse
 and RE2's stays linear.
 
+Then the time per MB on normal code, on 10,000 secret lines and on ``password=`` repeated
+10,000 times on one line, as ratios to normal code (target: each under 2x).
+
 Run: .venv/bin/python benchmarks/bench_redaction.py
 """
 
@@ -42,6 +45,24 @@ def _median(run: Callable[[], object]) -> float:
     return statistics.median(times)
 
 
+def _per_megabyte(code: str) -> None:
+    """Time per MB of ``redact`` on normal code, on 10,000 secret lines and on one line of
+    ``password=`` 10,000 times, each as a ratio to normal code (target: under 2x)."""
+    secret_lines = "".join(f"JWT_SECRET = 'q8Xv{n}.R7tY.n3Bc'\n" for n in range(10_000))
+    texts = (
+        ("normal code", code),
+        ("10000 secret lines", secret_lines),
+        ("'password=' x 10000 on one line", "password=" * 10_000),
+    )
+    normal = 0.0
+    for name, text in texts:
+        per_mb = _median(lambda text=text: redact(text)) / (len(text) / 1_000_000)
+        normal = normal or per_mb
+        print(
+            f"redact {name}: {per_mb * 1000:.1f} ms per MB; / normal code: {per_mb / normal:.2f}x"
+        )
+
+
 def main() -> None:
     baseline = _python_re()
     stdlib = Path(sysconfig.get_paths()["stdlib"])
@@ -60,6 +81,7 @@ def main() -> None:
             f"redact {name}: RE2 {ours * 1000:.1f} ms, Python re {theirs * 1000:.1f} ms;"
             f" RE2 / re: {ours / theirs:.2f}x"
         )
+    _per_megabyte(code[:1_000_000])
     for size in (500, 1000, 2000):
         text = "x" + "a." * size
         ours = _median(lambda text=text: redact(text))

@@ -25,7 +25,7 @@ _SECRET_NAME = (
     r"(?i:password|passwd|passphrase|secret|token|credentials?|private[_\-]?key|"
     r"api[_\-]?key|access[_\-]?key|secret[_\-]?key|client[_\-]?secret|signing[_\-]?key|"
     r"encryption[_\-]?key|master[_\-]?key|auth[_\-]?key|_pass|_auth)"
-    r"|[A-Z0-9]_KEY|Key)"
+    r"|[A-Za-z0-9]_(?i:key)|Key)"
 )
 
 #: A base64 line of key material: long, and mixing upper case, lower case and digits.
@@ -52,7 +52,9 @@ _TYPE_NAME = re.compile(r"[A-Z][A-Za-z]*|str|int|float|bool|bytes|dict|list|tupl
 
 
 #: A name whose only secret word is a bare ``_KEY`` / ``Key`` (``CACHE_KEY``, ``sortKey``).
-_WEAK_NAME = re.compile(r"(?:[A-Z0-9]_KEY|[a-z0-9]Key)[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?$")
+_WEAK_NAME = re.compile(
+    r"(?:[A-Za-z0-9]_(?i:key)|[a-z0-9]Key)[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?$"
+)
 _STRONG_WORD = re.compile(r"secret|api|private|access|signing|encryption|master|auth", re.I)
 
 
@@ -60,12 +62,23 @@ def _looks_random(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+def _code_name(value: str) -> bool:
+    """A dotted name without a digit reads as code (``config.api_key``,
+    ``"octo.client_roots"``); with one it is a dotted secret (a JWT, ``<a>.<b>``)."""
+    return _DOTTED_NAME.fullmatch(value) is not None and not any(c.isdigit() for c in value)
+
+
+def _weak(head: str) -> bool:
+    """The name's only secret word is a bare ``_KEY`` / ``Key`` (``CACHE_KEY``, ``sortKey``)."""
+    return _WEAK_NAME.search(head) is not None and not _STRONG_WORD.search(head)
+
+
 def _quoted_secret(value: str, head: str) -> bool:
     """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), or
     a word under a name that is only ``*_KEY`` (``CACHE_KEY = "users"``)."""
-    if _DOTTED_NAME.fullmatch(value):
+    if _code_name(value):
         return False
-    if _WEAK_NAME.search(head) and not _STRONG_WORD.search(head):
+    if _weak(head):
         return _looks_random(value)
     return True
 
@@ -77,9 +90,11 @@ def _unquoted_secret(value: str, head: str) -> bool:
     ``=`` a bare word without a digit is a variable (``password = auth_info``); after
     ``:`` a type name is an annotation (``token: Token``).
     """
-    if _PLACEHOLDER.fullmatch(value) or _DOTTED_NAME.fullmatch(value) or _NUMBER.fullmatch(value):
+    if _PLACEHOLDER.fullmatch(value) or _code_name(value) or _NUMBER.fullmatch(value):
         return False
     if any(c in value for c in "()[]{}") or value.endswith((",", ";")):
+        return False
+    if _weak(head) and not _looks_random(value):
         return False
     if _IDENTIFIER.fullmatch(value):
         if value.lower() in head.lower():

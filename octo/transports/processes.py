@@ -23,8 +23,11 @@ from octo.core.redaction import redact
 _CREDENTIALS = frozenset(
     {"GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN", "GL_TOKEN", "OCTO_HTTP_TOKEN", "OCTO_REDIS_URL"}
 )
-#: Any variable whose name says it holds a secret.
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH", re.IGNORECASE)
+#: Any variable whose name says it holds a secret (docs/security.md lists these words).
+_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIAL|PRIVATE|AUTH",
+    re.IGNORECASE,
+)
 
 
 #: ``sh -c`` script that runs its arguments as a child in the background and waits for it;
@@ -56,8 +59,9 @@ def child_command(argv: Sequence[str], *, with_children: bool = False) -> list[s
 
 def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` without credentials: octo's own tokens, every variable named like a secret
-    (TOKEN, SECRET, PASSWORD, KEY...) and every value shaped like one (a URL with a
-    password, a token). A child that needs a secret gets none from octo."""
+    (TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL, PRIVATE, AUTH) and every
+    value shaped like one (a URL with a password, a token). A child that needs a secret gets
+    none from octo."""
     return {
         name: value
         for name, value in env.items()
