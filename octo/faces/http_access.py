@@ -59,7 +59,11 @@ def _read_token(env: Mapping[str, str], token_file: Path | None) -> str | None:
         if not token:
             raise HttpAccessError(f"--token-file {token_file} is empty")
     else:
-        token = env.get("OCTO_HTTP_TOKEN", "").strip()
+        raw = env.get("OCTO_HTTP_TOKEN", "")
+        token = raw.strip()
+        if raw and not token:
+            # Only spaces would silently turn authentication off: refused instead.
+            raise HttpAccessError("OCTO_HTTP_TOKEN is set but holds only whitespace")
     if token and len(token) < MIN_TOKEN_CHARS:
         raise HttpAccessError(f"the HTTP token must have at least {MIN_TOKEN_CHARS} characters")
     return token or None
@@ -116,6 +120,14 @@ class HttpAccess:
             )
         names = [_host_name(host), *LOOPBACK_NAMES, *(_host_name(h) for h in allow_hosts)]
         return cls(host, port, token, tuple(dict.fromkeys(names)))
+
+    def host_allowed(self, host: str | None) -> bool:
+        """Whether a request's Host header names this server (with or without a port), as
+        the SDK's check on /mcp decides: /readyz and /metrics use it too."""
+        if host is None:
+            return False
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        return host in self.allowed_hosts or name in self.allowed_hosts
 
     def transport_security(self) -> TransportSecuritySettings:
         """The SDK's Host / Origin validation, on for every bind."""

@@ -4,11 +4,14 @@ when one is configured, answers) and ``GET /metrics`` (Prometheus text format).
 
 /healthz and /readyz answer without authentication (a load balancer's probes carry no
 token and learn nothing private); /metrics sits behind the same bearer token as /mcp when
-the server has one.
+the server has one. /readyz and /metrics answer only a Host header that names the server,
+as /mcp does (a DNS-rebound page must not read them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -63,16 +66,30 @@ class Operations:
             )
         return Response(self.meters.exposition(), media_type=PROMETHEUS_TEXT)
 
-    def routes(self, *, protect_metrics: bool) -> list[Route]:
+    def routes(
+        self, *, protect_metrics: bool, host_allowed: Callable[[str | None], bool]
+    ) -> list[Route]:
         """The routes; ``protect_metrics``: /metrics needs the bearer token /mcp needs (the
-        SDK's authentication middleware has checked it; this asks for its verdict)."""
-        metrics: object = self.metrics
+        SDK's authentication middleware has checked it; this asks for its verdict);
+        ``host_allowed``: the Host check /readyz and /metrics pass first."""
+
+        def checked(
+            endpoint: Callable[[Request], Awaitable[Response]],
+        ) -> Callable[[Request], Awaitable[Response]]:
+            async def answer(request: Request) -> Response:
+                if not host_allowed(request.headers.get("host")):
+                    return PlainTextResponse("Invalid Host header\n", status_code=421)
+                return await endpoint(request)
+
+            return answer
+
+        metrics: object = checked(self.metrics)
         if protect_metrics:
             from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 
-            metrics = RequireAuthMiddleware(request_response(self.metrics), [], None)
+            metrics = RequireAuthMiddleware(request_response(checked(self.metrics)), [], None)
         return [
             Route("/healthz", self.healthz, methods=["GET"]),
-            Route("/readyz", self.readyz, methods=["GET"]),
+            Route("/readyz", checked(self.readyz), methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),  # type: ignore[arg-type]
         ]

@@ -148,7 +148,9 @@ def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
     )
     return server.streamable_http_app(
         **access.app_options(),
-        custom_starlette_routes=operations.routes(protect_metrics=access.token is not None),
+        custom_starlette_routes=operations.routes(
+            protect_metrics=access.token is not None, host_allowed=access.host_allowed
+        ),
     )
 
 

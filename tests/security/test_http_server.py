@@ -162,3 +162,26 @@ def test_insecure_no_auth_and_short_tokens(tmp_path: Path) -> None:
     assert opened.token is None and "0.0.0.0" in opened.allowed_hosts
     with pytest.raises(ValueError, match="at least 16 characters"):
         HttpAccess.configure("127.0.0.1", 8000, {"OCTO_HTTP_TOKEN": "short"})
+
+
+async def test_readyz_and_metrics_check_the_host(tmp_path: Path) -> None:
+    access = HttpAccess.configure("127.0.0.1", 8000, {})
+    async with _serving(access, tmp_path) as url, httpx.AsyncClient(timeout=30) as http:
+        port = url.split(":")[2].split("/")[0]
+        base = url.removesuffix("/mcp")
+        evil = {"host": f"evil.example.com:{port}"}
+        answers = {
+            path: (
+                (await http.get(base + path, headers=evil)).status_code,
+                (await http.get(base + path)).status_code,
+            )
+            for path in ("/readyz", "/metrics")
+        }
+    assert answers["/readyz"][0] == 421 and answers["/readyz"][1] in (200, 503)
+    assert answers["/metrics"][0] == 421 and answers["/metrics"][1] in (200, 501)
+
+
+@pytest.mark.parametrize("blank", [" ", "   \t  ", "\n"])
+def test_a_token_of_only_whitespace_is_refused(blank: str) -> None:
+    with pytest.raises(ValueError, match="whitespace"):
+        HttpAccess.configure("127.0.0.1", 8000, {"OCTO_HTTP_TOKEN": blank})
