@@ -63,7 +63,9 @@ class QueryContext:
         """A content handle for ``content``, cut from the answer to ``query``.
 
         Local content is readable only under the roots of this call; remote content
-        (``local=False``) under any.
+        (``local=False``) under any; both only by the credential identity of this runtime.
         """
-        origin = Origin(self.tool, query.params(), self.roots if local else None)
+        origin = Origin(
+            self.tool, query.params(), self.roots if local else None, self.runtime.identity
+        )
         return await self.runtime.handles.put(content, origin)

@@ -29,6 +29,7 @@ from octo.core.config import Config
 from octo.core.errors import ToolNotAvailableError
 from octo.core.handles import HandleStore
 from octo.core.handles import MemoryHandleStore
+from octo.core.handles import credential_identity
 from octo.core.meters import Meters
 from octo.core.paths import PathPolicy
 from octo.core.shared_handles import SharedHandleStore
@@ -92,6 +93,8 @@ class Runtime(AsyncResource):
             if self.shared is not None:
                 handles = SharedHandleStore(self.shared, handles, config.handle_ttl)
         self.handles = handles
+        #: Whose credentials this runtime's calls send: content handles are bound to it.
+        self.identity = credential_identity(config.env)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}

@@ -9,6 +9,9 @@ entries and characters, each for ``ttl`` seconds.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -21,14 +24,37 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class Origin:
-    """What a handle was cut from: the call that gave it out, and the roots in force then.
+    """What a handle was cut from: the call that gave it out, the roots in force then, and
+    the credential identity it ran under (:func:`credential_identity`).
 
     ``roots`` is None for content that is not local (a GitHub file): any roots may read it.
+    Only a reader of the same ``identity`` may read it at all (a private repository's file
+    read with A's token is not B's, nor a tokenless replica's).
     """
 
     tool: str
     query: Mapping[str, Any]
     roots: tuple[str, ...] | None
+    identity: str = ""
+
+
+#: Variables whose values authenticate octo to a host or registry: what a call would send.
+#: The HTTP server's own token and the Redis password authenticate clients and replicas,
+#: not calls, so replicas of one team with one set of host tokens share handles.
+_CREDENTIAL_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSPHRASE|CREDENTIAL|AUTH|KEY", re.I)
+_NOT_SENT = frozenset({"OCTO_HTTP_TOKEN", "OCTO_REDIS_PASSWORD", "OCTO_REDIS_URL"})
+
+
+def credential_identity(env: Mapping[str, str]) -> str:
+    """A hash of the credentials in ``env`` that calls send upstream; none at all is an
+    identity of its own (the hash of nothing), distinct from every token's."""
+    sent = sorted(
+        (name, value)
+        for name, value in env.items()
+        if value and name not in _NOT_SENT and _CREDENTIAL_NAME.search(name)
+    )
+    digest = hashlib.sha256(json.dumps(sent, separators=(",", ":")).encode())
+    return digest.hexdigest()[:32]
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,15 @@ T = TypeVar("T")
 
 # Take a free lease, else name its holder. One script rather than SET NX GET, which
 # Redis accepts only from 7.0 on: octo runs on the 6.x a managed Redis may still be.
+# A lease is honoured only while its holder renews it: one without an expiry, or with
+# more time left than a lease is ever given, was not set by a renewing holder and is taken.
 _CLAIM = """
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return ARGV[1]
+end
+local left = redis.call('pttl', KEYS[1])
+if left == -1 or left > tonumber(ARGV[2]) then
+  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return ARGV[1]
 end
 return redis.call('get', KEYS[1])

@@ -19,6 +19,10 @@ from octo.core.errors import OctoError
 
 #: Packed JSON at least this long is compressed.
 COMPRESS_ABOVE = 1024
+#: The most a shared value may unpack to: the largest answer octo shares (a part file of a
+#: pull request, 10 MiB, as JSON) with room to spare. A value read from the store is
+#: untrusted: a zlib bomb under octo's prefix stops here instead of growing memory.
+MAX_UNPACKED_BYTES = 24 * 1024 * 1024
 _PLAIN, _ZLIB = b"j", b"z"
 
 
@@ -30,16 +34,24 @@ def pack(document: Any) -> bytes:
     return _PLAIN + raw
 
 
-def unpack(data: bytes) -> Any:
-    """What :func:`pack` packed; ValueError for anything else."""
+def unpack(data: bytes, max_bytes: int = MAX_UNPACKED_BYTES) -> Any:
+    """What :func:`pack` packed; ValueError for anything else, and for a value that
+    unpacks to more than ``max_bytes`` (decompression stops there)."""
     tag, body = data[:1], data[1:]
     if tag == _ZLIB:
+        inflate = zlib.decompressobj()
         try:
-            body = zlib.decompress(body)
+            body = inflate.decompress(body, max_bytes + 1)
         except zlib.error as exc:
             raise ValueError(f"undecodable shared value: {exc}") from None
+        if len(body) > max_bytes or inflate.unconsumed_tail:
+            raise ValueError(f"shared value unpacks to more than {max_bytes} bytes")
+        if not inflate.eof:
+            raise ValueError("truncated shared value")
     elif tag != _PLAIN:
         raise ValueError("not a shared value")
+    if len(body) > max_bytes:
+        raise ValueError(f"shared value is longer than {max_bytes} bytes")
     return json.loads(body)
 
 

@@ -28,13 +28,18 @@ def _origin_document(origin: Origin) -> dict[str, Any]:
         "tool": origin.tool,
         "query": dict(origin.query),
         "roots": list(origin.roots) if origin.roots is not None else None,
+        "identity": origin.identity,
     }
 
 
 def _origin(document: Any) -> Origin:
     roots = document["roots"]
     return Origin(
-        str(document["tool"]), dict(document["query"]), tuple(roots) if roots is not None else None
+        str(document["tool"]),
+        dict(document["query"]),
+        tuple(str(root) for root in roots) if roots is not None else None,
+        # A record without an identity (another version, or planted) is nobody's.
+        str(document.get("identity") or "\0"),
     )
 
 

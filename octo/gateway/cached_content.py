@@ -23,26 +23,31 @@ def _again(origin: Origin) -> str:
     )
 
 
+def _readable(origin: Origin, ctx: QueryContext) -> bool:
+    if origin.identity != ctx.runtime.identity:
+        return False
+    return origin.roots is None or origin.roots == ctx.roots
+
+
 async def get_cached_content(
     ctx: QueryContext, query: GetCachedContentQuery
 ) -> Answer[GetCachedContentResult]:
     """Page ``query.page`` of the handle's content; NOT_FOUND once it expired, for a handle
-    given out under other roots, and for one never given out."""
+    given out under other roots or credentials, and for one never given out."""
     stored = await ctx.runtime.handles.get(query.handle)
     ttl = round(ctx.config.handle_ttl)
-    if stored is None:
+    # A handle of another credential identity or other roots is answered as one never
+    # given out: its origin (another caller's query) is not repeated.
+    if stored is None or not _readable(stored.origin, ctx):
         raise NotFoundError(
             "No content behind this handle",
             hints=[
                 f"Handles come from contentHandle fields of answers and live {ttl} s "
-                "(OCTO_HANDLE_TTL): repeat the call that gave it out for a new one."
+                "(OCTO_HANDLE_TTL), readable with the credentials and roots of the call "
+                "that gave them out: repeat that call for a new one."
             ],
         )
     origin = stored.origin
-    if origin.roots is not None and origin.roots != ctx.roots:
-        raise NotFoundError(
-            "This handle was given out under other allowed roots", hints=[_again(origin)]
-        )
     if stored.content is None:
         raise NotFoundError(f"This handle expired (handles live {ttl} s)", hints=[_again(origin)])
 

@@ -71,3 +71,8 @@ def serve_recording(answer: Callable[[str], Reply]) -> Iterator[RecordingServer]
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=10)
+
+
+# The shared-state cases run on the real Redis of the team suite's fixtures.
+from tests.team.conftest import prefix  # noqa: E402, F401
+from tests.team.conftest import redis_url  # noqa: E402, F401

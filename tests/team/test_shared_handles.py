@@ -77,7 +77,8 @@ async def test_an_expired_handle_names_its_call_on_every_replica(
         store = gateway.runtime.handles
         assert isinstance(store, SharedHandleStore)
         store.ttl = 0.001
-        handle = await store.put("text", Origin("localGetFileContent", {"path": "a.py"}, None))
+        origin = Origin("localGetFileContent", {"path": "a.py"}, None, gateway.runtime.identity)
+        handle = await store.put("text", origin)
         await anyio.sleep(0.02)
         gone = await one(gateway, "getCachedContent", {"handle": handle})
     assert gone["error"]["code"] == "NOT_FOUND"
