@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 
@@ -16,6 +17,8 @@ from octo.core.confined import Opened
 from octo.core.confined import open_below
 from octo.core.errors import OctoError
 from octo.core.redaction import key_body_lines
+from octo.local.redacted_search import RedactedCopies
+from octo.local.redacted_search import redacted_copies
 from octo.local.rg_output import MatchingFile
 from octo.local.rg_output import PageScan
 
@@ -28,22 +31,34 @@ class PageSources:
     """The page's files that could be opened, by the path rg printed in the first pass."""
 
     opened: dict[bytes, Opened] = field(default_factory=dict)
+    #: Redacted copies searched instead of the files that hold a secret.
+    copies: RedactedCopies = field(default_factory=RedactedCopies)
+
+    def _name(self, arg: bytes, source: Opened) -> str:
+        return self.copies.path(arg) if arg in self.copies.fds else source.child_path()
 
     @property
     def args(self) -> list[str]:
-        """rg's file arguments: the opened files themselves."""
-        return [source.child_path() for source in self.opened.values()]
+        """rg's file arguments: the opened files themselves (or their redacted copies)."""
+        return [self._name(arg, source) for arg, source in self.opened.items()]
 
     @property
     def aliases(self) -> dict[bytes, bytes]:
         """What rg will print for each file → the path the first pass printed."""
-        return {source.child_path().encode(): arg for arg, source in self.opened.items()}
+        return {self._name(arg, source).encode(): arg for arg, source in self.opened.items()}
 
     @property
     def fds(self) -> tuple[int, ...]:
-        return tuple(source.fd for source in self.opened.values())
+        return (*(source.fd for source in self.opened.values()), *self.copies.fds.values())
+
+    async def search_redacted(self, args: Iterable[bytes]) -> None:
+        """Search redacted copies of the files ``args`` instead of the files themselves."""
+        chosen = {arg: self.opened[arg] for arg in args if arg in self.opened}
+        if chosen:
+            self.copies = await redacted_copies(chosen)
 
     def close(self) -> None:
+        self.copies.close()
         for source in self.opened.values():
             source.close()
         self.opened.clear()

@@ -16,6 +16,8 @@ from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
 from octo.local.models import LocalGetFileContentQuery
+from octo.local.redacted_search import files_holding_secrets
+from octo.local.redacted_search import redacted_copies
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 
@@ -52,18 +54,26 @@ async def match_lines(config: Config, file: Opened, query: LocalGetFileContentQu
         args.append("--fixed-strings")
     kept: list[tuple[int, int]] = []
     total = 0
-    async with open_rg(
-        [*args, "--", query.matchString, file.child_path()],
-        timeout_ms=config.rg_timeout_ms,
-        pass_fds=(file.fd,),
-    ) as rg:
-        async for line in rg.lines():
-            total += 1
-            if len(kept) < MAX_KEPT:
-                number, column, _ = line.split(b":", 2)
-                kept.append((int(number), int(column) - 1))
-        if await rg.wait() == 2:
-            raise _rejected(rg_error_message(await anyio.to_thread.run_sync(lambda: rg.stderr)))
+    # A file holding a secret is matched over its redacted text, as it is shown: a hit
+    # never confirms what a redacted span hides.
+    secret = await files_holding_secrets(
+        [file.child_path()], cwd=None, pass_fds=(file.fd,), timeout_ms=config.rg_timeout_ms
+    )
+    with await redacted_copies({b"": file} if secret else {}) as copies:
+        target = copies.path(b"") if b"" in copies.fds else file.child_path()
+        async with open_rg(
+            [*args, "--", query.matchString, target],
+            timeout_ms=config.rg_timeout_ms,
+            pass_fds=(file.fd, *copies.fds.values()),
+        ) as rg:
+            async for line in rg.lines():
+                total += 1
+                if len(kept) < MAX_KEPT:
+                    number, column, _ = line.split(b":", 2)
+                    kept.append((int(number), int(column) - 1))
+            if await rg.wait() == 2:
+                message = await anyio.to_thread.run_sync(lambda: rg.stderr)
+                raise _rejected(rg_error_message(message))
     return FileMatches(kept, total)
 
 

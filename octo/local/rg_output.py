@@ -49,6 +49,8 @@ class MatchingFile(NamedTuple):
 
     arg: bytes
     matched_lines: int
+    #: The file holds a secret: its count is over its redacted text, and so are its lines.
+    redacted: bool = False
 
     @property
     def path(self) -> str:

@@ -30,6 +30,7 @@ from octo.core.formats import iso_utc
 from octo.local.long_lines import LONGEST_EVENT
 from octo.local.page_sources import hide_key_bodies
 from octo.local.page_sources import open_page
+from octo.local.redacted_search import secret_files
 from octo.local.rg_output import MatchingFile
 from octo.local.rg_output import PageScan
 from octo.local.rg_output import read_counts
@@ -166,10 +167,58 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     if scope.file is not None:
         # rg named the file by its descriptor: shown by its name, as rg would have.
         shown = f"./{scope.file.path.name}".encode()
-        matching = [MatchingFile(shown, entry.matched_lines) for entry in matching]
+        matching = [entry._replace(arg=shown) for entry in matching]
+    matching = await _over_redacted(config, query, scope, matching)
     searched = [searched for _found, searched, _complete in runs]
     total = None if None in searched else sum(s for s in searched if s is not None)
     return Counted(matching, total, started, complete)
+
+
+_RECOUNT_ARGS = ("--count", "--null", "--with-filename", "--no-messages")
+
+
+async def _over_redacted(
+    config: Config, query: SearchFields, scope: SearchScope, matching: list[MatchingFile]
+) -> list[MatchingFile]:
+    """``matching`` with the files that hold a secret counted again over their redacted
+    text (:mod:`octo.local.redacted_search`): those no match is left in are dropped."""
+    if not matching:
+        return matching
+    limit = timeout_ms(config, query)
+    secret = await secret_files(
+        scope.directory,
+        [entry.arg for entry in matching],
+        cwd=scope.rg_cwd,
+        pass_fds=scope.fds,
+        timeout_ms=limit,
+    )
+    if not secret:
+        return matching
+    chosen = [entry for entry in matching if entry.arg in secret]
+    with await open_page(scope.directory, chosen) as sources:
+        await sources.search_redacted(secret)
+        # A file that could not be copied (gone since) has no count: it is left out.
+        copied = {sources.copies.path(arg).encode(): arg for arg in sources.copies.fds}
+        counts: dict[bytes, int] = {}
+        if copied:  # (rg given no file would search its working directory)
+            done = await run_rg(
+                [*_RECOUNT_ARGS, *match_args(query), "--", query.pattern]
+                + [os.fsdecode(path) for path in copied],
+                cwd=scope.rg_cwd,
+                timeout_ms=limit,
+                pass_fds=(*scope.fds, *sources.fds),
+            )
+            for line in done.stdout.split(b"\n"):
+                name, _, count = line.rpartition(b"\0")
+                if name in copied:
+                    counts[copied[name]] = int(count)
+    return [
+        entry._replace(matched_lines=counts[entry.arg], redacted=True)
+        if entry.arg in secret
+        else entry
+        for entry in matching
+        if entry.arg not in secret or counts.get(entry.arg)
+    ]
 
 
 async def page_matches(
@@ -187,6 +236,7 @@ async def page_matches(
     if query.context_after:
         args.append(f"--after-context={query.context_after}")
     with await open_page(scope.directory, page) as sources:
+        await sources.search_redacted(entry.arg for entry in page if entry.redacted)
         scan = PageScan(query, page, per_file, sources.aliases)
         # Streamed: few lines, but a minified file's line may be megabytes long.
         async with open_rg(

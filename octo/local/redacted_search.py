@@ -1,0 +1,192 @@
+"""Searches answer as if they ran over redacted text, so no count can confirm a secret.
+
+rg searches the files themselves, where a secret is still whole: a pattern extended one
+character at a time would count its way through a token every answer shows redacted. So
+the matching files that hold a secret shape (one more rg pass over just them, with the
+shapes as its pattern) are searched again over their redacted text: a match that touches a
+redacted span counts, and is shown, as matching the marker only. Files without a secret,
+nearly all of them, cost only that one pass.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from contextlib import ExitStack
+
+import anyio
+from cachetools import LRUCache
+
+from octo.core.confined import Opened
+from octo.core.confined import open_below
+from octo.core.errors import OctoError
+from octo.core.redaction import redact
+from octo.core.secret_shapes import PREFILTER
+from octo.transports.ripgrep import run_rg
+
+#: Files handed to one rg run (their names stay far below the limit of a command line).
+_FILES_PER_RUN = 1000
+
+
+#: rg lists the files that may hold a secret (the shapes' literal prefilter).
+_FIND_ARGS = ("--files-with-matches", "--null", "--no-messages", "--text", "-e", PREFILTER)
+
+
+def _runs(targets: Sequence[str]) -> list[Sequence[str]]:
+    return [targets[i : i + _FILES_PER_RUN] for i in range(0, len(targets), _FILES_PER_RUN)]
+
+
+#: Whether a file holds a secret, by what identifies its content (device, inode, size,
+#: modification and change times): a tree searched again is not read again to tell.
+_VERDICTS: LRUCache[tuple[int, ...], bool] = LRUCache(maxsize=200_000)
+_VERDICTS_LOCK = threading.Lock()
+
+
+def _content_keys(directory: Opened, args: Sequence[bytes]) -> dict[bytes, tuple[int, ...]]:
+    keys: dict[bytes, tuple[int, ...]] = {}
+    for arg in args:
+        try:
+            st = os.stat(arg, dir_fd=directory.fd, follow_symlinks=False)
+        except OSError:
+            continue
+        keys[arg] = _key(st)
+    return keys
+
+
+#: The redacted text of files that hold a secret, by content key, up to 64 MiB: the few such
+#: files a search meets again are not redacted again.
+_REDACTED: LRUCache[tuple[int, ...], bytes] = LRUCache(maxsize=64 << 20, getsizeof=len)
+
+
+def _key(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def redacted_bytes(source: Opened) -> bytes | None:
+    """The redacted content of ``source``, None when redaction changes nothing (blocking)."""
+    key = _key(os.fstat(source.fd))
+    with _VERDICTS_LOCK:
+        if _VERDICTS.get(key) is False:
+            return None
+        cached = _REDACTED.get(key)
+    if cached is not None:
+        return cached
+    text = bytes(source.read_bytes()).decode("utf-8", "surrogateescape")
+    hidden = redact(text)
+    found = None if hidden == text else hidden.encode("utf-8", "surrogateescape")
+    with _VERDICTS_LOCK:
+        _VERDICTS[key] = found is not None
+        if found is not None and len(found) <= _REDACTED.maxsize:
+            _REDACTED[key] = found
+    return found
+
+
+def _exact(directory: Opened, suspects: Iterable[bytes]) -> dict[bytes, bool]:
+    """Whether redaction changes each of ``suspects`` (opened below ``directory``)."""
+    verdicts = {}
+    for arg in suspects:
+        try:
+            source = open_below(directory, os.fsdecode(arg))
+        except OctoError:
+            continue
+        with source:
+            if source.is_file:
+                verdicts[arg] = redacted_bytes(source) is not None
+    return verdicts
+
+
+async def secret_files(
+    directory: Opened, args: Sequence[bytes], *, cwd: str, pass_fds: Sequence[int], timeout_ms: int
+) -> set[bytes]:
+    """The files ``args`` (below ``directory``, as rg printed them) that hold a secret.
+
+    Files seen before with the same content keys are known; the others go through the
+    prefilter (one rg run) and those it flags are redacted to tell (a worker thread).
+    """
+    keys = await anyio.to_thread.run_sync(_content_keys, directory, args)
+    with _VERDICTS_LOCK:
+        known = {arg: _VERDICTS.get(key) for arg, key in keys.items()}
+    unknown = [arg for arg in args if known.get(arg) is None]
+    suspects = await files_holding_secrets(
+        [os.fsdecode(arg) for arg in unknown], cwd=cwd, pass_fds=pass_fds, timeout_ms=timeout_ms
+    )
+    exact = await anyio.to_thread.run_sync(_exact, directory, suspects)
+    with _VERDICTS_LOCK:
+        for arg in unknown:
+            if arg in keys and (arg not in suspects or arg in exact):
+                _VERDICTS[keys[arg]] = exact.get(arg, False)
+    # A suspect that could not be told (gone, or not a file now) counts as holding one.
+    return {arg for arg in args if known.get(arg) or exact.get(arg, arg in suspects)}
+
+
+async def files_holding_secrets(
+    targets: Sequence[str], *, cwd: str | None, pass_fds: Sequence[int], timeout_ms: int
+) -> set[bytes]:
+    """The ``targets`` (as rg prints them) that may hold a secret: a superset, told apart
+    when their redacted copies are made (:meth:`RedactedCopies.add`)."""
+    found: set[bytes] = set()
+    for run in _runs(targets) if targets else []:
+        done = await run_rg(
+            [*_FIND_ARGS, "--", *run],
+            cwd=cwd,
+            timeout_ms=timeout_ms,
+            pass_fds=pass_fds,
+        )
+        found.update(name for name in done.stdout.split(b"\0") if name)
+    return found
+
+
+class RedactedCopies:
+    """Redacted copies of files, each an unnamed temporary file a child reads by its
+    descriptor (``/proc/self/fd/N``); closed with this object."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self.fds: dict[bytes, int] = {}
+
+    def add(self, key: bytes, source: Opened) -> None:
+        """A redacted copy of ``source`` (as octo opened it) under ``key``, unless
+        redaction changes nothing in it (blocking)."""
+        hidden = redacted_bytes(source)
+        if hidden is None:
+            return
+        copy = self._stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - kept open
+        copy.write(hidden)
+        copy.flush()
+        copy.seek(0)
+        self.fds[key] = copy.fileno()
+
+    def path(self, key: bytes) -> str:
+        """The copy's name for a child that inherits its descriptor."""
+        return f"/proc/self/fd/{self.fds[key]}"
+
+    def close(self) -> None:
+        self._stack.close()
+        self.fds.clear()
+
+    def __enter__(self) -> RedactedCopies:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+async def redacted_copies(opened: Mapping[bytes, Opened]) -> RedactedCopies:
+    """Redacted copies of the ``opened`` files (by key), made in one worker-thread hop; the
+    caller closes them."""
+
+    def copy_all() -> None:
+        for key, source in opened.items():
+            copies.add(key, source)
+
+    copies = RedactedCopies()
+    try:
+        await anyio.to_thread.run_sync(copy_all)
+    except BaseException:
+        copies.close()
+        raise
+    return copies
