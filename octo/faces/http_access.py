@@ -15,9 +15,13 @@ import socket
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+
+from octo.core.config import env_int
+from octo.core.config import env_seconds
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
@@ -84,6 +88,15 @@ class StaticTokenVerifier:
 
 
 @dataclass(frozen=True)
+class ConnectionLimits:
+    """How many connections may be open at once, and the seconds one may take to send its
+    request headers (:mod:`octo.faces.http_limits` enforces them)."""
+
+    max_connections: int = 1000
+    header_timeout: float = 10.0
+
+
+@dataclass(frozen=True)
 class HttpAccess:
     """Where the server listens and what a request must carry to be served."""
 
@@ -91,6 +104,9 @@ class HttpAccess:
     port: int
     token: str | None
     allowed_hosts: tuple[str, ...]
+    #: Open connections and the time to send request headers (OCTO_HTTP_MAX_CONNECTIONS,
+    #: OCTO_HTTP_HEADER_TIMEOUT).
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
     @classmethod
     def configure(
@@ -119,7 +135,15 @@ class HttpAccess:
                 "--token-file (or pass --insecure-no-auth to serve anyone who reaches the port)"
             )
         names = [_host_name(host), *LOOPBACK_NAMES, *(_host_name(h) for h in allow_hosts)]
-        return cls(host, port, token, tuple(dict.fromkeys(names)))
+        limits = ConnectionLimits(
+            max_connections=env_int(
+                env, "OCTO_HTTP_MAX_CONNECTIONS", ConnectionLimits.max_connections, 1, 100_000
+            ),
+            header_timeout=env_seconds(
+                env, "OCTO_HTTP_HEADER_TIMEOUT", ConnectionLimits.header_timeout
+            ),
+        )
+        return cls(host, port, token, tuple(dict.fromkeys(names)), limits)
 
     def host_allowed(self, host: str | None) -> bool:
         """Whether a request's Host header names this server (with or without a port), as

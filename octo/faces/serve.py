@@ -124,11 +124,14 @@ async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | N
     """
     import uvicorn
 
+    from octo.faces.http_limits import guarded_protocol
+
     settings = uvicorn.Config(
         http_app(access, config),
         log_level="warning",
         log_config=None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        http=guarded_protocol(access.limits),
     )
     print(
         f"octo: MCP server (streamable HTTP) at {mcp_url(sock)}; Ctrl+C stops it",

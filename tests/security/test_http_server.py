@@ -4,6 +4,7 @@ loopback (401 before any MCP handling), and no start on a public bind without on
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -185,3 +186,47 @@ async def test_readyz_and_metrics_check_the_host(tmp_path: Path) -> None:
 def test_a_token_of_only_whitespace_is_refused(blank: str) -> None:
     with pytest.raises(ValueError, match="whitespace"):
         HttpAccess.configure("127.0.0.1", 8000, {"OCTO_HTTP_TOKEN": blank})
+
+
+def _half_sent(port: int) -> socket.socket:
+    """A connection that sends part of a request's headers and then nothing."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    return sock
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    sock.setblocking(False)
+    try:
+        return sock.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+@pytest.mark.slow
+async def test_legitimate_calls_answer_through_a_flood_of_half_sent_requests(
+    tmp_path: Path,
+) -> None:
+    env = _env(tmp_path, OCTO_HTTP_MAX_CONNECTIONS="50", OCTO_HTTP_HEADER_TIMEOUT="30")
+    flood: list[socket.socket] = []
+    with served_http(env) as url:
+        port = int(url.split(":")[2].split("/")[0])
+        health = url.removesuffix("/mcp") + "/healthz"
+        answered = []
+        try:
+            async with httpx.AsyncClient(timeout=10) as http:
+                for _wave in range(6):  # 600 half-sent requests, 12 times the cap
+                    flood += [_half_sent(port) for _ in range(100)]
+                    answered.append((await http.get(health)).status_code)
+                mcp = await _post(url)
+            # Past the cap the oldest half-sent connections were closed by the server.
+            await anyio.sleep(0.5)
+            dropped = sum(_closed_by_server(sock) for sock in flood)
+        finally:
+            for sock in flood:
+                sock.close()
+    assert answered == [200] * 6
+    assert mcp.status_code == 200
+    assert dropped >= len(flood) - 50
