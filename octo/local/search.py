@@ -125,9 +125,10 @@ async def _page_of_lines(
 def _cut_short_hint(config: Config, query: SearchFields, found: int) -> str:
     return (
         f"ripgrep reached its time limit ({timeout_ms(config, query)} ms) after finding "
-        f"{found} matching files: the counts and pages cover those only. For a complete answer "
-        "narrow the search (a sub-directory as path, a type, include globs), or raise timeoutMs "
-        "or OCTO_RG_TIMEOUT_MS (at most 30000)."
+        f"{found} matching files (it may have waited its turn behind other searches): the "
+        "counts and pages cover those only. For a complete answer retry, narrow the search (a "
+        "sub-directory as path, a type, include globs), or raise timeoutMs or "
+        "OCTO_RG_TIMEOUT_MS (at most 30000)."
     )
 
 

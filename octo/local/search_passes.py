@@ -8,7 +8,8 @@ rg either walks a directory itself (localSearchCode) or is handed the files a fi
 the kernel's limit on a command line.
 
 A counting pass cut short by rg's time limit keeps what rg found by then (``Counted.complete``
-is False); only one that found nothing is a TIMEOUT.
+is False), even nothing (a query that waited in rg's queue until its deadline): the answer
+is then a partial page, never a bare TIMEOUT.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
-from octo.core.errors import QueryTimeoutError
 from octo.core.formats import iso_utc
 from octo.local.long_lines import LONGEST_EVENT
 from octo.local.page_sources import hide_key_bodies
@@ -113,10 +113,8 @@ def timeout_ms(config: Config, query: SearchFields) -> int:
 
 
 async def count_matches(config: Config, query: SearchFields, scope: SearchScope) -> Counted:
-    """Pass 1: every matching file with its count, and the files rg read.
-
-    Raises QueryTimeoutError when rg reached its time limit before finding any match.
-    """
+    """Pass 1: every matching file with its count, and the files rg read (those found
+    before rg's time limit when it reached it: ``complete`` is then False)."""
     started = time.monotonic()
     args = [
         "--count",
@@ -155,15 +153,6 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     runs = await map_ordered(count, _runs_of(scope.targets))
     matching = [entry for found, _searched, _complete in runs for entry in found]
     complete = all(finished for _found, _searched, finished in runs)
-    if not complete and not matching:
-        limit = timeout_ms(config, query)
-        raise QueryTimeoutError(
-            f"ripgrep found nothing within its time limit ({limit} ms)",
-            hints=[
-                "Narrow the search: a sub-directory as path, a type, or include globs.",
-                "timeoutMs or OCTO_RG_TIMEOUT_MS raises the limit (at most 30000).",
-            ],
-        )
     if scope.file is not None:
         # rg named the file by its descriptor: shown by its name, as rg would have.
         shown = f"./{scope.file.path.name}".encode()

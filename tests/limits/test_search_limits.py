@@ -74,13 +74,17 @@ async def test_rg_time_limit_after_matches_is_a_partial_answer(root: Path, run: 
     assert any("OCTO_RG_TIMEOUT_MS" in hint for hint in found["hints"])
 
 
-async def test_rg_time_limit_before_any_match_is_a_timeout(root: Path, run: Run) -> None:
+async def test_rg_time_limit_before_any_match_is_an_empty_partial_page(
+    root: Path, run: Run
+) -> None:
     _slow_file(root / "slow.txt", 4)
     (found,) = await run(
         "localSearchCode", [{"pattern": SLOW_PATTERN, "path": "."}], rg_timeout_ms=300
     )
-    assert found["error"]["code"] == "TIMEOUT"
-    assert any("OCTO_RG_TIMEOUT_MS" in hint for hint in found["hints"])
+    # Never a bare TIMEOUT (issue 19): an empty page that says it is partial and how to go on.
+    assert found["status"] == "empty" and found["partial"] is True
+    assert found["data"]["stats"]["complete"] is False
+    assert any("retry" in hint and "OCTO_RG_TIMEOUT_MS" in hint for hint in found["hints"])
 
 
 def _running_rg() -> int:
