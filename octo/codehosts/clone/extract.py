@@ -1,0 +1,225 @@
+"""Safe extraction of a host's tar archive into a new folder, or nothing at all.
+
+An archive comes from the network and is refused whole, with an error naming the entry or
+the cap, when it holds an absolute path, a ``..`` component, a link pointing outside the
+clone, a device or FIFO, a duplicate entry, or more bytes or files than the caps allow.
+Entries are written into a fresh temporary folder beside the target, never through a link,
+and the folder is renamed into place only when every entry passed: a refusal (or a stop)
+removes it, so nothing half-written is ever seen at the target, and nothing outside the
+temporary folder is ever touched.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import posixpath
+import secrets
+import shutil
+import tarfile
+import threading
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from octo.core.errors import FileTooLargeError
+from octo.core.errors import InvalidResponseError
+from octo.core.errors import QueryTimeoutError
+from octo.core.errors import ToolNotAvailableError
+
+_COPY_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Caps:
+    """What one clone may hold, and the settings that raise it (named in the errors)."""
+
+    max_bytes: int
+    max_files: int
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What an extraction wrote: unpacked bytes and entries other than folders."""
+
+    size: int
+    files: int
+
+
+class UnsafeArchiveError(InvalidResponseError):
+    """The archive holds an entry octo refuses to write."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(
+            f"The archive was refused: entry '{name[:200]}' {why}; nothing was extracted",
+            hints=[
+                "A code host's archive never holds such entries: check the configured host "
+                "(GITHUB_API_URL, GITLAB_HOST) and any proxy in between."
+            ],
+        )
+
+
+def _inside(path: str) -> bool:
+    """True when the normalised relative ``path`` stays inside the clone."""
+    return path != ".." and not path.startswith("../") and not posixpath.isabs(path)
+
+
+def _relative(member: tarfile.TarInfo) -> str | None:
+    """The entry's path inside the clone (the archive's one top folder dropped), or None for
+    that top folder; raises UnsafeArchiveError for an absolute path or a ``..``."""
+    name = member.name
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        raise UnsafeArchiveError(name, "has an absolute path")
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UnsafeArchiveError(name, "climbs out with '..'")
+    return "/".join(parts[1:]) or None
+
+
+def _wanted(relative: str, sparse_path: str | None) -> bool:
+    """True when ``relative`` lies in ``sparse_path`` (or on the way to it)."""
+    if sparse_path is None:
+        return True
+    return (
+        relative == sparse_path
+        or relative.startswith(f"{sparse_path}/")
+        or sparse_path.startswith(f"{relative}/")
+    )
+
+
+def _check_link(member: tarfile.TarInfo, relative: str) -> str:
+    """A link's target relative to the clone root; refused when it points outside."""
+    target = member.linkname.replace("\\", "/")
+    if posixpath.isabs(target):
+        raise UnsafeArchiveError(member.name, f"links to an absolute path ({target[:200]})")
+    if member.issym():
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(relative), target))
+    else:
+        # A hard link names another entry of the archive, top folder included.
+        resolved = posixpath.normpath("/".join(target.split("/")[1:]) or ".")
+    if not _inside(resolved):
+        raise UnsafeArchiveError(member.name, f"links outside the clone ({target[:200]})")
+    return resolved
+
+
+def _no_link_above(root: Path, relative: str) -> Path:
+    """Where ``relative`` goes below ``root``; refused when a folder on the way is a link
+    (writing through it could land anywhere)."""
+    here = root
+    for part in relative.split("/")[:-1]:
+        here = here / part
+        if here.is_symlink():
+            raise UnsafeArchiveError(relative, "would be written through a link")
+    return root / relative
+
+
+def _write_entry(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, relative: str, root: Path
+) -> None:
+    """Write one checked entry: a folder, a regular file (read-only), or a link."""
+    if member.isdir():
+        dest.mkdir(parents=True, exist_ok=True)
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(dest):
+        raise UnsafeArchiveError(member.name, "appears twice")
+    if member.issym():
+        os.symlink(member.linkname, dest)
+        return
+    if member.islnk():
+        source = root / _check_link(member, relative)
+        if not source.is_file() or source.is_symlink():
+            raise UnsafeArchiveError(member.name, "hard-links to no file extracted before it")
+        os.link(source, dest)
+        return
+    source_file = tar.extractfile(member)
+    if source_file is None:
+        raise UnsafeArchiveError(member.name, "has no content")
+    with source_file, open(dest, "xb") as out:
+        shutil.copyfileobj(source_file, out, _COPY_CHUNK)
+    dest.chmod(0o555 if member.mode & 0o111 else 0o444)
+
+
+def _links_stay_inside(root: Path) -> None:
+    """After extraction: every link, resolved with the real file system, stays inside (a
+    chain of links inside can still point out)."""
+    real_root = root.resolve()
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            path = Path(folder) / name
+            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
+                raise UnsafeArchiveError(
+                    str(path.relative_to(root)), "links outside the clone through other links"
+                )
+
+
+def extract(
+    data: bytes,
+    target: Path,
+    *,
+    caps: Caps,
+    sparse_path: str | None = None,
+    stop: threading.Event | None = None,
+) -> Extracted:
+    """Extract the gzipped tar ``data`` to the new folder ``target`` (its parent exists).
+
+    Runs in a worker thread; ``stop`` set from outside ends it early (QueryTimeoutError).
+    Raises UnsafeArchiveError, FileTooLargeError naming the cap, or InvalidResponseError for
+    an archive that cannot be read; ``target`` is then untouched.
+    """
+    work = target.parent / f".partial-{secrets.token_hex(8)}"
+    work.mkdir()
+    size = files = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+            for member in tar:
+                if stop is not None and stop.is_set():
+                    raise QueryTimeoutError("The clone was stopped before it was complete")
+                relative = _relative(member)
+                if relative is None or not _wanted(relative, sparse_path):
+                    continue
+                if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+                    raise UnsafeArchiveError(member.name, "is a device, FIFO or special file")
+                if member.issym() or member.islnk():
+                    _check_link(member, relative)
+                if not member.isdir():
+                    files += 1
+                    size += member.size
+                if files > caps.max_files:
+                    raise FileTooLargeError(
+                        f"The archive holds more than {caps.max_files} files "
+                        "(cap OCTO_CLONE_MAX_FILES); nothing was extracted",
+                        hints=["Clone a part with sparsePath, or raise OCTO_CLONE_MAX_FILES."],
+                    )
+                if size > caps.max_bytes:
+                    raise FileTooLargeError(
+                        f"The archive unpacks to more than {caps.max_bytes} bytes "
+                        "(cap OCTO_CLONE_MAX_BYTES); nothing was extracted",
+                        hints=["Clone a part with sparsePath, or raise OCTO_CLONE_MAX_BYTES."],
+                    )
+                dest = _no_link_above(work, relative)
+                _write_entry(tar, member, dest, relative, work)
+        _links_stay_inside(work)
+        work.rename(target)
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        _remove(work)
+        raise InvalidResponseError(
+            f"The archive could not be read: {exc}; nothing was extracted",
+            hints=["Retry; the download may have been cut short."],
+        ) from None
+    except OSError as exc:
+        _remove(work)
+        raise ToolNotAvailableError(
+            f"The clone folder could not be written: {exc.strerror or exc}",
+            hints=["Check the space and permissions of OCTO_CLONE_DIR."],
+        ) from None
+    except BaseException:
+        _remove(work)
+        raise
+    return Extracted(size, files)
+
+
+def _remove(folder: Path) -> None:
+    """Remove ``folder`` and all in it, read-only files included."""
+    shutil.rmtree(folder, ignore_errors=True)
