@@ -16,12 +16,15 @@ from octo.codehosts.clone.folder import CloneRecord
 from octo.codehosts.clone.folder import clone_name
 from octo.codehosts.clone.models import CloneRepoQuery
 from octo.codehosts.clone.models import CloneRepoResult
+from octo.codehosts.host import CodeHost
 from octo.codehosts.routing import choose_host
 from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.errors import FileTooLargeError
 from octo.core.formats import compact_json
+from octo.transports.http_body import BodyTooLargeError
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
@@ -46,13 +49,7 @@ async def clone_repo(ctx: QueryContext, query: CloneRepoQuery) -> Answer[CloneRe
             reused = record is not None
             if record is None:
                 cached = False
-                data = await host.archive(
-                    query.owner,
-                    query.repo,
-                    commit,
-                    query.sparsePath,
-                    folder.settings.clone_max_bytes,
-                )
+                data = await _download(host, query, commit, folder.settings.clone_max_bytes)
                 now = folder.clock()
                 record = await folder.add(
                     CloneRecord(
@@ -86,6 +83,18 @@ async def clone_repo(ctx: QueryContext, query: CloneRepoQuery) -> Answer[CloneRe
         answer.hint("The snapshot is empty: check sparsePath against githubViewRepoStructure.")
     answer.hint(*follow_up_hints(host))
     return answer
+
+
+async def _download(host: CodeHost, query: CloneRepoQuery, commit: str, cap: int) -> bytes:
+    """The archive, refused past the byte cap (the packed archive is smaller than what it
+    unpacks to, so the cap on unpacked bytes bounds it too)."""
+    try:
+        return await host.archive(query.owner, query.repo, commit, query.sparsePath, cap)
+    except BodyTooLargeError:
+        raise FileTooLargeError(
+            f"The archive is over {cap} bytes (cap OCTO_CLONE_MAX_BYTES); nothing was extracted",
+            hints=["Clone a part with sparsePath, or raise OCTO_CLONE_MAX_BYTES."],
+        ) from None
 
 
 def _next_calls(local_path: str, query: CloneRepoQuery) -> list[str]:

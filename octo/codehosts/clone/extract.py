@@ -97,7 +97,8 @@ def _check_link(member: tarfile.TarInfo, relative: str) -> str:
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(relative), target))
     else:
         # A hard link names another entry of the archive, top folder included.
-        resolved = posixpath.normpath("/".join(target.split("/")[1:]) or ".")
+        parts = target.split("/")
+        resolved = ".." if ".." in parts else posixpath.normpath("/".join(parts[1:]) or ".")
     if not _inside(resolved):
         raise UnsafeArchiveError(member.name, f"links outside the clone ({target[:200]})")
     return resolved
