@@ -60,6 +60,11 @@ async def gateway(servers: tuple[Host, Host], tmp_path: Path, work: Path) -> Asy
         yield gw
 
 
+def names(folder: Path) -> list[str]:
+    """What ``folder`` holds (nothing when it does not exist)."""
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
 async def one(
     gw: Gateway, tool: str, roots: list[Path] | None = None, **query: Any
 ) -> Mapping[str, Any]:
@@ -138,8 +143,7 @@ async def test_an_unsafe_archive_is_refused_and_leaves_nothing(
         result = await one(gw, "githubCloneRepo", owner="o", repo="r", ref="main")
     assert result["error"]["code"] == "INVALID_RESPONSE", result
     assert "links outside" in result["error"]["message"]
-    clones = tmp_path / "clones"
-    assert not clones.exists() or list(clones.iterdir()) == []
+    assert names(tmp_path / "clones") == []
 
 
 async def test_the_byte_cap_is_a_setting(
@@ -177,5 +181,5 @@ async def test_gitlab_clones_from_its_archive_endpoint(tmp_path: Path, work: Pat
     assert result["status"] == "success", result
     assert archive.called
     local = Path(result["data"]["localPath"])
-    assert sorted(p.name for p in local.iterdir()) == ["pkg"]
+    assert names(local) == ["pkg"]
     assert result["data"]["fileCount"] == 3
