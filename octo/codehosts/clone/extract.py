@@ -3,7 +3,8 @@
 An archive comes from the network and is refused whole, with an error naming the entry or
 the cap, when it holds an absolute path, a ``..`` component, a link pointing outside the
 clone, a device or FIFO, a duplicate entry, or more bytes or files than the caps allow.
-Entries are written into a fresh temporary folder beside the target, never through a link,
+Installed dependencies (node_modules, virtual environments) are left out and no file is
+executable. Entries are written into a fresh temporary folder beside the target, never through a link,
 and the folder is renamed into place only when every entry passed: a refusal (or a stop)
 removes it, so nothing half-written is ever seen at the target, and nothing outside the
 temporary folder is ever touched.
@@ -29,6 +30,10 @@ from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 
 _COPY_CHUNK = 1024 * 1024
+#: Folders of installed dependencies and environments, never extracted: a language server
+#: would load or run code from them (typescript-language-server prefers the workspace's
+#: node_modules/typescript, Python servers run a virtual environment's interpreter).
+DEPENDENCY_FOLDERS = frozenset({"node_modules", ".venv", "venv", "site-packages", "dist-packages"})
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,8 @@ def _no_link_above(root: Path, relative: str) -> Path:
 def _write_entry(
     tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, relative: str, root: Path
 ) -> None:
-    """Write one checked entry: a folder, a regular file (read-only), or a link."""
+    """Write one checked entry: a folder, a regular file (read-only, never executable: a
+    clone is material to read, and no server may be pointed at a program in it), or a link."""
     if member.isdir():
         dest.mkdir(parents=True, exist_ok=True)
         return
@@ -139,7 +145,7 @@ def _write_entry(
         raise UnsafeArchiveError(member.name, "has no content")
     with source_file, open(dest, "xb") as out:
         shutil.copyfileobj(source_file, out, _COPY_CHUNK)
-    dest.chmod(0o555 if member.mode & 0o111 else 0o444)
+    dest.chmod(0o444)
 
 
 def _links_stay_inside(root: Path) -> None:
@@ -179,6 +185,8 @@ def extract(
                     raise QueryTimeoutError("The clone was stopped before it was complete")
                 relative = _relative(member)
                 if relative is None or not _wanted(relative, sparse_path):
+                    continue
+                if DEPENDENCY_FOLDERS.intersection(relative.split("/")):
                     continue
                 if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
                     raise UnsafeArchiveError(member.name, "is a device, FIFO or special file")

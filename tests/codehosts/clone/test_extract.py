@@ -14,6 +14,8 @@ from octo.codehosts.clone.extract import UnsafeArchiveError
 from octo.codehosts.clone.extract import extract
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidResponseError
+from octo.lsp.client import UNTRUSTED_OPTIONS
+from octo.lsp.process import server_environment
 from tests.codehosts.clone.archives import PROJECT
 from tests.codehosts.clone.archives import TOP
 from tests.codehosts.clone.archives import bomb
@@ -46,6 +48,18 @@ def test_an_honest_archive_is_extracted_read_only(folder: Path) -> None:
     assert (folder / "c" / "pkg" / "shapes.py").read_text().startswith("def area_of_square")
     assert not os.access(folder / "c" / "pkg" / "shapes.py", os.W_OK) or os.geteuid() == 0
     assert [p.name for p in folder.iterdir()] == ["c"]
+
+
+def test_dependencies_are_left_out_and_nothing_is_executable(folder: Path) -> None:
+    files = {
+        **PROJECT,
+        "node_modules/typescript/lib/tsserver.js": "evil()",
+        ".venv/bin/python": "x",
+    }
+    extract(build(files), folder / "c", caps=CAPS)
+    assert not (folder / "c" / "node_modules").exists() and not (folder / "c" / ".venv").exists()
+    modes = {p.stat().st_mode & 0o777 for p in (folder / "c").rglob("*") if p.is_file()}
+    assert modes == {0o444}
 
 
 def test_sparse_path_keeps_only_that_folder(folder: Path) -> None:
@@ -118,3 +132,14 @@ def test_a_cut_archive_is_an_invalid_response(folder: Path) -> None:
     with pytest.raises(InvalidResponseError, match="could not be read"):
         extract(data[: len(data) // 2], folder / "c", caps=CAPS)
     _untouched(folder)
+
+
+def test_servers_on_a_clone_run_nothing_of_it() -> None:
+    """What a language server started on a clone gets: gopls's go command stays on the local
+    toolchain, offline, without cgo; rust-analyzer runs no build script nor proc macro."""
+    env = server_environment({"PATH": "/usr/bin", "GOTOOLCHAIN": "auto"}, untrusted=True)
+    assert env["GOTOOLCHAIN"] == "local" and env["GOPROXY"] == "off"
+    assert env["CGO_ENABLED"] == "0"
+    assert "GOPROXY" not in server_environment({"PATH": "/usr/bin"})
+    assert UNTRUSTED_OPTIONS["cargo"] == {"buildScripts": {"enable": False}}
+    assert UNTRUSTED_OPTIONS["procMacro"] == {"enable": False}
