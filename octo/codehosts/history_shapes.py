@@ -56,3 +56,15 @@ class CommitDetail(BaseModel):
     status: str | None = None
     ahead_by: int | None = None
     behind_by: int | None = None
+
+
+def summed(files: list[PullRequestFile]) -> CommitStats:
+    """The stats of a comparison: its files' additions and deletions added up."""
+    additions = sum(f.additions for f in files)
+    deletions = sum(f.deletions for f in files)
+    return CommitStats(additions=additions, deletions=deletions, total=additions + deletions)
+
+
+def given(**params: str | None) -> dict[str, str]:
+    """The ``params`` that are set: a query's optional filters as request parameters."""
+    return {name: value for name, value in params.items() if value}

@@ -100,22 +100,25 @@ def _shared(env: Mapping[str, str]) -> SharedSettings | None:
     )
 
 
-def clone_dir(env: Mapping[str, str]) -> Path:
-    """The managed clone folder (githubCloneRepo): ``OCTO_CLONE_DIR``, else ``clones`` in
-    octo's cache directory (platformdirs; ``XDG_CACHE_HOME`` and ``HOME`` are read from
-    ``env``, so a gateway built with its own environment keeps its clones there)."""
-    explicit = env.get("OCTO_CLONE_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """octo's cache directory (platformdirs; ``XDG_CACHE_HOME`` and ``HOME`` are read from
+    ``env``, so a gateway built with its own environment keeps its files there)."""
     if sys.platform not in ("win32", "darwin"):
         base = env.get("XDG_CACHE_HOME") or (
             str(Path(env["HOME"]) / ".cache") if env.get("HOME") else ""
         )
         if base:
-            return Path(base) / "octo" / "clones"
+            return Path(base) / "octo"
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("octo", appauthor=False)) / "clones"
+    return Path(platformdirs.user_cache_dir("octo", appauthor=False))
+
+
+def clone_dir(env: Mapping[str, str]) -> Path:
+    """The managed clone folder (githubCloneRepo): ``OCTO_CLONE_DIR``, else ``clones`` in
+    octo's cache directory."""
+    explicit = env.get("OCTO_CLONE_DIR")
+    return Path(explicit).expanduser() if explicit else cache_dir(env) / "clones"
 
 
 @dataclass(frozen=True)

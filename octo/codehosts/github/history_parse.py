@@ -17,6 +17,7 @@ from octo.codehosts.history_models import Issue
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import summed
 from octo.core.errors import InvalidResponseError
 
 #: Files GitHub lists for one commit or comparison (the rest needs paging it rarely offers).
@@ -119,15 +120,13 @@ def parse_compare(response: httpx.Response) -> CommitDetail:
     """``/repos/{o}/{r}/compare/{base}...{head}``: status, commits and files."""
     body = response.json()
     files = [file_item(f) for f in body.get("files") or []]
-    additions = sum(f.additions for f in files)
-    deletions = sum(f.deletions for f in files)
     return CommitDetail(
         html_url=body.get("html_url"),
         status=body.get("status"),
         ahead_by=body.get("ahead_by"),
         behind_by=body.get("behind_by"),
         commits=[commit_item(c) for c in body.get("commits") or []],
-        stats=CommitStats(additions=additions, deletions=deletions, total=additions + deletions),
+        stats=summed(files),
         files=files,
         files_truncated=len(files) >= MAX_COMMIT_FILES,
     )

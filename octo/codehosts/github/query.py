@@ -11,6 +11,7 @@ import re
 
 from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.history_models import SearchIssuesQuery
+from octo.codehosts.history_shapes import given
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
@@ -119,17 +120,16 @@ def issue_terms(query: SearchIssuesQuery) -> str:
     if query.query:
         parts.append(query.query.strip())
     parts += _scope(query)
-    for name, value in (
-        ("state", query.state),
-        ("author", query.author),
-        ("assignee", query.assignee),
-        ("mentions", query.mentions),
-        ("created", query.created),
-        ("updated", query.updated),
-        ("comments", query.comments),
-    ):
-        if value:
-            parts.append(f"{name}:{value.replace(' ', '')}")
+    filters = given(
+        state=query.state,
+        author=query.author,
+        assignee=query.assignee,
+        mentions=query.mentions,
+        created=query.created,
+        updated=query.updated,
+        comments=query.comments,
+    )
+    parts.extend(f"{name}:{value.replace(' ', '')}" for name, value in filters.items())
     parts.extend(_label(label) for label in query.labels or [])
     return " ".join(parts)
 

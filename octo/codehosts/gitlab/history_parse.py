@@ -18,6 +18,7 @@ from octo.codehosts.history_models import Issue
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import summed
 from octo.core.errors import InvalidResponseError
 
 
@@ -108,14 +109,12 @@ def parse_compare(response: httpx.Response) -> CommitDetail:
     """``/repository/compare?from=&to=``: commits and diffs (GitLab gives no ahead/behind)."""
     body = response.json()
     files = [diff_file(d) for d in body.get("diffs") or []]
-    additions = sum(f.additions for f in files)
-    deletions = sum(f.deletions for f in files)
     commits = body.get("commits") or []
     return CommitDetail(
         html_url=body.get("web_url"),
         commits=[commit_item(c) for c in commits],
         ahead_by=len(commits),
-        stats=CommitStats(additions=additions, deletions=deletions, total=additions + deletions),
+        stats=summed(files),
         files=files,
         files_truncated=bool(body.get("compare_timeout")),
     )
