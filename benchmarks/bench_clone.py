@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import io
 import random
-import shutil
 import statistics
 import sys
 import tarfile
@@ -57,28 +56,29 @@ def stdlib_extract(data: bytes, into: Path) -> float:
     return time.perf_counter() - started
 
 
-async def octo_clones(data: bytes, runs: int) -> tuple[list[float], list[float], int]:
-    """Fresh clone times (forceRefresh), reuse times, and the unpacked size."""
-    fresh, reused, size = [], [], 0
+async def measured(data: bytes, runs: int) -> tuple[list[float], list[float], list[float], int]:
+    """Per run, interleaved (the machine's load drifts): the standard library's extraction,
+    a fresh clone (a new gateway and an empty clone folder) and its reuse; and the unpacked
+    size."""
+    baseline, fresh, reused, size = [], [], [], 0
     with tempfile.TemporaryDirectory() as tmp, github_with_archive(data) as (api, _):
         work = Path(tmp) / "work"
         work.mkdir()
-        async with Gateway(Config.from_env(clone_env(api, Path(tmp))), roots=[work]) as gw:
-            query = {"owner": "o", "repo": "r", "ref": "main"}
-            for _ in range(runs):
+        query = {"owner": "o", "repo": "r", "ref": "main"}
+        for run in range(runs):
+            baseline.append(stdlib_extract(data, Path(tmp) / f"stdlib{run}"))
+            env = clone_env(api, Path(tmp), OCTO_CLONE_DIR=str(Path(tmp) / f"clones{run}"))
+            async with Gateway(Config.from_env(env), roots=[work]) as gw:
                 started = time.perf_counter()
-                wire = (
-                    await gw.call("githubCloneRepo", [{**query, "forceRefresh": True}])
-                ).to_wire()
+                result = (await gw.call("githubCloneRepo", [query])).to_wire()["results"][0]
                 fresh.append(time.perf_counter() - started)
-                result = wire["results"][0]
                 assert result["status"] == "success", result
                 size = result["data"]["sizeBytes"]
                 started = time.perf_counter()
                 again = (await gw.call("githubCloneRepo", [query])).to_wire()["results"][0]
                 reused.append(time.perf_counter() - started)
                 assert again["data"]["reused"] is True, again
-    return fresh, reused, size
+    return baseline, fresh, reused, size
 
 
 def main() -> None:
@@ -87,12 +87,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     data = build(generated_files(args.mb))
-    baseline = []
-    for _ in range(args.runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            baseline.append(stdlib_extract(data, Path(tmp)))
-            shutil.rmtree(tmp, ignore_errors=True)
-    fresh, reused, size = anyio.run(octo_clones, data, args.runs)
+    baseline, fresh, reused, size = anyio.run(measured, data, args.runs)
     base, clone, again = (statistics.median(v) for v in (baseline, fresh, reused))
     print(
         f"githubCloneRepo fresh clone: {clone * 1000:.0f} ms for {size / 1e6:.1f} MB unpacked "

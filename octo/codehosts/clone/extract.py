@@ -109,56 +109,70 @@ def _check_link(member: tarfile.TarInfo, relative: str) -> str:
     return resolved
 
 
-def _no_link_above(root: Path, relative: str) -> Path:
-    """Where ``relative`` goes below ``root``; refused when a folder on the way is a link
-    (writing through it could land anywhere)."""
-    here = root
-    for part in relative.split("/")[:-1]:
-        here = here / part
-        if here.is_symlink():
-            raise UnsafeArchiveError(relative, "would be written through a link")
-    return root / relative
+class _Tree:
+    """What an extraction wrote so far, kept in memory: the folder is new and only this
+    writes to it, so each entry costs no lookups on disk."""
 
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folders: set[str] = {""}
+        self.links: set[str] = set()
+        self.written: set[str] = set()
 
-def _write_entry(
-    tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, relative: str, root: Path
-) -> None:
-    """Write one checked entry: a folder, a regular file (read-only, never executable: a
-    clone is material to read, and no server may be pointed at a program in it), or a link."""
-    if member.isdir():
-        dest.mkdir(parents=True, exist_ok=True)
-        return
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    if os.path.lexists(dest):
-        raise UnsafeArchiveError(member.name, "appears twice")
-    if member.issym():
-        os.symlink(member.linkname, dest)
-        return
-    if member.islnk():
-        source = root / _check_link(member, relative)
-        if not source.is_file() or source.is_symlink():
-            raise UnsafeArchiveError(member.name, "hard-links to no file extracted before it")
-        os.link(source, dest)
-        return
-    source_file = tar.extractfile(member)
-    if source_file is None:
-        raise UnsafeArchiveError(member.name, "has no content")
-    with source_file, open(dest, "xb") as out:
-        shutil.copyfileobj(source_file, out, _COPY_CHUNK)
-    dest.chmod(0o444)
+    def _folder(self, relative: str) -> None:
+        """Make the folder ``relative`` (and those above it) unless made already."""
+        if relative in self.folders:
+            return
+        self._folder(posixpath.dirname(relative))
+        (self.root / relative).mkdir(exist_ok=True)
+        self.folders.add(relative)
 
+    def _place(self, relative: str) -> Path:
+        """Where ``relative`` goes; refused when a folder on the way is a link (writing
+        through it could land anywhere) or the entry came before."""
+        above = posixpath.dirname(relative)
+        while above:
+            if above in self.links:
+                raise UnsafeArchiveError(relative, "would be written through a link")
+            above = posixpath.dirname(above)
+        if relative in self.written or relative in self.links:
+            raise UnsafeArchiveError(relative, "appears twice")
+        return self.root / relative
 
-def _links_stay_inside(root: Path) -> None:
-    """After extraction: every link, resolved with the real file system, stays inside (a
-    chain of links inside can still point out)."""
-    real_root = root.resolve()
-    for folder, dirs, files in os.walk(root):
-        for name in (*dirs, *files):
-            path = Path(folder) / name
-            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
-                raise UnsafeArchiveError(
-                    str(path.relative_to(root)), "links outside the clone through other links"
-                )
+    def write(self, tar: tarfile.TarFile, member: tarfile.TarInfo, relative: str) -> None:
+        """Write one checked entry: a folder, a regular file (read-only, never executable: a
+        clone is material to read, and no server may be pointed at a program in it), or a
+        link."""
+        dest = self._place(relative)
+        if member.isdir():
+            self._folder(relative)
+            return
+        self._folder(posixpath.dirname(relative))
+        if member.issym():
+            os.symlink(member.linkname, dest)
+            self.links.add(relative)
+            return
+        self.written.add(relative)
+        if member.islnk():
+            source = _check_link(member, relative)
+            if source not in self.written or source in self.links:
+                raise UnsafeArchiveError(member.name, "hard-links to no file extracted before it")
+            os.link(self.root / source, dest)
+            return
+        source_file = tar.extractfile(member)
+        if source_file is None:
+            raise UnsafeArchiveError(member.name, "has no content")
+        descriptor = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+        with source_file, open(descriptor, "wb") as out:
+            shutil.copyfileobj(source_file, out, _COPY_CHUNK)
+
+    def links_stay_inside(self) -> None:
+        """Every link, resolved with the real file system, stays inside (a chain of links
+        that each look inside can still point out)."""
+        real_root = self.root.resolve()
+        for relative in self.links:
+            if not (self.root / relative).resolve().is_relative_to(real_root):
+                raise UnsafeArchiveError(relative, "links outside the clone through other links")
 
 
 def extract(
@@ -177,6 +191,7 @@ def extract(
     """
     work = target.parent / f".partial-{secrets.token_hex(8)}"
     work.mkdir()
+    tree = _Tree(work)
     size = files = 0
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
@@ -207,9 +222,8 @@ def extract(
                         "(cap OCTO_CLONE_MAX_BYTES); nothing was extracted",
                         hints=["Clone a part with sparsePath, or raise OCTO_CLONE_MAX_BYTES."],
                     )
-                dest = _no_link_above(work, relative)
-                _write_entry(tar, member, dest, relative, work)
-        _links_stay_inside(work)
+                tree.write(tar, member, relative)
+        tree.links_stay_inside()
         work.rename(target)
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         _remove(work)
