@@ -7,6 +7,9 @@ from these alone. Pydantic models, so the cache (and a team's shared cache) may 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import BaseModel
 
 from octo.codehosts.history_models import CommitStats
@@ -56,6 +59,14 @@ class CommitDetail(BaseModel):
     status: str | None = None
     ahead_by: int | None = None
     behind_by: int | None = None
+
+
+def stats_of(raw: Mapping[str, Any] | None) -> CommitStats | None:
+    """A commit's stats as GitHub and GitLab both send them (``additions``, ``deletions``,
+    ``total``), None when the answer has none."""
+    if not raw:
+        return None
+    return CommitStats(**{k: int(raw.get(k) or 0) for k in ("additions", "deletions", "total")})
 
 
 def summed(files: list[PullRequestFile]) -> CommitStats:

@@ -11,12 +11,12 @@ from octo.codehosts.github.parse import commit_item
 from octo.codehosts.github.parse import file_item
 from octo.codehosts.github.parse import has_more
 from octo.codehosts.github.parse import repository_of
-from octo.codehosts.history_models import CommitStats
 from octo.codehosts.history_models import CommitSummary
 from octo.codehosts.history_models import Issue
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import stats_of
 from octo.codehosts.history_shapes import summed
 from octo.core.errors import InvalidResponseError
 
@@ -98,7 +98,6 @@ def parse_commit(response: httpx.Response) -> CommitDetail:
     """``/repos/{o}/{r}/commits/{sha}``: the commit, its stats and files."""
     item = response.json()
     summary = _summary(item, "")
-    stats = item.get("stats")
     files = [file_item(f) for f in item.get("files") or []]
     return CommitDetail(
         sha=summary.sha,
@@ -106,11 +105,7 @@ def parse_commit(response: httpx.Response) -> CommitDetail:
         author=summary.author,
         date=summary.date,
         html_url=summary.html_url,
-        stats=CommitStats(
-            **{k: int(stats.get(k) or 0) for k in ("additions", "deletions", "total")}
-        )
-        if stats
-        else None,
+        stats=stats_of(item.get("stats")),
         files=files,
         files_truncated=len(files) >= MAX_COMMIT_FILES,
     )

@@ -12,12 +12,12 @@ from octo.codehosts.gitlab.parse import commit_item
 from octo.codehosts.gitlab.parse import diff_file
 from octo.codehosts.gitlab.parse import next_page
 from octo.codehosts.gitlab.parse import total_of
-from octo.codehosts.history_models import CommitStats
 from octo.codehosts.history_models import CommitSummary
 from octo.codehosts.history_models import Issue
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import stats_of
 from octo.codehosts.history_shapes import summed
 from octo.core.errors import InvalidResponseError
 
@@ -88,7 +88,6 @@ def parse_commit_page(
 def parse_commit(response: httpx.Response, repository: str) -> CommitDetail:
     """``/repository/commits/:sha``: the commit and its stats; files come from ``/diff``."""
     item = response.json()
-    stats = item.get("stats")
     summary = _summary(item, repository)
     return CommitDetail(
         sha=summary.sha,
@@ -96,11 +95,7 @@ def parse_commit(response: httpx.Response, repository: str) -> CommitDetail:
         author=summary.author,
         date=summary.date,
         html_url=summary.html_url,
-        stats=CommitStats(
-            **{k: int(stats.get(k) or 0) for k in ("additions", "deletions", "total")}
-        )
-        if stats
-        else None,
+        stats=stats_of(item.get("stats")),
         files=[],
     )
 
