@@ -20,6 +20,7 @@ from octo.core.config import Config
 from tests.codehosts.clone.archive_server import URL_TOKEN
 from tests.codehosts.clone.archive_server import Host
 from tests.codehosts.clone.archive_server import github_with_archive
+from tests.codehosts.clone.archives import PROJECT
 from tests.codehosts.clone.archives import SHA
 from tests.codehosts.clone.archives import build
 from tests.codehosts.clone.archives import special
@@ -183,3 +184,48 @@ async def test_gitlab_clones_from_its_archive_endpoint(tmp_path: Path, work: Pat
     local = Path(result["data"]["localPath"])
     assert names(local) == ["pkg"]
     assert result["data"]["fileCount"] == 3
+
+
+async def test_clones_expire_by_age_and_the_least_recently_used_go_first(
+    tmp_path: Path, work: Path
+) -> None:
+    """Over OCTO_CLONE_MAX_TOTAL the least recently used clone goes; past OCTO_CLONE_MAX_AGE a
+    clone is downloaded again."""
+    project = "https://gl.test/api/v4/projects/o%2Fr/repository"
+    shas = {"v1": "1" * 40, "v2": "2" * 40, "v3": "3" * 40}
+    size = sum(len(v) for v in PROJECT.values())
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "GITLAB_HOST": "https://gl.test",
+        "OCTO_CLONE_DIR": str(tmp_path / "clones"),
+        "OCTO_CLONE_MAX_TOTAL": str(size * 2),
+    }
+    with respx.mock(assert_all_mocked=True) as router:
+        for ref, sha in shas.items():
+            router.get(f"{project}/commits/{ref}").respond(json={"id": sha})
+        archive = router.get(f"{project}/archive.tar.gz").mock(
+            return_value=httpx.Response(200, content=build())
+        )
+        async with Gateway(Config.from_env(env), roots=[work]) as gw:
+
+            async def clone(ref: str) -> Mapping[str, Any]:
+                answer = await one(
+                    gw, "githubCloneRepo", provider="gitlab", owner="o", repo="r", ref=ref
+                )
+                data: Mapping[str, Any] = answer["data"]
+                return data
+
+            first = await clone("v1")
+            await clone("v2")
+            assert (await clone("v1"))["reused"] is True  # v1 used last: v2 is older now
+            await clone("v3")
+            kept = names(tmp_path / "clones")
+            assert Path(first["localPath"]).name in kept
+            assert not any(name.endswith(shas["v2"][:12]) for name in kept)
+            assert archive.call_count == 3
+        aged = {**env, "OCTO_CLONE_MAX_AGE": "0.001"}
+        async with Gateway(Config.from_env(aged), roots=[work]) as gw:
+            again = await one(
+                gw, "githubCloneRepo", provider="gitlab", owner="o", repo="r", ref="v1"
+            )
+            assert again["data"]["reused"] is False and archive.call_count == 4
