@@ -45,6 +45,9 @@ async def test_history_commit_and_comparison(gateway: octo.Gateway, recorded: Re
     [commit] = history["data"]["commits"]
     assert commit["sha"] == SHA and commit["message"] == "Replace sanitize with escape once"
     assert history["data"]["pagination"]["hasMore"] is False
+    found = await one(gateway, "githubSearchCommits", query="sanitize")
+    assert found["data"]["totalCount"] == 1
+    assert found["data"]["commits"][0]["repository"] == "group/sub/project"
     detail = await one(gateway, "githubGetCommit", sha=SHA, includePatch=True)
     data = detail["data"]
     assert data["stats"]["total"] == 25 and data["author"] == "Alice"
