@@ -1,6 +1,6 @@
 """What a code host does for the five tools: its API calls, answering in host-neutral shapes.
 
-GitHub (:mod:`octo.codehosts.github`) and GitLab (:mod:`octo.codehosts.gitlab`) differ
+GitHub (:mod:`octo.codehosts.github.backend`) and GitLab (:mod:`octo.codehosts.gitlab.backend`) differ
 only here: in the requests they send, the parsing of the answers and their policies. The
 tool modules (search_code, file_content, repo_structure, repositories, pull_requests)
 page, shape, hint and decorate errors once, for both.
@@ -18,6 +18,11 @@ from typing import TypeVar
 
 import httpx
 
+from octo.codehosts.history_models import SearchCommitsQuery
+from octo.codehosts.history_models import SearchIssuesQuery
+from octo.codehosts.history_shapes import CommitDetail
+from octo.codehosts.history_shapes import CommitPage
+from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import PullRequestCommit
@@ -46,7 +51,7 @@ T = TypeVar("T")
 
 #: The first page of a pull request's discussion, or of its commits; its changed files.
 CommentPage = Fetched[Listing[PullRequestComment]]
-CommitPage = Fetched[Listing[PullRequestCommit]]
+PullCommitPage = Fetched[Listing[PullRequestCommit]]
 FileList = Fetched[Listing[PullRequestFile]]
 
 
@@ -148,9 +153,52 @@ class CodeHost(ABC):
         """The first page of a pull request's discussion."""
 
     @abstractmethod
-    async def commits(self, project: str, number: int) -> CommitPage:
+    async def commits(self, project: str, number: int) -> PullCommitPage:
         """The first page of a pull request's commits."""
 
     @abstractmethod
     async def files(self, project: str, number: int, max_pages: int) -> FileList:
         """A pull request's changed files with their diffs, up to ``max_pages`` pages."""
+
+    # history: issues and commits
+
+    @abstractmethod
+    async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
+        """One page of issues (never pull requests) matching the query's filters."""
+
+    @abstractmethod
+    async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
+        """The one issue ``number`` names, its body whole."""
+
+    @abstractmethod
+    async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
+        """Page ``page`` (30 a page, oldest first) of an issue's discussion."""
+
+    @abstractmethod
+    async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
+        """One page of commits whose messages match ``query.query``."""
+
+    @abstractmethod
+    async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
+        """One page of a repository's history, filtered by path, ref, author and dates."""
+
+    @abstractmethod
+    async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
+        """One commit with its changed files and their patches."""
+
+    @abstractmethod
+    async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
+        """What changed from ``base`` to ``head``: commits, files and patches."""
+
+    # clone
+
+    @abstractmethod
+    async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
+        """The full sha ``ref`` (the default branch when None) points at."""
+
+    @abstractmethod
+    async def archive(
+        self, owner: str, repo: str, sha: str, sparse_path: str | None, max_bytes: int
+    ) -> bytes:
+        """The gzipped tar archive of the repository at ``sha`` (only ``sparse_path`` where
+        the host can cut it), at most ``max_bytes`` of it; never cached."""

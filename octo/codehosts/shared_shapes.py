@@ -1,15 +1,16 @@
 """The type of each kind of answer the code hosts' clients cache, by the ``kind`` their
 fetches name: how a team's replicas read back what another one shared (JSON validated
-into these). A kind missing here is cached in each process alone."""
+into these). A kind missing here is cached in each process alone. GitLab's backend adds
+the kinds of its own parsed pages (:data:`octo.codehosts.gitlab.backend.GITLAB_PAGES`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from octo.codehosts.gitlab_parse import Blob
-from octo.codehosts.gitlab_parse import Page
-from octo.codehosts.gitlab_parse import Project
+from octo.codehosts.history_shapes import CommitDetail
+from octo.codehosts.history_shapes import CommitPage
+from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
@@ -32,17 +33,29 @@ GITHUB_SHAPES: Mapping[str, Any] = {
     "pull-comments": Listing[PullRequestComment],
     "pull-commits": Listing[PullRequestCommit],
     "pull-files": Listing[PullRequestFile],
+    "issue-search": IssuePage,
+    "issue": IssuePage,
+    "commit-search": CommitPage,
+    "commit-history": CommitPage,
+    "commit": CommitDetail,
+    "compare": CommitDetail,
+    "commit-sha": str,
 }
 
 GITLAB_SHAPES: Mapping[str, Any] = {
-    "gitlab-blob-search": Page[Blob],
     "gitlab-file": FileBlob,
     "gitlab-tree": Listing[TreeRow],
-    "gitlab-projects": Page[Project],
     "gitlab-mr": PullRequestPage,
     "gitlab-mrs": PullRequestPage,
     "gitlab-mr-notes": Listing[PullRequestComment],
     "gitlab-mr-commits": Listing[PullRequestCommit],
     "gitlab-mr-diffs": Listing[PullRequestFile],
     "gitlab-mr-changes": Listing[PullRequestFile],
+    "gitlab-issues": IssuePage,
+    "gitlab-issue": IssuePage,
+    "gitlab-commit-search": CommitPage,
+    "gitlab-commits": CommitPage,
+    "gitlab-commit": CommitDetail,
+    "gitlab-compare": CommitDetail,
+    "gitlab-commit-sha": str,
 }

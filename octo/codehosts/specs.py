@@ -1,7 +1,15 @@
-"""The five code-host tools (GitHub; GitLab with provider "gitlab"); words in tools.toml."""
+"""The code-host tools (GitHub; GitLab with provider "gitlab"); words in tools.toml."""
 
 from __future__ import annotations
 
+from octo.codehosts.clone.models import CloneRepoQuery
+from octo.codehosts.clone.models import CloneRepoResult
+from octo.codehosts.history_models import CommitDetailResult
+from octo.codehosts.history_models import GetCommitQuery
+from octo.codehosts.history_models import SearchCommitsQuery
+from octo.codehosts.history_models import SearchCommitsResult
+from octo.codehosts.history_models import SearchIssuesQuery
+from octo.codehosts.history_models import SearchIssuesResult
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import FileContentResult
 from octo.codehosts.models import RepoStructureQuery
@@ -21,28 +29,52 @@ TOOLS = family_tools(
     ToolCategory.GITHUB,
     {
         "githubSearchCode": Binding(
-            SearchCodeQuery, SearchCodeResult, "octo.codehosts.several_repos:search_code", 3
+            SearchCodeQuery, SearchCodeResult, "octo.codehosts.code.several_repos:search_code", 3
         ),
         "githubGetFileContent": Binding(
-            FileContentQuery, FileContentResult, "octo.codehosts.file_content:get_file_content", 3
+            FileContentQuery,
+            FileContentResult,
+            "octo.codehosts.code.file_content:get_file_content",
+            3,
         ),
         "githubViewRepoStructure": Binding(
             RepoStructureQuery,
             RepoStructureResult,
-            "octo.codehosts.repo_structure:view_repo_structure",
+            "octo.codehosts.code.repo_structure:view_repo_structure",
             3,
         ),
         "githubSearchRepositories": Binding(
             SearchRepositoriesQuery,
             SearchRepositoriesResult,
-            "octo.codehosts.repositories:search_repositories",
+            "octo.codehosts.code.repositories:search_repositories",
             3,
         ),
         "githubSearchPullRequests": Binding(
             SearchPullRequestsQuery,
             SearchPullRequestsResult,
-            "octo.codehosts.several_repos:search_pull_requests",
+            "octo.codehosts.code.several_repos:search_pull_requests",
             3,
+        ),
+        "githubSearchIssues": Binding(
+            SearchIssuesQuery, SearchIssuesResult, "octo.codehosts.history.issues:search_issues", 3
+        ),
+        "githubSearchCommits": Binding(
+            SearchCommitsQuery,
+            SearchCommitsResult,
+            "octo.codehosts.history.commits:search_commits",
+            3,
+        ),
+        "githubGetCommit": Binding(
+            GetCommitQuery, CommitDetailResult, "octo.codehosts.history.commit_detail:get_commit", 3
+        ),
+        # A clone may download and unpack hundreds of megabytes: more time than a search.
+        "githubCloneRepo": Binding(
+            CloneRepoQuery,
+            CloneRepoResult,
+            "octo.codehosts.clone.clone_repo:clone_repo",
+            3,
+            timeout=300.0,
+            read_only=False,
         ),
     },
 )

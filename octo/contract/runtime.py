@@ -81,7 +81,7 @@ class Runtime(AsyncResource):
         meters: Meters | None = None,
     ) -> None:
         self.config = config
-        self.paths = PathPolicy(config.roots)
+        self.paths = PathPolicy(config.roots, (config.clone_dir,))
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
         self.catalog = tuple(catalog)
         self.meters = meters if meters is not None else Meters()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -99,6 +100,27 @@ def _shared(env: Mapping[str, str]) -> SharedSettings | None:
     )
 
 
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """octo's cache directory (platformdirs; ``XDG_CACHE_HOME`` and ``HOME`` are read from
+    ``env``, so a gateway built with its own environment keeps its files there)."""
+    if sys.platform not in ("win32", "darwin"):
+        base = env.get("XDG_CACHE_HOME") or (
+            str(Path(env["HOME"]) / ".cache") if env.get("HOME") else ""
+        )
+        if base:
+            return Path(base) / "octo"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("octo", appauthor=False))
+
+
+def clone_dir(env: Mapping[str, str]) -> Path:
+    """The managed clone folder (githubCloneRepo): ``OCTO_CLONE_DIR``, else ``clones`` in
+    octo's cache directory."""
+    explicit = env.get("OCTO_CLONE_DIR")
+    return Path(explicit).expanduser() if explicit else cache_dir(env) / "clones"
+
+
 @dataclass(frozen=True)
 class Config:
     """Gateway-wide settings.
@@ -123,6 +145,8 @@ class Config:
     handle_ttl: float = 900.0
     #: Several octo servers sharing one Redis (OCTO_REDIS_URL); None: this process alone.
     shared: SharedSettings | None = None
+    #: The managed clone folder (githubCloneRepo): the local tools read it beside the roots.
+    clone_dir: Path = field(default_factory=lambda: clone_dir(os.environ))
     env: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -151,5 +175,6 @@ class Config:
             max_call_tokens=env_int(env, "OCTO_MAX_CALL_TOKENS", cls.max_call_tokens, 1, 10**8),
             handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
             shared=_shared(env),
+            clone_dir=clone_dir(env),
             env=env,
         )

@@ -56,15 +56,25 @@ class PathPolicy:
     Roots given here are *configured* (OCTO_ROOTS, ``--root``, ``Gateway(roots=)``) and are
     the ceiling of every call: a client's roots only narrow them (:meth:`narrowed`). With
     none given, the working directory is the root and a client's roots replace it.
+
+    ``extra_roots`` (the managed clone folder) are admitted beside the roots in every call,
+    whatever a client announced: :meth:`resolve` accepts a path below one, nothing else
+    does (they are never searched by default nor resolve relative paths), so a client's
+    roots cannot widen through them into any other folder. Each folder directly inside an
+    extra root (one clone) is a root of its own: a language server or an index started on
+    a clone sees that clone alone.
     """
 
-    def __init__(self, roots: Iterable[Path | str]) -> None:
+    def __init__(self, roots: Iterable[Path | str], extra_roots: Iterable[Path | str] = ()) -> None:
         resolved = [Path(r).expanduser().resolve() for r in roots]
         #: True when roots were given: they are the ceiling of every call.
         self.configured = bool(resolved)
         if not resolved:
             resolved = [Path.cwd().resolve()]
         self.roots: tuple[Path, ...] = tuple(dict.fromkeys(resolved))
+        self.extra_roots: tuple[Path, ...] = tuple(
+            dict.fromkeys(Path(r).expanduser().resolve() for r in extra_roots)
+        )
 
     def narrowed(self, client_roots: Iterable[Path | str]) -> PathPolicy:
         """The roots of a call whose client announced ``client_roots``.
@@ -77,7 +87,7 @@ class PathPolicy:
         """
         wanted = [Path(r).expanduser().resolve() for r in client_roots]
         if not self.configured:
-            return PathPolicy(wanted) if wanted else self
+            return PathPolicy(wanted, self.extra_roots) if wanted else self
         kept: list[Path] = []
         for root in wanted:
             if self.root_of(root) is not None:
@@ -92,13 +102,19 @@ class PathPolicy:
                     root,
                     ", ".join(str(r) for r in self.roots),
                 )
-        return PathPolicy(kept) if kept else self
+        return PathPolicy(kept, self.extra_roots) if kept else self
 
     def root_of(self, path: Path) -> Path | None:
-        """The allowed root that contains the resolved ``path``, if any."""
+        """The allowed root that contains the resolved ``path``, if any (below an extra root:
+        the folder directly inside it that holds ``path``)."""
         for root in self.roots:
             if path == root or path.is_relative_to(root):
                 return root
+        for extra in self.extra_roots:
+            if path == extra:
+                return extra
+            if path.is_relative_to(extra):
+                return extra / path.relative_to(extra).parts[0]
         return None
 
     def resolve(self, raw: str | Path) -> Path:

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
 
 _CONTENT_MODIFIED = -32801
+#: Initialization options of a server on an untrusted workspace (a clone): rust-analyzer
+#: runs no build script (build.rs) and expands no procedural macro (both run the clone's
+#: code); other servers ignore options they do not know.
+UNTRUSTED_OPTIONS = {"cargo": {"buildScripts": {"enable": False}}, "procMacro": {"enable": False}}
 
 
 class ServerCrashedError(LspNotAvailableError):
@@ -103,9 +107,11 @@ class LspClient:
         init_timeout: float,
         runtime: Runtime,
         loaded_log: str | None = None,
+        untrusted: bool = False,
     ) -> LspClient:
         """Spawn the server in its own process group, drain its stderr in the runtime's
-        task group, and run the initialize handshake."""
+        task group, and run the initialize handshake (``untrusted``: a workspace whose
+        build scripts and macros must not run)."""
         self = cls(server_id, root, loaded_log)
         try:
             self._process = await spawn(self._client, argv, root, env)
@@ -118,15 +124,16 @@ class LspClient:
             stderr = self._process.stderr
             assert stderr is not None  # pygls pipes it
             runtime.start_background(self.stderr.drain, stderr, name=f"{server_id} stderr")
-            await self._initialize(init_timeout)
+            await self._initialize(init_timeout, UNTRUSTED_OPTIONS if untrusted else None)
         except BaseException:
             await self.aclose()
             raise
         return self
 
-    async def _initialize(self, seconds: float) -> None:
+    async def _initialize(self, seconds: float, options: Mapping[str, Any] | None) -> None:
         uri = self.root.as_uri()
         params = lsp.InitializeParams(
+            initialization_options=options,
             process_id=os.getpid(),
             root_uri=uri,
             root_path=str(self.root),

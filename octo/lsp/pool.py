@@ -205,15 +205,18 @@ class LspPool:
         if self._closed:
             raise LspNotAvailableError("The gateway is closing; no server starts any more")
         command = slot.command
+        # A clone (githubCloneRepo) is someone else's code: its server runs nothing from it.
+        untrusted = slot.root.is_relative_to(self.runtime.config.clone_dir.resolve())
         try:
             client = await LspClient.start(
                 command.server_id,
                 command.argv,
                 slot.root,
-                server_environment(self.env),
+                server_environment(self.env, untrusted=untrusted),
                 init_timeout=self.settings.init_timeout,
                 runtime=self.runtime,
                 loaded_log=command.loaded_log,
+                untrusted=untrusted,
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:
             slot.last_crash = exc.message

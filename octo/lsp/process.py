@@ -32,10 +32,19 @@ _STDERR_LINES = 50
 _LONGEST_LINE = 4096
 
 
-def server_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """What a server sees of octo's environment: no credentials, and a PATH."""
+#: What a server on an untrusted workspace (a clone) runs with: gopls's go command uses the
+#: installed toolchain only (no toolchain a go.mod names is fetched and run), downloads
+#: nothing, and runs no C compiler or pkg-config for cgo files.
+UNTRUSTED_ENVIRONMENT = {"GOTOOLCHAIN": "local", "GOPROXY": "off", "CGO_ENABLED": "0"}
+
+
+def server_environment(env: Mapping[str, str], *, untrusted: bool = False) -> dict[str, str]:
+    """What a server sees of octo's environment: no credentials, and a PATH; on an
+    ``untrusted`` workspace also :data:`UNTRUSTED_ENVIRONMENT`."""
     clean = child_environment(env)
     clean.setdefault("PATH", _DEFAULT_PATH)
+    if untrusted:
+        clean.update(UNTRUSTED_ENVIRONMENT)
     return clean
 
 

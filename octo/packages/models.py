@@ -25,12 +25,20 @@ MAX_LISTED_VERSIONS = 20
 class PackageSearchQuery(ToolQuery):
     """Look up a package by name on the configured npm registry or Python index."""
 
-    name: str = Field(
+    name: str | None = Field(
+        default=None,
         min_length=1,
         max_length=214,
         description='Package name, e.g. "axios", "@babel/core", "requests".',
     )
     ecosystem: Ecosystem = Field(description='"npm" or "python".')
+    keywords: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=5,
+        description="npm: find packages by words (names, descriptions, keywords) instead of name.",
+    )
+    page: int = Field(default=1, ge=1, le=10, description="keywords: page of searchLimit results.")
     searchLimit: int = Field(
         default=1,
         ge=1,
@@ -46,6 +54,13 @@ class PackageSearchQuery(ToolQuery):
 
     @model_validator(mode="after")
     def _check_name(self) -> PackageSearchQuery:
+        if (self.name is None) == (self.keywords is None):
+            raise ValueError("give name (one package) or keywords (a search), one of them")
+        if self.keywords is not None:
+            if any(not k.strip() or len(k) > 100 for k in self.keywords):
+                raise ValueError("keywords: each 1-100 characters, not blank")
+            return self
+        assert self.name is not None
         self.name = self.name.strip()
         pattern = _NPM_NAME if self.ecosystem == "npm" else _PYTHON_NAME
         if not pattern.match(self.name):
@@ -54,6 +69,12 @@ class PackageSearchQuery(ToolQuery):
                 f"name: '{self.name}' is not a valid {self.ecosystem} package name (e.g. {example})"
             )
         return self
+
+    @property
+    def package_name(self) -> str:
+        """The name a name query looks up (keyword queries search instead)."""
+        assert self.name is not None, "a keyword query has no package name"
+        return self.name
 
     @property
     def fetch_metadata(self) -> bool:
@@ -113,9 +134,17 @@ class PackageInfo(BaseModel):
         )
 
 
+class KeywordPagination(BaseModel):
+    currentPage: int
+    hasMore: bool
+
+
 class PackageSearchResult(ToolResult):
     ecosystem: Ecosystem
     packages: list[PackageInfo]
+    pagination: KeywordPagination | None = Field(
+        default=None, description="keywords: the page shown and whether more follow."
+    )
 
     def is_empty(self) -> bool:
         return not self.packages

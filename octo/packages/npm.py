@@ -26,6 +26,7 @@ from octo.packages.documents import mapping
 from octo.packages.documents import repository_model
 from octo.packages.documents import text
 from octo.packages.documents import version_key
+from octo.packages.models import KeywordPagination
 from octo.packages.models import PackageInfo
 from octo.packages.models import PackageSearchQuery
 from octo.packages.models import PackageSearchResult
@@ -156,19 +157,19 @@ class NpmLookup:
     ttl: float
 
     async def search(self, query: PackageSearchQuery) -> Answer[PackageSearchResult]:
-        """The package named ``query.name`` and, with ``searchLimit`` above 1, similar ones."""
+        """The package named ``query.package_name`` and, with ``searchLimit`` above 1, similar ones."""
         answer = Answer(PackageSearchResult(ecosystem="npm", packages=[]), cached=True)
         exact: PackageInfo | None = None
         try:
-            exact = await self._package(query.name, query.npmFetchMetadata, answer)
+            exact = await self._package(query.package_name, query.npmFetchMetadata, answer)
         except NotFoundError:
             exact = None
         if query.searchLimit == 1 and exact is not None:
             answer.result.packages.append(exact)
             return answer
-        similar = await self._similar(query.name, max(query.searchLimit, 5), answer)
+        similar = await self._similar(query.package_name, max(query.searchLimit, 5), answer)
         if exact is None and (query.searchLimit == 1 or not similar):
-            raise _not_found(query.name, [p.name for p in similar or []])
+            raise _not_found(query.package_name, [p.name for p in similar or []])
         packages = [exact] if exact is not None else []
         if similar is None:
             answer.hint(
@@ -176,9 +177,49 @@ class NpmLookup:
             )
         else:
             if exact is None:
-                answer.hint(f"No npm package is named exactly '{query.name}'.")
-            packages += [p for p in similar if p.name != query.name]
+                answer.hint(f"No npm package is named exactly '{query.package_name}'.")
+            packages += [p for p in similar if p.name != query.package_name]
         answer.result.packages.extend(packages[: query.searchLimit])
+        return answer
+
+    async def search_keywords(self, query: PackageSearchQuery) -> Answer[PackageSearchResult]:
+        """One page (``searchLimit`` packages) of the registry's search for ``query.keywords``."""
+        assert query.keywords is not None
+        size = query.searchLimit
+        try:
+            found = await self.client.fetch(
+                "-/v1/search",
+                params={
+                    "text": " ".join(query.keywords),
+                    "size": size,
+                    "from": (query.page - 1) * size,
+                },
+                kind="npm-search",
+                ttl=self.ttl,
+                parse=parse_npm_search,
+            )
+        except NotFoundError:
+            raise ToolNotAvailableError(
+                "This npm registry has no search endpoint (-/v1/search)",
+                hints=[
+                    "Look packages up by exact name instead (name=...).",
+                    "Or point npm at a registry that searches (npm config set registry URL).",
+                ],
+            ) from None
+        more = len(found.value) == size
+        answer = Answer(
+            PackageSearchResult(
+                ecosystem="npm",
+                packages=found.value,
+                pagination=KeywordPagination(currentPage=query.page, hasMore=more),
+            ),
+            cached=found.cached,
+        )
+        answer.hint(*found.notes)
+        if not found.value:
+            answer.hint("Nothing found: use fewer or more general words.")
+        if more and query.page < 10:
+            answer.hint(f"More packages: page={query.page + 1}.")
         return answer
 
     async def _package(

@@ -244,13 +244,13 @@ class PythonIndexLookup:
         self.json_api: bool | None = None
 
     async def search(self, query: PackageSearchQuery) -> Answer[PackageSearchResult]:
-        """The package named exactly ``query.name`` (Python indexes cannot search)."""
+        """The package named exactly ``query.package_name`` (Python indexes cannot search)."""
         answer = Answer(PackageSearchResult(ecosystem="python", packages=[]), cached=True)
         info = None
         if self.json_api is not False:
-            info = await self._from_json_api(query.name, answer)
+            info = await self._from_json_api(query.package_name, answer)
         if info is None:
-            info = await self._from_simple_index(query.name, answer)
+            info = await self._from_simple_index(query.package_name, answer)
         answer.result.packages.append(
             info if query.pythonFetchMetadata else info.without_metadata()
         )

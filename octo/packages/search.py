@@ -24,6 +24,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.contract import Runtime
 from octo.core.config import env_seconds
+from octo.core.errors import InvalidQueryError
 from octo.core.errors import ToolNotAvailableError
 from octo.packages.endpoints import NpmRegistry
 from octo.packages.endpoints import PythonIndex
@@ -147,8 +148,10 @@ class PackageIndexes:
     async def search(self, query: PackageSearchQuery) -> Answer[PackageSearchResult]:
         """Answer one packageSearch query."""
         lookup: NpmLookup | PythonIndexLookup
+        if query.keywords is not None:
+            return await self._keyword_search(query)
         if query.ecosystem == "npm":
-            lookup = await self._npm_lookup(query.name)
+            lookup = await self._npm_lookup(query.package_name)
         else:
             lookup = await self._python_lookup()
         answer = await lookup.search(query)
@@ -159,6 +162,24 @@ class PackageIndexes:
                 f"set {'npm' if query.ecosystem == 'npm' else 'python'}FetchMetadata instead."
             )
         answer.hint(*_next_steps(answer.result.packages[0], self.forge_hosts))
+        return answer
+
+    async def _keyword_search(self, query: PackageSearchQuery) -> Answer[PackageSearchResult]:
+        """Packages found by words: the npm registry's search endpoint (the user's configured
+        registry); Python indexes have no search API."""
+        if query.ecosystem == "python":
+            raise InvalidQueryError(
+                "Python indexes have no search API: keywords works with ecosystem npm only",
+                hints=[
+                    "Look a Python package up by its exact name (name=...).",
+                    "Find candidates with githubSearchRepositories (keywordsToSearch, "
+                    'topicsToSearch ["python"]).',
+                ],
+            )
+        lookup = await self._npm_lookup("")
+        answer = await lookup.search_keywords(query)
+        if answer.result.packages:
+            answer.hint(*_next_steps(answer.result.packages[0], self.forge_hosts))
         return answer
 
     async def _npm_lookup(self, name: str) -> NpmLookup:

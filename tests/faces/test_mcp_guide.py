@@ -71,6 +71,8 @@ async def test_workflows_are_prompts_with_arguments(client: Client) -> None:
         "trace-symbol",
         "library-usage-on-github",
         "research-package",
+        "why-did-this-change",
+        "study-dependency-locally",
     }
     trace = prompts["trace-symbol"]
     assert [(a.name, a.required) for a in trace.arguments or []] == [

@@ -48,6 +48,8 @@ async def test_the_guide_has_its_parts(gateway: octo.Gateway) -> None:
         "Trace a symbol",
         "Find how a library is used across GitHub",
         "Research a package",
+        "Why did this change",
+        "Study a dependency locally",
     ]
     assert all(step["why"] for workflow in data["workflows"] for step in workflow["steps"])
 

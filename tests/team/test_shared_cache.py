@@ -61,6 +61,18 @@ GITHUB_CALLS: list[Call] = [
         ]
     ),
 ]
+HELLO = {"owner": "octocat", "repo": "Hello-World"}
+GITHUB_SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+GITHUB_CALLS += [
+    lambda gw: gw.github_search_issues(
+        [{**HELLO, "query": "crash", "state": "open", "labels": ["bug"]}]
+    ),
+    lambda gw: gw.github_search_issues([{**HELLO, "issueNumber": 1347}]),
+    lambda gw: gw.github_search_commits([{**HELLO, "path": "README", "limit": 5}]),
+    lambda gw: gw.github_search_commits([{**HELLO, "query": "Fix all the bugs"}]),
+    lambda gw: gw.github_get_commit([{**HELLO, "sha": GITHUB_SHA, "includePatch": True}]),
+    lambda gw: gw.github_get_commit([{**HELLO, "base": "v1.0", "head": "v1.1"}]),
+]
 GITHUB_CASSETTES: tuple[str, ...] = (
     "code_search",
     "file_content",
@@ -68,6 +80,7 @@ GITHUB_CASSETTES: tuple[str, ...] = (
     "repo_search",
     "pr_search",
     "pr_detail",
+    "history",
 )
 
 OWNER = {"provider": "gitlab", "owner": "group/sub", "repo": "project"}
@@ -90,7 +103,26 @@ GITLAB_CALLS: list[Call] = [
         [{**OWNER, "prNumber": 1, "type": "fullContent", "withComments": True, "withCommits": True}]
     ),
 ]
-GITLAB_RECORDINGS: tuple[str, ...] = ("code_search", "file", "tree", "projects", "merge_requests")
+GITLAB_SHA = "ed899a2f4b50b4370feeea94676502b42383c746"
+GITLAB_CALLS += [
+    lambda gw: gw.github_search_issues(
+        [{**OWNER, "query": "crash", "state": "open", "labels": ["bug"]}]
+    ),
+    lambda gw: gw.github_search_issues([{**OWNER, "issueNumber": 3}]),
+    lambda gw: gw.github_search_commits(
+        [{**OWNER, "ref": "main", "path": "app/helpers.rb", "since": "2024-01-01"}]
+    ),
+    lambda gw: gw.github_get_commit([{**OWNER, "sha": GITLAB_SHA, "includePatch": True}]),
+    lambda gw: gw.github_get_commit([{**OWNER, "base": "v1.0", "head": "v1.1"}]),
+]
+GITLAB_RECORDINGS: tuple[str, ...] = (
+    "code_search",
+    "file",
+    "tree",
+    "projects",
+    "merge_requests",
+    "history",
+)
 #: Per host: its recordings, how they are loaded, its environment, the calls, its token.
 HOSTS: dict[str, tuple[tuple[str, ...], Loader, Callable[[], dict[str, str]], list[Call], str]] = {
     "github": (GITHUB_CASSETTES, load_cassette, make_env, GITHUB_CALLS, GITHUB_TOKEN),

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel
 
-from octo.codehosts.gitlab_policy import blob_url
+from octo.codehosts.gitlab.policy import blob_url
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import PullRequest
 from octo.codehosts.models import PullRequestComment
@@ -36,18 +36,18 @@ from octo.core.redaction import redact
 ItemT = TypeVar("ItemT")
 
 
-def _next_page(response: httpx.Response) -> str | None:
+def next_page(response: httpx.Response) -> str | None:
     raw = response.headers.get("x-next-page", "")
     return raw if raw.isdigit() else None
 
 
-def _total(response: httpx.Response, page: int, per_page: int, count: int) -> int:
+def total_of(response: httpx.Response, page: int, per_page: int, count: int) -> int:
     """The x-total header; above 10,000 records GitLab omits it, so it is estimated from the
     pages seen (one more when a next page exists)."""
     raw = response.headers.get("x-total", "")
     if raw.isdigit():
         return int(raw)
-    return (page - 1) * per_page + count + int(_next_page(response) is not None)
+    return (page - 1) * per_page + count + int(next_page(response) is not None)
 
 
 class Page(BaseModel, Generic[ItemT]):
@@ -60,8 +60,8 @@ class Page(BaseModel, Generic[ItemT]):
 
 def _page(response: httpx.Response, page: int, per_page: int, items: list[ItemT]) -> Page[ItemT]:
     return Page(
-        total=_total(response, page, per_page, len(items)),
-        has_next=_next_page(response) is not None,
+        total=total_of(response, page, per_page, len(items)),
+        has_next=next_page(response) is not None,
         items=items,
     )
 
@@ -127,7 +127,7 @@ def parse_tree_page(response: httpx.Response) -> Listing[TreeRow]:
     ]
     # Keyset pagination answers with a Link header; older instances with page numbers.
     next_link = response.links.get("next", {}).get("url")
-    return Listing(items=entries, next=next_link or _next_page(response))
+    return Listing(items=entries, next=next_link or next_page(response))
 
 
 def git_blob_sha(raw: bytes) -> str:
@@ -174,7 +174,7 @@ def parse_projects(response: httpx.Response, page: int, per_page: int) -> Page[P
     return _page(response, page, per_page, projects)
 
 
-def _project_path(item: Mapping[str, Any]) -> str:
+def project_path(item: Mapping[str, Any]) -> str:
     full = (item.get("references") or {}).get("full") or ""
     if "!" in full:
         return str(full.split("!", 1)[0])
@@ -195,7 +195,7 @@ def _merge_request(item: Mapping[str, Any], body_limit: int) -> PullRequest:
         merged=state == "merged",
         draft=item.get("draft", item.get("work_in_progress")),
         author=(item.get("author") or {}).get("username", ""),
-        repository=_project_path(item),
+        repository=project_path(item),
         created_at=item.get("created_at", ""),
         updated_at=item.get("updated_at", ""),
         merged_at=item.get("merged_at"),
@@ -213,8 +213,8 @@ def parse_merge_requests(
     items = response.json()
     return PullRequestPage(
         pulls=[_merge_request(i, body_limit) for i in items],
-        total=_total(response, page, per_page, len(items)),
-        has_more=_next_page(response) is not None,
+        total=total_of(response, page, per_page, len(items)),
+        has_more=next_page(response) is not None,
         projects=[str(i["project_id"]) for i in items],
     )
 
@@ -235,22 +235,20 @@ def parse_notes(response: httpx.Response) -> Listing[PullRequestComment]:
         for n in response.json()
         if not n.get("system")  # "added 1 commit", "changed the description": not discussion
     ]
-    return Listing(items=notes, next=_next_page(response))
+    return Listing(items=notes, next=next_page(response))
+
+
+def commit_item(c: Mapping[str, Any]) -> PullRequestCommit:
+    return PullRequestCommit(
+        sha=c["id"], message=c.get("message") or c.get("title", ""), author=c.get("author_name", "")
+    )
 
 
 def parse_commits(response: httpx.Response) -> Listing[PullRequestCommit]:
-    commits = [
-        PullRequestCommit(
-            sha=c["id"],
-            message=c.get("message") or c.get("title", ""),
-            author=c.get("author_name", ""),
-        )
-        for c in response.json()
-    ]
-    return Listing(items=commits, next=_next_page(response))
+    return Listing(items=[commit_item(c) for c in response.json()], next=next_page(response))
 
 
-def _diff_file(d: Mapping[str, Any]) -> PullRequestFile:
+def diff_file(d: Mapping[str, Any]) -> PullRequestFile:
     diff = d.get("diff") or ""
     lines = diff.splitlines()
     status = (
@@ -276,4 +274,4 @@ def parse_diffs(response: httpx.Response) -> Listing[PullRequestFile]:
     body = response.json()
     # /diffs (GitLab 15.7+) is a list; the older /changes wraps it in {"changes": [...]}.
     items = body.get("changes", []) if isinstance(body, Mapping) else body
-    return Listing(items=[_diff_file(d) for d in items], next=_next_page(response))
+    return Listing(items=[diff_file(d) for d in items], next=next_page(response))

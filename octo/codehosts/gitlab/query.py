@@ -7,6 +7,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from octo.codehosts.gitlab.policy import namespace_id
+from octo.codehosts.gitlab.policy import project_id
+from octo.codehosts.history_models import SearchCommitsQuery
+from octo.codehosts.history_models import SearchIssuesQuery
+from octo.codehosts.history_shapes import given
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
@@ -14,6 +19,16 @@ from octo.codehosts.shapes import TreeRow
 from octo.core.errors import InvalidQueryError
 
 _RANGE = re.compile(r"^\s*(>=|<=|>|<)?\s*([^.<>=\s][^<>=]*?)\s*(?:\.\.\s*(\S+))?\s*$")
+
+
+def scope_path(owner: str | None, repo: str | None, listing: str) -> str:
+    """``listing`` ("search", "merge_requests", "issues") of a project, a group or the
+    whole instance."""
+    if owner and repo:
+        return f"/projects/{project_id(owner, repo)}/{listing}"
+    if owner:
+        return f"/groups/{namespace_id(owner)}/{listing}"
+    return f"/{listing}"
 
 
 def _bounds(expression: str) -> tuple[str | None, str | None]:
@@ -45,7 +60,7 @@ def in_range(value: int | str | None, expression: str, convert: Callable[[str], 
         raise InvalidQueryError(f"'{expression}' is not a valid range for this field") from None
 
 
-def _date_params(expression: str | None, field: str) -> dict[str, str]:
+def date_params(expression: str | None, field: str) -> dict[str, str]:
     """``{field}_after`` / ``{field}_before`` parameters of a date range."""
     if not expression:
         return {}
@@ -103,7 +118,7 @@ def project_params(query: SearchRepositoriesQuery) -> tuple[dict[str, Any], list
     if order is None:
         order = "similarity" if query.keywordsToSearch else "star_count"
     params.update(order_by=order, sort="desc")
-    params.update(_date_params(query.updated, "last_activity"))
+    params.update(date_params(query.updated, "last_activity"))
     if query.size:
         notes.append("GitLab cannot filter projects by size: size was not applied.")
     if query.match and set(query.match) != {"name", "description"}:
@@ -143,8 +158,52 @@ def merge_request_params(query: SearchPullRequestsQuery) -> tuple[dict[str, Any]
         params["search"] = query.query
     if query.draft is not None:
         params["wip"] = "yes" if query.draft else "no"
-    params.update(_date_params(query.created, "created"))
-    params.update(_date_params(query.updated, "updated"))
+    params.update(date_params(query.created, "created"))
+    params.update(date_params(query.updated, "updated"))
     if not (query.owner or query.repo):
         params["scope"] = "all"
     return params, notes
+
+
+def issue_params(query: SearchIssuesQuery) -> tuple[dict[str, Any], list[str]]:
+    """Parameters of an issue listing, and notes on what GitLab reads differently."""
+    notes: list[str] = []
+    params: dict[str, Any] = {
+        "per_page": query.limit,
+        "page": query.page,
+        "state": {"open": "opened", "closed": "closed"}.get(query.state or "", "all"),
+        "order_by": {"comments": "updated_at"}.get(query.sort or "", query.sort or "created_at"),
+        "sort": query.order,
+    }
+    if query.sort == "comments":
+        notes.append("GitLab cannot order issues by comments: ordered by last update instead.")
+    if query.query:
+        params["search"] = query.query
+    if query.labels:
+        params["labels"] = ",".join(query.labels)
+    if query.author:
+        params["author_username"] = query.author
+    if query.assignee:
+        params["assignee_username"] = query.assignee
+    if query.mentions:
+        notes.append("GitLab cannot filter issues by mentions: mentions was not applied.")
+    params.update(date_params(query.created, "created"))
+    params.update(date_params(query.updated, "updated"))
+    if not query.owner:
+        params["scope"] = "all"
+    return params, notes
+
+
+def history_params(query: SearchCommitsQuery) -> dict[str, Any]:
+    """Parameters of a repository's commit listing."""
+    return {
+        "per_page": query.limit,
+        "page": query.page,
+        **given(
+            ref_name=query.ref,
+            path=query.path,
+            author=query.author,
+            since=query.since,
+            until=query.until,
+        ),
+    }

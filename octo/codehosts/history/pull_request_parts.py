@@ -20,6 +20,7 @@ from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
+from octo.core.envelope import ToolQuery
 from octo.core.redaction import redact
 from octo.transports.http_client import Fetched
 
@@ -48,13 +49,12 @@ class PatchBudget:
     whole: dict[tuple[int, str], str] = field(default_factory=dict)
 
     def shape(
-        self, files: list[PullRequestFile], query: SearchPullRequestsQuery, number: int
+        self, files: list[PullRequestFile], number: int, wanted: set[str] | None = None
     ) -> list[PullRequestFile]:
-        """Per-file diffs until the budget runs out: each capped at MAX_PATCH_CHARS with type
-        fullContent; partialContent keeps only the files asked for, each up to the budget."""
-        partial = query.type == "partialContent"
-        if partial:
-            wanted = {p.file.strip("/") for p in query.partialContentMetadata or []}
+        """Per-file diffs until the budget runs out, each capped at MAX_PATCH_CHARS; with
+        ``wanted`` (paths) only those files, each up to the whole budget."""
+        partial = wanted is not None
+        if wanted is not None:
             files = [f for f in files if f.filename in wanted or f.previous_filename in wanted]
         shaped = []
         for f in files:
@@ -141,14 +141,14 @@ async def detail_pull_requests(
         cached = cached and outcome.value.cached
         items = listing.items
         updates[index][_FIELD[part]] = (
-            budget.shape(items, query, number) if part == FILES else items
+            budget.shape(items, number, _wanted(query)) if part == FILES else items
         )
         if listing.next is not None:
             unread.append(f"#{number}: more than {len(items)} {part}")
     for update, pull in zip(updates, page.pulls, strict=True):
         if FILES in _parts(query) and "files" in update:
             update["files"] = [
-                await _with_handle(ctx, query, budget, pull.number, f) for f in update["files"]
+                await with_handle(ctx, query, budget, pull.number, f) for f in update["files"]
             ]
     pulls = [
         pull.model_copy(update=update) for pull, update in zip(page.pulls, updates, strict=True)
@@ -156,13 +156,17 @@ async def detail_pull_requests(
     return DetailedPullRequests(pulls, cached, budget, unread, failed)
 
 
-async def _with_handle(
-    ctx: QueryContext,
-    query: SearchPullRequestsQuery,
-    budget: PatchBudget,
-    number: int,
-    changed: PullRequestFile,
+def _wanted(query: SearchPullRequestsQuery) -> set[str] | None:
+    """The files partialContent names; None when every file is wanted."""
+    if query.type != "partialContent":
+        return None
+    return {p.file.strip("/") for p in query.partialContentMetadata or []}
+
+
+async def with_handle(
+    ctx: QueryContext, query: ToolQuery, budget: PatchBudget, number: int, changed: PullRequestFile
 ) -> PullRequestFile:
+    """``changed`` with a content handle to its whole diff when the budget cut or left it."""
     whole = budget.whole.get((number, changed.filename))
     if whole is None:
         return changed

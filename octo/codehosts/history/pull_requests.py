@@ -3,17 +3,17 @@ with the parts the query asks for, and what was left out said."""
 
 from __future__ import annotations
 
-from octo.codehosts.hints import follow_up_hints
-from octo.codehosts.hints import more_hint
-from octo.codehosts.hints import not_found_hints
+from octo.codehosts.history.pull_request_parts import MAX_PATCH_CHARS
+from octo.codehosts.history.pull_request_parts import DetailedPullRequests
+from octo.codehosts.history.pull_request_parts import detail_pull_requests
 from octo.codehosts.host import CodeHost
 from octo.codehosts.models import SearchPagination
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchPullRequestsResult
-from octo.codehosts.pull_request_parts import MAX_PATCH_CHARS
-from octo.codehosts.pull_request_parts import DetailedPullRequests
-from octo.codehosts.pull_request_parts import detail_pull_requests
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import follow_up_hints
+from octo.codehosts.routing import more_hint
+from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens

@@ -1,8 +1,8 @@
 """GitHub: the REST API calls behind the five code-host tools.
 
 Requests, what the cache keeps, and GitHub's own notes on an answer live here; the
-policy and token in :mod:`octo.codehosts.github_policy`, the search syntax in
-:mod:`octo.codehosts.github_query`, the parsing in :mod:`octo.codehosts.github_parse`.
+policy and token in :mod:`octo.codehosts.github.policy`, the search syntax in
+:mod:`octo.codehosts.github.query`, the parsing in :mod:`octo.codehosts.github.parse`.
 """
 
 from __future__ import annotations
@@ -15,20 +15,21 @@ from urllib.parse import quote
 
 import httpx
 
-from octo.codehosts import github_parse as parse
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
-from octo.codehosts.github_policy import AUTH_HINTS
-from octo.codehosts.github_policy import GitHubAuth
-from octo.codehosts.github_policy import GitHubPolicy
-from octo.codehosts.github_policy import api_url
-from octo.codehosts.github_query import code_search_terms
-from octo.codehosts.github_query import pull_request_terms
-from octo.codehosts.github_query import repository_terms
-from octo.codehosts.host import CodeHost
+from octo.codehosts.github import parse
+from octo.codehosts.github.history import GitHubHistory
+from octo.codehosts.github.history import repo_path
+from octo.codehosts.github.policy import AUTH_HINTS
+from octo.codehosts.github.policy import GitHubAuth
+from octo.codehosts.github.policy import GitHubPolicy
+from octo.codehosts.github.policy import api_url
+from octo.codehosts.github.query import code_search_terms
+from octo.codehosts.github.query import pull_request_terms
+from octo.codehosts.github.query import repository_terms
 from octo.codehosts.host import CommentPage
-from octo.codehosts.host import CommitPage
 from octo.codehosts.host import FileList
+from octo.codehosts.host import PullCommitPage
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 ItemT = TypeVar("ItemT")
 
 
-class GitHubBackend(CodeHost):
+class GitHubBackend(GitHubHistory):
     """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
 
     provider = "github"
@@ -68,9 +69,6 @@ class GitHubBackend(CodeHost):
         url = api_url(runtime.config.env)
         self.auth = GitHubAuth(runtime.config.env, url)
         super().__init__(runtime, url, GitHubPolicy(self.auth))
-
-    def _repo(self, owner: str, repo: str) -> str:
-        return f"/repos/{quote(owner)}/{quote(repo)}"
 
     async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
         q, rewrites = code_search_terms(query)
@@ -91,7 +89,7 @@ class GitHubBackend(CodeHost):
         return self.replied(fetched, *(f"Query rewritten: {note}." for note in rewrites))
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
-        repo = self._repo(query.owner, query.repo)
+        repo = repo_path(query.owner, query.repo)
         fetched = await self.remote.fetch(
             f"{repo}/contents/{quote(query.path.strip('/'))}",
             kind="file",
@@ -116,7 +114,7 @@ class GitHubBackend(CodeHost):
 
     async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
         fetched = await self.remote.fetch(
-            f"{self._repo(query.owner, query.repo)}/git/trees/{quote(query.branch, safe='')}",
+            f"{repo_path(query.owner, query.repo)}/git/trees/{quote(query.branch, safe='')}",
             kind="tree",
             ttl=self.settings.ttl_tree,
             params={"recursive": "1"},
@@ -152,7 +150,7 @@ class GitHubBackend(CodeHost):
         return parse.parse_pull(response, body_limit)
 
     def pull_request_path(self, owner: str, repo: str, number: int) -> str:
-        return f"{self._repo(owner, repo)}/pulls/{number}"
+        return f"{repo_path(owner, repo)}/pulls/{number}"
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         limit = body_limit(query)
@@ -173,7 +171,7 @@ class GitHubBackend(CodeHost):
     async def comments(self, project: str, number: int) -> CommentPage:
         return await self._pull_page(project, f"issues/{number}/comments", 30, parse.parse_comments)
 
-    async def commits(self, project: str, number: int) -> CommitPage:
+    async def commits(self, project: str, number: int) -> PullCommitPage:
         return await self._pull_page(project, f"pulls/{number}/commits", 100, parse.parse_commits)
 
     async def files(self, project: str, number: int, max_pages: int) -> FileList:

@@ -2,8 +2,8 @@
 
 Owners may be nested group paths. Where GitLab cannot do what a parameter asks (filters
 its basic search lacks, orders it does not know) this applies it to the page or says
-so in a note. Policy and token: :mod:`octo.codehosts.gitlab_policy`; parameters:
-:mod:`octo.codehosts.gitlab_query`; parsing: :mod:`octo.codehosts.gitlab_parse`.
+so in a note. Policy and token: :mod:`octo.codehosts.gitlab.policy`; parameters:
+:mod:`octo.codehosts.gitlab.query`; parsing: :mod:`octo.codehosts.gitlab.parse`.
 """
 
 from __future__ import annotations
@@ -17,24 +17,25 @@ from urllib.parse import quote
 
 import httpx
 
-from octo.codehosts import gitlab_parse as parse
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
-from octo.codehosts.gitlab_policy import GitLabPolicy
-from octo.codehosts.gitlab_policy import blob_url
-from octo.codehosts.gitlab_policy import gitlab_token
-from octo.codehosts.gitlab_policy import namespace_id
-from octo.codehosts.gitlab_policy import project_id
-from octo.codehosts.gitlab_policy import web_root
-from octo.codehosts.gitlab_query import in_range
-from octo.codehosts.gitlab_query import matching_paths
-from octo.codehosts.gitlab_query import merge_request_params
-from octo.codehosts.gitlab_query import path_filter
-from octo.codehosts.gitlab_query import project_params
-from octo.codehosts.host import CodeHost
+from octo.codehosts.gitlab import parse
+from octo.codehosts.gitlab.history import GitLabHistory
+from octo.codehosts.gitlab.policy import GitLabPolicy
+from octo.codehosts.gitlab.policy import blob_url
+from octo.codehosts.gitlab.policy import gitlab_token
+from octo.codehosts.gitlab.policy import namespace_id
+from octo.codehosts.gitlab.policy import project_id
+from octo.codehosts.gitlab.policy import web_root
+from octo.codehosts.gitlab.query import in_range
+from octo.codehosts.gitlab.query import matching_paths
+from octo.codehosts.gitlab.query import merge_request_params
+from octo.codehosts.gitlab.query import path_filter
+from octo.codehosts.gitlab.query import project_params
+from octo.codehosts.gitlab.query import scope_path
 from octo.codehosts.host import CommentPage
-from octo.codehosts.host import CommitPage
 from octo.codehosts.host import FileList
+from octo.codehosts.host import PullCommitPage
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
@@ -62,26 +63,22 @@ if TYPE_CHECKING:
 
 ItemT = TypeVar("ItemT")
 
+#: The kinds of the pages this backend still filters (besides the host-neutral ones).
+GITLAB_PAGES: Mapping[str, Any] = {
+    "gitlab-blob-search": parse.Page[parse.Blob],
+    "gitlab-projects": parse.Page[parse.Project],
+}
 #: A tree listing stops after this many pages of 100 entries (and says it was cut).
 MAX_TREE_PAGES = 30
 #: Files per page of merge-request diffs.
 DIFF_PAGE_SIZE = 50
 
 
-def _scope(query: SearchCodeQuery | SearchPullRequestsQuery, listing: str) -> str:
-    """``listing`` ("search", "merge_requests") of the query's project, group or instance."""
-    if query.owner and query.repo:
-        return f"/projects/{project_id(query.owner, query.repo)}/{listing}"
-    if query.owner:
-        return f"/groups/{namespace_id(query.owner)}/{listing}"
-    return f"/{listing}"
-
-
-class GitLabBackend(CodeHost):
+class GitLabBackend(GitLabHistory):
     """gitlab.com or a self-managed instance (GITLAB_HOST)."""
 
     provider = "gitlab"
-    shared_shapes = GITLAB_SHAPES
+    shared_shapes = {**GITLAB_SHAPES, **GITLAB_PAGES}
     pull_kind = "gitlab-mr"
     pulls_noun = "merge requests"
     number_word = "IID"
@@ -129,7 +126,7 @@ class GitLabBackend(CodeHost):
         phrase = " ".join(k.strip() for k in query.keywordsToSearch)
         try:
             fetched = await self.remote.fetch(
-                _scope(query, "search"),
+                scope_path(query.owner, query.repo, "search"),
                 kind="gitlab-blob-search",
                 ttl=self.settings.ttl_code_search,
                 params={
@@ -324,7 +321,7 @@ class GitLabBackend(CodeHost):
         params, notes = merge_request_params(query)
         limit = body_limit(query)
         fetched = await self.remote.fetch(
-            _scope(query, "merge_requests"),
+            scope_path(query.owner, query.repo, "merge_requests"),
             kind="gitlab-mrs",
             ttl=self.settings.ttl_pull_requests,
             params=params,
@@ -351,7 +348,7 @@ class GitLabBackend(CodeHost):
             parse=parse.parse_notes,
         )
 
-    async def commits(self, project: str, number: int) -> CommitPage:
+    async def commits(self, project: str, number: int) -> PullCommitPage:
         return await self.remote.fetch(
             f"/projects/{project}/merge_requests/{number}/commits",
             kind="gitlab-mr-commits",

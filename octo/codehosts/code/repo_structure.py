@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from octo.codehosts.hints import call
-from octo.codehosts.hints import follow_up_hints
-from octo.codehosts.hints import not_found_hints
 from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import RepoStructureResult
 from octo.codehosts.models import StructureSummary
 from octo.codehosts.models import TreeEntry
+from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import follow_up_hints
+from octo.codehosts.routing import not_found_hints
 from octo.codehosts.shapes import RepoTree
 from octo.contract import Answer
 from octo.contract import QueryContext

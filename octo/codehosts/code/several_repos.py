@@ -17,9 +17,8 @@ from datetime import datetime
 from typing import Any
 from typing import TypeVar
 
-from octo.codehosts import pull_requests
-from octo.codehosts import search_code as code
-from octo.codehosts.hints import call
+from octo.codehosts.code import search_code as code
+from octo.codehosts.history import pull_requests
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import PullRequest
 from octo.codehosts.models import SearchCodeQuery
@@ -27,6 +26,7 @@ from octo.codehosts.models import SearchCodeResult
 from octo.codehosts.models import SearchPagination
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchPullRequestsResult
+from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
 from octo.contract import Answer
 from octo.contract import QueryContext

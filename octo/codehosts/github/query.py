@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+from octo.codehosts.history_models import SearchCommitsQuery
+from octo.codehosts.history_models import SearchIssuesQuery
+from octo.codehosts.history_shapes import given
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
@@ -20,11 +23,14 @@ _FILE_NAME = re.compile(r"^[^.*/][^/]*\.[A-Za-z0-9_+-]{1,10}$")
 _BOOLEAN = re.compile(r"\b(AND|OR|NOT)\b")
 
 
-def _scope(query: SearchCodeQuery | SearchPullRequestsQuery) -> list[str]:
+def _scope(
+    query: SearchCodeQuery | SearchPullRequestsQuery | SearchIssuesQuery | SearchCommitsQuery,
+) -> list[str]:
     """Where a search looks: its repositories (several repo: qualifiers make one search of
     them all), or an owner's."""
-    if query.repos:
-        return [f"repo:{name}" for name in query.repos]
+    several = query.repos if isinstance(query, SearchCodeQuery | SearchPullRequestsQuery) else None
+    if several:
+        return [f"repo:{name}" for name in several]
     if query.owner and query.repo:
         return [f"repo:{query.owner}/{query.repo}"]
     if query.owner:
@@ -104,6 +110,44 @@ def code_search_terms(query: SearchCodeQuery) -> tuple[str, list[str]]:
     return " ".join(parts), notes
 
 
+def _label(label: str) -> str:
+    return f'label:"{label}"' if " " in label else f"label:{label}"
+
+
+def issue_terms(query: SearchIssuesQuery) -> str:
+    """The ``q`` of an issue search: issues only (``is:issue``), pull requests never."""
+    parts = ["is:issue"]
+    if query.query:
+        parts.append(query.query.strip())
+    parts += _scope(query)
+    filters = given(
+        state=query.state,
+        author=query.author,
+        assignee=query.assignee,
+        mentions=query.mentions,
+        created=query.created,
+        updated=query.updated,
+        comments=query.comments,
+    )
+    parts.extend(f"{name}:{value.replace(' ', '')}" for name, value in filters.items())
+    parts.extend(_label(label) for label in query.labels or [])
+    return " ".join(parts)
+
+
+def commit_terms(query: SearchCommitsQuery) -> str:
+    """The ``q`` of a commit search: message keywords, scope, author and dates."""
+    parts = [(query.query or "").strip(), *_scope(query)]
+    if query.author:
+        parts.append(f"author:{query.author}")
+    if query.since and query.until:
+        parts.append(f"committer-date:{query.since}..{query.until}")
+    elif query.since:
+        parts.append(f"committer-date:>={query.since}")
+    elif query.until:
+        parts.append(f"committer-date:<={query.until}")
+    return " ".join(p for p in parts if p)
+
+
 def pull_request_terms(query: SearchPullRequestsQuery) -> str:
     """The ``q`` of an issue search that finds the pull requests ``query`` asks for."""
     parts = ["is:pr"]
@@ -121,7 +165,7 @@ def pull_request_terms(query: SearchPullRequestsQuery) -> str:
     if query.assignee:
         parts.append(f"assignee:{query.assignee}")
     labels = [query.label] if isinstance(query.label, str) else query.label or []
-    parts.extend(f'label:"{label}"' if " " in label else f"label:{label}" for label in labels)
+    parts.extend(_label(label) for label in labels)
     if query.created:
         parts.append(f"created:{query.created.strip()}")
     if query.updated:

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
-from octo.codehosts.hints import call
-from octo.codehosts.hints import not_found_hints
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import FileContentResult
+from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import not_found_hints
 from octo.codehosts.shapes import FileBlob
 from octo.contract import Answer
 from octo.contract import QueryContext

@@ -163,7 +163,7 @@ def parse_repositories(response: httpx.Response, page: int, per_page: int) -> Re
     )
 
 
-def _repository_of(url: str) -> str:
+def repository_of(url: str) -> str:
     # ".../repos/OWNER/REPO" (search items) or ".../repos/OWNER/REPO/pulls/N".
     parts = urlparse(url).path.split("/")
     at = parts.index("repos") if "repos" in parts else len(parts) - 3
@@ -201,7 +201,7 @@ def parse_pull_search(
                 body_limit,
                 merged=bool(merged_at),
                 merged_at=merged_at,
-                repository=_repository_of(item.get("repository_url") or item.get("url", "")),
+                repository=repository_of(item.get("repository_url") or item.get("url", "")),
             )
         )
     total = int(body.get("total_count") or 0)
@@ -222,16 +222,14 @@ def parse_pull(response: httpx.Response, body_limit: int) -> PullRequestPage:
         merged=bool(item.get("merged") or item.get("merged_at")),
         merged_at=item.get("merged_at"),
         repository=(item.get("base") or {}).get("repo", {}).get("full_name")
-        or _repository_of(item.get("url", "")),
+        or repository_of(item.get("url", "")),
         head=(item.get("head") or {}).get("ref"),
         base=(item.get("base") or {}).get("ref"),
     )
     return PullRequestPage(pulls=[pull], total=1, has_more=False, projects=[pull.repository])
 
 
-def _listing(
-    response: httpx.Response, make: Callable[[Mapping[str, Any]], ItemT]
-) -> Listing[ItemT]:
+def listing(response: httpx.Response, make: Callable[[Mapping[str, Any]], ItemT]) -> Listing[ItemT]:
     """A page of a pull request's part, one item ``make``s each; ``next``: the link URL."""
     return Listing(
         items=[make(item) for item in response.json()],
@@ -240,7 +238,7 @@ def _listing(
 
 
 def parse_comments(response: httpx.Response) -> Listing[PullRequestComment]:
-    return _listing(
+    return listing(
         response,
         lambda c: comment(
             (c.get("user") or {}).get("login", ""), c.get("body"), c.get("created_at", "")
@@ -248,7 +246,7 @@ def parse_comments(response: httpx.Response) -> Listing[PullRequestComment]:
     )
 
 
-def _commit(c: Mapping[str, Any]) -> PullRequestCommit:
+def commit_item(c: Mapping[str, Any]) -> PullRequestCommit:
     details = c.get("commit") or {}
     return PullRequestCommit(
         sha=c["sha"],
@@ -259,10 +257,10 @@ def _commit(c: Mapping[str, Any]) -> PullRequestCommit:
 
 
 def parse_commits(response: httpx.Response) -> Listing[PullRequestCommit]:
-    return _listing(response, _commit)
+    return listing(response, commit_item)
 
 
-def _file(f: Mapping[str, Any]) -> PullRequestFile:
+def file_item(f: Mapping[str, Any]) -> PullRequestFile:
     return PullRequestFile(
         filename=f["filename"],
         status=f.get("status", "modified"),
@@ -274,4 +272,4 @@ def _file(f: Mapping[str, Any]) -> PullRequestFile:
 
 
 def parse_files(response: httpx.Response) -> Listing[PullRequestFile]:
-    return _listing(response, _file)
+    return listing(response, file_item)

@@ -1,0 +1,1 @@
+"""Repositories brought home: archives extracted safely into the managed clone folder."""

@@ -1,0 +1,1 @@
+"""Code and files: code search, file content, repository trees and repository search."""

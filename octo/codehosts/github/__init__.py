@@ -1,0 +1,1 @@
+"""GitHub (and GitHub Enterprise): its API calls, parsing, search syntax and policy."""

@@ -1,0 +1,164 @@
+"""GitLab: the REST v4 calls behind the history tools (issues, commits, comparisons) and the
+clone's archive. :class:`~octo.codehosts.gitlab.backend.GitLabBackend` inherits them."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from octo.codehosts.gitlab import history_parse as parse
+from octo.codehosts.gitlab.parse import parse_diffs
+from octo.codehosts.gitlab.parse import parse_notes
+from octo.codehosts.gitlab.policy import project_id
+from octo.codehosts.gitlab.query import history_params
+from octo.codehosts.gitlab.query import in_range
+from octo.codehosts.gitlab.query import issue_params
+from octo.codehosts.gitlab.query import scope_path
+from octo.codehosts.history_models import SearchCommitsQuery
+from octo.codehosts.history_models import SearchIssuesQuery
+from octo.codehosts.history_shapes import CommitDetail
+from octo.codehosts.history_shapes import CommitPage
+from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.host import CodeHost
+from octo.codehosts.host import CommentPage
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.shapes import Listing
+from octo.codehosts.shapes import Reply
+from octo.codehosts.shapes import read_listing
+from octo.transports.http_client import Fetched
+
+#: Pages of 100 changed files read for one commit.
+COMMIT_DIFF_PAGES = 3
+
+
+class GitLabHistory(CodeHost):
+    """GitLab's issues, commits, comparisons and archives."""
+
+    def _repository(self, owner: str, repo: str) -> str:
+        return f"/projects/{project_id(owner, repo)}/repository"
+
+    async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
+        params, notes = issue_params(query)
+        fetched = await self.remote.fetch(
+            scope_path(query.owner, query.repo, "issues"),
+            kind="gitlab-issues",
+            ttl=self.settings.ttl_issues,
+            params=params,
+            parse=lambda r: parse.parse_issues(r, query.page, query.limit),
+        )
+        page = fetched.value
+        if query.comments:
+            kept = [i for i in page.issues if in_range(i.commentCount, query.comments, int)]
+            notes.append(
+                "GitLab has no comments filter: it was applied here to this page "
+                f"({len(kept)} of {len(page.issues)} kept); later pages may hold more."
+            )
+            page = page.model_copy(update={"issues": kept})
+        return self.reply(page, fetched, *notes)
+
+    async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
+        return self.replied(
+            await self.remote.fetch(
+                f"/projects/{project_id(owner, repo)}/issues/{number}",
+                kind="gitlab-issue",
+                ttl=self.settings.ttl_issues,
+                parse=parse.parse_issue,
+            )
+        )
+
+    async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
+        return await self.remote.fetch(
+            f"/projects/{project_id(owner, repo)}/issues/{number}/notes",
+            kind="gitlab-mr-notes",
+            ttl=self.settings.ttl_issues,
+            params={"sort": "asc", "order_by": "created_at", "per_page": 30, "page": page},
+            parse=parse_notes,
+        )
+
+    async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
+        repository = f"{query.owner}/{query.repo}" if query.owner and query.repo else ""
+        return self.replied(
+            await self.remote.fetch(
+                scope_path(query.owner, query.repo, "search"),
+                kind="gitlab-commit-search",
+                ttl=self.settings.ttl_commits,
+                params={
+                    "scope": "commits",
+                    "search": query.query,
+                    "per_page": query.limit,
+                    "page": query.page,
+                },
+                parse=lambda r: parse.parse_commit_page(
+                    r, query.page, query.limit, repository, counted=True
+                ),
+            )
+        )
+
+    async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
+        assert query.owner and query.repo
+        repository = f"{query.owner}/{query.repo}"
+        return self.replied(
+            await self.remote.fetch(
+                f"{self._repository(query.owner, query.repo)}/commits",
+                kind="gitlab-commits",
+                ttl=self.settings.ttl_commits,
+                params=history_params(query),
+                parse=lambda r: parse.parse_commit_page(
+                    r, query.page, query.limit, repository, counted=False
+                ),
+            )
+        )
+
+    async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
+        base = f"{self._repository(owner, repo)}/commits/{quote(sha, safe='')}"
+        repository = f"{owner}/{repo}"
+        fetched = await self.remote.fetch(
+            base,
+            kind="gitlab-commit",
+            ttl=self.settings.ttl_commits,
+            parse=lambda r: parse.parse_commit(r, repository),
+        )
+
+        async def diff_page(cursor: str | None) -> Fetched[Listing[PullRequestFile]]:
+            return await self.remote.fetch(
+                f"{base}/diff",
+                kind="gitlab-mr-diffs",
+                ttl=self.settings.ttl_commits,
+                params={"per_page": 100, "page": int(cursor or 1)},
+                parse=parse_diffs,
+            )
+
+        diffs = await read_listing(diff_page, COMMIT_DIFF_PAGES)
+        detail = fetched.value.model_copy(
+            update={"files": diffs.value.items, "files_truncated": diffs.value.next is not None}
+        )
+        return Reply(detail, fetched.cached and diffs.cached, self.remote.hints(fetched))
+
+    async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
+        return self.replied(
+            await self.remote.fetch(
+                f"{self._repository(owner, repo)}/compare",
+                kind="gitlab-compare",
+                ttl=self.settings.ttl_commits,
+                params={"from": base, "to": head},
+                parse=parse.parse_compare,
+            )
+        )
+
+    async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
+        return self.replied(
+            await self.remote.fetch(
+                f"{self._repository(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}",
+                kind="gitlab-commit-sha",
+                ttl=self.settings.ttl_refs,
+                parse=parse.parse_sha,
+            )
+        )
+
+    async def archive(
+        self, owner: str, repo: str, sha: str, sparse_path: str | None, max_bytes: int
+    ) -> bytes:
+        params = {"sha": sha, **({"path": sparse_path} if sparse_path else {})}
+        response = await self.remote.send(
+            f"{self._repository(owner, repo)}/archive.tar.gz", params=params, max_bytes=max_bytes
+        )
+        return response.content

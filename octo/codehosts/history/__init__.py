@@ -1,0 +1,1 @@
+"""History: pull requests, issues and commits, with their comments and diffs."""

@@ -1,0 +1,121 @@
+"""githubGetCommit: one commit, or what changed from base to head: message, author, stats,
+the files changed, and per-file patches when asked, sharing the answer's token budget (a
+patch cut or left out carries a content handle to all of it)."""
+
+from __future__ import annotations
+
+from octo.codehosts.history.pull_request_parts import MAX_PATCH_CHARS
+from octo.codehosts.history.pull_request_parts import PatchBudget
+from octo.codehosts.history.pull_request_parts import with_handle
+from octo.codehosts.history_models import CommitDetailResult
+from octo.codehosts.history_models import GetCommitQuery
+from octo.codehosts.history_shapes import CommitDetail
+from octo.codehosts.host import CodeHost
+from octo.codehosts.models import PullRequestFile
+from octo.codehosts.routing import call
+from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import follow_up_hints
+from octo.codehosts.routing import not_found_hints
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import with_tokens
+from octo.core.redaction import redact
+
+#: Changed files listed in one answer (their names, stats and patches).
+MAX_FILES_SHOWN = 100
+
+
+def _chosen(files: list[PullRequestFile], paths: list[str] | None) -> list[PullRequestFile]:
+    """The files ``paths`` name (a path, or a folder holding them); all without paths."""
+    if not paths:
+        return files
+    wanted = [p.strip("/") for p in paths]
+
+    def named(name: str | None) -> bool:
+        return name is not None and any(name == w or name.startswith(f"{w}/") for w in wanted)
+
+    return [f for f in files if named(f.filename) or named(f.previous_filename)]
+
+
+async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitDetailResult]:
+    """Read a commit or a comparison on the query's host."""
+    host = choose_host(ctx, query)
+    with not_found_hints(*host.not_found_hints("owner, repo and the sha (or base and head)")):
+        if query.sha:
+            reply = await host.commit(query.owner, query.repo, query.sha)
+        else:
+            assert query.base and query.head
+            reply = await host.compare(query.owner, query.repo, query.base, query.head)
+    detail = reply.value
+    files = _chosen(detail.files, query.filePaths)
+    listed = files[:MAX_FILES_SHOWN]
+    budget = PatchBudget(ctx.config.max_tokens * ctx.config.chars_per_token)
+    if query.includePatch:
+        wanted = {f.filename for f in listed} if query.filePaths else None
+        listed = [
+            await with_handle(ctx, query, budget, 0, f) for f in budget.shape(listed, 0, wanted)
+        ]
+    else:
+        listed = [f.model_copy(update={"patch": None}) for f in listed]
+    result = with_tokens(
+        CommitDetailResult(
+            owner=query.owner,
+            repo=query.repo,
+            sha=detail.sha,
+            base=query.base,
+            head=query.head,
+            message=redact(detail.message) if detail.message else None,
+            author=detail.author,
+            date=detail.date,
+            html_url=detail.html_url,
+            status=detail.status,
+            aheadBy=detail.ahead_by,
+            behindBy=detail.behind_by,
+            stats=detail.stats,
+            commits=detail.commits,
+            files=listed,
+            filesTruncated=True if detail.files_truncated or len(files) > len(listed) else None,
+        ),
+        max_tokens=ctx.config.max_tokens,
+        chars_per_token=ctx.config.chars_per_token,
+        truncated=bool(budget.left_out or budget.cut),
+    )
+    answer = Answer(result, cached=reply.cached)
+    answer.hint(*reply.notes, *_hints(host, query, detail, budget, len(files) - len(listed)))
+    answer.hint(*follow_up_hints(host))
+    return answer
+
+
+def _hints(
+    host: CodeHost,
+    query: GetCommitQuery,
+    detail: CommitDetail,
+    budget: PatchBudget,
+    unlisted: int,
+) -> list[str]:
+    """What was cut, and the calls that read on: a file at that commit, the patches."""
+    hints: list[str] = []
+    if budget.left_out or budget.cut:
+        hints.append(
+            f"{len(budget.left_out)} patch(es) left out and {len(budget.cut)} cut at "
+            f"{MAX_PATCH_CHARS} characters to fit the token budget; getCachedContent "
+            '{"handle": contentHandle} reads one whole, or filePaths=[...] gives the files '
+            "named the whole budget."
+        )
+    if unlisted or detail.files_truncated:
+        hints.append(
+            "Not every changed file is listed: name the ones you need with filePaths "
+            "(a path or a folder)."
+        )
+    if query.filePaths and not detail.files:
+        return hints
+    if not query.includePatch and detail.files:
+        hints.append("The patches: the same query with includePatch=true.")
+    ref = detail.sha or query.head
+    if detail.files and ref:
+        first = detail.files[0].filename
+        read = call(
+            host, "githubGetFileContent", owner=query.owner, repo=query.repo, path=first, branch=ref
+        )
+        hints.append(f"A file as it is at that commit: {read}.")
+    return hints

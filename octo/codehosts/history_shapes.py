@@ -1,0 +1,81 @@
+"""What the hosts' history calls answer, the same for every host: pages of issues and of
+commits, and a commit or a comparison with its changed files.
+
+GitHub and GitLab each turn their answers into these; the tool modules shape results
+from these alone. Pydantic models, so the cache (and a team's shared cache) may hold them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from octo.codehosts.history_models import CommitStats
+from octo.codehosts.history_models import CommitSummary
+from octo.codehosts.history_models import Issue
+from octo.codehosts.models import PullRequestCommit
+from octo.codehosts.models import PullRequestFile
+
+#: Characters of an issue's body in a search answer; one issue read alone carries all of it
+#: that fits the token budget (the rest behind a content handle).
+SEARCH_BODY_CHARS = 500
+
+
+class IssuePage(BaseModel):
+    """Issues found (or the one asked for), bodies whole: the tool cuts them."""
+
+    issues: list[Issue]
+    total: int
+    has_more: bool
+    #: The host answered a pull request (merge request) where an issue was asked for.
+    pull_request: bool = False
+
+
+class CommitPage(BaseModel):
+    """One page of commits: a message search or a repository's history."""
+
+    commits: list[CommitSummary]
+    #: None when the host does not count (history listings).
+    total: int | None
+    has_more: bool
+
+
+class CommitDetail(BaseModel):
+    """One commit, or the comparison of two refs, with the files it changed (patches whole)."""
+
+    sha: str | None = None
+    message: str | None = None
+    author: str | None = None
+    date: str | None = None
+    html_url: str | None = None
+    stats: CommitStats | None = None
+    files: list[PullRequestFile]
+    #: The host listed only part of the files (GitHub: 300 per commit, comparisons too).
+    files_truncated: bool = False
+    #: Comparisons: their commits, and how head stands to base.
+    commits: list[PullRequestCommit] | None = None
+    status: str | None = None
+    ahead_by: int | None = None
+    behind_by: int | None = None
+
+
+def stats_of(raw: Mapping[str, Any] | None) -> CommitStats | None:
+    """A commit's stats as GitHub and GitLab both send them (``additions``, ``deletions``,
+    ``total``), None when the answer has none."""
+    if not raw:
+        return None
+    return CommitStats(**{k: int(raw.get(k) or 0) for k in ("additions", "deletions", "total")})
+
+
+def summed(files: list[PullRequestFile]) -> CommitStats:
+    """The stats of a comparison: its files' additions and deletions added up."""
+    additions = sum(f.additions for f in files)
+    deletions = sum(f.deletions for f in files)
+    return CommitStats(additions=additions, deletions=deletions, total=additions + deletions)
+
+
+def given(**params: str | None) -> dict[str, str]:
+    """The ``params`` that are set: a query's optional filters as request parameters."""
+    return {name: value for name, value in params.items() if value}
