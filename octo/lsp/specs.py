@@ -18,16 +18,25 @@ TOOLS = family_tools(
     ToolCategory.LSP,
     {
         "lspGotoDefinition": Binding(
-            GotoDefinitionQuery, GotoDefinitionResult, "octo.lsp.definition:goto_definition", 5
+            GotoDefinitionQuery,
+            GotoDefinitionResult,
+            "octo.lsp.navigation.definition:goto_definition",
+            5,
         ),
         "lspFindReferences": Binding(
-            FindReferencesQuery, FindReferencesResult, "octo.lsp.references:find_references", 5
+            FindReferencesQuery,
+            FindReferencesResult,
+            "octo.lsp.navigation.references:find_references",
+            5,
         ),
         "lspCallHierarchy": Binding(
-            CallHierarchyQuery, CallHierarchyResult, "octo.lsp.call_hierarchy:call_hierarchy", 3
+            CallHierarchyQuery,
+            CallHierarchyResult,
+            "octo.lsp.navigation.call_hierarchy:call_hierarchy",
+            3,
         ),
     },
 )
 
 #: Language servers start for the roots an MCP client announces, before the first query.
-WARM_UPS = (lazy_warm_up("octo.lsp.warm:warm_roots"),)
+WARM_UPS = (lazy_warm_up("octo.lsp.servers.warm:warm_roots"),)

@@ -20,13 +20,13 @@ from lsprotocol import types as lsp
 from octo.core.concurrency import map_settled
 from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
-from octo.lsp.client import MalformedReplyError
-from octo.lsp.client import RequestTimeoutError
-from octo.lsp.locations import path_of
-from octo.lsp.locations import range_of
-from octo.lsp.locations import see_files
 from octo.lsp.models import Range
-from octo.lsp.pool import ServerSlot
+from octo.lsp.navigation.locations import path_of
+from octo.lsp.navigation.locations import range_of
+from octo.lsp.navigation.locations import see_files
+from octo.lsp.servers.client import MalformedReplyError
+from octo.lsp.servers.client import RequestTimeoutError
+from octo.lsp.servers.pool import ServerSlot
 
 #: Calls kept per function, and functions visited in all.
 FAN_OUT = 50

@@ -15,8 +15,8 @@ from lsprotocol import types as lsp
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.pool import LspPool
-from octo.lsp.pool import ServerSlot
+from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.pool import ServerSlot
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import SOURCE
 from tests.lsp.conftest import GatewayFactory
@@ -159,7 +159,7 @@ async def test_no_server_is_started_before_a_query_needs_one(gateway: GatewayFac
 async def _run_script(script: str) -> subprocess.CompletedProcess[bytes]:
     with anyio.fail_after(60):
         return await anyio.run_process(
-            [sys.executable, "-c", script], cwd=Path(__file__).parents[2], check=False
+            [sys.executable, "-c", script], cwd=Path(__file__).parents[3], check=False
         )
 
 
@@ -172,7 +172,7 @@ async def test_octo_dying_takes_its_servers_along(project: Path) -> None:
         from octo import Gateway
         from octo.core.config import Config
         from tests.lsp.conftest import fake_env
-        from octo.lsp.pool import LspPool
+        from octo.lsp.servers.pool import LspPool
 
         async def main():
             async with Gateway(Config.from_env(fake_env("plain")), roots=[{str(project)!r}]) as gw:
@@ -201,7 +201,7 @@ async def test_sigterm_handled_by_cancelling_the_gateway_scope_leaves_no_process
         from octo import Gateway
         from octo.core.config import Config
         from tests.lsp.conftest import fake_env
-        from octo.lsp.pool import LspPool
+        from octo.lsp.servers.pool import LspPool
 
         async def serve(scope):
             async with Gateway(Config.from_env(fake_env("grandchild")), roots=[{str(project)!r}]) as gw:

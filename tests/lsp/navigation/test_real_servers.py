@@ -19,8 +19,8 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.pool import LspPool
-from octo.lsp.servers import find_server
+from octo.lsp.servers.commands import find_server
+from octo.lsp.servers.pool import LspPool
 from tests.lsp.conftest import FIXTURES
 from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import leftovers

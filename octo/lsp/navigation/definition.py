@@ -6,20 +6,20 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.lsp.locations import code_location
-from octo.lsp.locations import cut_places
-from octo.lsp.locations import places_of
-from octo.lsp.locations import see_files
-from octo.lsp.locations import withheld_hints
 from octo.lsp.models import GotoDefinitionQuery
 from octo.lsp.models import GotoDefinitionResult
-from octo.lsp.next_calls import definition_hints
-from octo.lsp.next_calls import no_definition_hints
-from octo.lsp.target import Target
-from octo.lsp.target import answer
-from octo.lsp.target import ask
-from octo.lsp.target import navigate
-from octo.lsp.target import require
+from octo.lsp.navigation.locations import code_location
+from octo.lsp.navigation.locations import cut_places
+from octo.lsp.navigation.locations import places_of
+from octo.lsp.navigation.locations import see_files
+from octo.lsp.navigation.locations import withheld_hints
+from octo.lsp.navigation.next_calls import definition_hints
+from octo.lsp.navigation.next_calls import no_definition_hints
+from octo.lsp.navigation.target import Target
+from octo.lsp.navigation.target import answer
+from octo.lsp.navigation.target import ask
+from octo.lsp.navigation.target import navigate
+from octo.lsp.navigation.target import require
 
 
 async def goto_definition(

@@ -15,10 +15,10 @@ from typing import Any
 from octo.core.formats import compact_json
 from octo.core.paging import Pagination
 from octo.core.paging import page_hints
-from octo.lsp.locations import SeenFile
 from octo.lsp.models import CallHierarchyQuery
 from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import SymbolQuery
+from octo.lsp.navigation.locations import SeenFile
 
 #: Lines read for a body whose end the server did not say.
 BODY_LINES = 30

@@ -24,16 +24,17 @@ from typing import Any
 import anyio
 
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.client import LspClient
-from octo.lsp.client import RequestTimeoutError
-from octo.lsp.client import ServerCrashedError
-from octo.lsp.process import server_environment
-from octo.lsp.servers import Language
-from octo.lsp.servers import ServerCommand
-from octo.lsp.servers import find_servers
-from octo.lsp.servers import language_of
-from octo.lsp.servers import workspace_root
-from octo.lsp.settings import LspSettings
+from octo.lsp.servers.client import LspClient
+from octo.lsp.servers.client import RequestTimeoutError
+from octo.lsp.servers.client import ServerCrashedError
+from octo.lsp.servers.commands import Language
+from octo.lsp.servers.commands import ServerCommand
+from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.commands import language_of
+from octo.lsp.servers.commands import workspace_root
+from octo.lsp.servers.documents import Source
+from octo.lsp.servers.process import server_environment
+from octo.lsp.servers.settings import LspSettings
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -303,3 +304,23 @@ class LspPool:
                 for client in clients:
                     if client is not None:
                         tg.start_soon(client.aclose, "octo is closing")
+
+
+async def open_on(
+    pool: LspPool,
+    source: Source,
+    language: Language,
+    allowed_root: Path,
+    command: ServerCommand | None = None,
+) -> ServerSlot:
+    """``command``'s server (default: the language's first) for ``source``: started, the
+    file open, its first indexing over."""
+    slot = await pool.acquire(source.path, allowed_root, command)
+    client = slot.live_client()
+    await client.open_document(source, language.language_id)
+    if not slot.settled:
+        # The first answers of a fresh server can point at the wrong place while it indexes.
+        await client.progress.settle(slot.settle_cap)
+        slot.settled = True
+        pool.touch(slot)
+    return slot

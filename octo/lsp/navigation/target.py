@@ -30,18 +30,19 @@ from octo.core.errors import PathNotAllowedError
 from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.core.sensitive import withheld
-from octo.lsp.client import RequestTimeoutError
-from octo.lsp.client import UnsupportedOperationError
-from octo.lsp.documents import Source
 from octo.lsp.models import NavigationResult
 from octo.lsp.models import ResolvedSymbol
 from octo.lsp.models import SymbolQuery
-from octo.lsp.pool import LspPool
-from octo.lsp.pool import ServerSlot
-from octo.lsp.servers import Language
-from octo.lsp.servers import ServerCommand
-from octo.lsp.symbols import FoundSymbol
-from octo.lsp.symbols import resolve_symbol
+from octo.lsp.navigation.symbols import FoundSymbol
+from octo.lsp.navigation.symbols import resolve_symbol
+from octo.lsp.servers.client import RequestTimeoutError
+from octo.lsp.servers.client import UnsupportedOperationError
+from octo.lsp.servers.commands import Language
+from octo.lsp.servers.commands import ServerCommand
+from octo.lsp.servers.documents import Source
+from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.pool import ServerSlot
+from octo.lsp.servers.pool import open_on
 
 ResultT = TypeVar("ResultT", bound=NavigationResult)
 
@@ -171,26 +172,6 @@ async def _ready(
     )
     position = {"line": found.line, "character": found.character}
     return Target(read.source.path, slot, resolved, position, (*notes, *hints), config)
-
-
-async def open_on(
-    pool: LspPool,
-    source: Source,
-    language: Language,
-    allowed_root: Path,
-    command: ServerCommand | None = None,
-) -> ServerSlot:
-    """``command``'s server (default: the language's first) for ``source``: started, the
-    file open, its first indexing over."""
-    slot = await pool.acquire(source.path, allowed_root, command)
-    client = slot.live_client()
-    await client.open_document(source, language.language_id)
-    if not slot.settled:
-        # The first answers of a fresh server can point at the wrong place while it indexes.
-        await client.progress.settle(slot.settle_cap)
-        slot.settled = True
-        pool.touch(slot)
-    return slot
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:

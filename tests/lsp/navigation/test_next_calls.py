@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from octo.lsp.locations import SeenFile
 from octo.lsp.models import CallHierarchyQuery
-from octo.lsp.next_calls import further_hint
+from octo.lsp.navigation.locations import SeenFile
+from octo.lsp.navigation.next_calls import further_hint
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import GatewayFactory
 from tests.lsp.conftest import fake_env

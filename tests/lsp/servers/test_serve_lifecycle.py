@@ -22,7 +22,7 @@ from mcp import Client
 from mcp import StdioServerParameters
 
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers import find_server
+from octo.lsp.servers.commands import find_server
 from tests.http_serving import free_port
 from tests.http_serving import serve_http_argv
 from tests.http_serving import wait_listening
@@ -38,7 +38,7 @@ from tests.lsp.conftest import session_of
 # `octo serve` subprocesses with live language servers: seconds each.
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SOURCE = "def target():\n    return 1\n\n\nvalue = target()\n"
 
 

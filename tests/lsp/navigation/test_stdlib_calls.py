@@ -18,7 +18,7 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers import find_server
+from octo.lsp.servers.commands import find_server
 from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of

@@ -14,8 +14,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol import default_converter
 
 from octo.core.version import VERSION
-from octo.lsp.framing import CappedLanguageClient
-from octo.lsp.progress import ProgressTracker
+from octo.lsp.servers.framing import CappedLanguageClient
+from octo.lsp.servers.progress import ProgressTracker
 
 if TYPE_CHECKING:
     from cattrs import Converter
@@ -74,7 +74,7 @@ def _converter() -> Converter:
 
 def language_client(root: Path, progress: ProgressTracker) -> CappedLanguageClient:
     """A pygls client for a server on workspace ``root`` that feeds ``progress``; the
-    server's messages are read within octo's size limit (octo.lsp.framing)."""
+    server's messages are read within octo's size limit (octo.lsp.servers.framing)."""
     client = CappedLanguageClient(
         "octo", VERSION, protocol_cls=_RawResultProtocol, converter_factory=_converter
     )

@@ -18,8 +18,8 @@ from packaging.version import Version
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from octo.lsp.progress import ProgressTracker
-from octo.lsp.protocol import language_client
+from octo.lsp.servers.progress import ProgressTracker
+from octo.lsp.servers.protocol import language_client
 
 CAPABILITIES = {
     "notebookDocumentSync": {"notebookSelector": [{"cells": [{"language": "python"}]}]},

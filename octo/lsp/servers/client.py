@@ -24,13 +24,13 @@ from octo.core.errors import LspNotAvailableError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.version import VERSION
-from octo.lsp.documents import OpenDocuments
-from octo.lsp.documents import Source
-from octo.lsp.process import StderrTail
-from octo.lsp.process import end_group
-from octo.lsp.process import spawn
-from octo.lsp.progress import ProgressTracker
-from octo.lsp.protocol import language_client
+from octo.lsp.servers.documents import OpenDocuments
+from octo.lsp.servers.documents import Source
+from octo.lsp.servers.process import StderrTail
+from octo.lsp.servers.process import end_group
+from octo.lsp.servers.process import spawn
+from octo.lsp.servers.progress import ProgressTracker
+from octo.lsp.servers.protocol import language_client
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime

@@ -26,12 +26,12 @@ from octo.core.paths import PathPolicy
 from octo.core.redaction import redact
 from octo.core.sensitive import Withheld
 from octo.core.sensitive import withheld
-from octo.lsp.client import MalformedReplyError
 from octo.lsp.models import CodeLocation
 from octo.lsp.models import Position
 from octo.lsp.models import Range
 from octo.lsp.models import SymbolQuery
-from octo.lsp.symbols import split_lines
+from octo.lsp.navigation.symbols import split_lines
+from octo.lsp.servers.client import MalformedReplyError
 
 #: Longest line of code shown, in characters.
 _MAX_LINE = 200
