@@ -20,8 +20,8 @@ from pygls.protocol import default_converter
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.pool import LspPool
-from octo.lsp.servers import find_server
+from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.commands import find_server
 
 PROJECT = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures" / "py_project"
 ROUNDS = 50

@@ -1,4 +1,4 @@
-"""The three LSP tools, defined once; their words are in tools.toml beside this file."""
+"""The LSP tools, defined once; their words are in tools.toml beside this file."""
 
 from __future__ import annotations
 
@@ -12,6 +12,16 @@ from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import FindReferencesResult
 from octo.lsp.models import GotoDefinitionQuery
 from octo.lsp.models import GotoDefinitionResult
+from octo.lsp.models import HoverQuery
+from octo.lsp.models import HoverResult
+from octo.lsp.models import TypeHierarchyQuery
+from octo.lsp.models import TypeHierarchyResult
+from octo.lsp.outline.models import DiagnosticsQuery
+from octo.lsp.outline.models import DiagnosticsResult
+from octo.lsp.outline.models import DocumentSymbolsQuery
+from octo.lsp.outline.models import DocumentSymbolsResult
+from octo.lsp.outline.models import WorkspaceSymbolsQuery
+from octo.lsp.outline.models import WorkspaceSymbolsResult
 
 TOOLS = family_tools(
     __package__,
@@ -28,6 +38,28 @@ TOOLS = family_tools(
             FindReferencesResult,
             "octo.lsp.navigation.references:find_references",
             5,
+        ),
+        "lspHover": Binding(HoverQuery, HoverResult, "octo.lsp.navigation.hover:hover", 5),
+        "lspTypeHierarchy": Binding(
+            TypeHierarchyQuery,
+            TypeHierarchyResult,
+            "octo.lsp.navigation.type_hierarchy:type_hierarchy",
+            3,
+        ),
+        "lspDocumentSymbols": Binding(
+            DocumentSymbolsQuery,
+            DocumentSymbolsResult,
+            "octo.lsp.outline.document_symbols:document_symbols",
+            5,
+        ),
+        "lspWorkspaceSymbols": Binding(
+            WorkspaceSymbolsQuery,
+            WorkspaceSymbolsResult,
+            "octo.lsp.outline.workspace_symbols:workspace_symbols",
+            5,
+        ),
+        "lspDiagnostics": Binding(
+            DiagnosticsQuery, DiagnosticsResult, "octo.lsp.outline.diagnostics:diagnostics", 3
         ),
         "lspCallHierarchy": Binding(
             CallHierarchyQuery,

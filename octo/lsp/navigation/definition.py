@@ -1,4 +1,5 @@
-"""lspGotoDefinition: where the symbol is defined, with the code around it."""
+"""lspGotoDefinition: where the symbol is defined (or its type, its implementations, its
+declaration), with the code around it."""
 
 from __future__ import annotations
 
@@ -21,6 +22,22 @@ from octo.lsp.navigation.target import ask
 from octo.lsp.navigation.target import navigate
 from octo.lsp.navigation.target import require
 
+#: Per kind: the request, the capability that offers it, and its name in errors.
+_KINDS = {
+    "definition": (lsp.TEXT_DOCUMENT_DEFINITION, "definitionProvider", "go to definition"),
+    "typeDefinition": (
+        lsp.TEXT_DOCUMENT_TYPE_DEFINITION,
+        "typeDefinitionProvider",
+        "go to type definition",
+    ),
+    "implementation": (
+        lsp.TEXT_DOCUMENT_IMPLEMENTATION,
+        "implementationProvider",
+        "go to implementation",
+    ),
+    "declaration": (lsp.TEXT_DOCUMENT_DECLARATION, "declarationProvider", "go to declaration"),
+}
+
 
 async def goto_definition(
     ctx: QueryContext, query: GotoDefinitionQuery
@@ -28,8 +45,9 @@ async def goto_definition(
     """Definitions of the symbol at uri near lineHint."""
 
     async def run(target: Target, _last: bool) -> Answer[GotoDefinitionResult]:
-        require(target.slot, "definitionProvider", "go to definition")
-        sent = await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
+        method, capability, what = _KINDS[query.kind]
+        require(target.slot, capability, what)
+        sent = await ask(target.slot, method, target.params())
         places = places_of(sent)
         cut = cut_places(sent, target.slot.server_id, "definitions")
         seen = await see_files(ctx.paths, [place.path for place in places], query)

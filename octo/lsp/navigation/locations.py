@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from urllib.parse import urlparse
 
 import anyio
+from lsprotocol import types as lsp
 
 from octo.core.confined import open_confined
 from octo.core.errors import OctoError
@@ -27,9 +28,9 @@ from octo.core.redaction import redact
 from octo.core.sensitive import Withheld
 from octo.core.sensitive import withheld
 from octo.lsp.models import CodeLocation
+from octo.lsp.models import FileQuery
 from octo.lsp.models import Position
 from octo.lsp.models import Range
-from octo.lsp.models import SymbolQuery
 from octo.lsp.navigation.symbols import split_lines
 from octo.lsp.servers.client import MalformedReplyError
 
@@ -137,7 +138,7 @@ def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> tup
 
 
 def _see(
-    paths: PathPolicy, files: list[Path], read: bool, opt_ins: SymbolQuery | None
+    paths: PathPolicy, files: list[Path], read: bool, opt_ins: FileQuery | None
 ) -> dict[Path, SeenFile]:
     seen: dict[Path, SeenFile] = {}
     for path in files:
@@ -171,7 +172,7 @@ def _see(
 async def see_files(
     paths: PathPolicy,
     files: Collection[Path],
-    opt_ins: SymbolQuery | None,
+    opt_ins: FileQuery | None,
     *,
     read: bool = True,
 ) -> dict[Path, SeenFile]:
@@ -184,7 +185,7 @@ async def see_files(
     return await anyio.to_thread.run_sync(_see, paths, unique, read, opt_ins)
 
 
-def withheld_hints(query: SymbolQuery, files: Iterable[SeenFile]) -> list[str]:
+def withheld_hints(query: FileQuery, files: Iterable[SeenFile]) -> list[str]:
     """How to see the code the answer left out of hidden or credential files, if it did."""
     needed = sorted({file.withheld for file in files if file.withheld is not None})
     if not needed:
@@ -221,3 +222,11 @@ def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
         contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]],
         contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]],
     )
+
+
+def kind_name(kind: Any) -> str:
+    """An LSP SymbolKind number as its lower-case name (``class``, ``method``...)."""
+    try:
+        return lsp.SymbolKind(int(kind)).name.lower()
+    except (TypeError, ValueError):
+        return "unknown"

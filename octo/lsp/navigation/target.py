@@ -30,53 +30,73 @@ from octo.core.errors import PathNotAllowedError
 from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
 from octo.core.sensitive import withheld
-from octo.lsp.models import NavigationResult
+from octo.lsp.models import FileQuery
 from octo.lsp.models import ResolvedSymbol
+from octo.lsp.models import ServerAnswer
 from octo.lsp.models import SymbolQuery
 from octo.lsp.navigation.symbols import FoundSymbol
 from octo.lsp.navigation.symbols import resolve_symbol
 from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.client import UnsupportedOperationError
 from octo.lsp.servers.commands import Language
-from octo.lsp.servers.commands import ServerCommand
+from octo.lsp.servers.commands import language_of
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.pool import LspPool
 from octo.lsp.servers.pool import ServerSlot
 from octo.lsp.servers.pool import open_on
 
-ResultT = TypeVar("ResultT", bound=NavigationResult)
+ResultT = TypeVar("ResultT", bound=ServerAnswer)
+TargetT = TypeVar("TargetT", bound="FileTarget")
 
 
 @dataclass(frozen=True)
-class Target:
-    """The queried symbol, the server that knows its file, and hints about finding it."""
+class FileTarget:
+    """The queried file open on the server that knows it, and hints about the query."""
 
     path: Path
     slot: ServerSlot
-    resolved: ResolvedSymbol
-    position: dict[str, int]
     hints: tuple[str, ...]
     #: The settings of the query (its token budget).
     config: Config
+    #: The file as read (its text and its allowed root).
+    source: Source
+    allowed_root: Path
 
-    def params(self, **extra: Any) -> dict[str, Any]:
-        """Request params naming the symbol's position (``textDocument`` + ``position``)."""
-        return {"textDocument": {"uri": self.path.as_uri()}, "position": self.position, **extra}
+    def document(self) -> dict[str, Any]:
+        """Request params naming the file (``textDocument``)."""
+        return {"textDocument": {"uri": self.path.as_uri()}}
 
 
 @dataclass(frozen=True)
-class _Read:
+class Target(FileTarget):
+    """The queried symbol, the server that knows its file, and hints about finding it."""
+
+    resolved: ResolvedSymbol
+    position: dict[str, int]
+
+    def params(self, **extra: Any) -> dict[str, Any]:
+        """Request params naming the symbol's position (``textDocument`` + ``position``)."""
+        return {**self.document(), "position": self.position, **extra}
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """The queried file as read: its text, its allowed root and its language."""
+
     source: Source
     allowed_root: Path
-    language: Language
-    found: FoundSymbol
+    #: None only when read with ``any_language`` and no server handles the file.
+    language: Language | None
 
 
-def _read(pool: LspPool, paths: PathPolicy, query: SymbolQuery) -> _Read:
+def read_file(
+    pool: LspPool, paths: PathPolicy, query: FileQuery, *, any_language: bool = False
+) -> FileRead:
     """Everything about the queried file that touches the disk (runs in a worker thread).
 
     The file needs the query's opt-in when hidden or a credential file, and is read as
-    opened without following a link swapped in after the check.
+    opened without following a link swapped in after the check. Its language is asked of
+    the pool last: a file no server handles is still read (a tree-sitter outline needs it).
     """
     path = paths.resolve(query.uri)
     allowed_root = paths.root_of(path)
@@ -92,19 +112,12 @@ def _read(pool: LspPool, paths: PathPolicy, query: SymbolQuery) -> _Read:
             )
         _check_opt_ins(path, allowed_root, query)
         data, stat = opened.read_bytes(), opened.stat
-    language = pool.language(path)
     source = Source(path, data.decode("utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size))
-    found = resolve_symbol(
-        source.text,
-        query.symbolName,
-        query.lineHint,
-        query.orderHint,
-        language=language.language_id,
-    )
-    return _Read(source, allowed_root, language, found)
+    language = language_of(path) if any_language else pool.language(path)
+    return FileRead(source, allowed_root, language)
 
 
-def _check_opt_ins(path: Path, root: Path, query: SymbolQuery) -> None:
+def _check_opt_ins(path: Path, root: Path, query: FileQuery) -> None:
     """A hidden or credential file is answered on only with the query's opt-in."""
     needed = withheld(
         path, root, hidden=query.hidden, include_sensitive=query.includeSensitive, raw=query.uri
@@ -120,23 +133,69 @@ def _check_opt_ins(path: Path, root: Path, query: SymbolQuery) -> None:
 
 #: ``run(target, last)``: a tool's work on a ready target; ``last`` when no server is left
 #: to fall back to (a call-hierarchy walk that got nothing answers partial only then).
-Run = Callable[[Target, bool], Awaitable[Answer[ResultT]]]
+Run = Callable[[TargetT, bool], Awaitable[Answer[ResultT]]]
 
 #: Why a server's turn ends and the next server is asked.
 _FALL_BACK_ON = (RequestTimeoutError, UnsupportedOperationError)
 
 
-async def navigate(ctx: QueryContext, query: SymbolQuery, run: Run[ResultT]) -> Answer[ResultT]:
+async def navigate(
+    ctx: QueryContext, query: SymbolQuery, run: Run[Target, ResultT]
+) -> Answer[ResultT]:
     """``run`` on the queried symbol with the first server of its language, and with the
     next one when the first times out or lacks the operation."""
     pool = ctx.backend(LspPool)
-    read = await anyio.to_thread.run_sync(_read, pool, ctx.paths, query)
-    commands = (await pool.commands(read.language.family))[:2]
+    read = await anyio.to_thread.run_sync(read_file, pool, ctx.paths, query)
+    found = await anyio.to_thread.run_sync(_resolve, read, query)
+
+    def at_symbol(on: FileTarget) -> Target:
+        hints = on.hints
+        if found.line_offset:
+            hints = (
+                *hints,
+                f"'{query.symbolName}' was found on line {found.line + 1}, not on line"
+                f" {query.lineHint}.",
+            )
+        resolved = ResolvedSymbol(
+            line=found.line + 1,
+            character=found.character,
+            lineOffset=found.line_offset,
+            text=found.text,
+        )
+        position = {"line": found.line, "character": found.character}
+        return Target(
+            on.path, on.slot, hints, on.config, on.source, on.allowed_root, resolved, position
+        )
+
+    return await on_servers(ctx, read, lambda on, last: run(at_symbol(on), last))
+
+
+def _resolve(read: FileRead, query: SymbolQuery) -> FoundSymbol:
+    return resolve_symbol(
+        read.source.text,
+        query.symbolName,
+        query.lineHint,
+        query.orderHint,
+        language=read.language.language_id if read.language else "",
+    )
+
+
+async def on_servers(
+    ctx: QueryContext, read: FileRead, run: Run[FileTarget, ResultT]
+) -> Answer[ResultT]:
+    """``run`` on the read file with the first server of its language, and with the next
+    one when the first times out or lacks the operation."""
+    pool = ctx.backend(LspPool)
+    language = read.language or pool.language(read.source.path)
+    commands = (await pool.commands(language.family))[:2]
     notes: list[str] = []
     for index, command in enumerate(commands):
         last = index == len(commands) - 1
         try:
-            target = await _ready(pool, read, query, command, notes, ctx.config)
+            slot = await open_on(pool, read.source, language, read.allowed_root, command)
+            target = FileTarget(
+                read.source.path, slot, tuple(notes), ctx.config, read.source, read.allowed_root
+            )
             return await run(target, last)
         except _FALL_BACK_ON as exc:
             if last:
@@ -146,32 +205,6 @@ async def navigate(ctx: QueryContext, query: SymbolQuery, run: Run[ResultT]) -> 
                 f"{commands[index + 1].server_id} was asked instead."
             )
     raise AssertionError("unreachable: every language has at least one server")
-
-
-async def _ready(
-    pool: LspPool,
-    read: _Read,
-    query: SymbolQuery,
-    command: ServerCommand,
-    notes: list[str],
-    config: Config,
-) -> Target:
-    """The target on ``command``'s server: started, the file open, first indexing over."""
-    found = read.found
-    hints: list[str] = []
-    if found.line_offset:
-        hints.append(
-            f"'{query.symbolName}' was found on line {found.line + 1}, not on line {query.lineHint}."
-        )
-    slot = await open_on(pool, read.source, read.language, read.allowed_root, command)
-    resolved = ResolvedSymbol(
-        line=found.line + 1,
-        character=found.character,
-        lineOffset=found.line_offset,
-        text=found.text,
-    )
-    position = {"line": found.line, "character": found.character}
-    return Target(read.source.path, slot, resolved, position, (*notes, *hints), config)
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
@@ -195,17 +228,30 @@ async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
     return result
 
 
-def require(slot: ServerSlot, capability: str, what: str) -> None:
-    """Fail clearly when ``slot``'s server does not offer ``capability``."""
+def require(slot: ServerSlot, capability: str, what: str, *named: str) -> None:
+    """Fail clearly when ``slot``'s server does not offer ``capability`` (``named``: hints
+    naming the servers that do)."""
     if not slot.live_client().supports(capability):
         raise UnsupportedOperationError(
             f"{slot.server_id} does not support {what}",
             hints=[
+                *named,
                 "Choose a server that does with OCTO_LSP_<LANGUAGE>_SERVERS "
                 "(ty, basedpyright, pyright, tsgo, typescript-language-server, clangd, gopls).",
                 "localSearchCode finds the symbol's uses by text meanwhile.",
             ],
         )
+
+
+def finished(
+    result: ResultT, config: Config, hints: Iterable[str], *, partial: bool = False
+) -> Answer[ResultT]:
+    """``result`` sized to the budget, as an answer with ``hints``."""
+    if partial:
+        result.partial = True
+    done = Answer(_with_tokens(result, config), partial=partial)
+    done.hint(*hints)
+    return done
 
 
 def _with_tokens(result: ResultT, config: Config) -> ResultT:
@@ -223,7 +269,7 @@ def _with_tokens(result: ResultT, config: Config) -> ResultT:
 
 
 def answer(
-    target: Target, result: ResultT, hints: Iterable[str], *, partial: bool = False
+    target: FileTarget, result: ResultT, hints: Iterable[str], *, partial: bool = False
 ) -> Answer[ResultT]:
     """The answer to a query on ``target``: the target's hints, then ``hints``.
 

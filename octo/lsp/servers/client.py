@@ -25,6 +25,7 @@ from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.version import VERSION
 from octo.lsp.servers.documents import OpenDocuments
+from octo.lsp.servers.documents import PublishedDiagnostics
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.process import StderrTail
 from octo.lsp.servers.process import end_group
@@ -77,7 +78,8 @@ class LspClient:
         self.stderr = StderrTail()
         self.capabilities: dict[str, Any] = {}
         self.documents = OpenDocuments(self.notify)
-        self._client = language_client(root, self.progress)
+        self.published = PublishedDiagnostics()
+        self._client = language_client(root, self.progress, self.published)
         self._process: asyncio.subprocess.Process | None = None
         self._stopped_because: str | None = None
         self._closed = anyio.Event()
@@ -146,6 +148,17 @@ class LspClient:
                     declaration=lsp.DeclarationClientCapabilities(link_support=True),
                     references=lsp.ReferenceClientCapabilities(),
                     call_hierarchy=lsp.CallHierarchyClientCapabilities(),
+                    type_definition=lsp.TypeDefinitionClientCapabilities(link_support=True),
+                    implementation=lsp.ImplementationClientCapabilities(link_support=True),
+                    hover=lsp.HoverClientCapabilities(
+                        content_format=[lsp.MarkupKind.Markdown, lsp.MarkupKind.PlainText]
+                    ),
+                    document_symbol=lsp.DocumentSymbolClientCapabilities(
+                        hierarchical_document_symbol_support=True
+                    ),
+                    type_hierarchy=lsp.TypeHierarchyClientCapabilities(),
+                    diagnostic=lsp.DiagnosticClientCapabilities(),
+                    publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(),
                 ),
             ),
         )

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 from lsprotocol import types as lsp
+from lsprotocol.converters import get_converter
 
 #: Open documents per server; the least recently queried is closed first.
 _OPEN_DOCUMENTS = 64
@@ -78,3 +80,44 @@ class OpenDocuments:
                     text_document=lsp.TextDocumentIdentifier(uri=oldest.as_uri())
                 ),
             )
+
+
+#: Files whose published diagnostics a server's client keeps (the most recent ones).
+_KEPT_DIAGNOSTICS = 256
+
+
+class PublishedDiagnostics:
+    """The diagnostics a server last published per file (servers without pull diagnostics
+    push them after a file opens or changes), kept for the most recent files."""
+
+    def __init__(self) -> None:
+        self._by_uri: collections.OrderedDict[str, list[dict[str, Any]]] = collections.OrderedDict()
+        # Events of the waiting queries (made in their task: the client may be made off-loop).
+        self._waiting: list[anyio.Event] = []
+
+    def on_publish(self, params: Any) -> None:
+        """The ``textDocument/publishDiagnostics`` handler (params come structured)."""
+        raw = params if isinstance(params, dict) else get_converter().unstructure(params)
+        uri, items = raw.get("uri"), raw.get("diagnostics")
+        if not isinstance(uri, str) or not isinstance(items, list):
+            return
+        self._by_uri[uri] = [item for item in items if isinstance(item, dict)]
+        self._by_uri.move_to_end(uri)
+        while len(self._by_uri) > _KEPT_DIAGNOSTICS:
+            self._by_uri.popitem(last=False)
+        waiting, self._waiting = self._waiting, []
+        for event in waiting:
+            event.set()
+
+    def get(self, uri: str) -> list[dict[str, Any]] | None:
+        """What was last published for ``uri``; None when nothing was."""
+        return self._by_uri.get(uri)
+
+    async def wait_for(self, uri: str, seconds: float) -> list[dict[str, Any]] | None:
+        """What is published for ``uri``, waiting up to ``seconds`` for a first publication."""
+        with anyio.move_on_after(seconds):
+            while uri not in self._by_uri:
+                event = anyio.Event()
+                self._waiting.append(event)
+                await event.wait()
+        return self._by_uri.get(uri)

@@ -14,18 +14,28 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol import default_converter
 
 from octo.core.version import VERSION
+from octo.lsp.servers.documents import PublishedDiagnostics
 from octo.lsp.servers.framing import CappedLanguageClient
 from octo.lsp.servers.progress import ProgressTracker
 
 if TYPE_CHECKING:
     from cattrs import Converter
 
-#: Requests whose params go out as plain JSON: call-hierarchy items go back to the server
-#: exactly as it sent them (``data`` included).
+#: Requests whose params go out as plain JSON: call- and type-hierarchy items go back to the
+#: server exactly as they came (``data`` included).
 NAVIGATION_METHODS = frozenset(
     {
         lsp.TEXT_DOCUMENT_DEFINITION,
         lsp.TEXT_DOCUMENT_DECLARATION,
+        lsp.TEXT_DOCUMENT_TYPE_DEFINITION,
+        lsp.TEXT_DOCUMENT_IMPLEMENTATION,
+        lsp.TEXT_DOCUMENT_HOVER,
+        lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+        lsp.WORKSPACE_SYMBOL,
+        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+        lsp.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY,
+        lsp.TYPE_HIERARCHY_SUPERTYPES,
+        lsp.TYPE_HIERARCHY_SUBTYPES,
         lsp.TEXT_DOCUMENT_REFERENCES,
         lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
         lsp.CALL_HIERARCHY_INCOMING_CALLS,
@@ -40,7 +50,6 @@ _IGNORED = (
     lsp.WORKSPACE_INLAY_HINT_REFRESH,
     lsp.WORKSPACE_INLINE_VALUE_REFRESH,
     lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
-    lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
     lsp.WINDOW_SHOW_MESSAGE,
     lsp.TELEMETRY_EVENT,
     lsp.LOG_TRACE,
@@ -72,9 +81,11 @@ def _converter() -> Converter:
     return converter
 
 
-def language_client(root: Path, progress: ProgressTracker) -> CappedLanguageClient:
-    """A pygls client for a server on workspace ``root`` that feeds ``progress``; the
-    server's messages are read within octo's size limit (octo.lsp.servers.framing)."""
+def language_client(
+    root: Path, progress: ProgressTracker, published: PublishedDiagnostics
+) -> CappedLanguageClient:
+    """A pygls client for a server on workspace ``root`` that feeds ``progress`` and keeps
+    the diagnostics it publishes in ``published``; the server's messages are read within octo's size limit (octo.lsp.servers.framing)."""
     client = CappedLanguageClient(
         "octo", VERSION, protocol_cls=_RawResultProtocol, converter_factory=_converter
     )
@@ -90,6 +101,7 @@ def language_client(root: Path, progress: ProgressTracker) -> CappedLanguageClie
         # pygls tags each handler with attributes, which bound methods cannot carry.
         lsp.PROGRESS: lambda params: progress.on_progress(params),
         lsp.WINDOW_LOG_MESSAGE: lambda params: progress.on_log(params),
+        lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: lambda params: published.on_publish(params),
     }
     for method in _IGNORED:
         answers[method] = lambda params: None

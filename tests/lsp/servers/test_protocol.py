@@ -18,6 +18,7 @@ from packaging.version import Version
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
+from octo.lsp.servers.documents import PublishedDiagnostics
 from octo.lsp.servers.progress import ProgressTracker
 from octo.lsp.servers.protocol import language_client
 
@@ -37,7 +38,7 @@ def _receive(client: LanguageClient, message: dict[str, Any]) -> Any:
 
 
 def test_octos_client_keeps_the_initialize_reply_as_json() -> None:
-    client = language_client(Path("/"), ProgressTracker())
+    client = language_client(Path("/"), ProgressTracker(), PublishedDiagnostics())
     assert _receive(client, REPLY).result == REPLY["result"]
 
 
