@@ -128,11 +128,13 @@ def _symbols(node: Node, kinds: dict[str, str], in_class: bool) -> list[OutlineS
             continue
         if kind == "function" and in_class:
             kind = "method"
+        # A decorated declaration starts at its first decorator, as servers say.
+        outer = node if node.type == "decorated_definition" else child
         found.append(
             OutlineSymbol(
                 name=_name(child),
                 kind=kind,
-                startLine=child.start_point[0] + 1,
+                startLine=outer.start_point[0] + 1,
                 endLine=child.end_point[0] + 1,
                 detail=_detail(child, kind),
                 children=_symbols(child, kinds, kind in _CLASSES),
