@@ -17,11 +17,11 @@ from octo.core.errors import LspNotAvailableError
 from octo.core.paging import page_hints
 from octo.core.paging import page_of
 from octo.core.paths import PathPolicy
+from octo.core.sensitive import Withheld
 from octo.lsp.navigation.locations import kind_name
 from octo.lsp.navigation.locations import path_of
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
-from octo.lsp.navigation.locations import withheld_hints
 from octo.lsp.navigation.next_calls import symbol_call
 from octo.lsp.navigation.target import FileRead
 from octo.lsp.navigation.target import FileTarget
@@ -99,9 +99,12 @@ async def workspace_symbols(
         entries = [e for e in _entries(sent) if not kinds or e[1] in kinds]
         seen = await see_files(ctx.paths, [e[3] for e in entries], query, read=False)
         shown: list[FoundSymbolEntry] = []
+        needed: set[Withheld] = set()
         for name, kind, container, path, line in entries:
             file = seen[path]
             inside = file.absolute == folder or file.absolute.is_relative_to(folder)
+            if file.withheld is not None and inside:
+                needed.add(file.withheld)
             if file.external or file.withheld or not inside:
                 continue
             shown.append(
@@ -131,7 +134,11 @@ async def workspace_symbols(
             hints.append(
                 f"Its signature: {symbol_call('lspHover', symbol.uri, symbol.name, symbol.line)}"
             )
-        hints.extend(withheld_hints(query, seen.values()))
+        if needed:
+            hints.append(
+                "Symbols in hidden or credential files were left out; to list them (secrets stay"
+                f" redacted): {query.with_opt_ins(sorted(needed))}"
+            )
         return answer(target, result, hints)
 
     return await on_servers(ctx, read, run)
