@@ -1,7 +1,12 @@
-"""LSP overhead: warm goto-definition and references through octo vs. straight to the server.
+"""LSP overhead: warm goto-definition, references and the symbol operations (outline,
+workspace symbols, hover, implementation, type hierarchy, diagnostics) through octo vs.
+straight to the server; and localSearchStructure over the standard library vs. the ast-grep
+CLI on the same pattern.
 
 Run: .venv/bin/python benchmarks/bench_lsp.py [server]   (default basedpyright; also ty)
 Prints the cold first answer, warm medians both ways, octo's overhead, and the pool's RSS.
+The structural-search baseline needs the ast-grep CLI: .venv/bin/pip install ast-grep-cli
+(for the benchmark only); without it that comparison prints one line saying so.
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ from pygls.protocol import default_converter
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.servers.pool import LspPool
+from bench_lsp_operations import OPENED
+from bench_lsp_operations import octo_operations
+from bench_lsp_operations import raw_operations
+from bench_lsp_operations import structure_versus_cli
 from octo.lsp.servers.commands import find_server
+from octo.lsp.servers.pool import LspPool
 
 PROJECT = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures" / "py_project"
 ROUNDS = 50
@@ -78,7 +87,7 @@ def _converter() -> Any:
     return converter
 
 
-async def straight(server: str) -> tuple[float, float]:
+async def straight(server: str) -> tuple[tuple[float, float], dict[str, float]]:
     command = find_server("python", dict(os.environ, OCTO_LSP_PYTHON_SERVERS=server))
     client = LanguageClient("bench", "0", converter_factory=_converter)
     client.feature(lsp.WORKSPACE_CONFIGURATION)(lambda params: [None for _ in params.items])
@@ -103,7 +112,7 @@ async def straight(server: str) -> tuple[float, float]:
         )
         client.initialized(lsp.InitializedParams())
         client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-        for name in ("main.py", "shapes.py"):
+        for name in ("main.py", "shapes.py", *OPENED):
             path = PROJECT / name
             client.text_document_did_open(
                 lsp.DidOpenTextDocumentParams(
@@ -122,10 +131,11 @@ async def straight(server: str) -> tuple[float, float]:
         )
         await client.text_document_definition_async(definition)
         await client.text_document_references_async(references)
-        return (
+        medians = (
             await _median_ms(lambda: client.text_document_definition_async(definition)),
             await _median_ms(lambda: client.text_document_references_async(references)),
         )
+        return medians, await raw_operations(client, server)
     finally:
         await client.shutdown_async(None)
         client.exit(None)
@@ -139,7 +149,8 @@ async def straight(server: str) -> tuple[float, float]:
 async def main() -> None:
     server = sys.argv[1] if len(sys.argv) > 1 else "basedpyright"
     cold, octo_def, octo_refs, rss = await through_octo(server)
-    raw_def, raw_refs = await straight(server)
+    octo_ops = await octo_operations(server)
+    (raw_def, raw_refs), raw_ops = await straight(server)
     print(f"lsp[{server}] cold first goto-definition through octo: {cold * 1000:.0f} ms")
     print(
         f"lsp[{server}] warm goto-definition: octo {octo_def:.2f} ms, raw pygls {raw_def:.2f} ms,"
@@ -150,6 +161,16 @@ async def main() -> None:
         f" overhead {octo_refs - raw_refs:+.2f} ms (median of {ROUNDS})"
     )
     print(f"lsp[{server}] pool RSS: {rss:.0f} MB (1 server, process group)")
+    for name, octo_ms in octo_ops.items():
+        raw_ms = raw_ops.get(name)
+        if raw_ms is None:
+            print(f"lsp[{server}] warm {name}: not supported by {server}")
+            continue
+        print(
+            f"lsp[{server}] warm {name}: octo {octo_ms:.2f} ms, raw pygls {raw_ms:.2f} ms,"
+            f" overhead {octo_ms - raw_ms:+.2f} ms (median of {ROUNDS})"
+        )
+    print(await structure_versus_cli())
 
 
 if __name__ == "__main__":

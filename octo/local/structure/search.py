@@ -39,6 +39,8 @@ TOOL = "localSearchStructure"
 MAX_MATCHES = 2000
 #: Files read and matched per worker-thread hop.
 BATCH = 64
+#: Batches parsed at once (ast-grep releases the GIL while it parses).
+WORKERS = min(4, os.cpu_count() or 1)
 #: Larger files are skipped (generated bundles, data).
 MAX_FILE_BYTES = 2_000_000
 
@@ -127,29 +129,38 @@ async def search_structure(
         places.append(place)
         left_out += skipped
     base = Path(os.path.commonpath([str(p.directory) for p in places]))
-    found: list[StructureMatch] = []
-    searched = 0
-    cut = False
-    # Parsing is abandoned at the deadline (the worker finishes its batch unheard).
+    batches = [
+        (place, place.files[start : start + BATCH])
+        for place in places
+        for start in range(0, len(place.files), BATCH)
+    ]
+    parts: list[list[StructureMatch] | None] = [None] * len(batches)
+    workers = anyio.CapacityLimiter(WORKERS)
+    total = 0
+
+    async def one(index: int, place: _Place, files: list[str]) -> None:
+        nonlocal total
+        async with workers:
+            if total >= MAX_MATCHES:
+                return
+            found = await anyio.to_thread.run_sync(
+                _read_batch, place, files, base, matcher, MAX_MATCHES, abandon_on_cancel=True
+            )
+        parts[index] = found
+        total += len(found)
+
+    # Parsing is abandoned at the deadline (a worker finishes its batch unheard).
     with anyio.move_on_after(max(1.0, ctx.config.query_timeout * 0.75)) as scope:
-        for place in places:
-            for start in range(0, len(place.files), BATCH):
-                batch = place.files[start : start + BATCH]
-                found += await anyio.to_thread.run_sync(
-                    _read_batch,
-                    place,
-                    batch,
-                    base,
-                    matcher,
-                    MAX_MATCHES - len(found),
-                    abandon_on_cancel=True,
-                )
-                searched += len(batch)
-                if len(found) >= MAX_MATCHES:
-                    cut = True
-                    break
-            if cut:
-                break
+        async with anyio.create_task_group() as group:
+            for index, (place, files) in enumerate(batches):
+                group.start_soon(one, index, place, files)
+    # In file order, whichever worker finished first.
+    found = [match for part in parts if part is not None for match in part]
+    searched = sum(
+        len(files) for part, (_, files) in zip(parts, batches, strict=True) if part is not None
+    )
+    cut = len(found) > MAX_MATCHES or (total >= MAX_MATCHES and None in parts)
+    found = found[:MAX_MATCHES]
     partial = cut or scope.cancelled_caught
     chosen, pagination = page_of(found, query.matchesPerPage, query.page)
     result = SearchStructureResult(

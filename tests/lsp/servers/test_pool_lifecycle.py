@@ -148,6 +148,11 @@ async def test_no_server_is_started_before_a_query_needs_one(gateway: GatewayFac
     assert [spec.name for spec in gw.tools() if spec.name.startswith("lsp")] == [
         "lspGotoDefinition",
         "lspFindReferences",
+        "lspHover",
+        "lspTypeHierarchy",
+        "lspDocumentSymbols",
+        "lspWorkspaceSymbols",
+        "lspDiagnostics",
         "lspCallHierarchy",
     ]
     missing = result_of(await gw.lsp_goto_definition([{**DEFINITION, "symbolName": "nope"}]))
