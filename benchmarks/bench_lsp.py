@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from bench_lsp_operations import OPENED
+from bench_lsp_operations import octo_operations
+from bench_lsp_operations import raw_operations
+from bench_lsp_operations import structure_versus_cli
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import default_converter
 
 from octo import Gateway
 from octo.core.config import Config
-from bench_lsp_operations import OPENED
-from bench_lsp_operations import octo_operations
-from bench_lsp_operations import raw_operations
-from bench_lsp_operations import structure_versus_cli
 from octo.lsp.servers.commands import find_server
 from octo.lsp.servers.pool import LspPool
 
