@@ -12,7 +12,6 @@ The structural-search baseline needs the ast-grep CLI: .venv/bin/pip install ast
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import anyio
 from bench_lsp_operations import OPENED
+from bench_lsp_operations import median_ms
 from bench_lsp_operations import octo_operations
 from bench_lsp_operations import raw_operations
 from bench_lsp_operations import structure_versus_cli
@@ -56,15 +56,6 @@ def _rss_mb(groups: list[int]) -> float:
     return total / 1024
 
 
-async def _median_ms(call: Any) -> float:
-    samples = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        await call()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 async def through_octo(server: str) -> tuple[float, float, float, float]:
     env = dict(os.environ, OCTO_LSP_PYTHON_SERVERS=server)
     async with Gateway(Config.from_env(env), roots=[PROJECT]) as gw:
@@ -73,8 +64,8 @@ async def through_octo(server: str) -> tuple[float, float, float, float]:
         cold = time.perf_counter() - start
         assert first.results[0].status == "success", first.to_wire()
         await gw.lsp_find_references([REFERENCES])
-        definition = await _median_ms(lambda: gw.lsp_goto_definition([DEFINITION]))
-        references = await _median_ms(lambda: gw.lsp_find_references([REFERENCES]))
+        definition = await median_ms(lambda: gw.lsp_goto_definition([DEFINITION]))
+        references = await median_ms(lambda: gw.lsp_find_references([REFERENCES]))
         rss = _rss_mb(gw.runtime.backend(LspPool).process_ids())
     return cold, definition, references, rss
 
@@ -97,7 +88,7 @@ async def straight(server: str) -> tuple[tuple[float, float], dict[str, float]]:
         client.feature(method)(lambda params: None)
     await client.start_io(*command.argv, cwd=str(PROJECT), start_new_session=True)
     try:
-        await client.initialize_async(
+        initialized = await client.initialize_async(
             lsp.InitializeParams(
                 process_id=os.getpid(),
                 root_uri=PROJECT.as_uri(),
@@ -132,10 +123,10 @@ async def straight(server: str) -> tuple[tuple[float, float], dict[str, float]]:
         await client.text_document_definition_async(definition)
         await client.text_document_references_async(references)
         medians = (
-            await _median_ms(lambda: client.text_document_definition_async(definition)),
-            await _median_ms(lambda: client.text_document_references_async(references)),
+            await median_ms(lambda: client.text_document_definition_async(definition)),
+            await median_ms(lambda: client.text_document_references_async(references)),
         )
-        return medians, await raw_operations(client, server)
+        return medians, await raw_operations(client, initialized.capabilities)
     finally:
         await client.shutdown_async(None)
         client.exit(None)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
 from octo import Gateway
@@ -87,7 +88,8 @@ OPERATIONS: dict[str, tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]
 }
 
 
-async def _median_ms(call: Callable[[], Awaitable[Any]]) -> float:
+async def median_ms(call: Callable[[], Awaitable[Any]]) -> float:
+    """Median milliseconds of ROUNDS calls, after one unmeasured call."""
     await call()
     samples = []
     for _ in range(ROUNDS):
@@ -106,13 +108,13 @@ async def octo_operations(server: str) -> dict[str, float]:
             first = (await gw.call(tool, [query])).to_wire()["results"][0]
             if first["status"] == "error":
                 continue
-            found[name] = await _median_ms(lambda t=tool, q=query: gw.call(t, [q]))
+            found[name] = await median_ms(lambda t=tool, q=query: gw.call(t, [q]))
     return found
 
 
-async def raw_operations(client: LanguageClient, server: str) -> dict[str, float]:
-    """Warm median of each operation's raw requests on an initialized pygls client."""
-    capabilities = client.server_capabilities
+async def raw_operations(client: LanguageClient, capabilities: Any) -> dict[str, float]:
+    """Warm median of each operation's raw requests on an initialized pygls client (the
+    server's ``capabilities`` say which it offers)."""
     found: dict[str, float] = {}
     for name, (_tool, _query, requests, capability) in OPERATIONS.items():
         if not getattr(capabilities, _snake(capability), None):
@@ -120,13 +122,16 @@ async def raw_operations(client: LanguageClient, server: str) -> dict[str, float
 
         async def run(requests: list[tuple[str, dict[str, Any]]] = requests) -> None:
             previous: Any = None
-            for method, params in requests:
+            converter = client.protocol._converter
+            for method, raw in requests:
                 if method.startswith("typeHierarchy/"):
-                    params = {"item": previous[0]}
+                    raw = {"item": previous[0]}
+                # pygls sends typed params: the JSON structured as the method's params type.
+                params = converter.structure(raw, lsp.METHOD_TO_TYPES[method][2])
                 previous = await client.protocol.send_request_async(method, params)
-                previous = client.protocol._converter.unstructure(previous)
+                previous = converter.unstructure(previous)
 
-        found[name] = await _median_ms(run)
+        found[name] = await median_ms(run)
     return found
 
 
