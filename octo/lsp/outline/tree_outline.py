@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from octo.lsp.outline.models import OutlineSymbol
 
 if TYPE_CHECKING:
+    from tree_sitter import Language
     from tree_sitter import Node
     from tree_sitter import Parser
 
@@ -94,15 +95,24 @@ def has_grammar(path: Path) -> bool:
 
 
 @cache
-def _parser(module: str, function: str) -> Parser | None:
+def _language(module: str, function: str) -> Language | None:
     try:
         from tree_sitter import Language
-        from tree_sitter import Parser
 
         grammar = importlib.import_module(module)
     except ImportError:
         return None
-    return Parser(Language(getattr(grammar, function)()))
+    return Language(getattr(grammar, function)())
+
+
+def _parser(module: str, function: str) -> Parser | None:
+    """A parser of its own per call: worker threads may outline files at once."""
+    language = _language(module, function)
+    if language is None:
+        return None
+    from tree_sitter import Parser
+
+    return Parser(language)
 
 
 def _name(node: Node) -> str:

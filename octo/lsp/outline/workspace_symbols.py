@@ -13,6 +13,7 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.confined import open_confined
 from octo.core.errors import LspNotAvailableError
 from octo.core.paging import page_hints
 from octo.core.paging import page_of
@@ -60,7 +61,12 @@ def _project(pool: LspPool, paths: PathPolicy, raw: str) -> tuple[FileRead, Path
         )
     language = pool.language(sample)
     folder = place if place.is_dir() else place.parent
-    return FileRead(Source.read(sample), root, language), folder
+    with open_confined(root, sample, raw) as opened:
+        data, stat = opened.read_bytes(), opened.stat
+    source = Source(
+        sample, data.decode("utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size)
+    )
+    return FileRead(source, root, language), folder
 
 
 def _entries(reply: Any) -> list[tuple[str, str, str | None, Path, int]]:
