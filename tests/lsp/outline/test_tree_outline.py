@@ -3,6 +3,7 @@ hidden/credential gates on it, and redaction of what it shows."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,15 @@ async def test_a_secret_in_a_signature_is_redacted(gateway: Gateway, project: Pa
     assert symbol["name"] == "connect"
     assert symbol["detail"].startswith("def connect(token=")
     assert TOKEN not in str(result)
+
+
+async def test_a_large_read_hints_at_the_outline(gateway: Gateway, project: Path) -> None:
+    body = "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(2000))
+    (project / "large.py").write_text(body)
+    read: Any = result_of(await gateway.call("localGetFileContent", [{"path": "large.py"}]))
+    hint = next(h for h in read["hints"] if h.startswith("Its outline"))
+    query = json.loads(hint[hint.index("{") :])
+    assert query == {"uri": str(project / "large.py")}
+    outline = await _outline(gateway, **query, symbolsPerPage=2)
+    assert [s["name"] for s in outline["data"]["symbols"]] == ["f0", "f1"]
+    assert outline["data"]["totalSymbols"] == 2000
