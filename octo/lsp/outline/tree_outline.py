@@ -39,17 +39,15 @@ _JS = {
     "type_alias_declaration": "type",
 }
 
+_PYTHON = _Grammar(
+    "tree_sitter_python",
+    "language",
+    {"class_definition": "class", "function_definition": "function"},
+)
+
 _GRAMMARS: dict[str, _Grammar] = {
-    ".py": _Grammar(
-        "tree_sitter_python",
-        "language",
-        {"class_definition": "class", "function_definition": "function"},
-    ),
-    ".pyi": _Grammar(
-        "tree_sitter_python",
-        "language",
-        {"class_definition": "class", "function_definition": "function"},
-    ),
+    ".py": _PYTHON,
+    ".pyi": _PYTHON,
     ".ts": _Grammar("tree_sitter_typescript", "language_typescript", _JS),
     ".mts": _Grammar("tree_sitter_typescript", "language_typescript", _JS),
     ".tsx": _Grammar("tree_sitter_typescript", "language_tsx", _JS),
