@@ -87,11 +87,6 @@ _GRAMMARS: dict[str, _Grammar] = {
 _CLASSES = frozenset({"class", "interface", "struct"})
 
 
-def has_grammar(path: Path) -> bool:
-    """True when octo ships a grammar for ``path``'s extension."""
-    return path.suffix.lower() in _GRAMMARS
-
-
 @cache
 def _language(module: str, function: str) -> Language | None:
     try:
