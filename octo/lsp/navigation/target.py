@@ -58,9 +58,6 @@ class FileTarget:
     hints: tuple[str, ...]
     #: The settings of the query (its token budget).
     config: Config
-    #: The file as read (its text and its allowed root).
-    source: Source
-    allowed_root: Path
 
     def document(self) -> dict[str, Any]:
         """Request params naming the file (``textDocument``)."""
@@ -163,9 +160,7 @@ async def navigate(
             text=found.text,
         )
         position = {"line": found.line, "character": found.character}
-        return Target(
-            on.path, on.slot, hints, on.config, on.source, on.allowed_root, resolved, position
-        )
+        return Target(on.path, on.slot, hints, on.config, resolved, position)
 
     return await on_servers(ctx, read, lambda on, last: run(at_symbol(on), last))
 
@@ -193,9 +188,7 @@ async def on_servers(
         last = index == len(commands) - 1
         try:
             slot = await open_on(pool, read.source, language, read.allowed_root, command)
-            target = FileTarget(
-                read.source.path, slot, tuple(notes), ctx.config, read.source, read.allowed_root
-            )
+            target = FileTarget(read.source.path, slot, tuple(notes), ctx.config)
             return await run(target, last)
         except _FALL_BACK_ON as exc:
             if last:
