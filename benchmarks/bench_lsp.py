@@ -1,27 +1,36 @@
-"""LSP overhead: warm goto-definition and references through octo vs. straight to the server.
+"""LSP overhead: warm goto-definition, references and the symbol operations (outline,
+workspace symbols, hover, implementation, type hierarchy, diagnostics) through octo vs.
+straight to the server; and localSearchStructure over the standard library vs. the ast-grep
+CLI on the same pattern.
 
 Run: .venv/bin/python benchmarks/bench_lsp.py [server]   (default basedpyright; also ty)
 Prints the cold first answer, warm medians both ways, octo's overhead, and the pool's RSS.
+The structural-search baseline needs the ast-grep CLI: .venv/bin/pip install ast-grep-cli
+(for the benchmark only); without it that comparison prints one line saying so.
 """
 
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+from bench_lsp_operations import OPENED
+from bench_lsp_operations import median_ms
+from bench_lsp_operations import octo_operations
+from bench_lsp_operations import raw_operations
+from bench_lsp_operations import structure_versus_cli
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import default_converter
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.pool import LspPool
-from octo.lsp.servers import find_server
+from octo.lsp.servers.commands import find_server
+from octo.lsp.servers.pool import LspPool
 
 PROJECT = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures" / "py_project"
 ROUNDS = 50
@@ -47,15 +56,6 @@ def _rss_mb(groups: list[int]) -> float:
     return total / 1024
 
 
-async def _median_ms(call: Any) -> float:
-    samples = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        await call()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 async def through_octo(server: str) -> tuple[float, float, float, float]:
     env = dict(os.environ, OCTO_LSP_PYTHON_SERVERS=server)
     async with Gateway(Config.from_env(env), roots=[PROJECT]) as gw:
@@ -64,8 +64,8 @@ async def through_octo(server: str) -> tuple[float, float, float, float]:
         cold = time.perf_counter() - start
         assert first.results[0].status == "success", first.to_wire()
         await gw.lsp_find_references([REFERENCES])
-        definition = await _median_ms(lambda: gw.lsp_goto_definition([DEFINITION]))
-        references = await _median_ms(lambda: gw.lsp_find_references([REFERENCES]))
+        definition = await median_ms(lambda: gw.lsp_goto_definition([DEFINITION]))
+        references = await median_ms(lambda: gw.lsp_find_references([REFERENCES]))
         rss = _rss_mb(gw.runtime.backend(LspPool).process_ids())
     return cold, definition, references, rss
 
@@ -78,7 +78,7 @@ def _converter() -> Any:
     return converter
 
 
-async def straight(server: str) -> tuple[float, float]:
+async def straight(server: str) -> tuple[tuple[float, float], dict[str, float]]:
     command = find_server("python", dict(os.environ, OCTO_LSP_PYTHON_SERVERS=server))
     client = LanguageClient("bench", "0", converter_factory=_converter)
     client.feature(lsp.WORKSPACE_CONFIGURATION)(lambda params: [None for _ in params.items])
@@ -88,7 +88,7 @@ async def straight(server: str) -> tuple[float, float]:
         client.feature(method)(lambda params: None)
     await client.start_io(*command.argv, cwd=str(PROJECT), start_new_session=True)
     try:
-        await client.initialize_async(
+        initialized = await client.initialize_async(
             lsp.InitializeParams(
                 process_id=os.getpid(),
                 root_uri=PROJECT.as_uri(),
@@ -103,7 +103,7 @@ async def straight(server: str) -> tuple[float, float]:
         )
         client.initialized(lsp.InitializedParams())
         client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-        for name in ("main.py", "shapes.py"):
+        for name in ("main.py", "shapes.py", *OPENED):
             path = PROJECT / name
             client.text_document_did_open(
                 lsp.DidOpenTextDocumentParams(
@@ -122,10 +122,11 @@ async def straight(server: str) -> tuple[float, float]:
         )
         await client.text_document_definition_async(definition)
         await client.text_document_references_async(references)
-        return (
-            await _median_ms(lambda: client.text_document_definition_async(definition)),
-            await _median_ms(lambda: client.text_document_references_async(references)),
+        medians = (
+            await median_ms(lambda: client.text_document_definition_async(definition)),
+            await median_ms(lambda: client.text_document_references_async(references)),
         )
+        return medians, await raw_operations(client, initialized.capabilities)
     finally:
         await client.shutdown_async(None)
         client.exit(None)
@@ -139,7 +140,8 @@ async def straight(server: str) -> tuple[float, float]:
 async def main() -> None:
     server = sys.argv[1] if len(sys.argv) > 1 else "basedpyright"
     cold, octo_def, octo_refs, rss = await through_octo(server)
-    raw_def, raw_refs = await straight(server)
+    octo_ops = await octo_operations(server)
+    (raw_def, raw_refs), raw_ops = await straight(server)
     print(f"lsp[{server}] cold first goto-definition through octo: {cold * 1000:.0f} ms")
     print(
         f"lsp[{server}] warm goto-definition: octo {octo_def:.2f} ms, raw pygls {raw_def:.2f} ms,"
@@ -150,6 +152,16 @@ async def main() -> None:
         f" overhead {octo_refs - raw_refs:+.2f} ms (median of {ROUNDS})"
     )
     print(f"lsp[{server}] pool RSS: {rss:.0f} MB (1 server, process group)")
+    for name, octo_ms in octo_ops.items():
+        raw_ms = raw_ops.get(name)
+        if raw_ms is None:
+            print(f"lsp[{server}] warm {name}: not supported by {server}")
+            continue
+        print(
+            f"lsp[{server}] warm {name}: octo {octo_ms:.2f} ms, raw pygls {raw_ms:.2f} ms,"
+            f" overhead {octo_ms - raw_ms:+.2f} ms (median of {ROUNDS})"
+        )
+    print(await structure_versus_cli())
 
 
 if __name__ == "__main__":

@@ -245,6 +245,12 @@ class _FileRead:
         if next_query is not None:
             next_step = ", ".join(f"{key}={value}" for key, value in next_query.items())
             hints.append(f"Continue reading: {self._again(**next_query)}")
+            if self.query.startLine is None:
+                # A large file read from its top: its outline tells which lines to read.
+                outline = {"uri": str(self.folder / Path(self.query.path).name)}
+                hints.append(
+                    f"Its outline (classes, functions, lines): lspDocumentSymbols {compact_json(outline)}"
+                )
         elif wanted and last < len(lines):
             # The asked range fit; the file goes on (spec 000: requiresPagination).
             following = min(len(lines), last + (last - first + 1))

@@ -1,4 +1,5 @@
-"""The local code tools (search, read, listing, finding, finding then searching); their words
+"""The local code tools (search, read, listing, finding, finding then searching, structural
+search); their words
 are in tools.toml."""
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from octo.local.place_models import FindFilesPlaces
 from octo.local.place_models import SearchCodePlaces
 from octo.local.place_models import ViewStructurePlaces
 from octo.local.search_models import LocalSearchCodeResult
+from octo.local.structure.models import SearchStructureQuery
+from octo.local.structure.models import SearchStructureResult
 
 TOOLS = family_tools(
     __package__,
@@ -43,6 +46,12 @@ TOOLS = family_tools(
             FindAndSearchPlaces,
             FindAndSearchResult,
             "octo.local.place_tools:find_and_search_code",
+            5,
+        ),
+        "localSearchStructure": Binding(
+            SearchStructureQuery,
+            SearchStructureResult,
+            "octo.local.structure.search:search_structure",
             5,
         ),
     },

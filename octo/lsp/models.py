@@ -1,4 +1,4 @@
-"""Query and result models of lspGotoDefinition, lspFindReferences and lspCallHierarchy.
+"""Query and result models of the LSP tools that start at a symbol or a file.
 
 Lines are 1-based everywhere (``lineHint`` and every ``range``), so an answer's
 line can be fed straight back as a ``lineHint`` or to localGetFileContent;
@@ -26,9 +26,12 @@ from octo.core.sensitive import HIDDEN_DESCRIPTION
 from octo.core.sensitive import SENSITIVE_DESCRIPTION
 from octo.core.sensitive import Withheld
 
+#: What lspGotoDefinition looks for.
+DefinitionKind = Literal["definition", "typeDefinition", "implementation", "declaration"]
 
-class SymbolQuery(ToolQuery):
-    """Where the symbol is: a file and a name near a line."""
+
+class FileQuery(ToolQuery):
+    """A query about one file: where it is, and the opt-ins its reading may need."""
 
     #: The tool that takes this query (named in hints that repeat it).
     tool: ClassVar[str] = ""
@@ -37,6 +40,19 @@ class SymbolQuery(ToolQuery):
         min_length=1,
         description="File path (absolute, relative to the first allowed root) or file:// URI.",
     )
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
+
+    def with_opt_ins(self, needed: Iterable[Withheld]) -> str:
+        """This query as a call again, with the opt-ins ``needed`` set."""
+        flags = {"hidden": "hidden", "sensitive": "includeSensitive"}
+        again = {**self.params(), **{flags[reason]: True for reason in needed}}
+        return f"{self.tool} {compact_json(again)}"
+
+
+class SymbolQuery(FileQuery):
+    """Where the symbol is: a file and a name near a line."""
+
     symbolName: str = Field(
         min_length=1,
         max_length=255,
@@ -49,8 +65,6 @@ class SymbolQuery(ToolQuery):
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
     )
-    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
-    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     @field_validator("symbolName")
     @classmethod
@@ -62,18 +76,18 @@ class SymbolQuery(ToolQuery):
             )
         return symbol
 
-    def with_opt_ins(self, needed: Iterable[Withheld]) -> str:
-        """This query as a call again, with the opt-ins ``needed`` set."""
-        flags = {"hidden": "hidden", "sensitive": "includeSensitive"}
-        again = {**self.params(), **{flags[reason]: True for reason in needed}}
-        return f"{self.tool} {compact_json(again)}"
-
 
 class GotoDefinitionQuery(SymbolQuery):
     """One lspGotoDefinition query."""
 
     tool: ClassVar[str] = "lspGotoDefinition"
 
+    kind: DefinitionKind = Field(
+        default="definition",
+        description="definition: where it is defined; typeDefinition: where its type is"
+        " defined; implementation: what implements it (an interface's, a protocol's or an"
+        " abstract method's implementations); declaration: where it is declared.",
+    )
     contextLines: int = Field(
         default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
     )
@@ -158,10 +172,9 @@ class CodeLocation(BaseModel):
     withheld: Withheld | None = Field(default=None, description=_WITHHELD)
 
 
-class NavigationResult(ToolResult):
-    """What every LSP answer holds: where the symbol was found, and the server that answered."""
+class ServerAnswer(ToolResult):
+    """What every LSP answer holds: the server that answered, and whether it is whole."""
 
-    resolved: ResolvedSymbol
     server: str = Field(description="The language server that answered.")
     partial: bool | None = Field(
         default=None,
@@ -169,6 +182,12 @@ class NavigationResult(ToolResult):
         " a limit or a failed request left calls out (call hierarchy); the hints say which.",
     )
     tokens: TokenInfo | None = None
+
+
+class NavigationResult(ServerAnswer):
+    """An answer about a symbol: where it was found, and the server that answered."""
+
+    resolved: ResolvedSymbol
 
 
 class GotoDefinitionResult(NavigationResult):
@@ -228,3 +247,59 @@ class CallHierarchyResult(NavigationResult):
         # No calls found in a walk a limit cut short says nothing of whether there are any;
         # a page past the last one is empty, with the way to the last page in a hint.
         return not self.calls and not self.partial
+
+
+class HoverQuery(SymbolQuery):
+    """One lspHover query."""
+
+    tool: ClassVar[str] = "lspHover"
+
+    maxChars: int = Field(
+        default=4000, ge=200, le=20000, description="Longest hover text returned (markdown)."
+    )
+
+
+class HoverResult(NavigationResult):
+    markdown: str | None = Field(
+        description="The symbol's signature and documentation as the server renders them."
+    )
+    truncated: bool = Field(default=False, description="True when markdown was cut to maxChars.")
+    range: Range | None = Field(default=None, description="What the hover is about, if said.")
+
+    def is_empty(self) -> bool:
+        return not self.markdown
+
+
+class TypeHierarchyQuery(SymbolQuery):
+    """One lspTypeHierarchy query."""
+
+    tool: ClassVar[str] = "lspTypeHierarchy"
+
+    direction: Literal["supertypes", "subtypes", "both"] = Field(
+        default="both", description="supertypes: what it extends; subtypes: what extends it."
+    )
+    depth: int = Field(default=1, ge=1, le=3, description="Levels to follow (1-3).")
+
+
+class TypeNode(BaseModel):
+    """A class or interface in the hierarchy, and the one it was reached from."""
+
+    name: str
+    kind: str = Field(description="LSP symbol kind (class, interface, struct...).")
+    detail: str | None = None
+    uri: str = Field(description=_URI)
+    path: str = Field(description=_PATH)
+    range: Range = Field(description="Its name (selection range).")
+    depth: int = Field(description="1 for direct super/subtypes, 2-3 beyond.")
+    of: str = Field(description="The type it is a super- or subtype of.")
+    external: bool | None = None
+    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
+
+
+class TypeHierarchyResult(NavigationResult):
+    item: TypeNode = Field(description="The type the hierarchy starts from (depth 0).")
+    supertypes: list[TypeNode]
+    subtypes: list[TypeNode]
+
+    def is_empty(self) -> bool:
+        return not self.supertypes and not self.subtypes

@@ -69,6 +69,7 @@ async def test_workflows_are_prompts_with_arguments(client: Client) -> None:
     assert set(prompts) == {
         "explore-repository",
         "trace-symbol",
+        "map-code-by-symbols",
         "library-usage-on-github",
         "research-package",
         "why-did-this-change",

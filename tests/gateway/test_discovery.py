@@ -46,6 +46,7 @@ async def test_the_guide_has_its_parts(gateway: octo.Gateway) -> None:
     assert names == [
         "Explore an unfamiliar repository",
         "Trace a symbol",
+        "Map code by its symbols",
         "Find how a library is used across GitHub",
         "Research a package",
         "Why did this change",

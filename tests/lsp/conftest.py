@@ -18,7 +18,7 @@ import pytest
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.pool import LspPool
+from octo.lsp.servers.pool import LspPool
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

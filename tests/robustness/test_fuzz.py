@@ -39,7 +39,7 @@ from octo.core.envelope import QueryStatus
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.faces.mcp_server import build_server
-from octo.lsp.servers import DEFAULT_ORDER
+from octo.lsp.servers.commands import DEFAULT_ORDER
 from octo.registry import all_tools
 
 # Every tool fuzzed with hypothesis: tens of seconds.

@@ -12,7 +12,7 @@ import pytest
 
 from octo.core.config import Config
 from octo.faces.library import Gateway
-from octo.lsp.pool import LspPool
+from octo.lsp.servers.pool import LspPool
 from octo.transports.ripgrep import open_rg
 from tests.lsp.conftest import SOURCE
 from tests.lsp.conftest import fake_env

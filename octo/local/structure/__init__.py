@@ -1,0 +1,1 @@
+"""localSearchStructure: structural (syntax-tree) search with ast-grep patterns and rules."""

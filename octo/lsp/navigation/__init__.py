@@ -1,0 +1,1 @@
+"""Questions about a symbol at a place: definition, references, calls, hover, types."""

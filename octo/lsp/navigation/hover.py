@@ -1,0 +1,81 @@
+"""lspHover: a symbol's type signature and documentation, as its server renders them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.redaction import redact
+from octo.lsp.models import HoverQuery
+from octo.lsp.models import HoverResult
+from octo.lsp.navigation.locations import range_of
+from octo.lsp.navigation.next_calls import short_name
+from octo.lsp.navigation.next_calls import symbol_call
+from octo.lsp.navigation.target import Target
+from octo.lsp.navigation.target import answer
+from octo.lsp.navigation.target import ask
+from octo.lsp.navigation.target import navigate
+from octo.lsp.navigation.target import require
+
+
+def hover_text(contents: Any) -> str:
+    """Hover contents (MarkupContent, MarkedString or a list of them) as one markdown text."""
+    if isinstance(contents, str):
+        return contents
+    if isinstance(contents, list):
+        return "\n\n".join(part for part in map(hover_text, contents) if part)
+    if isinstance(contents, Mapping):
+        value = contents.get("value")
+        if not isinstance(value, str):
+            return ""
+        language = contents.get("language")
+        # A MarkedString with a language is a code block; MarkupContent is text as is.
+        return f"```{language}\n{value}\n```" if isinstance(language, str) else value
+    return ""
+
+
+def cut_markdown(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` within ``limit`` characters, cut at a line end where one is near, with an
+    open code fence closed so the rest still renders."""
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    line_end = cut.rfind("\n")
+    if line_end > limit // 2:
+        cut = cut[:line_end]
+    if cut.count("```") % 2:
+        cut += "\n```"
+    return cut + "\n...", True
+
+
+async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
+    """The hover text of the symbol at uri near lineHint."""
+
+    async def run(target: Target, _last: bool) -> Answer[HoverResult]:
+        require(target.slot, "hoverProvider", "hover")
+        sent = await ask(target.slot, lsp.TEXT_DOCUMENT_HOVER, target.params())
+        contents = sent.get("contents") if isinstance(sent, Mapping) else None
+        # Redacted before the cut, so the cut cannot split a secret from its shape.
+        text = redact(hover_text(contents).strip())
+        markdown, truncated = cut_markdown(text, query.maxChars)
+        where = sent.get("range") if isinstance(sent, Mapping) else None
+        result = HoverResult(
+            resolved=target.resolved,
+            server=target.slot.server_id,
+            markdown=markdown or None,
+            truncated=truncated,
+            range=range_of(where) if where else None,
+        )
+        name, line = short_name(query), target.resolved.line
+        hints = [f"Where it is defined: {symbol_call('lspGotoDefinition', query.uri, name, line)}"]
+        if truncated:
+            hints.append(f"The text was cut at {query.maxChars} characters; raise maxChars.")
+        if not markdown:
+            hints.insert(0, f"{target.slot.server_id} has nothing to show for '{name}' here.")
+        return answer(target, result, hints)
+
+    return await navigate(ctx, query, run)

@@ -1,0 +1,1 @@
+"""Answers about whole files and the workspace: outlines, symbols by name, diagnostics."""

@@ -1,0 +1,1 @@
+"""The language servers octo runs: finding, starting, pooling and talking to them."""
