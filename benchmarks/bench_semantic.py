@@ -56,9 +56,9 @@ def index_in_child(tree: Path, index_dir: Path) -> tuple[float, float, str]:
 
 
 async def quality_lines(tree: Path, index_dir: Path) -> list[str]:
-    from octo.semantic.embedder import BundledEmbedder
+    from octo.semantic.indexing.embedder import BundledEmbedder
     from octo.semantic.indexes import default_index_name
-    from octo.semantic.store_sqlite import SqliteStore
+    from octo.semantic.store.sqlite import SqliteStore
 
     store = SqliteStore(index_dir)
     name = default_index_name(tree)
@@ -106,7 +106,7 @@ async def large_lines(tree: Path, index_dir: Path) -> list[str]:
     import numpy as np
 
     from octo.semantic.indexes import default_index_name
-    from octo.semantic.store_sqlite import SqliteStore
+    from octo.semantic.store.sqlite import SqliteStore
 
     config = Config.from_env(env_for(index_dir))
     query = [{"path": str(tree)}]

@@ -85,9 +85,9 @@ def evaluate(
     store: Any, name: str, questions: list[Question], vectors: list[Any]
 ) -> dict[str, Any]:
     """recall@5 and MRR@10 per mode (keyword, vector-only, hybrid), straight on the store."""
-    from octo.semantic.ranking import rank
-    from octo.semantic.store import ChunkFilter
-    from octo.semantic.terms import query_terms
+    from octo.semantic.search.ranking import rank
+    from octo.semantic.store.interface import ChunkFilter
+    from octo.semantic.indexing.terms import query_terms
 
     results: dict[str, tuple[float, float]] = {}
     misses: dict[str, list[str]] = {}

@@ -18,7 +18,7 @@ import pytest
 
 from octo import Config
 from octo import Gateway
-from octo.semantic.embedder import DEFAULT_MODEL
+from octo.semantic.indexing.embedder import DEFAULT_MODEL
 
 from .conftest import APP_PY
 from .conftest import one

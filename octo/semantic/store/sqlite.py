@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -18,25 +19,31 @@ from urllib.parse import quote
 
 from octo.core.errors import NotFoundError
 from octo.core.errors import ToolNotAvailableError
-from octo.semantic.store import CHUNK_COLUMNS
-from octo.semantic.store import ChunkFilter
-from octo.semantic.store import FileWrite
-from octo.semantic.store import IndexMeta
-from octo.semantic.store import IndexStats
-from octo.semantic.store import StoredChunk
-from octo.semantic.store import body_text
-from octo.semantic.store import filter_sql
-from octo.semantic.store import names_text
-from octo.semantic.store import stored_chunk
-from octo.semantic.walk import FileState
+from octo.semantic.indexing.walk import FileState
+from octo.semantic.store.interface import CHUNK_COLUMNS
+from octo.semantic.store.interface import ChunkFilter
+from octo.semantic.store.interface import FileWrite
+from octo.semantic.store.interface import IndexMeta
+from octo.semantic.store.interface import IndexStats
+from octo.semantic.store.interface import StoredChunk
+from octo.semantic.store.interface import body_text
+from octo.semantic.store.interface import filter_sql
+from octo.semantic.store.interface import names_text
+from octo.semantic.store.interface import stored_chunk
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from octo.semantic.store import Vector
+    from octo.semantic.store.interface import Vector
 
-_SCHEMA = """
+#: The embedding lease: who embeds this index, until when (renewed by every batch).
+_LEASE_TABLE = """
+CREATE TABLE IF NOT EXISTS lease(
+    id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until REAL NOT NULL);
+"""
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
     path TEXT PRIMARY KEY, language TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,
@@ -52,6 +59,8 @@ CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(embed_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(names, body, tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 """
+    + _LEASE_TABLE
+)
 #: BM25 weights of the FTS columns: a word in a name counts four times one in the code.
 _BM25 = "bm25(chunks_fts, 4.0, 1.0)"
 #: A chunk whose vector is not computed yet.
@@ -251,6 +260,27 @@ class SqliteStore:
         with self._lock:
             self._counts[name] = (version, counted)
         return counted
+
+    def claim(self, name: str, holder: str, until: float) -> bool:
+        with self._db(name) as db:
+            db.execute(_LEASE_TABLE)  # indexes built before leases existed
+            cursor = db.execute(
+                "INSERT INTO lease VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " holder = excluded.holder, until = excluded.until"
+                " WHERE lease.holder = excluded.holder OR lease.until < ?",
+                (holder, until, time.time()),
+            )
+            return cursor.rowcount == 1
+
+    def release(self, name: str, holder: str) -> None:
+        with self._db(name) as db:
+            db.execute(_LEASE_TABLE)
+            db.execute("DELETE FROM lease WHERE holder = ?", (holder,))
+
+    def embedding_running(self, name: str, now: float) -> bool:
+        with self._db(name) as db:
+            db.execute(_LEASE_TABLE)
+            return db.execute("SELECT 1 FROM lease WHERE until >= ?", (now,)).fetchone() is not None
 
     def _version(self, db: sqlite3.Connection) -> int:
         """Bumped by every write: what cached figures of the index are checked against."""
