@@ -71,7 +71,8 @@ def authorize(ctx: QueryContext, meta: IndexMeta) -> Path:
     root = Path(meta.root)
     if ctx.paths.root_of(root) is None:
         raise PathNotAllowedError(
-            f"Index '{meta.name}' covers {meta.root}, outside the allowed roots",
+            # Its root is not named: a tree outside the roots is not shown in any answer.
+            f"Index '{meta.name}' covers a tree outside the allowed roots",
             hints=[
                 "Allowed roots: " + ", ".join(str(r) for r in ctx.paths.roots),
                 f"Pick an index of one of them: {_LIST_HINT}",
