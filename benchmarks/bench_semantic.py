@@ -149,6 +149,30 @@ def full_text_lines(index_dir: Path, name: str, sets: dict[str, list[Question]])
     return lines
 
 
+def precision_lines(index_dir: Path, name: str, sets: dict[str, list[Question]]) -> list[str]:
+    """The default model's vectors stored in float32 instead of float16 (quantized, the
+    store's format), at 100%: what the quantization costs."""
+    from octo.semantic.indexing.static_model import StaticEmbedder
+    from octo.semantic.store.sqlite import SqliteStore
+
+    place = with_share(index_dir / f"{name}.sqlite", index_dir / "float32", 100)
+    with sqlite3.connect(place / f"{name}.sqlite") as db:
+        db.execute("UPDATE meta SET value = 'float32' WHERE key = 'vector_format'")
+        db.execute("DELETE FROM vectors")
+    store = SqliteStore(place)
+    pending = store.pending(name, 1_000_000)
+    embedder = StaticEmbedder()
+    matrix = embedder.encode([text for _, text in pending])
+    store.add_vectors(name, [(digest, matrix[i]) for i, (digest, _) in enumerate(pending)])
+    vectors = {k: [embedder.encode([q.query])[0] for q in v] for k, v in sets.items()}
+    lines = []
+    for set_name, questions in sets.items():
+        scores = evaluate(store, name, questions, vectors[set_name])["scores"]
+        figures = "  ".join(f"{LABELS[m]} {r:.3f}/{x:.3f}" for m, (r, x) in scores.items())
+        lines.append(f"wordllama float32 vectors 100% embedded, {set_name}: recall@5/MRR {figures}")
+    return lines
+
+
 def corpus_lines(tree: Path, work: Path, models: list[str]) -> list[str]:
     from octo.semantic.indexes import default_index_name
     from octo.semantic.store.sqlite import SqliteStore
@@ -185,6 +209,7 @@ def corpus_lines(tree: Path, work: Path, models: list[str]) -> list[str]:
         )
     if "wordllama" in models:
         lines.extend(full_text_lines(work / "indexes-wordllama", name, sets))
+        lines.extend(precision_lines(work / "indexes-wordllama", name, sets))
     return lines
 
 

@@ -1,7 +1,7 @@
 """The embedded store: one SQLite database per index (WAL: many readers and one writer, across
-processes too), keyword search with FTS5's BM25, vectors as float32 blobs searched exactly
-with numpy (a 10,000 x 384 matrix product takes about a millisecond; an ANN library pays
-off only far beyond the sizes one machine indexes)."""
+processes too), keyword search with FTS5's BM25, vectors as float16 blobs searched exactly
+with numpy (vector_blobs.py; a 10,000 x 256 matrix product takes about a millisecond, an ANN
+library pays off only far beyond the sizes one machine indexes)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,13 @@ from octo.semantic.store.interface import body_text
 from octo.semantic.store.interface import filter_sql
 from octo.semantic.store.interface import names_text
 from octo.semantic.store.interface import stored_chunk
+from octo.semantic.store.vector_blobs import FORMAT_KEY
+from octo.semantic.store.vector_blobs import NEW_FORMAT
+from octo.semantic.store.vector_blobs import VectorFormat
+from octo.semantic.store.vector_blobs import to_blob
+from octo.semantic.store.vector_blobs import to_matrix
+from octo.semantic.store.vector_blobs import top_scores
+from octo.semantic.store.vector_blobs import vector_format
 
 if TYPE_CHECKING:
     import numpy as np
@@ -155,6 +162,7 @@ class SqliteStore:
                     ("created_at", repr(meta.created_at)),
                     ("updated_at", repr(meta.updated_at)),
                     ("version", "0"),
+                    (FORMAT_KEY, NEW_FORMAT),
                 ],
             )
 
@@ -234,12 +242,11 @@ class SqliteStore:
         return [(row[13], stored_chunk(row).chunk.embed_text()) for row in rows]
 
     def add_vectors(self, name: str, vectors: Sequence[tuple[str, Vector]]) -> None:
-        import numpy as np
-
         with self._db(name) as db:
+            fmt = self._format(db)
             db.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                [(digest, np.asarray(v, dtype=np.float32).tobytes()) for digest, v in vectors],
+                [(digest, to_blob(v, fmt)) for digest, v in vectors],
             )
             self._bump(db)
 
@@ -317,36 +324,26 @@ class SqliteStore:
             "SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.embed_hash"
         ).fetchall()
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(row[1] for row in rows)
-        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1) if rows else None
-        if matrix is None:
-            matrix = np.zeros((0, 1), dtype=np.float32)
+        matrix = to_matrix([row[1] for row in rows], self._format(db))
         with self._lock:
             self._matrices[name] = (version, ids, matrix)
         return ids, matrix
 
+    def _format(self, db: sqlite3.Connection) -> VectorFormat:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (FORMAT_KEY,)).fetchone()
+        return vector_format(row[0] if row else None)
+
     def nearest(
         self, name: str, vector: Vector, where: ChunkFilter, limit: int
     ) -> list[tuple[int, float]]:
-        import numpy as np
-
         with self._db(name) as db:
             ids, matrix = self._matrix(db, name)
-            if not len(ids) or matrix.shape[1] != len(vector):
-                return []
-            scores = matrix @ np.asarray(vector, dtype=np.float32)
             condition, params = filter_sql(where, "?", _NO_VECTOR)
+            allowed = None
             if params:
-                allowed = [
-                    r[0] for r in db.execute(f"SELECT c.id FROM chunks c WHERE {condition}", params)
-                ]
-                scores = np.where(
-                    np.isin(ids, np.asarray(allowed, dtype=np.int64)), scores, -np.inf
-                )
-        count = min(limit, len(ids))
-        top = np.argpartition(-scores, count - 1)[:count]
-        ordered = top[np.argsort(-scores[top])]
-        return [(int(ids[i]), float(scores[i])) for i in ordered if np.isfinite(scores[i])]
+                query = f"SELECT c.id FROM chunks c WHERE {condition}"
+                allowed = [row[0] for row in db.execute(query, params)]
+        return top_scores(ids, matrix, vector, allowed, limit)
 
     def chunks(self, name: str, ids: Sequence[int]) -> list[StoredChunk]:
         if not ids:
