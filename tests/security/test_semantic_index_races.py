@@ -100,11 +100,14 @@ async def test_index_runs_under_a_flipping_symlink_never_store_outside_content(
     assert skipped > 0, "no run met a swapped file: the race was not exercised"
 
 
-async def test_an_unreadable_file_is_skipped_named_and_the_rest_indexed(tmp_path: Path) -> None:
+async def test_unreadable_and_hostile_files_are_skipped_named_and_the_rest_indexed(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "good.py").write_text("def good():\n    return 1\n")
     (root / "blob.py").write_bytes(b"def x():\n\x00\x01\x02 binary")
+    # Classes nested deeper than Python's recursion limit: the chunker cannot take it.
+    nested = "".join(" " * i + f"class C{i}:\n" for i in range(600)) + " " * 600 + "pass\n"
+    (root / "nested.py").write_text(nested)
     env = {"HOME": str(tmp_path / "home"), "OCTO_INDEX_DIR": str(tmp_path / "indexes")}
     gateway = Gateway(Config.from_env(env), roots=[root.resolve()])
     try:
@@ -114,6 +117,9 @@ async def test_an_unreadable_file_is_skipped_named_and_the_rest_indexed(tmp_path
     [result] = response.results
     assert result.data is not None, result.error
     stats = result.data.stats
-    assert stats.filesAdded == 1 and stats.filesSkipped == 1
-    assert stats.skipped == ["blob.py: 'blob.py' is binary"]
+    assert stats.filesAdded == 1 and stats.filesSkipped == 2
+    assert stats.skipped == [
+        "blob.py: 'blob.py' is binary",
+        "nested.py: 'nested.py' is nested too deeply to chunk",
+    ]
     assert any("skipped" in hint for hint in result.hints)

@@ -15,10 +15,9 @@ from octo.faces import cli
 from octo.faces.index_progress import ProgressPrinter
 from octo.faces.mcp_server import tool_definition
 from octo.registry import all_tools
-
-from .conftest import EMBED_MODEL
-from .conftest import EMBED_URL
-from .conftest import FakeEmbeddings
+from tests.semantic.conftest import EMBED_MODEL
+from tests.semantic.conftest import EMBED_URL
+from tests.semantic.conftest import FakeEmbeddings
 
 
 def test_index_and_clear_are_not_read_only_in_mcp_annotations() -> None:
@@ -47,18 +46,19 @@ def test_listing_tools_imports_no_semantic_library() -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_octo_index_command_waits_for_every_vector(
-    tree: Path,
-    tmp_path: Path,
-    fake_embeddings: FakeEmbeddings,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+@pytest.fixture
+def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's environment: indexes in the test's directory, the stand-in endpoint."""
     monkeypatch.setenv("OCTO_INDEX_DIR", str(tmp_path / "indexes"))
     monkeypatch.setenv("OCTO_EMBED_URL", EMBED_URL)
     monkeypatch.setenv("OCTO_EMBED_MODEL", EMBED_MODEL)
     monkeypatch.delenv("OCTO_ROOTS", raising=False)
     monkeypatch.delenv("OCTO_INDEX_URL", raising=False)
+
+
+def test_octo_index_command_waits_for_every_vector(
+    tree: Path, fake_embeddings: FakeEmbeddings, cli_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["index", str(tree), "--name", "cli-demo"]) == 0
     out = capsys.readouterr().out
     assert "[0] success" in out and "indexName: cli-demo" in out and "status: complete" in out
@@ -80,17 +80,8 @@ def test_octo_index_command_waits_for_every_vector(
 
 
 def test_octo_call_index_ends_fully_embedded_unless_no_wait(
-    tree: Path,
-    tmp_path: Path,
-    fake_embeddings: FakeEmbeddings,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    tree: Path, fake_embeddings: FakeEmbeddings, cli_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("OCTO_INDEX_DIR", str(tmp_path / "indexes"))
-    monkeypatch.setenv("OCTO_EMBED_URL", EMBED_URL)
-    monkeypatch.setenv("OCTO_EMBED_MODEL", EMBED_MODEL)
-    monkeypatch.delenv("OCTO_ROOTS", raising=False)
-    monkeypatch.delenv("OCTO_INDEX_URL", raising=False)
     keyword_only = ["call", "semanticIndexCodebase", "--root", str(tree), "--no-wait"]
     assert cli.main([*keyword_only, "-q", '{"path": ".", "indexName": "lazy"}']) == 0
     assert "status: complete" not in capsys.readouterr().out
