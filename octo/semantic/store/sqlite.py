@@ -9,13 +9,10 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterator
 from collections.abc import Sequence
-from contextlib import closing
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from octo.core.errors import NotFoundError
 from octo.core.errors import ToolNotAvailableError
@@ -30,6 +27,7 @@ from octo.semantic.store.interface import body_text
 from octo.semantic.store.interface import filter_sql
 from octo.semantic.store.interface import names_text
 from octo.semantic.store.interface import stored_chunk
+from octo.semantic.store.sqlite_connections import SqliteConnections
 from octo.semantic.store.vector_blobs import FORMAT_KEY
 from octo.semantic.store.vector_blobs import NEW_FORMAT
 from octo.semantic.store.vector_blobs import VectorFormat
@@ -83,40 +81,14 @@ class SqliteStore:
         self._matrices: dict[str, tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
         self._counts: dict[str, tuple[int, tuple[int, int]]] = {}
         self._lock = threading.Lock()
+        self._connections = SqliteConnections(directory, _SCHEMA)
 
     def _path(self, name: str) -> Path:
-        return self.directory / f"{name}.sqlite"
+        return self._connections.path(name)
 
-    @contextmanager
-    def _db(self, name: str, *, create: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection to index ``name`` in one transaction (committed on success).
-
-        SQLite failures are not octo's bugs: an index deleted meanwhile is NOT_FOUND, an
-        unwritable directory or a database locked for 30 s is TOOL_NOT_AVAILABLE.
-        """
-        path = self._path(name)
-        try:
-            if create:
-                self.directory.mkdir(parents=True, exist_ok=True)
-            uri = f"file:{quote(str(path))}?mode={'rwc' if create else 'rw'}"
-            with closing(sqlite3.connect(uri, uri=True, timeout=30.0)) as db:
-                db.execute("PRAGMA busy_timeout = 30000")
-                if create:
-                    db.execute("PRAGMA journal_mode = WAL")
-                    db.executescript(_SCHEMA)
-                db.execute("PRAGMA synchronous = NORMAL")
-                with db:
-                    yield db
-        except (sqlite3.Error, OSError) as exc:
-            if not create and not path.exists():
-                raise NotFoundError(
-                    f"Index '{name}' was deleted",
-                    hints=["List the indexes: semanticListIndexes {}"],
-                ) from None
-            raise ToolNotAvailableError(
-                f"The index store at {self.directory} failed: {exc}",
-                hints=["Check that OCTO_INDEX_DIR is writable and has free space, then retry."],
-            ) from None
+    def _db(self, name: str, *, create: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+        """A pooled connection to index ``name`` in one transaction."""
+        return self._connections.transaction(name, create=create)
 
     def _bump(self, db: sqlite3.Connection) -> None:
         db.execute(
@@ -378,6 +350,7 @@ class SqliteStore:
     def drop(self, name: str) -> bool:
         path = self._path(name)
         existed = path.is_file()
+        self._connections.forget(name)  # an open file cannot be deleted everywhere
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         with self._lock:
@@ -386,6 +359,7 @@ class SqliteStore:
         return existed
 
     def close(self) -> None:
+        self._connections.close()
         with self._lock:
             self._matrices.clear()
             self._counts.clear()

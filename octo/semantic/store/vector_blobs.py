@@ -61,7 +61,9 @@ def top_scores(
 
     if not len(ids) or matrix.shape[1] != len(vector):
         return []
-    scores = matrix @ np.asarray(vector, dtype=np.float32)
+    # einsum rather than BLAS's matrix-vector product: on two busy cores OpenBLAS's threads
+    # took 25 ms for 8,719 x 256 where einsum's single loop took 5 ms.
+    scores = np.einsum("ij,j->i", matrix, np.asarray(vector, dtype=np.float32))
     if allowed is not None:
         keep = np.isin(ids, np.asarray(allowed, dtype=np.int64))
         scores = np.where(keep, scores, -np.inf)
