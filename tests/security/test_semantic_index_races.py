@@ -100,7 +100,9 @@ async def test_index_runs_under_a_flipping_symlink_never_store_outside_content(
     assert skipped > 0, "no run met a swapped file: the race was not exercised"
 
 
-async def test_unreadable_and_hostile_files_are_skipped_named_and_the_rest_indexed(tmp_path: Path) -> None:
+async def test_unreadable_and_hostile_files_are_skipped_named_and_the_rest_indexed(
+    tmp_path: Path,
+) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "good.py").write_text("def good():\n    return 1\n")
