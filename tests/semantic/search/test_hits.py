@@ -15,10 +15,11 @@ from tests.semantic.conftest import one
 
 @pytest.fixture
 async def keyword_gateway(env: dict[str, str], tree: Path) -> AsyncIterator[Gateway]:
-    """A gateway that is not entered: the keyword side only, so the ranking is fixed."""
+    """A gateway that is not entered: the keyword side only, so the ranking is fixed; its
+    index is the only one under its root (PostgreSQL keeps every test's indexes)."""
     gw = Gateway(Config.from_env(env), roots=[tree])
     try:
-        built = await one(gw, "semanticIndexCodebase", {"path": ".", "indexName": "hits"})
+        built = await one(gw, "semanticIndexCodebase", {"path": "."})
         assert built["status"] == "success", built
         yield gw
     finally:
@@ -30,7 +31,6 @@ async def test_smart_context_keeps_a_class_apart_from_its_own_methods(
 ) -> None:
     query = {
         "query": "mailer send message retry later",
-        "indexName": "hits",
         "symbolType": ["class", "method"],
         "limit": 5,
     }
@@ -48,15 +48,13 @@ async def test_smart_context_keeps_a_class_apart_from_its_own_methods(
 async def test_a_hit_holding_few_of_the_query_words_is_marked_weak(
     keyword_gateway: Gateway,
 ) -> None:
-    strong = await one(
-        keyword_gateway, "semanticSearchCode", {"query": "parse duration", "indexName": "hits"}
-    )
+    strong = await one(keyword_gateway, "semanticSearchCode", {"query": "parse duration"})
     assert strong["data"]["results"][0]["symbolName"] == "parseDuration"
     assert "weak" not in strong["data"]["results"][0]
     weak = await one(
         keyword_gateway,
         "semanticSearchCode",
-        {"query": "parse zebra quantum giraffe", "indexName": "hits"},
+        {"query": "parse zebra quantum giraffe"},
     )
     assert weak["data"]["results"] and all(h["weak"] is True for h in weak["data"]["results"])
     assert any("weak" in hint for hint in weak["hints"])
