@@ -29,9 +29,9 @@ import numpy as np
 from bench_semantic_retrieval import evaluate
 from bench_semantic_retrieval import load_set
 
-from octo.semantic.store import CHUNK_COLUMNS
-from octo.semantic.store import stored_chunk
-from octo.semantic.store_sqlite import SqliteStore
+from octo.semantic.store.interface import CHUNK_COLUMNS
+from octo.semantic.store.interface import stored_chunk
+from octo.semantic.store.sqlite import SqliteStore
 
 SAMPLE = 64
 

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 SET_PATH = Path(__file__).with_name("semantic_retrieval_set.json")
+#: The second set: questions in plain words, without the code's identifiers.
+PLAIN_PATH = Path(__file__).with_name("semantic_plain_questions.json")
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -36,6 +38,12 @@ def load_set() -> tuple[dict[str, str], list[Question]]:
     data: dict[str, Any] = json.loads(SET_PATH.read_text(encoding="utf-8"))
     questions = [Question(q["query"], q["file"], tuple(q["symbols"])) for q in data["questions"]]
     return data["files"], questions
+
+
+def load_plain() -> list[Question]:
+    """The second set's questions (same corpus)."""
+    data: dict[str, Any] = json.loads(PLAIN_PATH.read_text(encoding="utf-8"))
+    return [Question(q["query"], q["file"], tuple(q["symbols"])) for q in data["questions"]]
 
 
 def corpus_problem(files: dict[str, str]) -> str | None:
@@ -84,17 +92,22 @@ def scores(ranks: list[int | None]) -> tuple[float, float]:
 def evaluate(
     store: Any, name: str, questions: list[Question], vectors: list[Any]
 ) -> dict[str, Any]:
-    """recall@5 and MRR@10 per mode (keyword, vector-only, hybrid), straight on the store."""
-    from octo.semantic.ranking import rank
-    from octo.semantic.store import ChunkFilter
-    from octo.semantic.terms import query_terms
+    """recall@5 and MRR@10 per mode (keyword, vector-only, hybrid), straight on the store, as
+    a search ranks on an index with its present share of vectors."""
+    from octo.semantic.indexing.terms import query_terms
+    from octo.semantic.search.ranking import rank
+    from octo.semantic.store.interface import ChunkFilter
 
+    total, embedded = store.counts(name)
+    share = embedded / total if total else 1.0
     results: dict[str, tuple[float, float]] = {}
     misses: dict[str, list[str]] = {}
     for mode in MODES:
         ranks = []
         for question, vector in zip(questions, vectors, strict=True):
-            ranked = rank(store, name, query_terms(question.query), vector, ChunkFilter(), mode, 50)
+            effective = mode if embedded else "keyword"
+            terms = query_terms(question.query)
+            ranked = rank(store, name, terms, vector, ChunkFilter(), effective, 50, share)
             chunks = {c.id: c for c in store.chunks(name, [r.id for r in ranked[:10]])}
             hits = [
                 (c.path, c.chunk.symbol_name, c.chunk.hierarchy)

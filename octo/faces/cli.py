@@ -79,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument(
         "--json", action="store_true", help="print exactly the bulk response as JSON on stdout"
     )
+    _no_wait_option(call)
     _root_option(
         call, "allowed root for local paths (repeatable; default OCTO_ROOTS, else the cwd)"
     )
@@ -113,8 +114,9 @@ def _parser() -> argparse.ArgumentParser:
         "index",
         help="build or update the semantic index of a directory (waits for every vector)",
         description="Index PATH for semanticSearchCode, incrementally, with a progress bar on a"
-        " terminal; answers once every chunk has its vector.",
+        " terminal; answers once every chunk has its vector (--no-wait: the keyword side only).",
     )
+    _no_wait_option(index)
     index.add_argument("path", metavar="PATH", help="directory to index")
     index.add_argument("--name", help="index name (default: folder name + short path hash)")
     _root_option(index, "allowed root (repeatable; default OCTO_ROOTS, else PATH itself)")
@@ -125,6 +127,14 @@ def _parser() -> argparse.ArgumentParser:
         "--output", type=Path, default=Path("docs/tools.md"), help="default docs/tools.md"
     )
     return parser
+
+
+def _no_wait_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="semanticIndexCodebase: answer once the keyword side is written (no vectors wait)",
+    )
 
 
 def _root_option(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -242,46 +252,37 @@ def _tools(name: str | None) -> int:
 
 
 async def _call(
-    config: Config, tool: str, queries: list[Any], roots: list[str] | None, as_json: bool
+    config: Config, tool: str, queries: list[Any], roots: list[str] | None, args: argparse.Namespace
 ) -> int:
     from octo.core.errors import CallError
+    from octo.faces.index_progress import INDEX_TOOL
+    from octo.faces.index_progress import ProgressPrinter
+    from octo.faces.index_progress import waiting
     from octo.faces.library import Gateway
 
+    progress = ProgressPrinter(sys.stderr, bar=sys.stderr.isatty())
+    indexing = tool in (INDEX_TOOL, "semantic_index_codebase")
+    if indexing:  # from the command line an index ends fully embedded
+        queries = waiting(queries, args.no_wait)
     try:
         async with Gateway(config, roots=roots) as gateway:
-            response = await gateway.call(tool, queries)
+            response = await gateway.call(tool, queries, progress=progress if indexing else None)
     except CallError as exc:
+        progress.close()
         print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
         return EXIT_BAD_CALL
-    print(response.to_compact_json() if as_json else render_readable(response.to_wire()))
+    progress.close()
+    print(response.to_compact_json() if args.json else render_readable(response.to_wire()))
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
 
-def _index(config: Config, path: str, name: str | None, roots: list[str] | None) -> int:
+def _index(config: Config, args: argparse.Namespace) -> int:
     """``octo index PATH``: semanticIndexCodebase waiting for every vector, with progress."""
-    from octo.faces.library import Gateway
+    from octo.faces.index_progress import run_index
 
-    bar = sys.stderr.isatty()
-
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        if bar and total:
-            filled = int(30 * done / total)
-            line = f"[{'#' * filled}{'.' * (30 - filled)}] {message or ''}"
-            print(f"\r{line:<72}", end="", file=sys.stderr)
-
-    async def run() -> int:
-        query: dict[str, Any] = {"path": path, "waitForEmbeddings": True}
-        if name:
-            query["indexName"] = name
-        allowed = roots or [str(r) for r in config.roots] or [path]
-        async with Gateway(config, roots=allowed) as gateway:
-            response = await gateway.call("semanticIndexCodebase", [query], progress=progress)
-        if bar:
-            print(file=sys.stderr)
-        print(render_readable(response.to_wire()))
-        return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
-
-    return anyio.run(run)
+    response = anyio.run(run_index, config, args.path, args.name, args.roots, args.no_wait)
+    print(render_readable(response.to_wire()))
+    return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
 
 def _serve(config: Config, args: argparse.Namespace) -> int:
@@ -388,10 +389,10 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"octo: {missing}", file=sys.stderr)
         return EXIT_BAD_CALL
     if args.command == "index":
-        return _index(config, args.path, args.name, args.roots)
+        return _index(config, args)
     try:
         queries = _load_queries(args.queries)
     except (OSError, ValueError) as exc:
         print(f"octo: bad --query: {exc}", file=sys.stderr)
         return EXIT_BAD_CALL
-    return anyio.run(_call, config, args.tool, queries, args.roots, args.json)
+    return anyio.run(_call, config, args.tool, queries, args.roots, args)

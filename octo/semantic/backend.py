@@ -1,18 +1,26 @@
 """The semantic family's per-runtime backend: the store, the embedder, one writer per index, and
 the background jobs that compute vectors batch by batch.
 
-Embedding is slow (about half a second per chunk on two cores), so nobody waits for it to
-search: indexing writes the keyword side at once, then a job embeds the chunks that have no
-vector yet in batches, each committed as it is done. A job interrupted (the gateway closed,
-the machine stopped) loses at most its batch in flight; the next index run or search resumes
-it from what the store says is missing.
+Nobody waits for vectors to search: indexing writes the keyword side at once, then a job embeds
+the chunks that have no vector yet in batches, each committed as it is done. A job interrupted
+(the gateway closed, the machine stopped) loses at most its batch in flight; the next index run
+or search resumes it from what the store says is missing.
+
+One process embeds an index at a time: the job holds a lease in the store, renewed by every
+batch and released when it stops, so ``embeddingRunning`` is true in every process exactly
+while some process embeds. A job that finds the lease taken follows the other's progress and
+takes over if that lease lapses (its holder died).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -24,19 +32,20 @@ from octo.contract import ProgressReporter
 from octo.contract import Runtime
 from octo.core.errors import OctoError
 from octo.core.errors import ToolNotAvailableError
-from octo.semantic.embedder import Embedder
-from octo.semantic.embedder import build_embedder
-from octo.semantic.embedder import configured_model
-from octo.semantic.store import IndexStore
-from octo.semantic.store_choice import open_store
-from octo.semantic.walk import FileState
+from octo.semantic.indexing.embedder import Embedder
+from octo.semantic.indexing.embedder import build_embedder
+from octo.semantic.indexing.embedder import configured_model
+from octo.semantic.indexing.walk import FileState
+from octo.semantic.store.choice import open_store
+from octo.semantic.store.interface import IndexStore
 
 logger = logging.getLogger("octo.semantic")
 T = TypeVar("T")
 
-#: Chunks embedded per batch: one batch keeps both cores busy for a few seconds and is the
-#: most an interruption loses.
-BATCH = 16
+#: How long an embedding lease lives without renewal: longer than the slowest batch.
+LEASE_SECONDS = 90.0
+#: How often a job that waits on another process's lease looks again.
+FOLLOW_SECONDS = 2.0
 #: How long a "files changed since indexing" check is trusted.
 STALE_CHECK_SECONDS = 30.0
 
@@ -64,6 +73,8 @@ class SemanticBackend:
         self._writers: dict[str, anyio.Lock] = {}
         self.jobs: dict[str, EmbeddingJob] = {}
         self._freshness: dict[str, tuple[float, str | None]] = {}
+        #: This runtime's name on embedding leases.
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     @property
     def store(self) -> IndexStore:
@@ -132,20 +143,38 @@ class SemanticBackend:
 
     async def _embed_all(self, job: EmbeddingJob) -> None:
         store = self.store
-        job.total, job.embedded = await self.call(store.counts, job.name)
-        while True:
-            batch = await self.call(store.pending, job.name, BATCH)
-            if not batch:
-                return
-            vectors = await self.embedder().passages([text for _, text in batch])
-            async with self.writer(job.name):
-                if await self.call(store.meta, job.name) is None:
-                    return  # cleared meanwhile
-                pairs = [(digest, vectors[i]) for i, (digest, _) in enumerate(batch)]
-                await self.call(store.add_vectors, job.name, pairs)
-            job.total, job.embedded = await self.call(store.counts, job.name)
-            for listener in list(job.listeners):
-                await listener(job.embedded, job.total, f"embedded {job.embedded}/{job.total}")
+        await self._report(job)
+        try:
+            while job.embedded < job.total:
+                until = time.time() + LEASE_SECONDS
+                if not await self.call(store.claim, job.name, self.holder, until):
+                    await anyio.sleep(FOLLOW_SECONDS)  # another process embeds: follow it
+                    await self._report(job)
+                    continue
+                embedder = self.embedder()
+                batch = await self.call(store.pending, job.name, embedder.batch)
+                if not batch:
+                    return
+                vectors = await embedder.passages([text for _, text in batch])
+                async with self.writer(job.name):
+                    if await self.call(store.meta, job.name) is None:
+                        return  # cleared meanwhile
+                    pairs = [(digest, vectors[i]) for i, (digest, _) in enumerate(batch)]
+                    await self.call(store.add_vectors, job.name, pairs)
+                await self._report(job)
+        finally:
+            # A cleared index has no lease left to release.
+            with anyio.CancelScope(shield=True), suppress(OctoError):
+                await self.call(store.release, job.name, self.holder)
+
+    async def _report(self, job: EmbeddingJob) -> None:
+        job.total, job.embedded = await self.call(self.store.counts, job.name)
+        for listener in list(job.listeners):
+            await listener(job.embedded, job.total, f"embedded {job.embedded}/{job.total} chunks")
+
+    async def embedding_running(self, name: str) -> bool:
+        """True while some process (this one or another) embeds index ``name``."""
+        return await self.call(self.store.embedding_running, name, time.time())
 
     async def changed_since_indexing(self, name: str, root: Path) -> str | None:
         """Why index ``name`` no longer matches its files (changed or deleted files), else

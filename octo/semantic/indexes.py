@@ -19,12 +19,14 @@ from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.semantic.backend import SemanticBackend
 from octo.semantic.models import ClearIndexResult
+from octo.semantic.models import IndexDetails
 from octo.semantic.models import IndexNameQuery
+from octo.semantic.models import IndexStatsQuery
 from octo.semantic.models import IndexStatsResult
 from octo.semantic.models import IndexSummary
 from octo.semantic.models import ListIndexesQuery
 from octo.semantic.models import ListIndexesResult
-from octo.semantic.store import IndexMeta
+from octo.semantic.store.interface import IndexMeta
 
 _LIST_HINT = "semanticListIndexes {}"
 
@@ -42,6 +44,18 @@ def index_call(root: Path | str, name: str) -> str:
     return f"semanticIndexCodebase {compact_json({'path': str(root), 'indexName': name})}"
 
 
+def finish_call(meta: IndexMeta) -> str:
+    """The call that embeds every chunk of index ``meta``, for hints."""
+    query = {"path": meta.root, "indexName": meta.name, "waitForEmbeddings": True}
+    return f"semanticIndexCodebase {compact_json(query)}"
+
+
+def under_roots(ctx: QueryContext, indexes: list[IndexMeta]) -> list[IndexMeta]:
+    """The indexes whose tree lies under the call's allowed roots: the others are not shown,
+    not even their root path."""
+    return [m for m in indexes if ctx.paths.root_of(Path(m.root)) is not None]
+
+
 def unknown_index(name: str) -> NotFoundError:
     return NotFoundError(
         f"No index named '{name}'",
@@ -57,7 +71,8 @@ def authorize(ctx: QueryContext, meta: IndexMeta) -> Path:
     root = Path(meta.root)
     if ctx.paths.root_of(root) is None:
         raise PathNotAllowedError(
-            f"Index '{meta.name}' covers {meta.root}, outside the allowed roots",
+            # Its root is not named: a tree outside the roots is not shown in any answer.
+            f"Index '{meta.name}' covers a tree outside the allowed roots",
             hints=[
                 "Allowed roots: " + ", ".join(str(r) for r in ctx.paths.roots),
                 f"Pick an index of one of them: {_LIST_HINT}",
@@ -122,7 +137,7 @@ def _prefix(meta: IndexMeta, target: Path | None) -> str | None:
 
 async def list_indexes(ctx: QueryContext, query: ListIndexesQuery) -> Answer[ListIndexesResult]:
     backend = ctx.backend(SemanticBackend)
-    indexes = await backend.call(backend.store.list_indexes)
+    indexes = under_roots(ctx, await backend.call(backend.store.list_indexes))
     if query.path is not None:
         place = await anyio.to_thread.run_sync(ctx.paths.resolve, query.path)
         indexes = [
@@ -148,34 +163,45 @@ async def list_indexes(ctx: QueryContext, query: ListIndexesQuery) -> Answer[Lis
     return answer
 
 
-async def index_stats(ctx: QueryContext, query: IndexNameQuery) -> Answer[IndexStatsResult]:
+async def index_stats(ctx: QueryContext, query: IndexStatsQuery) -> Answer[IndexStatsResult]:
     backend = ctx.backend(SemanticBackend)
-    meta = await existing(backend, query.indexName)
-    stats = await backend.call(backend.store.stats, meta.name)
-    answer = Answer(
-        IndexStatsResult(
-            indexName=meta.name,
-            root=meta.root,
-            files=stats.files,
-            chunks=stats.chunks,
-            embeddedChunks=stats.embedded_chunks,
-            embeddingRunning=meta.name in backend.jobs,
-            languages=list(stats.languages),
-            filesByLanguage=stats.languages,
-            bytes=stats.bytes,
-            model=meta.model,
-            createdAt=iso_utc(meta.created_at),
-            updatedAt=iso_utc(meta.updated_at),
-            storage=backend.store.location,
-        )
-    )
-    if stats.embedded_chunks < stats.chunks:
+    if query.indexName is not None:
+        meta = await existing(backend, query.indexName)
+        authorize(ctx, meta)
+        chosen = [meta]
+    else:
+        chosen = under_roots(ctx, await backend.call(backend.store.list_indexes))
+    details = [await _details(backend, meta) for meta in chosen]
+    answer = Answer(IndexStatsResult(storage=backend.store.location, indexes=details))
+    for meta, item in zip(chosen, details, strict=True):
+        if item.embeddedChunks < item.chunks and not item.embeddingRunning:
+            answer.hint(
+                f"Index '{meta.name}': {item.chunks - item.embeddedChunks} chunks have no vector"
+                f" yet (they rank by keyword); finish them: {finish_call(meta)}"
+            )
+    if not chosen:
         answer.hint(
-            f"{stats.chunks - stats.embedded_chunks} chunks have no vector yet (they rank by"
-            " keyword); finish them: "
-            + f"semanticIndexCodebase {compact_json({'path': meta.root, 'indexName': meta.name, 'waitForEmbeddings': True})}"
+            'No index under the allowed roots; build one: semanticIndexCodebase {"path": "."}'
         )
     return answer
+
+
+async def _details(backend: SemanticBackend, meta: IndexMeta) -> IndexDetails:
+    stats = await backend.call(backend.store.stats, meta.name)
+    return IndexDetails(
+        indexName=meta.name,
+        root=meta.root,
+        files=stats.files,
+        chunks=stats.chunks,
+        embeddedChunks=stats.embedded_chunks,
+        embeddingRunning=await backend.embedding_running(meta.name),
+        languages=list(stats.languages),
+        filesByLanguage=stats.languages,
+        bytes=stats.bytes,
+        model=meta.model,
+        createdAt=iso_utc(meta.created_at),
+        updatedAt=iso_utc(meta.updated_at),
+    )
 
 
 async def clear_index(ctx: QueryContext, query: IndexNameQuery) -> Answer[ClearIndexResult]:

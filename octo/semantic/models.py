@@ -122,6 +122,16 @@ class IndexNameQuery(ToolQuery):
     indexName: str = Field(pattern=_NAME_PATTERN, description="Name of the index.")
 
 
+class IndexStatsQuery(ToolQuery):
+    """One index by name, or every index under the allowed roots."""
+
+    indexName: str | None = Field(
+        default=None,
+        pattern=_NAME_PATTERN,
+        description="Name of the index. Default: every index under the allowed roots.",
+    )
+
+
 class SearchHit(BaseModel):
     """One ranked piece of code; lines are 1-based and inclusive, path relative to the root."""
 
@@ -146,6 +156,11 @@ class SearchHit(BaseModel):
     truncated: bool | None = Field(
         default=None, description="True when the token budget cut the content."
     )
+    weak: bool | None = Field(
+        default=None,
+        description="True when the hit holds few of the query's words and is far from it in"
+        " meaning: the best of a bad lot, not an answer.",
+    )
 
 
 class SearchContext(BaseModel):
@@ -156,6 +171,7 @@ class SearchContext(BaseModel):
     resolvedFrom: Literal["indexName", "path", "root"]
     path: str | None = Field(default=None, description="Hits are limited to this sub-path.")
     mode: SearchMode
+    ranking: str = Field(description="How the hits were ranked (fusion while partly embedded).")
     model: str
     embeddedChunks: int
     totalChunks: int
@@ -177,6 +193,12 @@ class IndexRunStats(BaseModel):
     filesAdded: int
     filesUpdated: int
     filesRemoved: int
+    filesSkipped: int = Field(
+        default=0, description="Listed files left out: unreadable, binary, replaced by a link."
+    )
+    skipped: list[str] = Field(
+        default_factory=list, description="The first skipped files, each with its reason."
+    )
     chunks: int = Field(description="Chunks in the index after this run.")
 
 
@@ -213,20 +235,31 @@ class ListIndexesResult(ToolResult):
         return not self.indexes
 
 
-class IndexStatsResult(ToolResult):
+class IndexDetails(BaseModel):
+    """Totals of one index."""
+
     indexName: str
     root: str
     files: int
     chunks: int
     embeddedChunks: int
-    embeddingRunning: bool
+    embeddingRunning: bool = Field(
+        description="True while some process (this one or another) embeds the index."
+    )
     languages: list[str] = Field(description="Languages, most files first.")
     filesByLanguage: dict[str, int]
     bytes: int
     model: str
     createdAt: str
     updatedAt: str
-    storage: str
+
+
+class IndexStatsResult(ToolResult):
+    storage: str = Field(description="Where indexes live: sqlite:DIR or postgresql.")
+    indexes: list[IndexDetails]
+
+    def is_empty(self) -> bool:
+        return not self.indexes
 
 
 class ClearIndexResult(ToolResult):

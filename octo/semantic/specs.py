@@ -9,6 +9,7 @@ from octo.semantic.models import ClearIndexResult
 from octo.semantic.models import IndexCodebaseQuery
 from octo.semantic.models import IndexCodebaseResult
 from octo.semantic.models import IndexNameQuery
+from octo.semantic.models import IndexStatsQuery
 from octo.semantic.models import IndexStatsResult
 from octo.semantic.models import ListIndexesQuery
 from octo.semantic.models import ListIndexesResult
@@ -24,12 +25,12 @@ TOOLS = family_tools(
     ToolCategory.SEMANTIC,
     {
         "semanticSearchCode": Binding(
-            SemanticSearchQuery, SemanticSearchResult, "octo.semantic.search:search_code", 5
+            SemanticSearchQuery, SemanticSearchResult, "octo.semantic.search_code:search_code", 5
         ),
         "semanticIndexCodebase": Binding(
             IndexCodebaseQuery,
             IndexCodebaseResult,
-            "octo.semantic.indexing:index_codebase",
+            "octo.semantic.index_codebase:index_codebase",
             3,
             timeout=INDEX_TIMEOUT,
             read_only=False,
@@ -38,7 +39,7 @@ TOOLS = family_tools(
             ListIndexesQuery, ListIndexesResult, "octo.semantic.indexes:list_indexes", 3
         ),
         "semanticIndexStats": Binding(
-            IndexNameQuery, IndexStatsResult, "octo.semantic.indexes:index_stats", 5
+            IndexStatsQuery, IndexStatsResult, "octo.semantic.indexes:index_stats", 5
         ),
         "semanticClearIndex": Binding(
             IndexNameQuery,

@@ -165,9 +165,8 @@ async def test_unembedded_chunks_rank_by_keyword_and_the_answer_says_so(
         assert started["data"]["searchContext"]["embeddingRunning"] is True
         with anyio.fail_after(20):
             while True:
-                stats = (await one(gw, "semanticIndexStats", {"indexName": data["indexName"]}))[
-                    "data"
-                ]
+                query = {"indexName": data["indexName"]}
+                stats = (await one(gw, "semanticIndexStats", query))["data"]["indexes"][0]
                 if stats["embeddedChunks"] == stats["chunks"]:
                     break
                 await anyio.sleep(0.05)
@@ -191,7 +190,7 @@ async def test_interrupted_embedding_loses_at_most_the_batch_in_flight(
         assert failed["status"] == "error" and failed["error"]["code"] == "TOOL_NOT_AVAILABLE"
         assert "503" in failed["error"]["message"] and failed["hints"]
         name = (await one(gw, "semanticListIndexes", {}))["data"]["indexes"][0]["name"]
-        stats = (await one(gw, "semanticIndexStats", {"indexName": name}))["data"]
+        stats = (await one(gw, "semanticIndexStats", {"indexName": name}))["data"]["indexes"][0]
         assert stats["embeddedChunks"] == 16 and stats["chunks"] == 40
         fake_embeddings.fail_after = None
         resumed = await index(gw, root, waitForEmbeddings=True)
@@ -224,7 +223,7 @@ async def test_list_stats_clear_and_unknown_index(
     assert demo["root"] == str(tree)
     here = await one(gateway, "semanticListIndexes", {"path": "src"})
     assert [i["name"] for i in here["data"]["indexes"]] == ["demo"]
-    stats = (await one(gateway, "semanticIndexStats", {"indexName": "demo"}))["data"]
+    [stats] = (await one(gateway, "semanticIndexStats", {"indexName": "demo"}))["data"]["indexes"]
     assert stats["files"] == 5 and stats["chunks"] == data["stats"]["chunks"]
     assert set(stats["languages"]) == {"python", "typescript", "go", "bash", "hcl"}
     assert stats["bytes"] > 0 and stats["model"] == EMBED_MODEL

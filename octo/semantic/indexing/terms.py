@@ -17,6 +17,13 @@ return returns there their them into any all some each
 """
 #: Words too common in questions to say anything about code.
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+_CODE_WORDS_TEXT = """
+def self cls return if else elif for while in not and or is none true false import from as
+pass class try except finally raise with yield lambda async await const let var function new
+this null undefined func fn pub mut impl struct enum public private static void int str
+"""
+#: Keywords of the chunked languages: in every chunk, so no help in telling chunks apart.
+_CODE_WORDS = frozenset(_CODE_WORDS_TEXT.split())
 
 
 def identifier_words(text: str) -> str:
@@ -28,6 +35,22 @@ def identifier_words(text: str) -> str:
         if len(parts) > 1:
             extra.extend(parts)
     return " ".join(extra)
+
+
+def body_words(text: str, limit: int = 80) -> str:
+    """The distinct lower-case words of the identifiers in ``text``, split (``parseArgs`` ->
+    ``parse args``), in order of first use, at most ``limit``; keywords of the language and
+    one-letter names carry no meaning and are left out."""
+    seen: dict[str, None] = {}
+    for identifier in _IDENTIFIER.findall(text):
+        for piece in identifier.split("_"):
+            for part in _CAMEL.findall(piece):
+                word = part.lower()
+                if len(word) > 1 and word not in _CODE_WORDS and not word.isdigit():
+                    seen.setdefault(word, None)
+        if len(seen) >= limit:
+            break
+    return " ".join(list(seen)[:limit])
 
 
 def query_terms(query: str) -> list[str]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from octo.core.config import cache_dir
-from octo.semantic.store import IndexStore
+from octo.semantic.store.interface import IndexStore
 
 
 def index_directory(env: Mapping[str, str]) -> Path:
@@ -24,9 +24,9 @@ def open_store(env: Mapping[str, str]) -> IndexStore:
     SQLite files."""
     url = env.get("OCTO_INDEX_URL")
     if url:
-        from octo.semantic.store_postgres import PostgresStore
+        from octo.semantic.store.postgres import PostgresStore
 
         return PostgresStore(url)
-    from octo.semantic.store_sqlite import SqliteStore
+    from octo.semantic.store.sqlite import SqliteStore
 
     return SqliteStore(index_directory(env))

@@ -11,8 +11,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from octo.semantic.languages import GRAMMARS
-from octo.semantic.languages import parser_for
+from octo.semantic.indexing.languages import GRAMMARS
+from octo.semantic.indexing.languages import parser_for
+from octo.semantic.indexing.terms import body_words
+from octo.semantic.indexing.terms import identifier_words
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -20,10 +22,13 @@ if TYPE_CHECKING:
 #: A symbol longer than this is split into windows; a window of plain lines has this many.
 MAX_SYMBOL_LINES = 60
 WINDOW_LINES = 40
-#: Characters of a chunk that are embedded: the model reads ~512 tokens, and cost grows with
-#: length (about 0.3 s at 120 tokens, 0.5 s at 230 on one core), so the head of a chunk,
-#: which holds its signature and docstring, stands for it.
-EMBED_CHARS = 1000
+#: Characters of a chunk's compact text that are embedded: its signature, docstring and the
+#: words of its identifiers say what it does; the rest of the body mostly adds cost (a
+#: transformer's time grows with length) and noise (a static model averages every token).
+EMBED_CHARS = 600
+#: Lines of a chunk's leading comment or docstring kept in its compact text.
+DOC_LINES = 6
+_DOC_START = ('"""', "'''", "#", "//", "/*", "*", "///", "--")
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 _CLASS_LIKE = frozenset({"class", "interface"})
 
@@ -44,9 +49,15 @@ class Chunk:
     scope_end: int = 0
 
     def embed_text(self) -> str:
-        """What the model reads: the symbol's place and kind, then the head of its code."""
-        head = f"{self.symbol_type} {self.hierarchy}\n" if self.symbol_type else ""
-        return (head + self.content)[:EMBED_CHARS]
+        """What the model reads, compact: the symbol's kind and place in words, its signature,
+        its docstring or leading comment, then the words of the identifiers in its code."""
+        place = identifier_words(self.hierarchy) or self.hierarchy.replace(".", " ")
+        lines = [f"{self.symbol_type or self.block_type} {place}".strip()]
+        if self.signature:
+            lines.append(self.signature)
+        lines.extend(_leading_doc(self.content.split("\n")[1 if self.signature else 0 :]))
+        lines.append(body_words(self.content))
+        return "\n".join(line for line in lines if line)[:EMBED_CHARS]
 
     def embed_hash(self) -> str:
         """Identity of the vector: equal texts share one, wherever they are (a moved
@@ -204,6 +215,31 @@ class _Chunker:
         if body is None:
             raw = raw.split("\n", 1)[0]
         return " ".join(raw.split()).rstrip("{: ")[:200]
+
+
+def _leading_doc(lines: list[str]) -> list[str]:
+    """The docstring or comment lines at the top of ``lines`` (at most DOC_LINES)."""
+    doc: list[str] = []
+    quote: str | None = None
+    for raw in lines:
+        line = raw.strip()
+        if quote is None and not line.startswith(_DOC_START):
+            if doc or line:
+                break
+            continue
+        if quote is None and line[:3] in ('"""', "'''"):
+            quote = line[:3]
+            line = line[3:]
+            if quote in line:
+                quote = None
+        elif quote is not None and quote in line:
+            quote = None
+        cleaned = line.strip("\"'#/*- ")
+        if cleaned:
+            doc.append(cleaned)
+        if len(doc) == DOC_LINES or (quote is None and raw.strip().endswith(('"""', "'''"))):
+            break
+    return doc
 
 
 def _text(node: Node) -> str:

@@ -23,21 +23,24 @@ from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.semantic.backend import EmbeddingJob
 from octo.semantic.backend import SemanticBackend
-from octo.semantic.chunking import chunk_file
 from octo.semantic.indexes import default_index_name
 from octo.semantic.indexes import index_call
+from octo.semantic.indexing.chunking import chunk_file
+from octo.semantic.indexing.walk import ScannedFile
+from octo.semantic.indexing.walk import SkippedFile
+from octo.semantic.indexing.walk import list_files
+from octo.semantic.indexing.walk import scan_files
 from octo.semantic.models import EmbeddingState
 from octo.semantic.models import IndexCodebaseQuery
 from octo.semantic.models import IndexCodebaseResult
 from octo.semantic.models import IndexRunStats
-from octo.semantic.store import FileWrite
-from octo.semantic.store import IndexMeta
-from octo.semantic.walk import ScannedFile
-from octo.semantic.walk import list_files
-from octo.semantic.walk import scan_files
+from octo.semantic.store.interface import FileWrite
+from octo.semantic.store.interface import IndexMeta
 
 #: Files per transaction of the keyword side: what an interruption may lose.
 FILE_BATCH = 200
+#: Skipped files named in an answer (all are counted).
+SKIPPED_SHOWN = 20
 
 
 def model_mismatch(meta: IndexMeta, model: str) -> ToolNotAvailableError:
@@ -54,14 +57,21 @@ def model_mismatch(meta: IndexMeta, model: str) -> ToolNotAvailableError:
     )
 
 
-def _writes(scanned: list[ScannedFile]) -> list[FileWrite]:
-    """What to store of a batch (blocking: tree-sitter parses here)."""
-    return [
-        FileWrite(f.path, f.language, f.state, f.text, chunk_file(f.text, f.language))
-        if f.text is not None
-        else FileWrite(f.path, f.language, f.state)
-        for f in scanned
-    ]
+def _writes(scanned: list[ScannedFile], skipped: list[SkippedFile]) -> list[FileWrite]:
+    """What to store of a batch (blocking: tree-sitter parses here); a file the chunker
+    cannot take (nesting deeper than Python's stack) joins ``skipped``."""
+    writes = []
+    for f in scanned:
+        if f.text is None:
+            writes.append(FileWrite(f.path, f.language, f.state))
+            continue
+        try:
+            chunks = chunk_file(f.text, f.language)
+        except RecursionError:
+            skipped.append(SkippedFile(f.path, f"'{f.path}' is nested too deeply to chunk"))
+            continue
+        writes.append(FileWrite(f.path, f.language, f.state, f.text, chunks))
+    return writes
 
 
 async def _root(ctx: QueryContext, raw: str) -> Path:
@@ -84,25 +94,33 @@ async def _sync_files(
     known = await backend.call(store.file_states, name)
     added = updated = 0
     seen: set[str] = set()
+    skipped: list[SkippedFile] = []
     for start in range(0, len(names), FILE_BATCH):
         batch = names[start : start + FILE_BATCH]
-        scanned = await anyio.to_thread.run_sync(scan_files, root, batch, known)
-        seen.update(f.path for f in scanned)
-        changed = [f for f in scanned if f.text is not None or known.get(f.path) != f.state]
-        added += sum(1 for f in changed if f.text is not None and f.path not in known)
-        updated += sum(1 for f in changed if f.text is not None and f.path in known)
-        if changed:
-            writes = await anyio.to_thread.run_sync(_writes, changed)
+        scan = await anyio.to_thread.run_sync(scan_files, root, batch, known)
+        skipped.extend(scan.skipped)
+        changed = [f for f in scan.files if f.text is not None or known.get(f.path) != f.state]
+        writes = await anyio.to_thread.run_sync(_writes, changed, skipped) if changed else []
+        seen.update(f.path for f in scan.files)
+        added += sum(1 for w in writes if w.chunks is not None and w.path not in known)
+        updated += sum(1 for w in writes if w.chunks is not None and w.path in known)
+        if writes:
             await backend.call(store.write_files, name, writes)
         done = min(start + FILE_BATCH, len(names))
         await ctx.report_progress(done, len(names), f"indexed {done}/{len(names)} files")
-    removed = sorted(set(known) - seen)
+    # A file skipped now leaves the index: what it said before may no longer be true.
+    removed = sorted(set(known) - (seen - {f.path for f in skipped}))
     if removed:
         await backend.call(store.remove_files, name, removed)
     await backend.call(store.finish, name, time.time())
     total, _ = await backend.call(store.counts, name)
     return IndexRunStats(
-        filesAdded=added, filesUpdated=updated, filesRemoved=len(removed), chunks=total
+        filesAdded=added,
+        filesUpdated=updated,
+        filesRemoved=len(removed),
+        filesSkipped=len(skipped),
+        skipped=[f"{f.path}: {f.reason}" for f in skipped[:SKIPPED_SHOWN]],
+        chunks=total,
     )
 
 
@@ -206,8 +224,14 @@ async def index_codebase(
         f"Search it: semanticSearchCode {compact_json({'query': 'what you look for', 'indexName': name})}"
     )
     if embedding.status in ("background", "not started"):
+        query_json = {"path": str(root), "indexName": name, "waitForEmbeddings": True}
         answer.hint(
-            "Wait for every vector: "
-            + f"semanticIndexCodebase {compact_json({'path': str(root), 'indexName': name, 'waitForEmbeddings': True})}"
+            f"Wait for every vector: semanticIndexCodebase {compact_json(query_json)}"
+            f" (or `octo index {root}`)"
+        )
+    if stats.filesSkipped:
+        answer.hint(
+            f"{stats.filesSkipped} file(s) could not be indexed and were skipped (stats.skipped"
+            " says why); the rest of the tree is indexed."
         )
     return answer

@@ -1,42 +1,54 @@
 """The embedded store: one SQLite database per index (WAL: many readers and one writer, across
-processes too), keyword search with FTS5's BM25, vectors as float32 blobs searched exactly
-with numpy (a 10,000 x 384 matrix product takes about a millisecond; an ANN library pays
-off only far beyond the sizes one machine indexes)."""
+processes too), keyword search with FTS5's BM25, vectors as float16 blobs searched exactly
+with numpy (vector_blobs.py; a 10,000 x 256 matrix product takes about a millisecond, an ANN
+library pays off only far beyond the sizes one machine indexes)."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import zlib
-from collections.abc import Iterator
 from collections.abc import Sequence
-from contextlib import closing
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from octo.core.errors import NotFoundError
 from octo.core.errors import ToolNotAvailableError
-from octo.semantic.store import CHUNK_COLUMNS
-from octo.semantic.store import ChunkFilter
-from octo.semantic.store import FileWrite
-from octo.semantic.store import IndexMeta
-from octo.semantic.store import IndexStats
-from octo.semantic.store import StoredChunk
-from octo.semantic.store import body_text
-from octo.semantic.store import filter_sql
-from octo.semantic.store import names_text
-from octo.semantic.store import stored_chunk
-from octo.semantic.walk import FileState
+from octo.semantic.indexing.walk import FileState
+from octo.semantic.store.interface import CHUNK_COLUMNS
+from octo.semantic.store.interface import ChunkFilter
+from octo.semantic.store.interface import FileWrite
+from octo.semantic.store.interface import IndexMeta
+from octo.semantic.store.interface import IndexStats
+from octo.semantic.store.interface import StoredChunk
+from octo.semantic.store.interface import body_text
+from octo.semantic.store.interface import filter_sql
+from octo.semantic.store.interface import names_text
+from octo.semantic.store.interface import stored_chunk
+from octo.semantic.store.sqlite_connections import SqliteConnections
+from octo.semantic.store.vector_blobs import FORMAT_KEY
+from octo.semantic.store.vector_blobs import NEW_FORMAT
+from octo.semantic.store.vector_blobs import VectorFormat
+from octo.semantic.store.vector_blobs import to_blob
+from octo.semantic.store.vector_blobs import to_matrix
+from octo.semantic.store.vector_blobs import top_scores
+from octo.semantic.store.vector_blobs import vector_format
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from octo.semantic.store import Vector
+    from octo.semantic.store.interface import Vector
 
-_SCHEMA = """
+#: The embedding lease: who embeds this index, until when (renewed by every batch).
+_LEASE_TABLE = """
+CREATE TABLE IF NOT EXISTS lease(
+    id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until REAL NOT NULL);
+"""
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
     path TEXT PRIMARY KEY, language TEXT NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,
@@ -52,6 +64,8 @@ CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(embed_hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(names, body, tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 """
+    + _LEASE_TABLE
+)
 #: BM25 weights of the FTS columns: a word in a name counts four times one in the code.
 _BM25 = "bm25(chunks_fts, 4.0, 1.0)"
 #: A chunk whose vector is not computed yet.
@@ -67,40 +81,14 @@ class SqliteStore:
         self._matrices: dict[str, tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
         self._counts: dict[str, tuple[int, tuple[int, int]]] = {}
         self._lock = threading.Lock()
+        self._connections = SqliteConnections(directory, _SCHEMA)
 
     def _path(self, name: str) -> Path:
-        return self.directory / f"{name}.sqlite"
+        return self._connections.path(name)
 
-    @contextmanager
-    def _db(self, name: str, *, create: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection to index ``name`` in one transaction (committed on success).
-
-        SQLite failures are not octo's bugs: an index deleted meanwhile is NOT_FOUND, an
-        unwritable directory or a database locked for 30 s is TOOL_NOT_AVAILABLE.
-        """
-        path = self._path(name)
-        try:
-            if create:
-                self.directory.mkdir(parents=True, exist_ok=True)
-            uri = f"file:{quote(str(path))}?mode={'rwc' if create else 'rw'}"
-            with closing(sqlite3.connect(uri, uri=True, timeout=30.0)) as db:
-                db.execute("PRAGMA busy_timeout = 30000")
-                if create:
-                    db.execute("PRAGMA journal_mode = WAL")
-                    db.executescript(_SCHEMA)
-                db.execute("PRAGMA synchronous = NORMAL")
-                with db:
-                    yield db
-        except (sqlite3.Error, OSError) as exc:
-            if not create and not path.exists():
-                raise NotFoundError(
-                    f"Index '{name}' was deleted",
-                    hints=["List the indexes: semanticListIndexes {}"],
-                ) from None
-            raise ToolNotAvailableError(
-                f"The index store at {self.directory} failed: {exc}",
-                hints=["Check that OCTO_INDEX_DIR is writable and has free space, then retry."],
-            ) from None
+    def _db(self, name: str, *, create: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+        """A pooled connection to index ``name`` in one transaction."""
+        return self._connections.transaction(name, create=create)
 
     def _bump(self, db: sqlite3.Connection) -> None:
         db.execute(
@@ -146,6 +134,7 @@ class SqliteStore:
                     ("created_at", repr(meta.created_at)),
                     ("updated_at", repr(meta.updated_at)),
                     ("version", "0"),
+                    (FORMAT_KEY, NEW_FORMAT),
                 ],
             )
 
@@ -225,12 +214,11 @@ class SqliteStore:
         return [(row[13], stored_chunk(row).chunk.embed_text()) for row in rows]
 
     def add_vectors(self, name: str, vectors: Sequence[tuple[str, Vector]]) -> None:
-        import numpy as np
-
         with self._db(name) as db:
+            fmt = self._format(db)
             db.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                [(digest, np.asarray(v, dtype=np.float32).tobytes()) for digest, v in vectors],
+                [(digest, to_blob(v, fmt)) for digest, v in vectors],
             )
             self._bump(db)
 
@@ -251,6 +239,27 @@ class SqliteStore:
         with self._lock:
             self._counts[name] = (version, counted)
         return counted
+
+    def claim(self, name: str, holder: str, until: float) -> bool:
+        with self._db(name) as db:
+            db.execute(_LEASE_TABLE)  # indexes built before leases existed
+            cursor = db.execute(
+                "INSERT INTO lease VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " holder = excluded.holder, until = excluded.until"
+                " WHERE lease.holder = excluded.holder OR lease.until < ?",
+                (holder, until, time.time()),
+            )
+            return cursor.rowcount == 1
+
+    def release(self, name: str, holder: str) -> None:
+        with self._db(name) as db:
+            db.execute(_LEASE_TABLE)
+            db.execute("DELETE FROM lease WHERE holder = ?", (holder,))
+
+    def embedding_running(self, name: str, now: float) -> bool:
+        with self._db(name) as db:
+            db.execute(_LEASE_TABLE)
+            return db.execute("SELECT 1 FROM lease WHERE until >= ?", (now,)).fetchone() is not None
 
     def _version(self, db: sqlite3.Connection) -> int:
         """Bumped by every write: what cached figures of the index are checked against."""
@@ -287,36 +296,26 @@ class SqliteStore:
             "SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.embed_hash"
         ).fetchall()
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(row[1] for row in rows)
-        matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1) if rows else None
-        if matrix is None:
-            matrix = np.zeros((0, 1), dtype=np.float32)
+        matrix = to_matrix([row[1] for row in rows], self._format(db))
         with self._lock:
             self._matrices[name] = (version, ids, matrix)
         return ids, matrix
 
+    def _format(self, db: sqlite3.Connection) -> VectorFormat:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (FORMAT_KEY,)).fetchone()
+        return vector_format(row[0] if row else None)
+
     def nearest(
         self, name: str, vector: Vector, where: ChunkFilter, limit: int
     ) -> list[tuple[int, float]]:
-        import numpy as np
-
         with self._db(name) as db:
             ids, matrix = self._matrix(db, name)
-            if not len(ids) or matrix.shape[1] != len(vector):
-                return []
-            scores = matrix @ np.asarray(vector, dtype=np.float32)
             condition, params = filter_sql(where, "?", _NO_VECTOR)
+            allowed = None
             if params:
-                allowed = [
-                    r[0] for r in db.execute(f"SELECT c.id FROM chunks c WHERE {condition}", params)
-                ]
-                scores = np.where(
-                    np.isin(ids, np.asarray(allowed, dtype=np.int64)), scores, -np.inf
-                )
-        count = min(limit, len(ids))
-        top = np.argpartition(-scores, count - 1)[:count]
-        ordered = top[np.argsort(-scores[top])]
-        return [(int(ids[i]), float(scores[i])) for i in ordered if np.isfinite(scores[i])]
+                query = f"SELECT c.id FROM chunks c WHERE {condition}"
+                allowed = [row[0] for row in db.execute(query, params)]
+        return top_scores(ids, matrix, vector, allowed, limit)
 
     def chunks(self, name: str, ids: Sequence[int]) -> list[StoredChunk]:
         if not ids:
@@ -351,6 +350,7 @@ class SqliteStore:
     def drop(self, name: str) -> bool:
         path = self._path(name)
         existed = path.is_file()
+        self._connections.forget(name)  # an open file cannot be deleted everywhere
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         with self._lock:
@@ -359,6 +359,7 @@ class SqliteStore:
         return existed
 
     def close(self) -> None:
+        self._connections.close()
         with self._lock:
             self._matrices.clear()
             self._counts.clear()

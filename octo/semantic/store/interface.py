@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 
-from octo.semantic.chunking import Chunk
-from octo.semantic.terms import identifier_words
-from octo.semantic.walk import FileState
+from octo.semantic.indexing.chunking import Chunk
+from octo.semantic.indexing.terms import identifier_words
+from octo.semantic.indexing.walk import FileState
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,6 +118,16 @@ class IndexStore(Protocol):
 
     def counts(self, name: str) -> tuple[int, int]:
         """``(chunks, chunks with a vector)``."""
+
+    def claim(self, name: str, holder: str, until: float) -> bool:
+        """Take or renew the embedding lease of index ``name`` for ``holder`` up to ``until``
+        (Unix time), atomically; False while another holder's lease is live."""
+
+    def release(self, name: str, holder: str) -> None:
+        """Give up ``holder``'s embedding lease, if it holds it."""
+
+    def embedding_running(self, name: str, now: float) -> bool:
+        """True while some process holds a live embedding lease on index ``name``."""
 
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int

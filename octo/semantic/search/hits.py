@@ -1,0 +1,120 @@
+"""Search hits from a ranking: widened to their symbol (smartContext), cut to the token budget,
+and marked weak when they match the query badly.
+
+A hit is weak when it holds fewer than half of the query's words and its vector, if any, is
+less similar to the query than the model's floor: such a hit is the best of a bad lot, not an
+answer, and says so (``weak: true`` and a hint).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from octo.core.budget import cut_lines
+from octo.semantic.indexing.chunking import Chunk
+from octo.semantic.indexing.terms import body_words
+from octo.semantic.models import SearchHit
+from octo.semantic.search.ranking import Ranked
+from octo.semantic.store.interface import IndexStore
+
+#: smartContext widens a hit to its enclosing symbol only when that symbol is this short.
+SMART_MAX_LINES = 120
+#: Share of the query's words a hit must hold not to be weak.
+WORD_COVERAGE = 0.5
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How hits are cut: context lines, smart widening, and characters per hit."""
+
+    before: int | None
+    after: int | None
+    smart: bool
+    budget_chars: int
+
+
+def build_hits(
+    store: IndexStore,
+    name: str,
+    ranked: Sequence[Ranked],
+    limit: int,
+    shape: Shape,
+    terms: Sequence[str],
+    floor: float | None,
+) -> list[SearchHit]:
+    """The best ``limit`` hits, widened and cut as ``shape`` says; a hit inside one already
+    taken of the same symbol (two windows of one function) is skipped; a hit far from the
+    query is marked weak (blocking)."""
+    stored = {c.id: c for c in store.chunks(name, [r.id for r in ranked[: limit * 4]])}
+    texts: dict[str, list[str] | None] = {}
+    taken: list[tuple[tuple[str, str], int, int]] = []
+    hits: list[SearchHit] = []
+    for ranked_chunk in ranked[: limit * 4]:
+        found = stored.get(ranked_chunk.id)
+        if found is None:
+            continue  # re-indexed meanwhile
+        chunk = found.chunk
+        if found.path not in texts:
+            text = store.file_text(name, found.path)
+            texts[found.path] = text.split("\n") if text is not None else None
+        lines = texts[found.path]
+        start, end = chunk.start_line, chunk.end_line
+        explicit = shape.before is not None or shape.after is not None
+        scope = chunk.scope_end - chunk.scope_start + 1
+        if lines is not None and shape.smart and not explicit and scope <= SMART_MAX_LINES:
+            start, end = chunk.scope_start, chunk.scope_end
+        # Two windows of one symbol give one hit; a class and its own methods stay apart.
+        place = (found.path, chunk.hierarchy)
+        if any(p == place and a <= start and end <= b for p, a, b in taken):
+            continue
+        taken.append((place, start, end))
+        body = lines[start - 1 : end] if lines is not None else chunk.content.split("\n")
+        cut = cut_lines([f"{line}\n" for line in body], start, shape.budget_chars, 1)
+        before = after = None
+        if lines is not None and shape.before:
+            before = "\n".join(lines[max(0, start - 1 - shape.before) : start - 1]) or None
+        if lines is not None and shape.after:
+            after = "\n".join(lines[end : end + shape.after]) or None
+        hits.append(
+            SearchHit(
+                path=found.path,
+                startLine=start,
+                endLine=cut.last_line,
+                score=ranked_chunk.score,
+                content=cut.content.rstrip("\n"),
+                blockType=chunk.block_type,
+                hierarchy=chunk.hierarchy,
+                language=found.language,
+                symbolType=chunk.symbol_type,
+                symbolName=chunk.symbol_name,
+                symbolSignature=chunk.signature,
+                contextBefore=before,
+                contextAfter=after,
+                matchType=ranked_chunk.match_type,
+                vectorScore=ranked_chunk.vector_score,
+                keywordScore=ranked_chunk.keyword_score,
+                truncated=True if cut.truncated else None,
+                weak=True if is_weak(terms, chunk, ranked_chunk, floor) else None,
+            )
+        )
+        if len(hits) == limit:
+            break
+    return hits
+
+
+def is_weak(terms: Sequence[str], chunk: Chunk, ranked: Ranked, floor: float | None) -> bool:
+    """True when ``chunk`` holds few of the query's ``terms`` (a word counts when one of the
+    chunk's words starts with its first five letters) and its cosine is below ``floor``
+    (None: no floor is known for the model, so only a hit without a vector can be weak)."""
+    if ranked.vector_score is not None and (floor is None or ranked.vector_score >= floor):
+        return False
+    if not terms:
+        return True
+    text = f"{chunk.hierarchy} {chunk.signature or ''} {chunk.content}".lower()
+    words = set(_WORD.findall(text)) | set(body_words(text, limit=10_000).split())
+    stems = {word[:5] for word in words}
+    found = sum(1 for term in terms if term[:5] in stems)
+    return found < WORD_COVERAGE * len(terms)
