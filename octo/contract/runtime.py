@@ -14,6 +14,7 @@ from collections.abc import Callable
 from collections.abc import Coroutine
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
@@ -114,8 +115,11 @@ class Runtime(AsyncResource):
         if self._http is None:
             import httpx
 
+            from octo.transports.tls import ssl_context
+
             self._http = httpx.AsyncClient(
                 transport=self._http_transport,
+                verify=ssl_context(self.config.env, Path.cwd()),
                 timeout=httpx.Timeout(30.0, connect=10.0),
                 # Redirects are followed by RemoteClient, hop by hop, so credentials never
                 # reach another origin (httpx would forward every header but Authorization).

@@ -99,6 +99,26 @@ def _shared(env: Mapping[str, str]) -> SharedSettings | None:
     )
 
 
+#: The tool families MCP can publish or leave out (``OCTO_TOOLSETS``, ``--toolsets``).
+TOOLSETS = ("local", "lsp", "semantic", "github", "packages", "discovery")
+
+
+def parse_toolsets(text: str, source: str) -> frozenset[str] | None:
+    """The toolsets a comma-separated ``text`` names; None for every one (empty or ``all``).
+
+    Raises ConfigError naming ``source`` for a name that is no toolset.
+    """
+    names = {name.strip().lower() for name in text.split(",") if name.strip()}
+    if not names or "all" in names:
+        return None
+    unknown = sorted(names - set(TOOLSETS))
+    if unknown:
+        raise ConfigError(
+            f"{source} names no toolset {', '.join(unknown)}: choose from all, {', '.join(TOOLSETS)}"
+        )
+    return frozenset(names)
+
+
 @dataclass(frozen=True)
 class Config:
     """Gateway-wide settings.
@@ -123,6 +143,9 @@ class Config:
     handle_ttl: float = 900.0
     #: Several octo servers sharing one Redis (OCTO_REDIS_URL); None: this process alone.
     shared: SharedSettings | None = None
+    #: The tool families the MCP server publishes (OCTO_TOOLSETS); None: every one. The
+    #: command line and the library keep every tool.
+    toolsets: frozenset[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -151,5 +174,6 @@ class Config:
             max_call_tokens=env_int(env, "OCTO_MAX_CALL_TOKENS", cls.max_call_tokens, 1, 10**8),
             handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
             shared=_shared(env),
+            toolsets=parse_toolsets(env.get("OCTO_TOOLSETS", ""), "OCTO_TOOLSETS"),
             env=env,
         )

@@ -13,6 +13,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from typing import NoReturn
@@ -21,7 +22,9 @@ import anyio
 
 from octo.core.config import Config
 from octo.core.config import ConfigError
+from octo.core.config import parse_toolsets
 from octo.core.version import VERSION as __version__
+from octo.faces.readable import render_readable
 
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1
@@ -85,6 +88,17 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the MCP server (stdio unless --http)")
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
+    serve.add_argument(
+        "--sse",
+        action="store_true",
+        help="with --http, also the legacy HTTP+SSE transport at /sse (same token and checks)",
+    )
+    serve.add_argument(
+        "--toolsets",
+        metavar="LIST",
+        help="publish only these tool families (comma-separated: local, lsp, semantic, github, "
+        "packages, discovery; default OCTO_TOOLSETS, else all)",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     serve.add_argument(
         "--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any free port)"
@@ -142,65 +156,6 @@ def _load_queries(raw_queries: Sequence[str]) -> list[Any]:
         else:
             queries.append(value)
     return queries
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _is_flat(value: Any) -> bool:
-    """Scalars and lists of scalars fit on one line."""
-    if isinstance(value, dict):
-        return not value
-    if isinstance(value, list):
-        return not any(isinstance(item, (dict, list)) for item in value)
-    return not (isinstance(value, str) and "\n" in value)
-
-
-def _render_tree(value: Any, indent: int) -> list[str]:
-    """YAML-like lines: one field per line, list items as "- ", multi-line text as a block."""
-    pad = " " * indent
-    if isinstance(value, dict):
-        lines = []
-        for key, item in value.items():
-            if _is_flat(item):
-                lines.append(f"{pad}{key}: {_scalar(item)}")
-            elif isinstance(item, str):
-                lines.append(f"{pad}{key}: |")
-                lines.extend(f"{pad}  {line}" for line in item.splitlines())
-            else:
-                lines.append(f"{pad}{key}:")
-                lines.extend(_render_tree(item, indent + 2))
-        return lines
-    if isinstance(value, list):
-        lines = []
-        for item in value:
-            nested = _render_tree(item, indent + 2) if not _is_flat(item) else []
-            if nested:
-                lines.append(f"{pad}- {nested[0].lstrip()}")
-                lines.extend(nested[1:])
-            else:
-                lines.append(f"{pad}- {_scalar(item)}")
-        return lines
-    return [f"{pad}{_scalar(value)}"]
-
-
-def render_readable(wire: dict[str, Any]) -> str:
-    """A bulk response for people: per query its status, error, data and hints."""
-    lines: list[str] = []
-    for result in wire["results"]:
-        head = f"[{result['queryIndex']}] {result['status']}"
-        if result.get("cached"):
-            head += " (cached)"
-        if "error" in result:
-            head += f" {result['error']['code']}: {result['error']['message']}"
-        lines.append(head)
-        if "data" in result:
-            lines.extend(_render_tree(result["data"], 2))
-        lines.extend(f"  hint: {hint}" for hint in result.get("hints", []))
-    return "\n".join(lines)
 
 
 def _tools(name: str | None) -> int:
@@ -289,6 +244,13 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces.http_access import HttpAccess
     from octo.faces.http_access import HttpAccessError
 
+    if args.toolsets is not None:
+        try:
+            toolsets = parse_toolsets(args.toolsets, "--toolsets")
+        except ConfigError as exc:
+            print(f"octo: {exc}", file=sys.stderr)
+            return EXIT_BAD_CALL
+        config = replace(config, toolsets=toolsets)
     try:
         if args.http:
             where = f"{args.host} port {args.port}"
@@ -311,7 +273,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
                 print(f"octo serve: cannot listen on {where}: {reason}", file=sys.stderr)
                 return EXIT_BAD_CALL
             with sock:
-                anyio.run(serve.serve_http, sock, access, config)
+                anyio.run(serve.serve_http, sock, access, config, args.sse)
         else:
             anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
@@ -362,11 +324,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    level = os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper()
+    if not isinstance(logging.getLevelName(level), int):
+        print(
+            f"octo: OCTO_LOG_LEVEL={level!r} is not a log level "
+            "(DEBUG, INFO, WARNING, ERROR or CRITICAL)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_CALL
     # stdout may be the MCP wire (octo serve): every log line goes to stderr.
     logging.basicConfig(
-        stream=sys.stderr,
-        level=os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     if logging.getLogger().level > logging.DEBUG:
         # httpx logs each request's URL (a query's values) at INFO; the call line is enough.

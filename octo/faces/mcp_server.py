@@ -31,6 +31,7 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from octo.contract import ToolSpec
+from octo.contract.spec import published
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.meters import Meters
@@ -177,6 +178,13 @@ async def _call_tool(
         raise MCPError(
             types.INVALID_PARAMS, f"Unknown tool: {params.name}", data=exc.hints
         ) from None
+    toolsets = ctx.lifespan_context.config.toolsets
+    if not published((spec,), toolsets):
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Unknown tool: {params.name} (its toolset {spec.category.toolset} is switched off: "
+            f"OCTO_TOOLSETS or octo serve --toolsets adds it)",
+        )
     # Remote tools read no local path, so they skip the roots round trip.
     roots = None if spec.open_world else await _client_roots(ctx, params)
     if isinstance(roots, types.InputRequiredResult):
@@ -249,7 +257,8 @@ def build_server(
     def tool_definitions() -> list[types.Tool]:
         # Built on the first tools/list rather than at start-up, so initialize stays instant.
         if not definitions:
-            definitions.extend(tool_definition(spec) for spec in all_tools())
+            toolsets = (config or Config.from_env()).toolsets
+            definitions.extend(tool_definition(spec) for spec in published(all_tools(), toolsets))
         return definitions
 
     async def list_tools(

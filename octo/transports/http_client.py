@@ -52,6 +52,8 @@ from octo.transports.remote_state import RemoteState
 from octo.transports.remote_state import Shared
 from octo.transports.retries import Attempts
 from octo.transports.retries import Retry
+from octo.transports.tls import CA_SETTINGS_HINT
+from octo.transports.tls import is_verification_failure
 
 logger = logging.getLogger("octo.http")
 
@@ -244,11 +246,14 @@ class RemoteClient:
                 ) from None
             except httpx.TransportError as exc:
                 self.meters.upstream(self._host, "unreachable")
+                hint = "Check the network and the configured API URL."
+                if is_verification_failure(exc):
+                    hint = CA_SETTINGS_HINT
                 raise ToolNotAvailableError(
                     scrubbed(
                         self.policy, f"{self.policy.name} is unreachable at {self.base_url}: {exc}"
                     ),
-                    hints=["Check the network and the configured API URL."],
+                    hints=[hint],
                 ) from None
         self.meters.upstream(self._host, str(response.status_code))
         await self._record(response, resource, scope)

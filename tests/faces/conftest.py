@@ -76,8 +76,9 @@ def served_http(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> 
         assert process.stderr is not None
         said = process.stderr.readline()
         match = re.fullmatch(
-            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp); "
-            r"Ctrl\+C stops it\n",
+            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp)"
+            r"(?: and HTTP\+SSE at \S+)?; Ctrl\+C stops it\. Host names allowed: "
+            r"127\.0\.0\.1, localhost, \[::1\](?:, \S+)* \(--allow-host NAME adds one\)\n",
             said,
         )
         assert match, f"octo serve --http said {said!r}, then {process.stderr.read()!r}"
