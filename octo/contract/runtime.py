@@ -64,7 +64,8 @@ B = TypeVar("B", bound=Backend)
 class Runtime(AsyncResource):
     """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all.
 
-    ``catalog`` is every tool the face publishes (the gateway's own tools list it);
+    ``catalog`` is every tool the face publishes, or the function that lists them (the
+    gateway's own tools list it);
     ``handles`` keeps the content answers cut (unless given: in the shared store when one
     is configured, else in this process). ``shared`` is the store a team's replicas share
     (``OCTO_REDIS_URL``), None for a process on its own; ``meters`` count what happens
@@ -76,14 +77,16 @@ class Runtime(AsyncResource):
         config: Config,
         *,
         http_transport: httpx.AsyncBaseTransport | None = None,
-        catalog: Sequence[ToolSpec] = (),
+        catalog: Sequence[ToolSpec] | Callable[[], Sequence[ToolSpec]] = (),
         handles: HandleStore | None = None,
         meters: Meters | None = None,
     ) -> None:
         self.config = config
         self.paths = PathPolicy(config.roots)
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
-        self.catalog = tuple(catalog)
+        # A callable is asked on first use: the MCP face answers tools/list without
+        # importing every family.
+        self._catalog = catalog
         self.meters = meters if meters is not None else Meters()
         self.shared: SharedStore | None = (
             _open_shared_store(config.shared, self.meters) if config.shared else None
@@ -108,6 +111,13 @@ class Runtime(AsyncResource):
         if self.shared is not None:
             background.start_soon(self.shared.listen, name="shared store announcements")
         return self
+
+    @property
+    def catalog(self) -> tuple[ToolSpec, ...]:
+        """Every tool the face publishes."""
+        if callable(self._catalog):
+            self._catalog = tuple(self._catalog())
+        return tuple(self._catalog)
 
     @property
     def http(self) -> httpx.AsyncClient:

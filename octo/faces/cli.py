@@ -282,19 +282,25 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _docs(output: Path, check: bool) -> int:
+    """docs/tools.md and the published tools/list snapshot, both from the registry."""
+    from octo.faces import tools_snapshot
     from octo.faces.tool_docs import render_tools_markdown
 
-    fresh = render_tools_markdown()
-    if check:
-        current = output.read_text(encoding="utf-8") if output.exists() else ""
-        if current != fresh:
-            print(f"octo: {output} is out of date; run `octo docs`", file=sys.stderr)
-            return EXIT_ALL_FAILED
-        print(f"{output} is up to date")
-        return EXIT_OK
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(fresh, encoding="utf-8")
-    print(f"wrote {output}")
+    targets = (
+        (output, render_tools_markdown()),
+        (tools_snapshot.SNAPSHOT, tools_snapshot.render()),
+    )
+    for path, fresh in targets:
+        if check:
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if current != fresh:
+                print(f"octo: {path} is out of date; run `octo docs`", file=sys.stderr)
+                return EXIT_ALL_FAILED
+            print(f"{path} is up to date")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(fresh, encoding="utf-8")
+            print(f"wrote {path}")
     return EXIT_OK
 
 

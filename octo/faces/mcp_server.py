@@ -18,7 +18,9 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeAlias
 from urllib.parse import unquote
 from urllib.parse import urlparse
 
@@ -37,9 +39,10 @@ from octo.core.errors import CallError
 from octo.core.meters import Meters
 from octo.core.version import VERSION as __version__
 from octo.faces import mcp_guide
-from octo.faces.library import Gateway
-from octo.registry import all_tools
-from octo.registry import get_tool
+from octo.faces import tools_snapshot
+
+if TYPE_CHECKING:
+    from octo.faces.library import Gateway
 
 logger = logging.getLogger("octo.server")
 
@@ -57,7 +60,7 @@ _ROOTS_KEY = "octo.client_roots"
 # Key of the roots request inside an InputRequiredResult (2026-07-28 multi-round-trip).
 _ROOTS_INPUT = "roots"
 
-Context = ServerRequestContext[Gateway]
+Context: TypeAlias = "ServerRequestContext[Gateway]"
 
 
 def tool_definition(spec: ToolSpec) -> types.Tool:
@@ -172,6 +175,8 @@ def _call_error_result(exc: CallError) -> types.CallToolResult:
 async def _call_tool(
     ctx: Context, params: types.CallToolRequestParams
 ) -> types.CallToolResult | types.InputRequiredResult:
+    from octo.registry import get_tool
+
     try:
         spec = get_tool(params.name)
     except CallError as exc:
@@ -216,6 +221,12 @@ async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None
     await _warm_client_roots(ctx, params)
 
 
+def _load_registry() -> None:
+    from octo.registry import all_tools
+
+    all_tools()
+
+
 def build_server(
     config: Config | None = None,
     *,
@@ -241,6 +252,8 @@ def build_server(
     @asynccontextmanager
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
+        from octo.faces.library import Gateway
+
         settings = config or Config.from_env()
         ceiling = [Path.cwd()] if over_http and not settings.roots else None
         try:
@@ -255,15 +268,21 @@ def build_server(
                 closed.set()
 
     def tool_definitions() -> list[types.Tool]:
-        # Built on the first tools/list rather than at start-up, so initialize stays instant.
+        # Read on the first tools/list from the snapshot `octo docs` writes: answering it
+        # imports no family.
         if not definitions:
-            toolsets = (config or Config.from_env()).toolsets
-            definitions.extend(tool_definition(spec) for spec in published(all_tools(), toolsets))
+            definitions.extend(tools_snapshot.load((config or Config.from_env()).toolsets))
         return definitions
 
     async def list_tools(
-        _ctx: Context, _params: types.PaginatedRequestParams | None
+        ctx: Context, _params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if not definitions:
+            # The registry loads in a worker thread while the client reads the list, so the
+            # first call does not wait for it.
+            ctx.lifespan_context.runtime.start_background(
+                anyio.to_thread.run_sync, _load_registry, name="registry import"
+            )
         return types.ListToolsResult(tools=tool_definitions())
 
     def input_schema_of(name: str) -> dict[str, Any] | None:
