@@ -125,7 +125,7 @@ class Runtime(AsyncResource):
         if self._http is None:
             import httpx
 
-            from octo.transports.tls import ssl_context
+            from octo.core.tls import ssl_context
 
             self._http = httpx.AsyncClient(
                 transport=self._http_transport,

@@ -32,7 +32,6 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from octo.contract import ToolSpec
 from octo.contract.spec import published
 from octo.core.config import Config
 from octo.core.errors import CallError
@@ -61,24 +60,6 @@ _ROOTS_KEY = "octo.client_roots"
 _ROOTS_INPUT = "roots"
 
 Context: TypeAlias = "ServerRequestContext[Gateway]"
-
-
-def tool_definition(spec: ToolSpec) -> types.Tool:
-    """The MCP tool published for a registry tool."""
-    return types.Tool(
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        input_schema=spec.input_schema(),
-        output_schema=spec.output_schema(),
-        annotations=types.ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=spec.open_world,
-        ),
-    )
 
 
 def _root_paths(roots: Sequence[types.Root]) -> list[Path]:

@@ -12,12 +12,31 @@ from typing import Any
 
 import mcp_types as types
 
+from octo.contract import ToolSpec
+
 SNAPSHOT = Path(__file__).with_name("tools_list.json")
+
+
+def tool_definition(spec: ToolSpec) -> types.Tool:
+    """The MCP tool published for a registry tool."""
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema(),
+        output_schema=spec.output_schema(),
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=spec.read_only,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=spec.open_world,
+        ),
+    )
 
 
 def render() -> str:
     """The snapshot of every registry tool as the MCP face publishes it, with its toolset."""
-    from octo.faces.mcp_server import tool_definition
     from octo.registry import all_tools
 
     entries = [

@@ -27,14 +27,14 @@ from urllib.parse import urlunsplit
 
 import anyio
 
+from octo.core.registry_files import env_lookup
+from octo.core.registry_files import npmrc_files
+from octo.core.registry_files import parse_npmrc
+from octo.core.registry_files import pip_config_files
+from octo.core.registry_files import pip_file_values
+from octo.core.registry_files import read_text
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
-from octo.transports.registry_files import env_lookup
-from octo.transports.registry_files import npmrc_files
-from octo.transports.registry_files import parse_npmrc
-from octo.transports.registry_files import pip_config_files
-from octo.transports.registry_files import pip_file_values
-from octo.transports.registry_files import read_text
 
 logger = logging.getLogger("octo.packages")
 

@@ -37,6 +37,8 @@ from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
 from octo.core.shared_state import SharedStore
+from octo.core.tls import CA_SETTINGS_HINT
+from octo.core.tls import is_verification_failure
 from octo.transports.http_body import MAX_JSON_BYTES
 from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy
@@ -52,8 +54,6 @@ from octo.transports.remote_state import RemoteState
 from octo.transports.remote_state import Shared
 from octo.transports.retries import Attempts
 from octo.transports.retries import Retry
-from octo.transports.tls import CA_SETTINGS_HINT
-from octo.transports.tls import is_verification_failure
 
 logger = logging.getLogger("octo.http")
 

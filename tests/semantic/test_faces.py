@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from octo.faces import cli
-from octo.faces.mcp_server import tool_definition
+from octo.faces.tools_snapshot import tool_definition
 from octo.registry import all_tools
 
 from .conftest import EMBED_MODEL

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import truststore
 
-from octo.transports.registry_files import env_lookup
-from octo.transports.registry_files import npmrc_files
-from octo.transports.registry_files import parse_npmrc
-from octo.transports.registry_files import pip_config_files
-from octo.transports.registry_files import pip_file_values
-from octo.transports.registry_files import read_text
+from octo.core.registry_files import env_lookup
+from octo.core.registry_files import npmrc_files
+from octo.core.registry_files import parse_npmrc
+from octo.core.registry_files import pip_config_files
+from octo.core.registry_files import pip_file_values
+from octo.core.registry_files import read_text
 
 logger = logging.getLogger("octo.http")
 

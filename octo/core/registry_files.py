@@ -2,7 +2,7 @@
 ``.npmrc`` files, in each tool's precedence, and npm's case-blind environment settings.
 
 The packages family reads its registries from them (:mod:`octo.packages.endpoints`), the
-HTTP client its extra certificate authorities (:mod:`octo.transports.tls`).
+HTTP client its extra certificate authorities (:mod:`octo.core.tls`).
 """
 
 from __future__ import annotations
