@@ -196,10 +196,15 @@ def _tools(name: str | None) -> int:
     return EXIT_OK
 
 
+#: What a path outside the allowed roots needs said on the command line.
+ROOT_HINT = "From the command line, --root PATH allows another root for one call (repeatable)."
+
+
 async def _call(
     config: Config, tool: str, queries: list[Any], roots: list[str] | None, as_json: bool
 ) -> int:
     from octo.core.errors import CallError
+    from octo.core.errors import ErrorCode
     from octo.faces.library import Gateway
 
     try:
@@ -208,6 +213,9 @@ async def _call(
     except CallError as exc:
         print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
         return EXIT_BAD_CALL
+    for result in response.results:
+        if result.error is not None and result.error.code is ErrorCode.PATH_NOT_ALLOWED:
+            result.hints.append(ROOT_HINT)
     print(response.to_compact_json() if as_json else render_readable(response.to_wire()))
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 

@@ -13,6 +13,7 @@ from typing import Any
 from octo.core.formats import compact_json
 from octo.core.paging import page_hints
 from octo.local.next_calls import has_regex_syntax
+from octo.local.next_calls import is_intended_regex
 from octo.local.next_calls import read_params
 from octo.local.page_fit import PageFit
 from octo.local.search_models import MODE_PRESETS
@@ -156,7 +157,11 @@ def empty_search_hints(
         ignore_case = {**repeat, "pattern": query.pattern.lower()}
         ignore_case.pop("smartCase", None)
         hints.append(f"Ignore case: {tool} " + compact_json(ignore_case))
-    if not query.fixedString and has_regex_syntax(query.pattern):
+    if (
+        not query.fixedString
+        and has_regex_syntax(query.pattern)
+        and not is_intended_regex(query.pattern)
+    ):
         hints.append(
             f"The pattern is a regex; search its text literally: {tool} "
             + compact_json({**repeat, "fixedString": True})
