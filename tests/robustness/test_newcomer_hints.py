@@ -61,9 +61,9 @@ async def test_dir_is_taken_for_path(tmp_path: Path) -> None:
 
 def test_path_not_allowed_on_the_command_line_mentions_root(tmp_path: Path) -> None:
     root = _project(tmp_path)
+    query = f'{{"pattern":"x","path":"{tmp_path}"}}'
     done = subprocess.run(
-        [sys.executable, "-m", "octo", "call", "localSearchCode", "--root", str(root)]
-        + ["--query", f'{{"pattern":"x","path":"{tmp_path}"}}'],
+        [sys.executable, "-m", "octo", "call", "localSearchCode", "--root", str(root), "-q", query],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
