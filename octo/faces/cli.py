@@ -203,12 +203,16 @@ ROOT_HINT = "From the command line, --root PATH allows another root for one call
 async def _call(
     config: Config, tool: str, queries: list[Any], roots: list[str] | None, as_json: bool
 ) -> int:
+    from octo.core.disk_handles import DiskHandleStore
+    from octo.core.disk_handles import default_folder
     from octo.core.errors import CallError
     from octo.core.errors import ErrorCode
     from octo.faces.library import Gateway
 
+    # Each call is its own process: handles live on disk for the next call to read.
+    handles = DiskHandleStore(default_folder(), config.handle_ttl)
     try:
-        async with Gateway(config, roots=roots) as gateway:
+        async with Gateway(config, roots=roots, handles=handles) as gateway:
             response = await gateway.call(tool, queries)
     except CallError as exc:
         print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
