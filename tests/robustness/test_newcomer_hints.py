@@ -73,3 +73,19 @@ def test_path_not_allowed_on_the_command_line_mentions_root(tmp_path: Path) -> N
     assert done.returncode == 1
     assert "PATH_NOT_ALLOWED" in done.stdout
     assert "--root PATH allows another root" in done.stdout
+
+
+async def test_a_cut_read_fits_its_whole_answer_in_the_budget(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    # Quotes and tabs cost two characters each in the JSON the estimate counts.
+    (root / "big.py").write_text("".join(f'x{n} = "\\t\\"{n}\\""\n' for n in range(20_000)))
+    for max_tokens in (2000, 5000):
+        config = octo.Config(roots=(root,), max_tokens=max_tokens)
+        async with octo.Gateway(config) as gw:
+            [result] = (await gw.local_get_file_content([{"path": "big.py"}])).results
+        assert result.data is not None and result.data.tokens is not None
+        tokens = result.data.tokens
+        assert tokens.truncated
+        assert tokens.estimatedTokens <= tokens.maxTokensPerRequest == max_tokens
+        assert tokens.estimatedTokens > 0.75 * max_tokens  # most of the budget is used
