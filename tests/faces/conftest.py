@@ -41,15 +41,18 @@ def octo_env(roots: Path | None = None) -> dict[str, str]:
 
 @pytest.fixture
 def run_octo() -> RunOcto:
-    """Run `python -m octo ARGS` as a real subprocess, without stdin."""
+    """Run `python -m octo ARGS` as a real subprocess, without stdin (``env``: variables
+    added to the test's environment without OCTO_* settings)."""
 
-    def run(*args: str, roots: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, roots: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "octo", *args],
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,
-            env=octo_env(roots),
+            env={**octo_env(roots), **(env or {})},
             cwd=REPO,
             timeout=60,
             check=False,

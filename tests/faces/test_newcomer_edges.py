@@ -13,19 +13,13 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO
+from .conftest import RunOcto
 from .conftest import octo_env
 
 
-def test_an_unknown_log_level_is_one_line_and_exit_2(tree: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "octo", "call", "localSearchCode", '--query={"pattern":"n"}'],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env={**octo_env(tree), "OCTO_LOG_LEVEL": "LOUD"},
-        timeout=60,
-        check=False,
-    )
+def test_an_unknown_log_level_is_one_line_and_exit_2(run_octo: RunOcto, tree: Path) -> None:
+    query = '--query={"pattern":"n"}'
+    done = run_octo("call", "localSearchCode", query, roots=tree, env={"OCTO_LOG_LEVEL": "LOUD"})
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == (

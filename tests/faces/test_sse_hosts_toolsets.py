@@ -4,8 +4,6 @@ names --allow-host, and OCTO_TOOLSETS publishing only some families over MCP."""
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -22,7 +20,7 @@ from octo.faces.mcp_server import build_server
 from octo.faces.serve import http_app
 from octo.registry import all_tools
 
-from .conftest import REPO
+from .conftest import RunOcto
 from .conftest import octo_env
 from .conftest import served_http
 
@@ -81,21 +79,12 @@ async def test_toolsets_publish_only_the_chosen_families(tree: Path) -> None:
         assert len(gateway.tools()) == len(all_tools())
 
 
-def test_an_unknown_toolset_is_one_line_and_exit_2() -> None:
+def test_an_unknown_toolset_is_one_line_and_exit_2(run_octo: RunOcto) -> None:
     for env, args, source in (
         ({"OCTO_TOOLSETS": "local,web"}, [], "OCTO_TOOLSETS"),
         ({}, ["--toolsets", "local,web"], "--toolsets"),
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "octo", "serve", *args],
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            env={**octo_env(), **env},
-            cwd=REPO,
-            timeout=60,
-            check=False,
-        )
+        done = run_octo("serve", *args, env=env)
         assert done.returncode == 2
         assert done.stderr == (
             f"octo: {source} names no toolset web: choose from all, local, lsp, semantic, "
