@@ -1,6 +1,7 @@
 """Hints a newcomer met that led nowhere: a .pyc to read, fixedString for a pattern plainly
-meant as a regex, no "did you mean path" for ``dir``, and --root unmentioned on the command
-line."""
+meant as a regex, dot-files "skipped" in a single named file, no "did you mean path" for
+``dir``, --root unmentioned on the command line; and a read whose estimate was over its
+budget."""
 
 from __future__ import annotations
 
@@ -44,6 +45,21 @@ async def test_fixed_string_is_offered_only_for_a_pattern_that_may_be_literal(
     regex, alternation, maybe_literal = (r.hints for r in response.results)
     assert not any("fixedString" in hint for hint in regex + alternation)
     assert any("fixedString" in hint for hint in maybe_literal)
+
+
+async def test_a_single_named_file_is_not_said_to_skip_dot_files(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    async with octo.Gateway(roots=[root]) as gw:
+        response = await gw.local_search_code(
+            [
+                {"pattern": "absent", "path": "pkg/a.py"},
+                {"pattern": "absent", "path": "pkg/a.py", "outputMode": "countOnly"},
+                {"pattern": "absent", "path": "pkg"},
+            ]
+        )
+    named, counted, folder = (r.hints for r in response.results)
+    assert not any("Dot-files" in hint for hint in named + counted)
+    assert any("Dot-files" in hint for hint in folder)
 
 
 async def test_dir_is_taken_for_path(tmp_path: Path) -> None:
