@@ -7,6 +7,9 @@ description and input schema as published. "Before" is the same registry with wh
 added taken out: the gateway family's tools, the ``repos`` / ``aggregationMode`` /
 ``responseFormat`` fields, and ``path`` as one string with its former description.
 
+It also prints what a model sees of each tool, in total and per toolset (``OCTO_TOOLSETS``
+publishes only the chosen ones).
+
 Run: ``.venv/bin/python benchmarks/bench_tools_list.py``. See benchmarks/README.md.
 """
 
@@ -54,6 +57,24 @@ def measure() -> tuple[int, int]:
     return before, after
 
 
+def model_visible() -> tuple[str, list[tuple[str, str, int]]]:
+    """What a model sees of each published tool (name, description, input schema), as
+    (toolset, tool, tokens); counted with the o200k tokenizer of bpe-openai when it is
+    installed, else as characters / 4. Also says which counter it used."""
+    try:
+        from bpe_openai import get_encoding  # type: ignore[import-not-found]
+    except ImportError:
+        counter, count = "chars/4", lambda text: estimate_tokens(len(text))
+    else:
+        encoding = get_encoding("o200k_base")
+        counter, count = "o200k (bpe-openai)", lambda text: len(encoding.encode(text))
+    rows = []
+    for spec in all_tools():
+        text = spec.name + spec.description + json.dumps(spec.input_schema(), separators=(",", ":"))
+        rows.append((spec.category.toolset, spec.name, count(text)))
+    return counter, rows
+
+
 def main() -> None:
     before, after = measure()
     print(
@@ -61,6 +82,16 @@ def main() -> None:
         f"before issue 12 {before}, after {after}, {after / before:.3f}x "
         f"(target <= {TARGET:.2f}x)"
     )
+    counter, rows = model_visible()
+    print(f"model-visible tokens per tool ({counter}):")
+    for toolset, name, tokens in rows:
+        print(f"  {name:<28} {toolset:<10} {tokens:>6}")
+    print(f"model-visible tokens, all {len(rows)} tools: {sum(r[2] for r in rows)}")
+    per_toolset: dict[str, list[int]] = {}
+    for toolset, _name, tokens in rows:
+        per_toolset.setdefault(toolset, []).append(tokens)
+    shown = ", ".join(f"{t} {sum(v)} ({len(v)} tools)" for t, v in per_toolset.items())
+    print(f"model-visible tokens per toolset (OCTO_TOOLSETS): {shown}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from collections.abc import Coroutine
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
@@ -64,7 +65,8 @@ B = TypeVar("B", bound=Backend)
 class Runtime(AsyncResource):
     """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all.
 
-    ``catalog`` is every tool the face publishes (the gateway's own tools list it);
+    ``catalog`` is every tool the face publishes, or the function that lists them (the
+    gateway's own tools list it);
     ``handles`` keeps the content answers cut (unless given: in the shared store when one
     is configured, else in this process). ``shared`` is the store a team's replicas share
     (``OCTO_REDIS_URL``), None for a process on its own; ``meters`` count what happens
@@ -76,14 +78,16 @@ class Runtime(AsyncResource):
         config: Config,
         *,
         http_transport: httpx.AsyncBaseTransport | None = None,
-        catalog: Sequence[ToolSpec] = (),
+        catalog: Sequence[ToolSpec] | Callable[[], Sequence[ToolSpec]] = (),
         handles: HandleStore | None = None,
         meters: Meters | None = None,
     ) -> None:
         self.config = config
         self.paths = PathPolicy(config.roots, (config.clone_dir,))
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
-        self.catalog = tuple(catalog)
+        # A callable is asked on first use: the MCP face answers tools/list without
+        # importing every family.
+        self._catalog = catalog
         self.meters = meters if meters is not None else Meters()
         self.shared: SharedStore | None = (
             _open_shared_store(config.shared, self.meters) if config.shared else None
@@ -112,13 +116,23 @@ class Runtime(AsyncResource):
         return self
 
     @property
+    def catalog(self) -> tuple[ToolSpec, ...]:
+        """Every tool the face publishes."""
+        if callable(self._catalog):
+            self._catalog = tuple(self._catalog())
+        return tuple(self._catalog)
+
+    @property
     def http(self) -> httpx.AsyncClient:
         """The one shared HTTP client, created on first use (httpx costs import time)."""
         if self._http is None:
             import httpx
 
+            from octo.core.tls import ssl_context
+
             self._http = httpx.AsyncClient(
                 transport=self._http_transport,
+                verify=ssl_context(self.config.env, Path.cwd()),
                 timeout=httpx.Timeout(30.0, connect=10.0),
                 # Redirects are followed by RemoteClient, hop by hop, so credentials never
                 # reach another origin (httpx would forward every header but Authorization).

@@ -32,6 +32,21 @@ class ToolCategory(StrEnum):
     SEMANTIC = "semantic"
     GATEWAY = "gateway"
 
+    @property
+    def toolset(self) -> str:
+        """The toolset (``OCTO_TOOLSETS``) that publishes this category's tools over MCP."""
+        return _TOOLSETS.get(self, self.value)
+
+
+_TOOLSETS = {ToolCategory.PACKAGE: "packages", ToolCategory.GATEWAY: "discovery"}
+
+
+def published(specs: tuple[ToolSpec, ...], toolsets: frozenset[str] | None) -> tuple[ToolSpec, ...]:
+    """The tools of ``specs`` that the ``toolsets`` publish over MCP (None: every one)."""
+    if toolsets is None:
+        return specs
+    return tuple(spec for spec in specs if spec.category.toolset in toolsets)
+
 
 #: Categories whose tools reach remote services.
 OPEN_WORLD = frozenset({ToolCategory.GITHUB, ToolCategory.PACKAGE})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 from pydantic import Field
 
 DataT = TypeVar("DataT", bound=BaseModel)
+A = TypeVar("A")
 
 
 def estimate_tokens(chars: int, chars_per_token: int = 4) -> int:
@@ -48,6 +50,29 @@ def cut_lines(
     if not kept and lines:
         kept = [lines[0][:budget]]
     return LineCut("".join(kept), first_line, first_line + len(kept) - 1, truncated)
+
+
+#: How many times an answer is cut again to fit whole in its budget.
+FIT_ROUNDS = 4
+
+
+def fit_whole(build: Callable[[int], A], budget_chars: int, size: Callable[[A], int]) -> A:
+    """``build(cut)``'s answer with the largest ``cut`` whose whole answer (``size``: its
+    characters as sent, what its estimatedTokens counts) fits ``budget_chars``: the cut
+    shrinks by what the rest of the answer (names, the tokens block, JSON escapes) took
+    beyond the budget, a few rounds at most. A budget too small to leave the content half
+    of it keeps the whole budget for the content, as it cannot hold the whole answer."""
+    first = answer = build(budget_chars)
+    cut = budget_chars
+    for _round in range(FIT_ROUNDS):
+        over = size(answer) - budget_chars
+        if over <= 0:
+            return answer
+        cut -= over
+        if cut < budget_chars // 2:
+            return first
+        answer = build(cut)
+    return answer
 
 
 def text_pages(text: str, budget_chars: int) -> list[str]:

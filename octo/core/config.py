@@ -119,6 +119,24 @@ def clone_dir(env: Mapping[str, str]) -> Path:
     octo's cache directory."""
     explicit = env.get("OCTO_CLONE_DIR")
     return Path(explicit).expanduser() if explicit else cache_dir(env) / "clones"
+#: The tool families MCP can publish or leave out (``OCTO_TOOLSETS``, ``--toolsets``).
+TOOLSETS = ("local", "lsp", "semantic", "github", "packages", "discovery")
+
+
+def parse_toolsets(text: str, source: str) -> frozenset[str] | None:
+    """The toolsets a comma-separated ``text`` names; None for every one (empty or ``all``).
+
+    Raises ConfigError naming ``source`` for a name that is no toolset.
+    """
+    names = {name.strip().lower() for name in text.split(",") if name.strip()}
+    if not names or "all" in names:
+        return None
+    unknown = sorted(names - set(TOOLSETS))
+    if unknown:
+        raise ConfigError(
+            f"{source} names no toolset {', '.join(unknown)}: choose from all, {', '.join(TOOLSETS)}"
+        )
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -147,6 +165,9 @@ class Config:
     shared: SharedSettings | None = None
     #: The managed clone folder (githubCloneRepo): the local tools read it beside the roots.
     clone_dir: Path = field(default_factory=lambda: clone_dir(os.environ))
+    #: The tool families the MCP server publishes (OCTO_TOOLSETS); None: every one. The
+    #: command line and the library keep every tool.
+    toolsets: frozenset[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -176,5 +197,6 @@ class Config:
             handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
             shared=_shared(env),
             clone_dir=clone_dir(env),
+            toolsets=parse_toolsets(env.get("OCTO_TOOLSETS", ""), "OCTO_TOOLSETS"),
             env=env,
         )

@@ -13,6 +13,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
+from pydantic import field_serializer
 from pydantic import field_validator
 from pydantic_core import PydanticCustomError
 
@@ -36,6 +37,11 @@ class ErrorInfo(BaseModel):
         default=None, description="ISO time when an exhausted rate limit resets."
     )
 
+    @field_serializer("code")
+    def _plain_code(self, code: ErrorCode) -> str:
+        # model_dump() gives plain data (the code's string), as the wire form does.
+        return code.value
+
 
 class ResultEnvelope(BaseModel, Generic[DataT]):
     """The answer to one query of a bulk call."""
@@ -55,6 +61,11 @@ class ResultEnvelope(BaseModel, Generic[DataT]):
     mainResearchGoal: str | None = None
     researchGoal: str | None = None
     reasoning: str | None = None
+
+    @field_serializer("status")
+    def _plain_status(self, status: QueryStatus) -> str:
+        # model_dump() gives plain data ("success"), not the enum member.
+        return status.value
 
 
 class BulkResponse(BaseModel, Generic[DataT]):

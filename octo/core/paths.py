@@ -166,7 +166,7 @@ class PathPolicy:
                 f"'{raw}' resolves outside the allowed roots",
                 hints=[
                     "Allowed roots: " + ", ".join(str(r) for r in self.roots),
-                    "Use a path under one of them, or add a root (OCTO_ROOTS or the client's roots).",
+                    "Use a path under one of them, or add a root to OCTO_ROOTS (an MCP client's roots only narrow it).",
                 ],
             )
         return real

@@ -23,7 +23,8 @@ from octo.core.shared_state import SharedStore
 ORIGIN_GRACE = 86_400.0
 
 
-def _origin_document(origin: Origin) -> dict[str, Any]:
+def origin_document(origin: Origin) -> dict[str, Any]:
+    """``origin`` as plain data (JSON or the shared codec)."""
     return {
         "tool": origin.tool,
         "query": dict(origin.query),
@@ -32,7 +33,8 @@ def _origin_document(origin: Origin) -> dict[str, Any]:
     }
 
 
-def _origin(document: Any) -> Origin:
+def origin_from(document: Any) -> Origin:
+    """The origin :func:`origin_document` wrote; KeyError or TypeError when malformed."""
     roots = document["roots"]
     return Origin(
         str(document["tool"]),
@@ -52,14 +54,14 @@ class SharedHandleStore:
         self.ttl = ttl
 
     async def put(self, content: str, origin: Origin) -> str:
-        origin_document = _origin_document(origin)
-        record = pack({"content": content, "origin": origin_document})
+        document = origin_document(origin)
+        record = pack({"content": content, "origin": document})
         if len(record) <= self.shared.settings.max_value_bytes:
             handle = new_handle()
             kept = await self.shared.put(
                 [
                     (f"h:{handle}", record, self.ttl),
-                    (f"o:{handle}", pack(origin_document), self.ttl + ORIGIN_GRACE),
+                    (f"o:{handle}", pack(document), self.ttl + ORIGIN_GRACE),
                 ]
             )
             if kept:
@@ -77,9 +79,9 @@ class SharedHandleStore:
         try:
             if record is not None:
                 document = unpack(record)
-                return Stored(str(document["content"]), _origin(document["origin"]))
+                return Stored(str(document["content"]), origin_from(document["origin"]))
             if origin is not None:
-                return Stored(None, _origin(unpack(origin)))
+                return Stored(None, origin_from(unpack(origin)))
         except (ValueError, KeyError, TypeError):
             return None
         return None

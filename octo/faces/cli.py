@@ -13,6 +13,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from typing import NoReturn
@@ -21,7 +22,9 @@ import anyio
 
 from octo.core.config import Config
 from octo.core.config import ConfigError
+from octo.core.config import parse_toolsets
 from octo.core.version import VERSION as __version__
+from octo.faces.readable import render_readable
 
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1
@@ -86,6 +89,17 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the MCP server (stdio unless --http)")
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
+    serve.add_argument(
+        "--sse",
+        action="store_true",
+        help="with --http, also the legacy HTTP+SSE transport at /sse (same token and checks)",
+    )
+    serve.add_argument(
+        "--toolsets",
+        metavar="LIST",
+        help="publish only these tool families (comma-separated: local, lsp, semantic, github, "
+        "packages, discovery; default OCTO_TOOLSETS, else all)",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     serve.add_argument(
         "--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any free port)"
@@ -154,65 +168,6 @@ def _load_queries(raw_queries: Sequence[str]) -> list[Any]:
     return queries
 
 
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _is_flat(value: Any) -> bool:
-    """Scalars and lists of scalars fit on one line."""
-    if isinstance(value, dict):
-        return not value
-    if isinstance(value, list):
-        return not any(isinstance(item, (dict, list)) for item in value)
-    return not (isinstance(value, str) and "\n" in value)
-
-
-def _render_tree(value: Any, indent: int) -> list[str]:
-    """YAML-like lines: one field per line, list items as "- ", multi-line text as a block."""
-    pad = " " * indent
-    if isinstance(value, dict):
-        lines = []
-        for key, item in value.items():
-            if _is_flat(item):
-                lines.append(f"{pad}{key}: {_scalar(item)}")
-            elif isinstance(item, str):
-                lines.append(f"{pad}{key}: |")
-                lines.extend(f"{pad}  {line}" for line in item.splitlines())
-            else:
-                lines.append(f"{pad}{key}:")
-                lines.extend(_render_tree(item, indent + 2))
-        return lines
-    if isinstance(value, list):
-        lines = []
-        for item in value:
-            nested = _render_tree(item, indent + 2) if not _is_flat(item) else []
-            if nested:
-                lines.append(f"{pad}- {nested[0].lstrip()}")
-                lines.extend(nested[1:])
-            else:
-                lines.append(f"{pad}- {_scalar(item)}")
-        return lines
-    return [f"{pad}{_scalar(value)}"]
-
-
-def render_readable(wire: dict[str, Any]) -> str:
-    """A bulk response for people: per query its status, error, data and hints."""
-    lines: list[str] = []
-    for result in wire["results"]:
-        head = f"[{result['queryIndex']}] {result['status']}"
-        if result.get("cached"):
-            head += " (cached)"
-        if "error" in result:
-            head += f" {result['error']['code']}: {result['error']['message']}"
-        lines.append(head)
-        if "data" in result:
-            lines.extend(_render_tree(result["data"], 2))
-        lines.extend(f"  hint: {hint}" for hint in result.get("hints", []))
-    return "\n".join(lines)
-
-
 def _tools(name: str | None) -> int:
     from octo.core.errors import CallError
     from octo.faces.tool_docs import summary
@@ -251,10 +206,17 @@ def _tools(name: str | None) -> int:
     return EXIT_OK
 
 
+#: What a path outside the allowed roots needs said on the command line.
+ROOT_HINT = "From the command line, --root PATH allows another root for one call (repeatable)."
+
+
 async def _call(
     config: Config, tool: str, queries: list[Any], roots: list[str] | None, args: argparse.Namespace
 ) -> int:
+    from octo.core.disk_handles import DiskHandleStore
+    from octo.core.disk_handles import default_folder
     from octo.core.errors import CallError
+    from octo.core.errors import ErrorCode
     from octo.faces.index_progress import INDEX_TOOL
     from octo.faces.index_progress import ProgressPrinter
     from octo.faces.index_progress import waiting
@@ -264,14 +226,19 @@ async def _call(
     indexing = tool in (INDEX_TOOL, "semantic_index_codebase")
     if indexing:  # from the command line an index ends fully embedded
         queries = waiting(queries, args.no_wait)
+    # Each call is its own process: handles live on disk for the next call to read.
+    handles = DiskHandleStore(default_folder(), config.handle_ttl)
     try:
-        async with Gateway(config, roots=roots) as gateway:
+        async with Gateway(config, roots=roots, handles=handles) as gateway:
             response = await gateway.call(tool, queries, progress=progress if indexing else None)
     except CallError as exc:
         progress.close()
         print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)
         return EXIT_BAD_CALL
     progress.close()
+    for result in response.results:
+        if result.error is not None and result.error.code is ErrorCode.PATH_NOT_ALLOWED:
+            result.hints.append(ROOT_HINT)
     print(response.to_compact_json() if args.json else render_readable(response.to_wire()))
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
@@ -290,6 +257,13 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces.http_access import HttpAccess
     from octo.faces.http_access import HttpAccessError
 
+    if args.toolsets is not None:
+        try:
+            toolsets = parse_toolsets(args.toolsets, "--toolsets")
+        except ConfigError as exc:
+            print(f"octo: {exc}", file=sys.stderr)
+            return EXIT_BAD_CALL
+        config = replace(config, toolsets=toolsets)
     try:
         if args.http:
             where = f"{args.host} port {args.port}"
@@ -312,7 +286,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
                 print(f"octo serve: cannot listen on {where}: {reason}", file=sys.stderr)
                 return EXIT_BAD_CALL
             with sock:
-                anyio.run(serve.serve_http, sock, access, config)
+                anyio.run(serve.serve_http, sock, access, config, args.sse)
         else:
             anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
@@ -321,19 +295,25 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _docs(output: Path, check: bool) -> int:
+    """docs/tools.md and the published tools/list snapshot, both from the registry."""
+    from octo.faces import tools_snapshot
     from octo.faces.tool_docs import render_tools_markdown
 
-    fresh = render_tools_markdown()
-    if check:
-        current = output.read_text(encoding="utf-8") if output.exists() else ""
-        if current != fresh:
-            print(f"octo: {output} is out of date; run `octo docs`", file=sys.stderr)
-            return EXIT_ALL_FAILED
-        print(f"{output} is up to date")
-        return EXIT_OK
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(fresh, encoding="utf-8")
-    print(f"wrote {output}")
+    targets = (
+        (output, render_tools_markdown()),
+        (tools_snapshot.SNAPSHOT, tools_snapshot.render()),
+    )
+    for path, fresh in targets:
+        if check:
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if current != fresh:
+                print(f"octo: {path} is out of date; run `octo docs`", file=sys.stderr)
+                return EXIT_ALL_FAILED
+            print(f"{path} is up to date")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(fresh, encoding="utf-8")
+            print(f"wrote {path}")
     return EXIT_OK
 
 
@@ -363,11 +343,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    level = os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper()
+    if not isinstance(logging.getLevelName(level), int):
+        print(
+            f"octo: OCTO_LOG_LEVEL={level!r} is not a log level "
+            "(DEBUG, INFO, WARNING, ERROR or CRITICAL)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_CALL
     # stdout may be the MCP wire (octo serve): every log line goes to stderr.
     logging.basicConfig(
-        stream=sys.stderr,
-        level=os.environ.get("OCTO_LOG_LEVEL", "WARNING").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     if logging.getLogger().level > logging.DEBUG:
         # httpx logs each request's URL (a query's values) at INFO; the call line is enough.

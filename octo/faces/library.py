@@ -28,9 +28,6 @@ from octo.core.paths import PathPolicy
 from octo.dispatch import dispatch
 from octo.faces.call_log import record_call
 from octo.faces.call_log import record_rejected
-from octo.registry import all_tools
-from octo.registry import get_tool
-from octo.registry import warm_ups
 
 if TYPE_CHECKING:
     import httpx
@@ -38,6 +35,28 @@ if TYPE_CHECKING:
 Queries = Sequence[Mapping[str, Any] | ToolQuery]
 
 logger = logging.getLogger("octo")
+
+
+# The registry imports every family's models: imported when a tool is first needed, so an
+# MCP server answers initialize and tools/list without it.
+def _all_tools() -> tuple[ToolSpec, ...]:
+    """Every tool of the registry, in tools/list order."""
+    from octo import registry
+
+    return registry.all_tools()
+
+
+def _get_tool(name: str) -> ToolSpec:
+    """The tool named ``name`` (camelCase or snake_case); CallError with a suggestion if none."""
+    from octo import registry
+
+    return registry.get_tool(name)
+
+
+def _warm_ups() -> tuple[WarmUp, ...]:
+    from octo import registry
+
+    return tuple(registry.warm_ups())
 
 
 async def _logged(warm_up: WarmUp, ctx: QueryContext) -> None:
@@ -74,7 +93,7 @@ class Gateway(AsyncResource):
         self.runtime = Runtime(
             config,
             http_transport=http_transport,
-            catalog=all_tools(),
+            catalog=_all_tools,
             handles=handles,
             meters=meters,
         )
@@ -108,7 +127,7 @@ class Gateway(AsyncResource):
         ``progress(done, total, message)`` hears how far long queries got.
         """
         paths = self.runtime.paths.narrowed(roots) if roots is not None else None
-        return await self._dispatch(get_tool(tool), queries, paths, progress)
+        return await self._dispatch(_get_tool(tool), queries, paths, progress)
 
     async def _dispatch(
         self,
@@ -135,16 +154,16 @@ class Gateway(AsyncResource):
         if ctx.paths.roots in self._warmed:
             return
         self._warmed.add(ctx.paths.roots)
-        for warm_up in warm_ups():
+        for warm_up in _warm_ups():
             self.runtime.start_background(_logged, warm_up, ctx, name="warm-up")
 
     @staticmethod
     def tools() -> tuple[ToolSpec, ...]:
-        return all_tools()
+        return _all_tools()
 
     def __getattr__(self, name: str) -> Any:
         # One method per registry tool, derived rather than written out per tool.
-        for spec in all_tools():
+        for spec in _all_tools():
             if spec.python_name == name:
                 return self._tool_method(spec)
         raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
@@ -158,4 +177,4 @@ class Gateway(AsyncResource):
         return method
 
     def __dir__(self) -> list[str]:
-        return [*super().__dir__(), *(spec.python_name for spec in all_tools())]
+        return [*super().__dir__(), *(spec.python_name for spec in _all_tools())]

@@ -12,13 +12,6 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from octo.faces.tool_docs import summary
-from octo.faces.tool_docs import tool_reference
-from octo.gateway.guide import guide
-from octo.gateway.guide import guide_markdown
-from octo.gateway.guide import prompt_text
-from octo.registry import all_tools
-
 GUIDE_URI = "octo://guide"
 TOOL_URI = "octo://tools/{name}"
 _TOOL_PREFIX = "octo://tools/"
@@ -32,6 +25,10 @@ async def list_resources(
     _ctx: Any, _params: types.PaginatedRequestParams | None
 ) -> types.ListResourcesResult:
     """The guide, and each tool's reference."""
+    # Imported here: the registry (every family's models) is not needed to answer tools/list.
+    from octo.faces.tool_docs import summary
+    from octo.registry import all_tools
+
     listed = [(GUIDE_URI, "guide", "octo: first steps", _GUIDE)]
     listed += [(_TOOL_PREFIX + s.name, s.name, s.title, summary(s)) for s in all_tools()]
     return types.ListResourcesResult(
@@ -53,8 +50,12 @@ async def list_resource_templates(
 
 
 def _resource_text(uri: str) -> str:
+    from octo.faces.tool_docs import tool_reference
+    from octo.gateway import guide as guides
+    from octo.registry import all_tools
+
     if uri == GUIDE_URI:
-        return guide_markdown()
+        return guides.guide_markdown()
     if uri.startswith(_TOOL_PREFIX):
         name = uri.removeprefix(_TOOL_PREFIX)
         spec = next((s for s in all_tools() if s.name == name), None)
@@ -82,6 +83,8 @@ async def list_prompts(
     _ctx: Any, _params: types.PaginatedRequestParams | None
 ) -> types.ListPromptsResult:
     """One prompt per workflow of the guide."""
+    from octo.gateway import guide as guides
+
     return types.ListPromptsResult(
         prompts=[
             types.Prompt(
@@ -93,21 +96,23 @@ async def list_prompts(
                     for a in workflow.inputs
                 ],
             )
-            for workflow in guide().workflows
+            for workflow in guides.guide().workflows
         ]
     )
 
 
 async def get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    workflow = guide().workflow(params.name)
+    from octo.gateway import guide as guides
+
+    workflow = guides.guide().workflow(params.name)
     if workflow is None:
-        names = ", ".join(w.id for w in guide().workflows)
+        names = ", ".join(w.id for w in guides.guide().workflows)
         raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name} (prompts: {names})")
     try:
         values = workflow.prompt_values(params.arguments or {})
     except ValueError as exc:
         raise MCPError(types.INVALID_PARAMS, f"{params.name}: {exc}") from None
-    text = prompt_text(workflow, values)
+    text = guides.prompt_text(workflow, values)
     return types.GetPromptResult(
         description=workflow.goal,
         messages=[

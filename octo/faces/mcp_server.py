@@ -18,7 +18,9 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeAlias
 from urllib.parse import unquote
 from urllib.parse import urlparse
 
@@ -30,15 +32,16 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from octo.contract import ToolSpec
+from octo.contract.spec import published
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.meters import Meters
 from octo.core.version import VERSION as __version__
 from octo.faces import mcp_guide
-from octo.faces.library import Gateway
-from octo.registry import all_tools
-from octo.registry import get_tool
+from octo.faces import tools_snapshot
+
+if TYPE_CHECKING:
+    from octo.faces.library import Gateway
 
 logger = logging.getLogger("octo.server")
 
@@ -56,25 +59,7 @@ _ROOTS_KEY = "octo.client_roots"
 # Key of the roots request inside an InputRequiredResult (2026-07-28 multi-round-trip).
 _ROOTS_INPUT = "roots"
 
-Context = ServerRequestContext[Gateway]
-
-
-def tool_definition(spec: ToolSpec) -> types.Tool:
-    """The MCP tool published for a registry tool."""
-    return types.Tool(
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        input_schema=spec.input_schema(),
-        output_schema=spec.output_schema(),
-        annotations=types.ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=spec.open_world,
-        ),
-    )
+Context: TypeAlias = "ServerRequestContext[Gateway]"
 
 
 def _root_paths(roots: Sequence[types.Root]) -> list[Path]:
@@ -171,12 +156,21 @@ def _call_error_result(exc: CallError) -> types.CallToolResult:
 async def _call_tool(
     ctx: Context, params: types.CallToolRequestParams
 ) -> types.CallToolResult | types.InputRequiredResult:
+    from octo.registry import get_tool
+
     try:
         spec = get_tool(params.name)
     except CallError as exc:
         raise MCPError(
             types.INVALID_PARAMS, f"Unknown tool: {params.name}", data=exc.hints
         ) from None
+    toolsets = ctx.lifespan_context.config.toolsets
+    if not published((spec,), toolsets):
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Unknown tool: {params.name} (its toolset {spec.category.toolset} is switched off: "
+            f"OCTO_TOOLSETS or octo serve --toolsets adds it)",
+        )
     # Remote tools read no local path, so they skip the roots round trip.
     roots = None if spec.open_world else await _client_roots(ctx, params)
     if isinstance(roots, types.InputRequiredResult):
@@ -208,6 +202,12 @@ async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None
     await _warm_client_roots(ctx, params)
 
 
+def _load_registry() -> None:
+    from octo.registry import all_tools
+
+    all_tools()
+
+
 def build_server(
     config: Config | None = None,
     *,
@@ -233,6 +233,8 @@ def build_server(
     @asynccontextmanager
     async def lifespan(_server: Server[Gateway]) -> AsyncIterator[Gateway]:
         # Nothing slow happens here, so initialize answers at once.
+        from octo.faces.library import Gateway
+
         settings = config or Config.from_env()
         ceiling = [Path.cwd()] if over_http and not settings.roots else None
         try:
@@ -247,14 +249,21 @@ def build_server(
                 closed.set()
 
     def tool_definitions() -> list[types.Tool]:
-        # Built on the first tools/list rather than at start-up, so initialize stays instant.
+        # Read on the first tools/list from the snapshot `octo docs` writes: answering it
+        # imports no family.
         if not definitions:
-            definitions.extend(tool_definition(spec) for spec in all_tools())
+            definitions.extend(tools_snapshot.load((config or Config.from_env()).toolsets))
         return definitions
 
     async def list_tools(
-        _ctx: Context, _params: types.PaginatedRequestParams | None
+        ctx: Context, _params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if not definitions:
+            # The registry loads in a worker thread while the client reads the list, so the
+            # first call does not wait for it.
+            ctx.lifespan_context.runtime.start_background(
+                anyio.to_thread.run_sync, _load_registry, name="registry import"
+            )
         return types.ListToolsResult(tools=tool_definitions())
 
     def input_schema_of(name: str) -> dict[str, Any] | None:

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 import anyio
 
 from octo.core.config import Config
+from octo.faces.host_check import HostCheck
 from octo.faces.http_access import HttpAccess
 from octo.faces.mcp_server import build_server
 from octo.faces.operations import Operations
 
 if TYPE_CHECKING:
-    from starlette.applications import Starlette
+    from starlette.types import ASGIApp
 
     from octo.faces.metrics import PrometheusMeters
 
@@ -77,6 +78,14 @@ async def serve_stdio(config: Config | None = None) -> None:
     """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled."""
     from mcp.server.stdio import stdio_server
 
+    if sys.stdin.isatty():
+        # Started by hand rather than by an MCP client: say what octo is waiting for.
+        print(
+            "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
+            "commands); Ctrl+D or Ctrl+C stops it",
+            file=sys.stderr,
+            flush=True,
+        )
     closed = anyio.Event()
     server = build_server(config, closed=closed)
 
@@ -114,10 +123,13 @@ def mcp_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/mcp"
 
 
-async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | None = None) -> None:
-    """Serve MCP over streamable HTTP at ``/mcp`` on the listening ``sock`` (see
-    :func:`listen`) to requests that pass ``access`` (Host, Origin, bearer token), with
-    /healthz, /readyz and /metrics beside it; says on stderr where, and how to stop it.
+async def serve_http(
+    sock: socket.socket, access: HttpAccess, config: Config | None = None, sse: bool = False
+) -> None:
+    """Serve MCP over streamable HTTP at ``/mcp`` (and, with ``sse``, the legacy HTTP+SSE
+    transport at ``/sse``) on the listening ``sock`` (see :func:`listen`) to requests that
+    pass ``access`` (Host, Origin, bearer token), with /healthz, /readyz and /metrics beside
+    it; says on stderr where, which host names it answers to, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
     app's shutdown, which closes the gateway.
@@ -127,34 +139,44 @@ async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | N
     from octo.faces.http_limits import guarded_protocol
 
     settings = uvicorn.Config(
-        http_app(access, config),
+        http_app(access, config, sse=sse),
         log_level="warning",
         log_config=None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         http=guarded_protocol(access.limits),
     )
+    url = mcp_url(sock)
+    also = f" and HTTP+SSE at {url.removesuffix('/mcp')}/sse" if sse else ""
     print(
-        f"octo: MCP server (streamable HTTP) at {mcp_url(sock)}; Ctrl+C stops it",
+        f"octo: MCP server (streamable HTTP) at {url}{also}; Ctrl+C stops it. Host names "
+        f"allowed: {', '.join(access.allowed_hosts)} (--allow-host NAME adds one)",
         file=sys.stderr,
         flush=True,
     )
     await uvicorn.Server(settings).serve(sockets=[sock])
 
 
-def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
-    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
-    Host / Origin checks and, with a token, its bearer-token middleware; the operational
-    endpoints beside it (:mod:`octo.faces.operations`: /metrics behind the same token)."""
+def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = False) -> ASGIApp:
+    """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` (with ``sse``, the
+    SDK's SSE transport at ``/sse`` too: :mod:`octo.faces.sse`) behind the Host check that
+    names ``--allow-host`` (:mod:`octo.faces.host_check`), the SDK's Host / Origin checks
+    and, with a token, its bearer-token middleware; the operational endpoints beside it
+    (:mod:`octo.faces.operations`: /metrics behind the same token)."""
     operations = Operations(_prometheus_meters())
     server = build_server(
         config, over_http=True, meters=operations.meters, opened=operations.opened
     )
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         **access.app_options(),
         custom_starlette_routes=operations.routes(
             protect_metrics=access.token is not None, host_allowed=access.host_allowed
         ),
     )
+    if sse:
+        from octo.faces.sse import sse_routes
+
+        app.router.routes.extend(sse_routes(server, operations, access))
+    return HostCheck(app, access.allowed_hosts)
 
 
 def _prometheus_meters() -> PrometheusMeters | None:

@@ -18,6 +18,7 @@ from typing import Any
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.formats import compact_json
+from octo.gateway.categories import switched_off
 from octo.gateway.models import Concepts
 from octo.gateway.models import FirstTimeUserGuideResult
 from octo.gateway.models import GuideStep
@@ -146,6 +147,9 @@ async def first_time_user_guide(
 ) -> Answer[FirstTimeUserGuideResult]:
     """The quick start, the concepts and the workflows."""
     answer = Answer(guide_result())
+    _off, hint = switched_off(ctx)
+    if hint is not None:
+        answer.hint(hint)
     answer.hint(
         "Every tool by category: getToolCategories {}.",
         "Over MCP the guide is the resource octo://guide, each tool's reference "

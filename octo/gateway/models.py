@@ -57,6 +57,11 @@ class ToolCategoriesResult(ToolResult):
 
     categories: dict[str, list[str]] = Field(description="Tool names by category.")
     totalTools: int = Field(description="Tools published (the length of tools/list).")
+    switchedOff: dict[str, list[str]] | None = Field(
+        default=None,
+        description="Tools by toolset that OCTO_TOOLSETS leaves out of MCP (the CLI and the "
+        "library keep them).",
+    )
 
 
 class GuideStep(BaseModel):

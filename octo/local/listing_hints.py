@@ -153,13 +153,26 @@ def _page_hints(
     return page_hints(tool, query.params(), field, page.pagination, page.matched)
 
 
+#: Compiled files and caches nobody reads for research (bytecode, object files).
+_BUILD_OUTPUT_SUFFIXES = (".pyc", ".pyo", ".o", ".so", ".class", ".dll", ".dylib", ".exe")
+_BUILD_OUTPUT_DIRS = frozenset({"__pycache__", "node_modules", ".mypy_cache", ".ruff_cache"})
+
+
+def is_build_output(rel: str) -> bool:
+    """True for a compiled file or one inside a cache folder: no file to suggest reading."""
+    parts = rel.split("/")
+    return rel.endswith(_BUILD_OUTPUT_SUFFIXES) or not _BUILD_OUTPUT_DIRS.isdisjoint(parts[:-1])
+
+
 def _next_steps(start: Path, files: list[tuple[str, bool]]) -> list[str]:
     """Hints to read a listed file (sensitive ones need an opt-in) and to search the directory.
 
     ``files`` are the page's files as (path relative to ``start``, sensitive).
     """
     hints = []
-    plain = next((rel for rel, sensitive in files if not sensitive), None)
+    plain = next(
+        (rel for rel, sensitive in files if not sensitive and not is_build_output(rel)), None
+    )
     if plain is not None:
         hints.append(f"Read a file: localGetFileContent {compact_json(read_params(start, plain))}")
     flagged = [rel for rel, sensitive in files if sensitive]

@@ -44,8 +44,14 @@ def _below(low: str | None, high: str | None, parse: Callable[[str], int]) -> bo
     return low is None or high is None or parse(low) < parse(high)
 
 
+#: Names a model reaches for when it means ``path``.
+PATH_ALIASES: dict[str, FieldAlias] = {"dir": FieldAlias("path"), "directory": FieldAlias("path")}
+
+
 class ListingQuery(ToolQuery):
     """Fields both listing tools share: the start directory and what the walk may enter."""
+
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = PATH_ALIASES
 
     path: str = Field(
         min_length=1,
@@ -166,6 +172,7 @@ FindSort = Literal["modified", "path", "size"]
 
 #: Spec 003's names (list_files' parameters) for the find filters.
 FIND_ALIASES: dict[str, FieldAlias] = {
+    **PATH_ALIASES,
     "full_path_match": FieldAlias("fullPathMatch"),
     "changed_within": FieldAlias("modifiedWithin"),
     "changed_before": FieldAlias("modifiedBefore"),

@@ -48,7 +48,8 @@ async def answer_counts(
     else:
         result, hints = await _summary(config, query, scope, counted, ranked, tool)
     if not counted.files:
-        hints = empty_search_hints(query, result, repeat_params(query), tool)
+        one_file = scope.file is not None
+        hints = empty_search_hints(query, result, repeat_params(query), tool, one_file=one_file)
     result = with_tokens(
         result, max_tokens=config.max_tokens, chars_per_token=config.chars_per_token
     )

@@ -12,7 +12,6 @@ a block at a time with a look at the deadline after each, so an abandoned read s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
 from octo.core.budget import cut_lines
+from octo.core.budget import fit_whole
 from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
@@ -29,16 +29,16 @@ from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.core.formats import region_marker
 from octo.core.redaction import redact
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
-from octo.local.next_calls import has_regex_syntax
 from octo.local.read_matches import FileMatches
 from octo.local.read_matches import match_lines
+from octo.local.read_matches import no_match_hints
+from octo.local.read_matches import regions_text
 from octo.local.targets import file_target
 from octo.transports.ripgrep import max_filesize_bytes
 
@@ -222,10 +222,20 @@ class _FileRead:
         )
 
     def _lines(self, first: int, last: int) -> Answer[LocalGetFileContentResult]:
+        # The whole answer fits the budget, not only its content (see fit_whole).
+        return fit_whole(
+            lambda budget: self._lines_within(first, last, budget),
+            self._budget_chars,
+            lambda answer: answer.result.tokens.chars if answer.result.tokens else 0,
+        )
+
+    def _lines_within(
+        self, first: int, last: int, budget_chars: int
+    ) -> Answer[LocalGetFileContentResult]:
         lines = self.lines
         last = min(last, len(lines))
         wanted = lines[first - 1 : last]
-        cut = cut_lines(wanted, first, self.config.max_tokens, self.config.chars_per_token)
+        cut = cut_lines(wanted, first, budget_chars, chars_per_token=1)
         whole_lines = sum(len(line) for line in wanted[: cut.last_line - first + 1])
         next_query: dict[str, Any] | None = None
         truncated_at: int | None = None
@@ -350,11 +360,11 @@ class _FileRead:
         if hits:
             hints += self._match_hints(hits[0], match_string)
         else:
-            hints += _no_match_hints(query, match_string)
+            hints += no_match_hints(query, match_string)
         result = self._measured(
             LocalGetFileContentResult(
                 **self.base,
-                content=_regions(numbered) or None,
+                content=regions_text(numbered) or None,
                 matchCount=found.total,
                 matches=group_matches(numbered, context),
             ),
@@ -379,26 +389,3 @@ class _FileRead:
             f"Read the code around the first match: {around}",
             f"Find it in the other files of the folder: localSearchCode {compact_json(search)}",
         ]
-
-
-def _regions(numbered: list[tuple[int, str, bool]]) -> str:
-    """The shown lines as text, each run of consecutive lines headed by its line numbers
-    (githubGetFileContent's format)."""
-    parts: list[str] = []
-    # Consecutive line numbers keep the same difference to their position in the list.
-    for _, run in groupby(enumerate(numbered), key=lambda item: item[1][0] - item[0]):
-        lines = [line for _, line in run]
-        parts.append(region_marker(lines[0][0], lines[-1][0]))
-        parts.extend(text + "\n" for _, text, _ in lines)
-    return "".join(parts)
-
-
-def _no_match_hints(query: LocalGetFileContentQuery, match_string: str) -> list[str]:
-    hints: list[str] = []
-    if query.matchStringCaseSensitive:
-        hints.append("Match case-insensitively: drop matchStringCaseSensitive.")
-    if not query.matchStringIsRegex and has_regex_syntax(match_string):
-        hints.append("matchString was taken literally; set matchStringIsRegex: true for a regex.")
-    search = {"pattern": match_string, "path": ".", "fixedString": not query.matchStringIsRegex}
-    hints.append("Search more files: localSearchCode " + compact_json(search))
-    return hints

@@ -9,15 +9,19 @@ itself is left out (``--max-columns=1``), so a file of one 200 MB line costs a f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 
 import anyio
 
 from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
+from octo.core.formats import compact_json
+from octo.core.formats import region_marker
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.redacted_search import files_holding_secrets
 from octo.local.redacted_search import redacted_copies
+from octo.local.next_calls import has_regex_syntax
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 
@@ -86,3 +90,27 @@ def _rejected(message: str) -> InvalidQueryError:
             "literally.",
         ],
     )
+
+
+def regions_text(numbered: list[tuple[int, str, bool]]) -> str:
+    """The shown lines as text, each run of consecutive lines headed by its line numbers
+    (githubGetFileContent's format)."""
+    parts: list[str] = []
+    # Consecutive line numbers keep the same difference to their position in the list.
+    for _, run in groupby(enumerate(numbered), key=lambda item: item[1][0] - item[0]):
+        lines = [line for _, line in run]
+        parts.append(region_marker(lines[0][0], lines[-1][0]))
+        parts.extend(text + "\n" for _, text, _ in lines)
+    return "".join(parts)
+
+
+def no_match_hints(query: LocalGetFileContentQuery, match_string: str) -> list[str]:
+    """Ways on when matchString matched nothing in the file."""
+    hints: list[str] = []
+    if query.matchStringCaseSensitive:
+        hints.append("Match case-insensitively: drop matchStringCaseSensitive.")
+    if not query.matchStringIsRegex and has_regex_syntax(match_string):
+        hints.append("matchString was taken literally; set matchStringIsRegex: true for a regex.")
+    search = {"pattern": match_string, "path": ".", "fixedString": not query.matchStringIsRegex}
+    hints.append("Search more files: localSearchCode " + compact_json(search))
+    return hints

@@ -118,7 +118,8 @@ async def _page_of_lines(
             "There was no time left to read the page's matching lines: the files and counts "
             "are shown; ask again for the lines (a narrower path makes it quicker)."
         )
-    answer.hint(*hints, *search_hints(query, result, cwd, tool))
+    one_file = scope.file is not None
+    answer.hint(*hints, *search_hints(query, result, cwd, tool, one_file=one_file))
     return answer
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from octo.core.formats import compact_json
 from octo.core.paging import page_hints
 from octo.local.next_calls import has_regex_syntax
+from octo.local.next_calls import is_intended_regex
 from octo.local.next_calls import read_params
 from octo.local.page_fit import PageFit
 from octo.local.search_models import MODE_PRESETS
@@ -63,12 +64,18 @@ def page_turn(
 
 
 def search_hints(
-    query: SearchFields, result: LocalSearchCodeResult, cwd: Path, tool: str
+    query: SearchFields,
+    result: LocalSearchCodeResult,
+    cwd: Path,
+    tool: str,
+    *,
+    one_file: bool = False,
 ) -> list[str]:
-    """Hints for a page of results (``cwd``: the searched directory)."""
+    """Hints for a page of results (``cwd``: the searched directory; ``one_file``: the
+    query named a single file)."""
     repeat = repeat_params(query)
     if not result.files:
-        return empty_search_hints(query, result, repeat, tool)
+        return empty_search_hints(query, result, repeat, tool, one_file=one_file)
     hints = page_turn(query, result, repeat, tool)
     first = result.files[0]
     if query.filesOnly:
@@ -132,10 +139,15 @@ NO_FILE_SEARCHED = "No file passed the filters: check path, type, include and ex
 
 
 def empty_search_hints(
-    query: SearchFields, result: LocalSearchCodeResult, repeat: dict[str, Any], tool: str
+    query: SearchFields,
+    result: LocalSearchCodeResult,
+    repeat: dict[str, Any],
+    tool: str,
+    *,
+    one_file: bool = False,
 ) -> list[str]:
     """Hints for an answer without files: the way to the last page, or ways out of a search
-    that matched nothing."""
+    that matched nothing (a single named file skips no dot-file nor ignored file)."""
     if result.stats.filesWithMatches:
         return page_turn(query, result, repeat, tool)
     hints: list[str] = []
@@ -156,11 +168,17 @@ def empty_search_hints(
         ignore_case = {**repeat, "pattern": query.pattern.lower()}
         ignore_case.pop("smartCase", None)
         hints.append(f"Ignore case: {tool} " + compact_json(ignore_case))
-    if not query.fixedString and has_regex_syntax(query.pattern):
+    if (
+        not query.fixedString
+        and has_regex_syntax(query.pattern)
+        and not is_intended_regex(query.pattern)
+    ):
         hints.append(
             f"The pattern is a regex; search its text literally: {tool} "
             + compact_json({**repeat, "fixedString": True})
         )
+    if one_file:
+        return hints
     skipped = {"hidden": True} if not query.hidden else {}
     if not query.noIgnore:
         skipped["noIgnore"] = True

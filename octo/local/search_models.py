@@ -108,6 +108,8 @@ SEARCH_ALIASES: dict[str, FieldAlias] = {
     "timeout_ms": FieldAlias("timeoutMs"),
     "no_ignore": FieldAlias("noIgnore"),
     "query": FieldAlias("pattern"),
+    "dir": FieldAlias("path"),
+    "directory": FieldAlias("path"),
 }
 
 

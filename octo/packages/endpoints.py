@@ -13,14 +13,10 @@ asked as children octo owns. Discovery never blocks the event loop.
 
 from __future__ import annotations
 
-import configparser
 import logging
-import os
-import re
 import shutil
 import subprocess
 from collections.abc import Iterable
-from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -31,6 +27,12 @@ from urllib.parse import urlunsplit
 
 import anyio
 
+from octo.core.registry_files import env_lookup
+from octo.core.registry_files import npmrc_files
+from octo.core.registry_files import parse_npmrc
+from octo.core.registry_files import pip_config_files
+from octo.core.registry_files import pip_file_values
+from octo.core.registry_files import read_text
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 
@@ -41,8 +43,6 @@ COMMAND_TIMEOUT = 10.0
 
 # Asks pip for its built-in default index, so no hostname is written here.
 _PIP_DEFAULT_INDEX_SCRIPT = "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"
-
-_ENV_REFERENCE = re.compile(r"\$\{([^}]+)\}")
 
 
 def is_http_url(url: str) -> bool:
@@ -64,17 +64,6 @@ def split_credentials(url: str) -> tuple[str, Credentials | None]:
         return url, None
     user, _, password = userinfo.partition(":")
     return urlunsplit(parts._replace(netloc=host)), (unquote(user), unquote(password))
-
-
-def env_lookup(env: Mapping[str, str], name: str) -> str | None:
-    """A variable by name, ignoring case as npm does (``npm_config_registry``)."""
-    if env.get(name):
-        return env[name]
-    lowered = name.lower()
-    for key, value in env.items():
-        if key.lower() == lowered and value:
-            return value
-    return None
 
 
 @dataclass(frozen=True)
@@ -136,67 +125,6 @@ def with_trailing_slash(url: str) -> str:
 # --- npm ----------------------------------------------------------------------------------
 
 
-def _expand(value: str, env: Mapping[str, str]) -> str:
-    return _ENV_REFERENCE.sub(lambda m: env.get(m.group(1), ""), value)
-
-
-def parse_npmrc(text: str, env: Mapping[str, str]) -> dict[str, str]:
-    """``key=value`` pairs of an ``.npmrc`` (ini without sections), ``${VAR}`` expanded."""
-    values: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith((";", "#")) or "=" not in line:
-            continue
-        key, value = (part.strip() for part in line.split("=", 1))
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[_expand(key, env)] = _expand(value, env)
-    return values
-
-
-def _project_prefix(cwd: Path) -> Path:
-    """npm's local prefix: the nearest folder holding package.json or node_modules."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / "package.json").exists() or (folder / "node_modules").exists():
-            return folder
-    return cwd
-
-
-def _npm_global_prefix(env: Mapping[str, str]) -> Path | None:
-    configured = env_lookup(env, "NPM_CONFIG_PREFIX") or env.get("PREFIX")
-    if configured:
-        return Path(configured)
-    node = shutil.which("node", path=env.get("PATH", ""))
-    return Path(node).resolve().parent.parent if node else None
-
-
-def npmrc_files(env: Mapping[str, str], cwd: Path) -> list[Path]:
-    """The project, user and global ``.npmrc`` paths, highest precedence first."""
-    home = env.get("HOME") or env.get("USERPROFILE")
-    user = env_lookup(env, "NPM_CONFIG_USERCONFIG") or (f"{home}/.npmrc" if home else None)
-    global_config = env_lookup(env, "NPM_CONFIG_GLOBALCONFIG")
-    if global_config is None and (prefix := _npm_global_prefix(env)) is not None:
-        global_config = str(prefix / "etc" / "npmrc")
-    project = _project_prefix(cwd) / ".npmrc"
-    files = [project]
-    if user:
-        files.append(Path(user))
-    if global_config:
-        files.append(Path(global_config))
-    unique: list[Path] = []
-    for path in files:
-        if path not in unique:
-            unique.append(path)
-    return unique
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 async def _run_command(argv: list[str], env: Mapping[str, str], cwd: Path) -> str | None:
     """stdout of a configuration command, or None when it fails or hangs."""
     try:
@@ -239,7 +167,7 @@ def _read_npm_settings(env: Mapping[str, str], cwd: Path) -> _NpmSettings:
             break
     # Lower files never override what a higher one set; tokens and scopes merge.
     for path in npmrc_files(env, cwd):
-        text = _read_text(path)
+        text = read_text(path)
         if text is None:
             continue
         for key, value in parse_npmrc(text, env).items():
@@ -284,42 +212,8 @@ def _first_http(values: Iterable[str]) -> str | None:
     return None
 
 
-def pip_config_files(env: Mapping[str, str]) -> list[Path]:
-    """pip's configuration files, lowest precedence first (pip lets later files win)."""
-    home = env.get("HOME", "")
-    xdg_dirs = env.get("XDG_CONFIG_DIRS") or "/etc/xdg"
-    files = [Path(d) / "pip" / "pip.conf" for d in xdg_dirs.split(os.pathsep) if d]
-    files.append(Path("/etc/pip.conf"))
-    if home:
-        files.append(Path(home) / ".pip" / "pip.conf")
-    config_home = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
-    if config_home:
-        files.append(Path(config_home) / "pip" / "pip.conf")
-    if env.get("VIRTUAL_ENV"):
-        files.append(Path(env["VIRTUAL_ENV"]) / "pip.conf")
-    if env.get("PIP_CONFIG_FILE") and env["PIP_CONFIG_FILE"] != os.devnull:
-        files.append(Path(env["PIP_CONFIG_FILE"]))
-    return files
-
-
 _INDEX_KEYS = ("index-url", "index_url")
 _EXTRA_INDEX_KEYS = ("extra-index-url", "extra_index_url")
-
-
-def _pip_file_values(path: Path, keys: tuple[str, ...]) -> Iterator[str]:
-    """Values of ``keys`` in a pip config file, ``[install]`` before ``[global]``."""
-    text = _read_text(path)
-    if text is None:
-        return
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return
-    for key in keys:
-        for section in ("install", "global"):
-            if parser.has_option(section, key):
-                yield parser.get(section, key)
 
 
 def _read_pip_settings(env: Mapping[str, str]) -> tuple[PythonIndex | None, str | None]:
@@ -329,7 +223,7 @@ def _read_pip_settings(env: Mapping[str, str]) -> tuple[PythonIndex | None, str 
     files = list(reversed(pip_config_files(env)))
     for keys in (_INDEX_KEYS, _EXTRA_INDEX_KEYS):
         for path in files:
-            if url := _first_http(_pip_file_values(path, keys)):
+            if url := _first_http(pip_file_values(path, keys)):
                 return PythonIndex.from_url(url, str(path)), None
     for interpreter in ("python3", "python"):
         python = shutil.which(interpreter, path=env.get("PATH", ""))

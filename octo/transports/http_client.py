@@ -37,6 +37,8 @@ from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
 from octo.core.shared_state import SharedStore
+from octo.core.tls import CA_SETTINGS_HINT
+from octo.core.tls import is_verification_failure
 from octo.transports.http_body import MAX_JSON_BYTES
 from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy
@@ -244,11 +246,14 @@ class RemoteClient:
                 ) from None
             except httpx.TransportError as exc:
                 self.meters.upstream(self._host, "unreachable")
+                hint = "Check the network and the configured API URL."
+                if is_verification_failure(exc):
+                    hint = CA_SETTINGS_HINT
                 raise ToolNotAvailableError(
                     scrubbed(
                         self.policy, f"{self.policy.name} is unreachable at {self.base_url}: {exc}"
                     ),
-                    hints=["Check the network and the configured API URL."],
+                    hints=[hint],
                 ) from None
         self.meters.upstream(self._host, str(response.status_code))
         await self._record(response, resource, scope)

@@ -41,15 +41,18 @@ def octo_env(roots: Path | None = None) -> dict[str, str]:
 
 @pytest.fixture
 def run_octo() -> RunOcto:
-    """Run `python -m octo ARGS` as a real subprocess, without stdin."""
+    """Run `python -m octo ARGS` as a real subprocess, without stdin (``env``: variables
+    added to the test's environment without OCTO_* settings)."""
 
-    def run(*args: str, roots: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, roots: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "octo", *args],
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,
-            env=octo_env(roots),
+            env={**octo_env(roots), **(env or {})},
             cwd=REPO,
             timeout=60,
             check=False,
@@ -76,8 +79,9 @@ def served_http(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> 
         assert process.stderr is not None
         said = process.stderr.readline()
         match = re.fullmatch(
-            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp); "
-            r"Ctrl\+C stops it\n",
+            r"octo: MCP server \(streamable HTTP\) at (http://127\.0\.0\.1:\d+/mcp)"
+            r"(?: and HTTP\+SSE at \S+)?; Ctrl\+C stops it\. Host names allowed: "
+            r"127\.0\.0\.1, localhost, \[::1\](?:, \S+)* \(--allow-host NAME adds one\)\n",
             said,
         )
         assert match, f"octo serve --http said {said!r}, then {process.stderr.read()!r}"

@@ -53,3 +53,14 @@ def test_the_registry_loads_no_backend() -> None:
         "assert not heavy, f'the registry imported {heavy}'"
     )
     subprocess.run([sys.executable, "-c", check], check=True, timeout=60)
+
+
+async def test_model_dump_gives_plain_values(tree: Path) -> None:
+    async with octo.Gateway(roots=[tree]) as gw:
+        response = await gw.local_search_code(
+            [{"pattern": "needle", "path": "."}, {"pattern": "x", "path": "/elsewhere"}]
+        )
+    found, refused = (result.model_dump(exclude_none=True) for result in response.results)
+    assert type(found["status"]) is str and found["status"] == "success"
+    assert type(refused["error"]["code"]) is str and refused["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert response.model_dump()["results"][0]["status"] == "success"

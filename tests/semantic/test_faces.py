@@ -13,7 +13,7 @@ import pytest
 
 from octo.faces import cli
 from octo.faces.index_progress import ProgressPrinter
-from octo.faces.mcp_server import tool_definition
+from octo.faces.tools_snapshot import tool_definition
 from octo.registry import all_tools
 from tests.semantic.conftest import EMBED_MODEL
 from tests.semantic.conftest import EMBED_URL

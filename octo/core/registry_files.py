@@ -1,0 +1,125 @@
+"""Where the user's package tools keep their settings: pip's configuration files and npm's
+``.npmrc`` files, in each tool's precedence, and npm's case-blind environment settings.
+
+The packages family reads its registries from them (:mod:`octo.packages.endpoints`), the
+HTTP client its extra certificate authorities (:mod:`octo.core.tls`).
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from collections.abc import Mapping
+from pathlib import Path
+
+_ENV_REFERENCE = re.compile(r"\$\{([^}]+)\}")
+
+
+def env_lookup(env: Mapping[str, str], name: str) -> str | None:
+    """A variable by name, ignoring case as npm does (``npm_config_registry``)."""
+    if env.get(name):
+        return env[name]
+    lowered = name.lower()
+    for key, value in env.items():
+        if key.lower() == lowered and value:
+            return value
+    return None
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    return _ENV_REFERENCE.sub(lambda m: env.get(m.group(1), ""), value)
+
+
+def parse_npmrc(text: str, env: Mapping[str, str]) -> dict[str, str]:
+    """``key=value`` pairs of an ``.npmrc`` (ini without sections), ``${VAR}`` expanded."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith((";", "#")) or "=" not in line:
+            continue
+        key, value = (part.strip() for part in line.split("=", 1))
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[_expand(key, env)] = _expand(value, env)
+    return values
+
+
+def _project_prefix(cwd: Path) -> Path:
+    """npm's local prefix: the nearest folder holding package.json or node_modules."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / "package.json").exists() or (folder / "node_modules").exists():
+            return folder
+    return cwd
+
+
+def _npm_global_prefix(env: Mapping[str, str]) -> Path | None:
+    configured = env_lookup(env, "NPM_CONFIG_PREFIX") or env.get("PREFIX")
+    if configured:
+        return Path(configured)
+    node = shutil.which("node", path=env.get("PATH", ""))
+    return Path(node).resolve().parent.parent if node else None
+
+
+def npmrc_files(env: Mapping[str, str], cwd: Path) -> list[Path]:
+    """The project, user and global ``.npmrc`` paths, highest precedence first."""
+    home = env.get("HOME") or env.get("USERPROFILE")
+    user = env_lookup(env, "NPM_CONFIG_USERCONFIG") or (f"{home}/.npmrc" if home else None)
+    global_config = env_lookup(env, "NPM_CONFIG_GLOBALCONFIG")
+    if global_config is None and (prefix := _npm_global_prefix(env)) is not None:
+        global_config = str(prefix / "etc" / "npmrc")
+    project = _project_prefix(cwd) / ".npmrc"
+    files = [project]
+    if user:
+        files.append(Path(user))
+    if global_config:
+        files.append(Path(global_config))
+    unique: list[Path] = []
+    for path in files:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def pip_config_files(env: Mapping[str, str]) -> list[Path]:
+    """pip's configuration files, lowest precedence first (pip lets later files win)."""
+    home = env.get("HOME", "")
+    xdg_dirs = env.get("XDG_CONFIG_DIRS") or "/etc/xdg"
+    files = [Path(d) / "pip" / "pip.conf" for d in xdg_dirs.split(os.pathsep) if d]
+    files.append(Path("/etc/pip.conf"))
+    if home:
+        files.append(Path(home) / ".pip" / "pip.conf")
+    config_home = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
+    if config_home:
+        files.append(Path(config_home) / "pip" / "pip.conf")
+    if env.get("VIRTUAL_ENV"):
+        files.append(Path(env["VIRTUAL_ENV"]) / "pip.conf")
+    if env.get("PIP_CONFIG_FILE") and env["PIP_CONFIG_FILE"] != os.devnull:
+        files.append(Path(env["PIP_CONFIG_FILE"]))
+    return files
+
+
+def read_text(path: Path) -> str | None:
+    """The text of ``path``; None when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def pip_file_values(path: Path, keys: tuple[str, ...]) -> Iterator[str]:
+    """Values of ``keys`` in a pip config file, ``[install]`` before ``[global]``."""
+    text = read_text(path)
+    if text is None:
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return
+    for key in keys:
+        for section in ("install", "global"):
+            if parser.has_option(section, key):
+                yield parser.get(section, key)
