@@ -19,9 +19,9 @@ from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
 from octo.local.models import LocalGetFileContentQuery
+from octo.local.next_calls import has_regex_syntax
 from octo.local.redacted_search import files_holding_secrets
 from octo.local.redacted_search import redacted_copies
-from octo.local.next_calls import has_regex_syntax
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 

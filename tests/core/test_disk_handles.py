@@ -59,7 +59,7 @@ async def test_an_expired_handle_keeps_its_origin_and_odd_names_find_nothing(
 ) -> None:
     now = [1000.0]
     store = DiskHandleStore(tmp_path / "handles", 60, max_entries=2, clock=lambda: now[0])
-    origin = Origin("localGetFileContent", {"path": "a.txt"}, (str(tmp_path),))
+    origin = Origin("localGetFileContent", {"path": "a.txt"}, (str(tmp_path),), "caller")
     first = await store.put("first", origin)
     found = await store.get(first)
     assert found is not None and found.content == "first" and found.origin == origin

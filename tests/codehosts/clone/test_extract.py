@@ -14,8 +14,8 @@ from octo.codehosts.clone.extract import UnsafeArchiveError
 from octo.codehosts.clone.extract import extract
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidResponseError
-from octo.lsp.client import UNTRUSTED_OPTIONS
-from octo.lsp.process import server_environment
+from octo.lsp.servers.client import UNTRUSTED_OPTIONS
+from octo.lsp.servers.process import server_environment
 from tests.codehosts.clone.archives import PROJECT
 from tests.codehosts.clone.archives import TOP
 from tests.codehosts.clone.archives import bomb
