@@ -48,7 +48,7 @@ from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
-from octo.core.redaction import redacted
+from octo.core.secrets.redaction import redacted
 from octo.transports.ripgrep import RgSlots
 from octo.transports.ripgrep import rg_slots_in_force
 

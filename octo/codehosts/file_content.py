@@ -22,7 +22,7 @@ from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 
 async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer[FileContentResult]:

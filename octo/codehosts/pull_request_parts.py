@@ -20,7 +20,7 @@ from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
 
 #: Largest diff of one file that a pull-request answer carries.

@@ -31,9 +31,9 @@ from octo.core.handles import HandleStore
 from octo.core.handles import MemoryHandleStore
 from octo.core.meters import Meters
 from octo.core.paths import PathPolicy
-from octo.core.shared_handles import SharedHandleStore
-from octo.core.shared_state import SharedSettings
-from octo.core.shared_state import SharedStore
+from octo.core.shared.handles import SharedHandleStore
+from octo.core.shared.store import SharedSettings
+from octo.core.shared.store import SharedStore
 
 if TYPE_CHECKING:
     import httpx
@@ -45,7 +45,7 @@ PosArgs = TypeVarTuple("PosArgs")
 
 def _open_shared_store(settings: SharedSettings, meters: Meters) -> SharedStore:
     """The store ``settings`` name; only now is the Redis client imported."""
-    from octo.core.redis_store import RedisStore
+    from octo.core.shared.redis_store import RedisStore
 
     return RedisStore(settings, meters)
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
-from octo.core.shared_state import SharedSettings
+from octo.core.shared.store import SharedSettings
 
 N = TypeVar("N", int, float)
 

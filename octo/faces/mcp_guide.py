@@ -12,11 +12,11 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from octo.discovery.guide import guide
+from octo.discovery.guide import guide_markdown
+from octo.discovery.guide import prompt_text
 from octo.faces.tool_docs import summary
 from octo.faces.tool_docs import tool_reference
-from octo.gateway.guide import guide
-from octo.gateway.guide import guide_markdown
-from octo.gateway.guide import prompt_text
 from octo.registry import all_tools
 
 GUIDE_URI = "octo://guide"

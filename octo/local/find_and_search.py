@@ -21,24 +21,24 @@ from octo.contract import QueryContext
 from octo.core.budget import measured
 from octo.core.formats import compact_json
 from octo.core.paths import is_hidden
-from octo.core.sensitive import is_sensitive
+from octo.core.secrets.sensitive import is_sensitive
+from octo.local.checked_paths import opened_directory
 from octo.local.find_search_models import MAX_FILE_LIMIT
 from octo.local.find_search_models import FindAndSearchQuery
 from octo.local.find_search_models import FindAndSearchResult
 from octo.local.find_search_models import FindStats
-from octo.local.find_select import Check
-from octo.local.find_select import name_type_args
-from octo.local.find_select import select_entries
-from octo.local.listing_hints import truncated_hint
-from octo.local.search import search_scope
-from octo.local.search_hints import NO_FILE_SEARCHED
-from octo.local.search_passes import SearchScope
-from octo.local.search_passes import file_filter_args
-from octo.local.search_passes import max_filesize
-from octo.local.search_passes import timeout_ms
-from octo.local.targets import opened_directory
-from octo.local.walk import Walk
-from octo.local.walk import walk_listing
+from octo.local.listing.file_walk import Walk
+from octo.local.listing.file_walk import walk_listing
+from octo.local.listing.find_select import Check
+from octo.local.listing.find_select import name_type_args
+from octo.local.listing.find_select import select_entries
+from octo.local.listing.hints import truncated_hint
+from octo.local.search.handler import search_scope
+from octo.local.search.hints import NO_FILE_SEARCHED
+from octo.local.search.passes import SearchScope
+from octo.local.search.passes import file_filter_args
+from octo.local.search.passes import max_filesize
+from octo.local.search.passes import timeout_ms
 
 TOOL = "localFindAndSearchCode"
 

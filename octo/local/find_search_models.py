@@ -10,12 +10,12 @@ from pydantic import BaseModel
 from pydantic import Field
 
 from octo.core.envelope import FieldAlias
-from octo.local.listing_models import FIND_ALIASES
-from octo.local.listing_models import FindFilters
-from octo.local.listing_models import FindSort
-from octo.local.search_models import SEARCH_ALIASES
-from octo.local.search_models import LocalSearchCodeResult
-from octo.local.search_models import SearchFields
+from octo.local.listing.models import FIND_ALIASES
+from octo.local.listing.models import FindFilters
+from octo.local.listing.models import FindSort
+from octo.local.search.models import SEARCH_ALIASES
+from octo.local.search.models import LocalSearchCodeResult
+from octo.local.search.models import SearchFields
 
 #: Files searched when the query names no fileLimit; and the most it may name (spec 003).
 DEFAULT_FILE_LIMIT = 2000

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from octo.core.sensitive import is_sensitive
+from octo.core.secrets.sensitive import is_sensitive
 
 _REGEX_SYNTAX = re.compile(r"[\\^$.|?*+()\[\]{}]")
 

@@ -7,42 +7,42 @@ from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
 from octo.local.find_search_models import FindAndSearchResult
-from octo.local.listing_models import FindFilesResult
-from octo.local.listing_models import ViewStructureResult
+from octo.local.listing.models import FindFilesResult
+from octo.local.listing.models import ViewStructureResult
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
-from octo.local.place_models import FindAndSearchPlaces
-from octo.local.place_models import FindFilesPlaces
-from octo.local.place_models import SearchCodePlaces
-from octo.local.place_models import ViewStructurePlaces
-from octo.local.search_models import LocalSearchCodeResult
+from octo.local.places.models import FindAndSearchPlaces
+from octo.local.places.models import FindFilesPlaces
+from octo.local.places.models import SearchCodePlaces
+from octo.local.places.models import ViewStructurePlaces
+from octo.local.search.models import LocalSearchCodeResult
 
 TOOLS = family_tools(
     __package__,
     ToolCategory.LOCAL,
     {
         "localSearchCode": Binding(
-            SearchCodePlaces, LocalSearchCodeResult, "octo.local.place_tools:search_code", 5
+            SearchCodePlaces, LocalSearchCodeResult, "octo.local.places.tools:search_code", 5
         ),
         "localGetFileContent": Binding(
             LocalGetFileContentQuery,
             LocalGetFileContentResult,
-            "octo.local.read:get_file_content",
+            "octo.local.read.handler:get_file_content",
             5,
         ),
         "localViewStructure": Binding(
             ViewStructurePlaces,
             ViewStructureResult,
-            "octo.local.place_tools:view_structure",
+            "octo.local.places.tools:view_structure",
             5,
         ),
         "localFindFiles": Binding(
-            FindFilesPlaces, FindFilesResult, "octo.local.place_tools:find_files", 5
+            FindFilesPlaces, FindFilesResult, "octo.local.places.tools:find_files", 5
         ),
         "localFindAndSearchCode": Binding(
             FindAndSearchPlaces,
             FindAndSearchResult,
-            "octo.local.place_tools:find_and_search_code",
+            "octo.local.places.tools:find_and_search_code",
             5,
         ),
     },

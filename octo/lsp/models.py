@@ -22,9 +22,9 @@ from octo.core.envelope import ToolQuery
 from octo.core.envelope import ToolResult
 from octo.core.formats import compact_json
 from octo.core.paging import Pagination
-from octo.core.sensitive import HIDDEN_DESCRIPTION
-from octo.core.sensitive import SENSITIVE_DESCRIPTION
-from octo.core.sensitive import Withheld
+from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
+from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.secrets.sensitive import Withheld
 
 
 class SymbolQuery(ToolQuery):

@@ -29,7 +29,7 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
 from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
-from octo.core.sensitive import withheld
+from octo.core.secrets.sensitive import withheld
 from octo.lsp.client import RequestTimeoutError
 from octo.lsp.client import UnsupportedOperationError
 from octo.lsp.documents import Source

@@ -36,7 +36,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
-from octo.core.shared_state import SharedStore
+from octo.core.shared.store import SharedStore
 from octo.transports.http_body import MAX_JSON_BYTES
 from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy

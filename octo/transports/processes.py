@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from functools import cache
 
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 #: Credentials octo itself reads; never handed to a child.
 _CREDENTIALS = frozenset(

@@ -7,10 +7,10 @@ import pytest
 
 from octo.core.envelope import ErrorInfo
 from octo.core.errors import ErrorCode
-from octo.core.redaction import LineRedactor
-from octo.core.redaction import key_body_lines
-from octo.core.redaction import redact
-from octo.core.redaction import redacted
+from octo.core.secrets.redaction import LineRedactor
+from octo.core.secrets.redaction import key_body_lines
+from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import redacted
 from tests.security.planted import KEY_KINDS
 from tests.security.planted import PLANTED
 from tests.security.planted import Planted

@@ -17,7 +17,7 @@ from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import NotFoundError
 from octo.core.meters import Meters
-from octo.core.redis_store import RedisStore
+from octo.core.shared.redis_store import RedisStore
 from octo.transports import remote_state
 from octo.transports.remote_state import RemoteState
 from octo.transports.remote_state import Shared

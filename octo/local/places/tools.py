@@ -1,0 +1,262 @@
+"""The local tools whose ``path`` may name several places, as the registry binds them: one
+plain path goes to the tool itself, unchanged; a list or a glob to
+:func:`octo.contract.place_answers.answer_places`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+from typing import TypeVar
+from typing import cast
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract.place_answers import Paging
+from octo.contract.place_answers import PlaceTool
+from octo.contract.place_answers import answer_places
+from octo.contract.places import Place
+from octo.core.envelope import ToolQuery
+from octo.core.envelope import ToolResult
+from octo.core.paging import Pagination
+from octo.local import find_and_search
+from octo.local.find_search_models import FindAndSearchQuery
+from octo.local.find_search_models import FindAndSearchResult
+from octo.local.find_search_models import FindStats
+from octo.local.listing import find_files as find
+from octo.local.listing import view_structure as view
+from octo.local.listing.models import FindFilesQuery
+from octo.local.listing.models import FindFilesResult
+from octo.local.listing.models import FoundFile
+from octo.local.listing.models import StructureEntry
+from octo.local.listing.models import StructureSummary
+from octo.local.listing.models import ViewStructureQuery
+from octo.local.listing.models import ViewStructureResult
+from octo.local.places.paths import local_places
+from octo.local.places.paths import place_paths
+from octo.local.search import handler as search
+from octo.local.search.clipped_lines import CLIPPED_HINT
+from octo.local.search.clipped_lines import hand_clipped_lines
+from octo.local.search.models import SUMMARY_FILES
+from octo.local.search.models import LocalSearchCodeQuery
+from octo.local.search.models import LocalSearchCodeResult
+from octo.local.search.models import SearchFields
+from octo.local.search.models import SearchStats
+
+Q = TypeVar("Q", bound=ToolQuery)
+R = TypeVar("R", bound=ToolResult)
+Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
+
+_FILE_PAGES = ("filePageNumber", "filesPerPage")
+_ENTRY_PAGES = ("entryPageNumber", "entriesPerPage")
+
+
+def _path(place: Place) -> dict[str, Any]:
+    return {"path": place.target}
+
+
+def _listed(results: Sequence[Any], paging: Paging) -> dict[str, Any]:
+    """What every answer of several places says alike: its pages, and whether a walk was cut."""
+    return {
+        "pagination": Pagination(
+            currentPage=paging.currentPage,
+            totalPages=paging.totalPages or 0,
+            hasMore=paging.hasMore,
+        ),
+        "truncated": True if any(getattr(r, "truncated", None) for r in results) else None,
+    }
+
+
+def _in_places(single: Single[Q, R], tool: Callable[[Q], PlaceTool[Q, R]]) -> Single[Q, R]:
+    """The handler of a tool over one place (``single``) or several (``tool``)."""
+
+    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
+        paths = place_paths(query)
+        if paths is None:
+            return await single(ctx, query)
+        found = await local_places(ctx.paths, paths, ctx.tool)
+        return await answer_places(ctx, query, found, tool(query))
+
+    return handle
+
+
+def _handing_clipped_lines(single: Single[Q, R]) -> Single[Q, R]:
+    """``single``, a search, with its clipped lines handed out whole."""
+
+    async def search_one(ctx: QueryContext, query: Q) -> Answer[R]:
+        answer = await single(ctx, query)
+        if isinstance(answer.result, LocalSearchCodeResult):
+            result, clipped = await hand_clipped_lines(ctx, query, answer.result)
+            if clipped:
+                answer = Answer(cast(R, result), answer.hints, answer.cached, answer.partial)
+                answer.hint(CLIPPED_HINT)
+        return answer
+
+    return search_one
+
+
+_search_one = _handing_clipped_lines(search.search_code)
+_find_and_search_one = _handing_clipped_lines(find_and_search.find_and_search_code)
+
+
+def _summed_stats(results: Sequence[LocalSearchCodeResult]) -> SearchStats:
+    searched = [r.stats.filesSearched for r in results]
+    complete = [r.stats.complete for r in results]
+    return SearchStats(
+        filesSearched=None if None in searched else sum(s or 0 for s in searched),
+        filesWithMatches=sum(r.stats.filesWithMatches for r in results),
+        totalMatches=sum(r.stats.totalMatches for r in results),
+        searchTimeMs=max(r.stats.searchTimeMs for r in results),
+        complete=None if None in complete else all(complete),
+    )
+
+
+def _search_fields(
+    query: SearchFields, root: str, files: list[Any], results: Sequence[Any], paging: Paging
+) -> dict[str, Any]:
+    """The fields of a search answer of several places, in the query's outputMode."""
+    stats = _summed_stats(results)
+    fields: dict[str, Any] = {"root": root, "stats": stats}
+    if query.outputMode == "totalOnly":
+        return fields
+    if query.outputMode == "summary":
+        ranked_as_one = getattr(query, "aggregationMode", "global") == "global"
+        shown = files[:SUMMARY_FILES] if ranked_as_one else files
+        return {**fields, "files": shown, "otherFiles": stats.filesWithMatches - len(shown)}
+    return {**fields, "files": files, "pagination": _listed(results, paging)["pagination"]}
+
+
+def _most_matches_first(item: Any, _position: int) -> Any:
+    return (-item.matchCount, item.path)
+
+
+def _matching_files(result: LocalSearchCodeResult, _window: int) -> int:
+    return result.stats.filesWithMatches
+
+
+def _search_place_tool(
+    name: str, single: Single[Any, R], query: SearchFields, combine: Any
+) -> PlaceTool[Any, R]:
+    """A search over places: groupByFile pages its files in path order (places in order, each
+    in path order); the count answers page themselves, the files with most matches first."""
+    if query.outputMode == "groupByFile":
+        return PlaceTool(
+            name, single, _path, "files", *_FILE_PAGES, _matching_files, None, combine,
+        )  # fmt: skip
+    return PlaceTool(
+        name, single, _path, "files", None, None, _matching_files, _most_matches_first,
+        combine,
+    )  # fmt: skip
+
+
+def _search_tool(query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeResult]:
+    def combine(
+        root: str, files: list[Any], results: list[LocalSearchCodeResult], paging: Paging
+    ) -> LocalSearchCodeResult:
+        found = LocalSearchCodeResult(**_search_fields(query, root, files, results, paging))
+        if query.outputMode != "groupByFile":
+            found.status_from_stats()
+        return found
+
+    return _search_place_tool("localSearchCode", _search_one, query, combine)
+
+
+def _find_and_search_tool(query: FindAndSearchQuery) -> PlaceTool[Any, FindAndSearchResult]:
+    def combine(
+        root: str, files: list[Any], results: list[FindAndSearchResult], paging: Paging
+    ) -> FindAndSearchResult:
+        find = FindStats(
+            searchedFileCount=sum(r.find.searchedFileCount for r in results),
+            truncated=any(r.find.truncated for r in results),
+            findMs=max(r.find.findMs for r in results),
+            searchMs=max(r.find.searchMs for r in results),
+        )
+        fields = _search_fields(query, root, files, results, paging)
+        found = FindAndSearchResult(**fields, find=find)
+        if query.outputMode != "groupByFile":
+            found.status_from_stats()
+        return found
+
+    return _search_place_tool("localFindAndSearchCode", _find_and_search_one, query, combine)
+
+
+def _newest_first(modified: str | None) -> float:
+    if modified is None:
+        return 0.0
+    return -datetime.fromisoformat(modified.replace("Z", "+00:00")).timestamp()
+
+
+def _find_combine(
+    root: str, files: list[Any], results: list[FindFilesResult], paging: Paging
+) -> FindFilesResult:
+    total = sum(r.totalCount for r in results)
+    return FindFilesResult(path=root, files=files, totalCount=total, **_listed(results, paging))
+
+
+def _find_rank(item: FoundFile, _position: int) -> Any:
+    return (_newest_first(item.modified), item.path)
+
+
+def _found(result: FindFilesResult, _window: int) -> int:
+    return result.totalCount
+
+
+def _find_tool(_query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
+    return PlaceTool(
+        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found, _find_rank,
+        _find_combine,
+    )  # fmt: skip
+
+
+def _entry_count(result: ViewStructureResult, window: int) -> int:
+    """Entries a place lists: exact when they fit the window, else from its summary (which
+    counts files and directories, not symlinks)."""
+    if result.pagination is None or not result.pagination.hasMore:
+        return len(result.entries)
+    return max(window + 1, result.summary.totalFiles + result.summary.totalDirs)
+
+
+_SUMMED = ("totalFiles", "totalDirs", "totalSize")
+
+
+def _view_combine(
+    root: str, entries: list[Any], results: list[ViewStructureResult], paging: Paging
+) -> ViewStructureResult:
+    totals = {name: sum(getattr(r.summary, name) for r in results) for name in _SUMMED}
+    return ViewStructureResult(
+        path=root, entries=entries, summary=StructureSummary(**totals), **_listed(results, paging)
+    )
+
+
+_ORDERS: dict[str, Callable[[StructureEntry, int], Any]] = {
+    "name": lambda e, _p: e.name.lower(),
+    "size": lambda e, _p: (-(e.size or 0), e.name.lower()),
+    "time": lambda e, _p: (_newest_first(e.modified), e.name.lower()),
+    "extension": lambda e, _p: (
+        e.name.rpartition(".")[2].lower() if "." in e.name else "",
+        e.name.lower(),
+    ),
+}
+_DETAILS = {"size": None, "modified": None, "permissions": None}
+
+
+def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]:
+    # Ranking by size or time needs the details; the caller gets them only if asked for.
+    hidden_details = query.sortBy in ("size", "time") and not query.details
+    tool = PlaceTool(
+        "localViewStructure", view.view_structure, _path, "entries", *_ENTRY_PAGES,
+        _entry_count, _ORDERS[query.sortBy], _view_combine,
+    )  # fmt: skip
+    if not hidden_details:
+        return tool
+    return replace(tool, rank_fields={"details": True}, unasked=_DETAILS)
+
+
+search_code = _in_places(_search_one, _search_tool)
+find_and_search_code = _in_places(_find_and_search_one, _find_and_search_tool)
+find_files = _in_places(find.find_files, _find_tool)
+view_structure = _in_places(view.view_structure, _view_tool)
