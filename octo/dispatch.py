@@ -32,13 +32,10 @@ from octo.contract import ToolSpec
 from octo.core.budget import estimate_tokens
 from octo.core.budget import fair_shares
 from octo.core.concurrency import map_ordered
-from octo.core.envelope import CONTEXT_FIELDS
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ErrorInfo
 from octo.core.envelope import QueryStatus
 from octo.core.envelope import ResultEnvelope
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import is_text
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
@@ -48,6 +45,9 @@ from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
+from octo.core.queries import CONTEXT_FIELDS
+from octo.core.queries import ToolQuery
+from octo.core.queries import is_text
 from octo.core.secrets.redaction import redacted
 from octo.transports.ripgrep import RgSlots
 from octo.transports.ripgrep import rg_slots_in_force

@@ -1,19 +1,23 @@
-"""What a tool handler gets besides its query: the runtime and the roots in force for the call."""
+"""The handler's shape: what it gets besides its query (``QueryContext``: the runtime and the
+roots in force for the call) and what it returns (``Answer``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from dataclasses import replace
+from typing import Generic
 from typing import TypeVar
 
 from octo.contract.runtime import Backend
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
-from octo.core.envelope import ToolQuery
 from octo.core.handles import Origin
 from octo.core.paths import PathPolicy
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 B = TypeVar("B", bound=Backend)
 
@@ -67,3 +71,26 @@ class QueryContext:
         """
         origin = Origin(self.tool, query.params(), self.roots if local else None)
         return await self.runtime.handles.put(content, origin)
+
+
+ResultT = TypeVar("ResultT", bound=ToolResult)
+
+
+@dataclass
+class Answer(Generic[ResultT]):
+    """A handler's answer to one query.
+
+    ``cached``: every part of it came from the cache. ``partial``: a limit (time, size,
+    an upstream failure on some items) cut it short; the hints say how to get the rest.
+    """
+
+    result: ResultT
+    hints: list[str] = field(default_factory=list)
+    cached: bool = False
+    partial: bool = False
+
+    def hint(self, *texts: str) -> None:
+        """Add next-step hints, each once, in order."""
+        for text in texts:
+            if text not in self.hints:
+                self.hints.append(text)

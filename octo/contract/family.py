@@ -23,8 +23,8 @@ from octo.contract.spec import ToolCategory
 from octo.contract.spec import ToolDocs
 from octo.contract.spec import ToolSpec
 from octo.contract.spec import lazy
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 
 @dataclass(frozen=True)

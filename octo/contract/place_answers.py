@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.contract.places import Outcome
 from octo.contract.places import Place
@@ -38,10 +38,10 @@ from octo.contract.places import labelled
 from octo.contract.places import mark_places
 from octo.contract.places import split_evenly
 from octo.core.budget import with_tokens
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
 from octo.core.errors import OctoError
 from octo.core.formats import compact_json
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 Q = TypeVar("Q", bound=ToolQuery)
 R = TypeVar("R", bound=ToolResult)

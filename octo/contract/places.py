@@ -24,13 +24,13 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import PrivateAttr
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.core.concurrency import map_settled
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
 from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 #: The most places one query may name (a glob's expansion included).
 MAX_PLACES = 10

@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.core.envelope import BulkResponse
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 
 class ToolCategory(StrEnum):

@@ -1,4 +1,4 @@
-"""firstTimeUserGuide, and the same guide as text and as prompts for the faces.
+"""firstTimeUserGuide and getToolCategories; the guide also as text and prompts for the faces.
 
 The guide is data (``guide.toml`` beside this file): the first calls, the concepts every answer
 rests on, and workflows of concrete calls. Step queries hold ``${argument}`` placeholders; the
@@ -22,6 +22,7 @@ from octo.discovery.models import Concepts
 from octo.discovery.models import FirstTimeUserGuideResult
 from octo.discovery.models import GuideStep
 from octo.discovery.models import NoParameters
+from octo.discovery.models import ToolCategoriesResult
 from octo.discovery.models import Workflow
 
 _PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
@@ -187,3 +188,18 @@ def guide_markdown() -> str:
     for workflow in result.workflows:
         lines += ["", f"## {workflow.name}", "", workflow.goal, "", *steps_text(workflow)]
     return "\n".join(lines) + "\n"
+
+
+async def tool_categories(ctx: QueryContext, query: NoParameters) -> Answer[ToolCategoriesResult]:
+    """Every published tool under its category, in tools/list order."""
+    categories: dict[str, list[str]] = {}
+    for spec in ctx.runtime.catalog:
+        categories.setdefault(spec.category.value, []).append(spec.name)
+    answer = Answer(
+        ToolCategoriesResult(categories=categories, totalTools=len(ctx.runtime.catalog))
+    )
+    answer.hint(
+        "A tool's full reference: the MCP resource octo://tools/{name}, or docs/tools.md.",
+        "How to start, with worked workflows: firstTimeUserGuide {}.",
+    )
+    return answer

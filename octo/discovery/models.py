@@ -9,9 +9,9 @@ from pydantic import ConfigDict
 from pydantic import Field
 
 from octo.core.budget import TokenInfo
-from octo.core.envelope import CONTEXT_FIELDS
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import CONTEXT_FIELDS
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 
 def _without_context_fields(schema: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ TOOLS = family_tools(
             5,
         ),
         "getToolCategories": Binding(
-            NoParameters, ToolCategoriesResult, "octo.discovery.categories:tool_categories", 1
+            NoParameters, ToolCategoriesResult, "octo.discovery.guide:tool_categories", 1
         ),
         "firstTimeUserGuide": Binding(
             NoParameters, FirstTimeUserGuideResult, "octo.discovery.guide:first_time_user_guide", 1

@@ -19,9 +19,9 @@ from typing import NoReturn
 
 import anyio
 
+from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.config import ConfigError
-from octo.core.version import VERSION as __version__
 
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1

@@ -20,11 +20,11 @@ from octo.contract import WarmUp
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
-from octo.core.envelope import ToolQuery
 from octo.core.errors import CallError
 from octo.core.handles import HandleStore
 from octo.core.meters import Meters
 from octo.core.paths import PathPolicy
+from octo.core.queries import ToolQuery
 from octo.dispatch import dispatch
 from octo.faces.call_log import record_call
 from octo.faces.call_log import record_rejected

@@ -31,10 +31,10 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from octo.contract import ToolSpec
+from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.meters import Meters
-from octo.core.version import VERSION as __version__
 from octo.faces import mcp_guide
 from octo.faces.library import Gateway
 from octo.registry import all_tools

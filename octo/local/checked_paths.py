@@ -2,10 +2,13 @@
 
 Each check resolves and inspects the path in one worker thread: symlinks, stat and the
 walk up to an existing parent all touch the disk, and the event loop must not wait on it.
+The parameters of follow-up reads every local tool's hints suggest are here too (the same
+opt-ins).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -207,3 +210,22 @@ def _not_found(real: Path, root: Path, raw: str) -> NotFoundError:
             "Or look around: localViewStructure " + compact_json({"path": where}),
         ],
     )
+
+
+_REGEX_SYNTAX = re.compile(r"[\\^$.|?*+()\[\]{}]")
+
+
+def read_params(start: Path, rel: str) -> dict[str, Any]:
+    """localGetFileContent's exact parameters for ``rel`` below ``start``, with the opt-ins
+    (hidden, includeSensitive) it needs."""
+    params: dict[str, Any] = {"path": str(start / rel)}
+    if any(part.startswith(".") for part in rel.split("/")):
+        params["hidden"] = True
+    if is_sensitive(rel):
+        params["includeSensitive"] = True
+    return params
+
+
+def has_regex_syntax(pattern: str) -> bool:
+    """True when ``pattern`` holds a character that means something in a regex."""
+    return _REGEX_SYNTAX.search(pattern) is not None

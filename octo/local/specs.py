@@ -6,15 +6,15 @@ from __future__ import annotations
 from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
-from octo.local.find_search_models import FindAndSearchResult
+from octo.local.find_and_search import FindAndSearchResult
 from octo.local.listing.models import FindFilesResult
 from octo.local.listing.models import ViewStructureResult
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
-from octo.local.places.models import FindAndSearchPlaces
-from octo.local.places.models import FindFilesPlaces
-from octo.local.places.models import SearchCodePlaces
-from octo.local.places.models import ViewStructurePlaces
+from octo.local.places.paths import FindAndSearchPlaces
+from octo.local.places.paths import FindFilesPlaces
+from octo.local.places.paths import SearchCodePlaces
+from octo.local.places.paths import ViewStructurePlaces
 from octo.local.search.models import LocalSearchCodeResult
 
 TOOLS = family_tools(

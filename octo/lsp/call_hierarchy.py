@@ -18,10 +18,10 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import page_of
 from octo.core.errors import ErrorCode
 from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
-from octo.core.paging import page_of
 from octo.lsp.call_walk import FAN_OUT
 from octo.lsp.call_walk import MAX_NODES
 from octo.lsp.call_walk import Edge

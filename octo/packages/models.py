@@ -9,8 +9,8 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
 
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 Ecosystem = Literal["npm", "python"]
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from octo.core.config import Config
-from octo.core.envelope import is_text
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import parse_size
 from octo.core.paths import is_hidden
+from octo.core.queries import is_text
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.sensitive import is_sensitive
 from octo.semantic.languages import language_of

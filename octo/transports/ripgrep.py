@@ -34,17 +34,17 @@ import anyio
 from anyio.abc import Process
 from anyio.lowlevel import RunVar
 
+from octo.core.concurrency import RankedLimiter
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
-from octo.core.ranked_limiter import RankedLimiter
 from octo.transports.capped_lines import LongLine
 from octo.transports.capped_lines import capped_lines
-from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
+from octo.transports.processes import track
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime

@@ -33,11 +33,11 @@ from octo import Config
 from octo import Gateway
 from octo.contract import ToolCategory
 from octo.contract import ToolSpec
-from octo.core.envelope import CONTEXT_FIELDS
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import QueryStatus
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
+from octo.core.queries import CONTEXT_FIELDS
 from octo.faces.mcp_server import build_server
 from octo.lsp.servers import DEFAULT_ORDER
 from octo.registry import all_tools

@@ -6,17 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from octo.core.budget import Pagination
+from octo.core.budget import page_hints
 from octo.core.formats import compact_json
-from octo.core.paging import Pagination
-from octo.core.paging import page_hints
 from octo.core.paths import is_generated
+from octo.local.checked_paths import read_params
 from octo.local.listing.file_walk import MAX_SCANNED_FILES
 from octo.local.listing.file_walk import Walk
 from octo.local.listing.models import FindFilesQuery
 from octo.local.listing.models import FindFilesResult
 from octo.local.listing.models import ViewStructureQuery
 from octo.local.listing.models import ViewStructureResult
-from octo.local.next_calls import read_params
 
 #: Matches beyond which the answer suggests narrowing filters.
 MANY_RESULTS = 100

@@ -21,13 +21,13 @@ from pydantic import model_validator
 from octo.contract.places import PlacedItem
 from octo.contract.places import PlacesPart
 from octo.contract.places import groups_field
-from octo.core.envelope import FieldAlias
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
-from octo.core.envelope import mendable
+from octo.core.budget import Pagination
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
-from octo.core.paging import Pagination
+from octo.core.queries import FieldAlias
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.queries import mendable
 
 EntryType = Literal["file", "dir", "symlink"]
 

@@ -16,7 +16,7 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.paging import page_of
+from octo.core.budget import page_of
 from octo.local.listing.file_walk import Entry
 from octo.local.listing.file_walk import Walk
 from octo.local.listing.file_walk import stat_entries

@@ -3,7 +3,8 @@ directories (``services/*``) expanded under the allowed roots.
 
 :func:`with_places` derives a tool's query model whose ``path`` takes all three (and the
 options of :class:`~octo.contract.places.PlaceOptions`) from the single-place model, so
-the single-place code keeps its ``path: str`` and never sees a list.
+the single-place code keeps its ``path: str`` and never sees a list; the local tools' models
+derived so are below.
 """
 
 from __future__ import annotations
@@ -28,12 +29,16 @@ from octo.contract.places import AggregationMode
 from octo.contract.places import Place
 from octo.contract.places import PlaceOptions
 from octo.contract.places import ResponseFormat
-from octo.core.envelope import ToolQuery
 from octo.core.errors import NotFoundError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryValidationError
 from octo.core.formats import compact_json
 from octo.core.paths import PathPolicy
+from octo.core.queries import ToolQuery
+from octo.local.find_and_search import FindAndSearchQuery
+from octo.local.listing.models import FindFilesQuery
+from octo.local.listing.models import ViewStructureQuery
+from octo.local.search.models import LocalSearchCodeQuery
 
 Q = TypeVar("Q", bound=ToolQuery)
 
@@ -193,3 +198,19 @@ def _matching_dirs(directory: Path, part: str) -> list[Path]:
             )
     except OSError:
         return []
+
+
+_SEVERAL = "; or a list of up to 10 (globs of directories too: services/*)."
+
+SearchCodePlaces = with_places(
+    LocalSearchCodeQuery, "Directory (or file) to search: absolute or root-relative" + _SEVERAL
+)
+FindFilesPlaces = with_places(
+    FindFilesQuery, "Directory to start from: absolute or root-relative" + _SEVERAL
+)
+ViewStructurePlaces = with_places(
+    ViewStructureQuery, "Directory to list: absolute or root-relative" + _SEVERAL
+)
+FindAndSearchPlaces = with_places(
+    FindAndSearchQuery, "Directory to find files under: absolute or root-relative" + _SEVERAL
+)

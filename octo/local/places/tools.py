@@ -20,13 +20,13 @@ from octo.contract.place_answers import Paging
 from octo.contract.place_answers import PlaceTool
 from octo.contract.place_answers import answer_places
 from octo.contract.places import Place
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
-from octo.core.paging import Pagination
+from octo.core.budget import Pagination
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 from octo.local import find_and_search
-from octo.local.find_search_models import FindAndSearchQuery
-from octo.local.find_search_models import FindAndSearchResult
-from octo.local.find_search_models import FindStats
+from octo.local.find_and_search import FindAndSearchQuery
+from octo.local.find_and_search import FindAndSearchResult
+from octo.local.find_and_search import FindStats
 from octo.local.listing import find_files as find
 from octo.local.listing import view_structure as view
 from octo.local.listing.models import FindFilesQuery

@@ -32,12 +32,12 @@ from octo.core.formats import compact_json
 from octo.core.formats import region_marker
 from octo.core.secrets.redaction import redact
 from octo.local.checked_paths import file_target
+from octo.local.checked_paths import has_regex_syntax
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
-from octo.local.next_calls import has_regex_syntax
 from octo.local.read.matches import FileMatches
 from octo.local.read.matches import match_lines
 from octo.transports.ripgrep import max_filesize_bytes

@@ -14,9 +14,9 @@ import anyio
 
 from octo.contract import QueryContext
 from octo.core.confined import open_confined
-from octo.core.envelope import ToolQuery
 from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
+from octo.core.queries import ToolQuery
 from octo.core.secrets.redaction import redact
 from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.models import SearchMatch

@@ -16,12 +16,12 @@ import math
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import QueryTimeoutError
-from octo.core.paging import Pagination
 from octo.local.checked_paths import search_target
 from octo.local.search.hints import budget_hints
 from octo.local.search.hints import search_hints

@@ -10,10 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from octo.core.budget import page_hints
 from octo.core.formats import compact_json
-from octo.core.paging import page_hints
-from octo.local.next_calls import has_regex_syntax
-from octo.local.next_calls import read_params
+from octo.local.checked_paths import has_regex_syntax
+from octo.local.checked_paths import read_params
 from octo.local.search.models import MODE_PRESETS
 from octo.local.search.models import LocalSearchCodeResult
 from octo.local.search.models import SearchFields

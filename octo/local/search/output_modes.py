@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from octo.contract import Answer
+from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.formats import compact_json
-from octo.core.paging import page_of
 from octo.local.search.hints import NO_FILE_SEARCHED
 from octo.local.search.hints import empty_search_hints
 from octo.local.search.hints import page_turn
