@@ -49,8 +49,6 @@ from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import is_text
 from octo.core.secrets.redaction import redacted
-from octo.transports.ripgrep import RgSlots
-from octo.transports.ripgrep import rg_slots_in_force
 
 logger = logging.getLogger("octo")
 
@@ -345,8 +343,9 @@ async def dispatch(
         return await _run_query(spec, ctx, *item)
 
     started = anyio.current_time()
-    # Every rg the queries start (and the work they leave running) queues on the runtime's slots.
-    with rg_slots_in_force(runtime.backend(RgSlots)):
+    # The runtime's call hooks (the rg queue, ranked by this call's arrival) hold for
+    # every query of the call and the work it leaves running.
+    with runtime.in_call():
         results = await map_ordered(run_one, list(enumerate(queries)))
         results = await _within_call_budget(spec, ctx, queries, results, started)
     return BulkResponse[Any](results=results)

@@ -166,5 +166,5 @@ async def _with_handle(
     whole = budget.whole.get((number, changed.filename))
     if whole is None:
         return changed
-    handle = await ctx.keep(whole, query, local=False)
+    handle = await ctx.mint_handle(whole, query, local=False)
     return changed.model_copy(update={"contentHandle": handle})

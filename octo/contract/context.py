@@ -36,19 +36,19 @@ class QueryContext:
     ``paths`` are the allowed roots of this call: the configured ones, or the narrower
     set an MCP client announced. ``report_progress`` tells the caller how far a long
     query got (MCP progress notifications, a progress bar); it costs nothing when unused.
-    ``tool`` names the tool that runs; ``settings`` replaces the runtime's config for this
-    query alone (one place's share of the token budget).
+    ``tool`` names the tool that runs; ``config_override`` replaces the runtime's config for
+    this query alone (its share of the call's token budget, one place's share).
     """
 
     runtime: Runtime
     paths: PathPolicy
     report_progress: ProgressReporter = _no_progress
     tool: str = ""
-    settings: Config | None = None
+    config_override: Config | None = None
 
     @property
     def config(self) -> Config:
-        return self.settings or self.runtime.config
+        return self.config_override or self.runtime.config
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -61,9 +61,9 @@ class QueryContext:
 
     def with_token_budget(self, max_tokens: int) -> QueryContext:
         """This context with a token budget of ``max_tokens`` for the answer."""
-        return replace(self, settings=replace(self.config, max_tokens=max_tokens))
+        return replace(self, config_override=replace(self.config, max_tokens=max_tokens))
 
-    async def keep(self, content: str, query: ToolQuery, *, local: bool = True) -> str:
+    async def mint_handle(self, content: str, query: ToolQuery, *, local: bool = True) -> str:
         """A content handle for ``content``, cut from the answer to ``query``.
 
         Local content is readable only under the roots of this call; remote content

@@ -253,7 +253,7 @@ async def fit_items(
             used += _json_size(data)
             continue
         whole = json.dumps(data, indent=1, ensure_ascii=False)
-        handle = data.get("contentHandle") or await ctx.keep(whole, query, local=local)
+        handle = data.get("contentHandle") or await ctx.mint_handle(whole, query, local=local)
         preview = _preview(_stub(item, data) if limit == _STUB_CHARS else data, limit)
         kept.append(type(item).model_validate({**preview, "contentHandle": handle}))
         used += _json_size(preview)

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Coroutine
+from collections.abc import Iterator
+from collections.abc import Mapping
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from contextlib import AsyncExitStack
+from contextlib import ExitStack
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
@@ -38,9 +43,11 @@ from octo.core.shared.store import SharedStore
 if TYPE_CHECKING:
     import httpx
 
-    from octo.contract.spec import ToolSpec
-
 PosArgs = TypeVarTuple("PosArgs")
+
+#: What holds for the whole of one call (the rg queue ranked by the call's arrival): the face
+#: gives the runtime its hooks, the dispatcher enters them all through :meth:`Runtime.in_call`.
+CallHook = Callable[[], AbstractContextManager[None]]
 
 
 def _open_shared_store(settings: SharedSettings, meters: Meters) -> SharedStore:
@@ -63,7 +70,8 @@ B = TypeVar("B", bound=Backend)
 class Runtime(AsyncResource):
     """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all.
 
-    ``catalog`` is every tool the face publishes (the gateway's own tools list it);
+    ``tool_names`` is every tool the face publishes, by category, as the face built it
+    (getToolCategories answers it; the runtime knows no tool spec);
     ``handles`` keeps the content answers cut (unless given: in the shared store when one
     is configured, else in this process). ``shared`` is the store a team's replicas share
     (``OCTO_REDIS_URL``), None for a process on its own; ``meters`` count what happens
@@ -75,14 +83,15 @@ class Runtime(AsyncResource):
         config: Config,
         *,
         http_transport: httpx.AsyncBaseTransport | None = None,
-        catalog: Sequence[ToolSpec] = (),
+        tool_names: Mapping[str, Sequence[str]] | None = None,
         handles: HandleStore | None = None,
         meters: Meters | None = None,
+        call_hooks: Sequence[CallHook] = (),
     ) -> None:
         self.config = config
         self.paths = PathPolicy(config.roots)
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
-        self.catalog = tuple(catalog)
+        self.tool_names = {category: tuple(names) for category, names in (tool_names or {}).items()}
         self.meters = meters if meters is not None else Meters()
         self.shared: SharedStore | None = (
             _open_shared_store(config.shared, self.meters) if config.shared else None
@@ -92,6 +101,7 @@ class Runtime(AsyncResource):
             if self.shared is not None:
                 handles = SharedHandleStore(self.shared, handles, config.handle_ttl)
         self.handles = handles
+        self._call_hooks = tuple(call_hooks)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}
@@ -137,6 +147,14 @@ class Runtime(AsyncResource):
             if aclose is not None:
                 self._exit_stack.push_async_callback(aclose)
         return found
+
+    @contextmanager
+    def in_call(self) -> Iterator[None]:
+        """Every call hook of the runtime in force (the dispatcher enters it once per call)."""
+        with ExitStack() as stack:
+            for hook in self._call_hooks:
+                stack.enter_context(hook())
+            yield
 
     def start_background(
         self,

@@ -30,7 +30,7 @@ class ToolCategory(StrEnum):
     PACKAGE = "package"
     LSP = "lsp"
     SEMANTIC = "semantic"
-    GATEWAY = "gateway"
+    DISCOVERY = "discovery"
 
 
 #: Categories whose tools reach remote services.
@@ -53,7 +53,6 @@ def _imported_on_call(target: str) -> Callable[..., Awaitable[Any]]:
         return await loaded[0](*args)
 
     call.__qualname__ = call.__name__ = function
-    call.target = target  # type: ignore[attr-defined]
     return call
 
 

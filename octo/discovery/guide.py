@@ -192,12 +192,9 @@ def guide_markdown() -> str:
 
 async def tool_categories(ctx: QueryContext, query: NoParameters) -> Answer[ToolCategoriesResult]:
     """Every published tool under its category, in tools/list order."""
-    categories: dict[str, list[str]] = {}
-    for spec in ctx.runtime.catalog:
-        categories.setdefault(spec.category.value, []).append(spec.name)
-    answer = Answer(
-        ToolCategoriesResult(categories=categories, totalTools=len(ctx.runtime.catalog))
-    )
+    categories = {category: list(names) for category, names in ctx.runtime.tool_names.items()}
+    total = sum(len(names) for names in categories.values())
+    answer = Answer(ToolCategoriesResult(categories=categories, totalTools=total))
     answer.hint(
         "A tool's full reference: the MCP resource octo://tools/{name}, or docs/tools.md.",
         "How to start, with worked workflows: firstTimeUserGuide {}.",

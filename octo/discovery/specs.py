@@ -13,7 +13,7 @@ from octo.discovery.models import ToolCategoriesResult
 
 TOOLS = family_tools(
     __package__,
-    ToolCategory.GATEWAY,
+    ToolCategory.DISCOVERY,
     {
         "getCachedContent": Binding(
             GetCachedContentQuery,

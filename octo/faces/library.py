@@ -31,6 +31,7 @@ from octo.faces.call_log import record_rejected
 from octo.registry import all_tools
 from octo.registry import get_tool
 from octo.registry import warm_ups
+from octo.transports.ripgrep import RgSlots
 
 if TYPE_CHECKING:
     import httpx
@@ -74,9 +75,10 @@ class Gateway(AsyncResource):
         self.runtime = Runtime(
             config,
             http_transport=http_transport,
-            catalog=all_tools(),
+            tool_names=tools_by_category(all_tools()),
             handles=handles,
             meters=meters,
+            call_hooks=[RgSlots(config.rg_concurrency).in_force],
         )
         self._warmed: set[tuple[Path, ...]] = set()
 
@@ -159,3 +161,12 @@ class Gateway(AsyncResource):
 
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *(spec.python_name for spec in all_tools())]
+
+
+def tools_by_category(tools: Sequence[ToolSpec]) -> dict[str, list[str]]:
+    """The names of ``tools`` under their categories, in the order given (tools/list order):
+    what the runtime hands getToolCategories."""
+    categories: dict[str, list[str]] = {}
+    for spec in tools:
+        categories.setdefault(spec.category.value, []).append(spec.name)
+    return categories

@@ -55,11 +55,6 @@ class PackageSearchQuery(ToolQuery):
             )
         return self
 
-    @property
-    def fetch_metadata(self) -> bool:
-        """The fetch-metadata flag of this query's ecosystem."""
-        return self.npmFetchMetadata if self.ecosystem == "npm" else self.pythonFetchMetadata
-
 
 class PackageRepository(BaseModel):
     """A package's source repository, normalised from whatever form the index gave."""

@@ -355,7 +355,6 @@ class RemoteClient:
         scope = "" if self.state.shared is None else self.state.scope(await self.policy.headers())
         entry = await self.state.entry(key, kind, scope)
         if entry is not None and entry.fresh:
-            self.cache.hits += 1
             return Fetched(entry.value, cached=True)
 
         async def load() -> Fetched[T]:
@@ -376,7 +375,6 @@ class RemoteClient:
                     stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
                 )
             value = parsed(response, parse, name=self.policy.name)
-            self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 await self.state.store(key, kind, scope, value, ttl, response.headers.get("etag"))
             return Fetched(value, rate_limit=rate, notes=notes)

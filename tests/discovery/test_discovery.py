@@ -25,7 +25,7 @@ async def test_categories_list_every_tool_once(gateway: octo.Gateway) -> None:
     listed = [name for names in data["categories"].values() for name in names]
     assert listed == [spec.name for spec in all_tools()]
     assert data["totalTools"] == len(all_tools())
-    assert data["categories"]["gateway"] == [
+    assert data["categories"]["discovery"] == [
         "getCachedContent",
         "getToolCategories",
         "firstTimeUserGuide",

@@ -79,7 +79,7 @@ async def get_file_content(
     asked = _lines_asked(query, text, lines)
     tokens = answer.result.tokens
     if asked is not None and tokens is not None and tokens.truncated:
-        handle = await ctx.keep(asked, query)
+        handle = await ctx.mint_handle(asked, query)
         answer.result = answer.result.model_copy(update={"contentHandle": handle})
         answer.hint("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     return answer

@@ -83,7 +83,7 @@ async def hand_clipped_lines(
             whole = texts.get(file.path, {})
             lines = [whole[n] for n in _span(match) if n in whole]
             if _clipped(match) and lines:
-                handle = await ctx.keep(redact("\n".join(lines)), query)
+                handle = await ctx.mint_handle(redact("\n".join(lines)), query)
                 match = match.model_copy(update={"contentHandle": handle})
             matches.append(match)
         files.append(file.model_copy(update={"matches": matches}) if file.matches else file)
