@@ -160,17 +160,6 @@ class CharPagination(BaseModel):
         )
 
 
-def fair_shares(needs: Sequence[int], budget: int) -> list[int]:
-    """Split ``budget`` among ``needs`` fairly (water-filling): each gets what it needs up to
-    one common level, and what a small need leaves goes to the larger ones."""
-    shares = [0] * len(needs)
-    left = budget
-    for rank, index in enumerate(sorted(range(len(needs)), key=needs.__getitem__)):
-        shares[index] = min(needs[index], left // (len(needs) - rank))
-        left -= shares[index]
-    return shares
-
-
 T = TypeVar("T")
 
 
