@@ -76,7 +76,7 @@ class PlaceTool(Generic[Q, R]):
     name: str
     single: Callable[[QueryContext, Q], Awaitable[Answer[R]]]
     #: The query fields that name a place.
-    target: Callable[[Place], dict[str, Any]]
+    place_fields: Callable[[Place], dict[str, Any]]
     #: The result field that lists items, and the query fields that page it (None: the
     #: places page their answers themselves).
     items: str
@@ -129,7 +129,7 @@ async def answer_places(
             place_ctx = ctx.with_token_budget(_UNBOUNDED_TOKENS)
         # The place's own query: its hints repeat it, so the options of several places go.
         alone = {"aggregationMode": "global", "responseFormat": "flat"}
-        update = {**alone, **tool.target(place), **fields}
+        update = {**alone, **tool.place_fields(place), **fields}
         return await tool.single(place_ctx, query.model_copy(update=update))
 
     outcomes = await ask_places(places, ask)

@@ -43,8 +43,8 @@ Handler = Callable[[QueryContext, Any], Awaitable[Answer[Any]]]
 WarmUp = Callable[[QueryContext], Awaitable[None]]
 
 
-def _imported_on_call(target: str) -> Callable[..., Awaitable[Any]]:
-    module_name, _, function = target.partition(":")
+def _imported_on_call(reference: str) -> Callable[..., Awaitable[Any]]:
+    module_name, _, function = reference.partition(":")
     loaded: list[Callable[..., Awaitable[Any]]] = []
 
     async def call(*args: Any) -> Any:
@@ -56,18 +56,18 @@ def _imported_on_call(target: str) -> Callable[..., Awaitable[Any]]:
     return call
 
 
-def lazy(target: str) -> Handler:
+def lazy(reference: str) -> Handler:
     """The handler ``"package.module:function"``, imported on its first call.
 
     A family's specs name their handlers this way, so listing tools (``import octo``,
     ``octo tools``, MCP tools/list) never loads a backend, httpx or pygls.
     """
-    return _imported_on_call(target)
+    return _imported_on_call(reference)
 
 
-def lazy_warm_up(target: str) -> WarmUp:
+def lazy_warm_up(reference: str) -> WarmUp:
     """A family's warm-up ``"package.module:function"``, imported on its first call."""
-    return _imported_on_call(target)
+    return _imported_on_call(reference)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ TOOLS = family_tools(
         "getCachedContent": Binding(
             GetCachedContentQuery,
             GetCachedContentResult,
-            "octo.discovery.cached_content:get_cached_content",
+            "octo.discovery.handle_pages:get_cached_content",
             5,
         ),
         "getToolCategories": Binding(

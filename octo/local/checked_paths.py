@@ -44,7 +44,7 @@ class OptedInQuery(Protocol):
 
 
 @dataclass
-class SearchTarget:
+class OpenedSearch:
     """What a search reads, opened without following links: the directory rg runs in, and
     the file when the query names one (close it, or use ``with``)."""
 
@@ -73,22 +73,22 @@ class SearchTarget:
         if self.file is not None:
             self.file.close()
 
-    def __enter__(self) -> SearchTarget:
+    def __enter__(self) -> OpenedSearch:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
 
-async def search_target(paths: PathPolicy, query: OptedInQuery) -> SearchTarget:
+async def open_search(paths: PathPolicy, query: OptedInQuery) -> OpenedSearch:
     """The directory (or file) a search names, checked and opened."""
-    return await anyio.to_thread.run_sync(partial(_search_target, paths, query))
+    return await anyio.to_thread.run_sync(partial(_open_search, paths, query))
 
 
-async def file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
+async def open_file(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
     """The regular file a read names, opened without following a link swapped in after the
     check (the caller closes it)."""
-    return await anyio.to_thread.run_sync(partial(_file_target, paths, query))
+    return await anyio.to_thread.run_sync(partial(_open_file, paths, query))
 
 
 async def opened_directory(paths: PathPolicy, start: Path, raw: str) -> Opened:
@@ -104,22 +104,22 @@ async def start_directory(paths: PathPolicy, raw: str, tool: str) -> Path:
     return await anyio.to_thread.run_sync(partial(_start_directory, paths, raw, tool))
 
 
-def _search_target(paths: PathPolicy, query: OptedInQuery) -> SearchTarget:
+def _open_search(paths: PathPolicy, query: OptedInQuery) -> OpenedSearch:
     root, target, opened = _opened(paths, query.path)
     with closed_on_error(opened):
         # A directory is searched without its credential files; only naming one needs the
         # opt-in.
         _check_opt_ins(target, root, "localSearchCode", query, sensitive_ok=opened.is_dir)
         if opened.is_dir:
-            return SearchTarget(root, opened)
+            return OpenedSearch(root, opened)
         if not opened.is_file:
             raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
         # The file's directory holds no secret the file check did not cover.
         directory = open_confined(root, target.parent, query.path, directory=True)
-    return SearchTarget(root, directory, opened)
+    return OpenedSearch(root, directory, opened)
 
 
-def _file_target(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
+def _open_file(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:
     root, real, opened = _opened(paths, query.path)
     with closed_on_error(opened):
         if opened.is_dir:

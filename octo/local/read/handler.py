@@ -31,8 +31,8 @@ from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
 from octo.core.secrets.redaction import redact
-from octo.local.checked_paths import file_target
 from octo.local.checked_paths import has_regex_syntax
+from octo.local.checked_paths import open_file
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
@@ -57,7 +57,7 @@ async def get_file_content(
     ctx: QueryContext, query: LocalGetFileContentQuery
 ) -> Answer[LocalGetFileContentResult]:
     """Read one local text file (secrets redacted) in the way the query asks."""
-    with await file_target(ctx.paths, query) as opened:
+    with await open_file(ctx.paths, query) as opened:
         _check_size(ctx.config, query, opened.stat.st_size)
         text, cached = await _file_text(ctx.runtime.cache, opened)
         found = None

@@ -22,7 +22,7 @@ from octo.core.config import Config
 from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import QueryTimeoutError
-from octo.local.checked_paths import search_target
+from octo.local.checked_paths import open_search
 from octo.local.search.hints import budget_hints
 from octo.local.search.hints import search_hints
 from octo.local.search.models import LocalSearchCodeQuery
@@ -45,11 +45,11 @@ async def search_code(
     ctx: QueryContext, query: LocalSearchCodeQuery
 ) -> Answer[LocalSearchCodeResult]:
     """Search file contents under a directory (or in one file)."""
-    with await search_target(ctx.paths, query) as target:
-        if target.file is not None:
-            _check_file_size(ctx.config, query, target.file)
+    with await open_search(ctx.paths, query) as searched:
+        if searched.file is not None:
+            _check_file_size(ctx.config, query, searched.file)
         scope = SearchScope(
-            target.directory, [target.arg], walk_args(ctx.config, query), target.file
+            searched.directory, [searched.arg], walk_args(ctx.config, query), searched.file
         )
         return await search_scope(ctx.config, query, scope, "localSearchCode")
 
