@@ -21,7 +21,11 @@ TOOLS = family_tools(
     ToolCategory.GITHUB,
     {
         "githubSearchCode": Binding(
-            SearchCodeQuery, SearchCodeResult, "octo.codehosts.several_repos:search_code", 3
+            SearchCodeQuery,
+            SearchCodeResult,
+            "octo.codehosts.search_code:search_code",
+            3,
+            places="octo.codehosts.several_repos:CODE_PLACES",
         ),
         "githubGetFileContent": Binding(
             FileContentQuery, FileContentResult, "octo.codehosts.file_content:get_file_content", 3
@@ -41,8 +45,9 @@ TOOLS = family_tools(
         "githubSearchPullRequests": Binding(
             SearchPullRequestsQuery,
             SearchPullRequestsResult,
-            "octo.codehosts.several_repos:search_pull_requests",
+            "octo.codehosts.pull_requests:search_pull_requests",
             3,
+            places="octo.codehosts.several_repos:PULL_REQUEST_PLACES",
         ),
     },
 )

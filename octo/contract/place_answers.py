@@ -99,6 +99,43 @@ class PlaceTool(Generic[Q, R]):
     local: bool = True
 
 
+@dataclass(frozen=True)
+class SeveralPlaces(Generic[Q, R]):
+    """How a tool takes several places in one query (its binding names this by reference):
+    ``found`` gives the places a query names (None: one place, the handler answers it as it
+    is), ``tool`` how their answers are put together. ``at_once``, when a host can answer
+    several places in one request, tries that first (None: ask each place)."""
+
+    found: Callable[[QueryContext, Q], Awaitable[Places | None]]
+    tool: Callable[[Q], PlaceTool[Q, R]]
+    at_once: (
+        Callable[[QueryContext, Q, Places, PlaceTool[Q, R]], Awaitable[Answer[R] | None]] | None
+    ) = None
+
+
+def in_places(
+    single: Callable[[QueryContext, Q], Awaitable[Answer[R]]],
+    several: Callable[[], SeveralPlaces[Q, R]],
+) -> Callable[[QueryContext, Q], Awaitable[Answer[R]]]:
+    """The handler of a tool over one place (``single``, the function its binding names) or
+    several (``several()``, imported on first use like the handler): the one wrapper for
+    paths and repositories alike."""
+
+    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
+        how = several()
+        found = await how.found(ctx, query)
+        if found is None:
+            return await single(ctx, query)
+        tool = how.tool(query)
+        if how.at_once is not None:
+            answer = await how.at_once(ctx, query, found, tool)
+            if answer is not None:
+                return answer
+        return await answer_places(ctx, query, found, tool)
+
+    return handle
+
+
 def _mode(query: ToolQuery) -> str:
     return str(getattr(query, "aggregationMode", "global"))
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
+from functools import cache
 from importlib import import_module
 from typing import Any
 
@@ -43,16 +44,18 @@ Handler = Callable[[QueryContext, Any], Awaitable[Answer[Any]]]
 WarmUp = Callable[[QueryContext], Awaitable[None]]
 
 
+@cache
+def resolve(reference: str) -> Any:
+    """The object ``"package.module:name"`` names, its module imported now."""
+    module_name, _, name = reference.partition(":")
+    return getattr(import_module(module_name), name)
+
+
 def _imported_on_call(reference: str) -> Callable[..., Awaitable[Any]]:
-    module_name, _, function = reference.partition(":")
-    loaded: list[Callable[..., Awaitable[Any]]] = []
-
     async def call(*args: Any) -> Any:
-        if not loaded:
-            loaded.append(getattr(import_module(module_name), function))
-        return await loaded[0](*args)
+        return await resolve(reference)(*args)
 
-    call.__qualname__ = call.__name__ = function
+    call.__qualname__ = call.__name__ = reference.partition(":")[2]
     return call
 
 
@@ -101,6 +104,10 @@ class ToolSpec:
     #: False for tools that change state (build or clear an index): MCP annotations say so.
     read_only: bool = True
     docs: ToolDocs = field(default_factory=ToolDocs)
+    #: What the handler is made of, by reference (``"package.module:name"``): the function
+    #: that answers one place, and the SeveralPlaces of a tool that takes several.
+    handler_reference: str = ""
+    places_reference: str | None = None
 
     @property
     def python_name(self) -> str:

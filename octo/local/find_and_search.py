@@ -74,7 +74,7 @@ async def find_and_search_code(
     chosen = found[: query.fileLimit]
     searching = time.monotonic()
     with await opened_directory(ctx.paths, start, query.path) as directory:
-        searched = await search_scope(config, query, SearchScope(directory, chosen), TOOL)
+        searched = await search_scope(ctx, query, SearchScope(directory, chosen), TOOL)
     find = FindStats(
         searchedFileCount=len(chosen),
         truncated=walked.truncated or len(found) > len(chosen),

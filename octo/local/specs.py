@@ -22,7 +22,11 @@ TOOLS = family_tools(
     ToolCategory.LOCAL,
     {
         "localSearchCode": Binding(
-            SearchCodePlaces, LocalSearchCodeResult, "octo.local.places.tools:search_code", 5
+            SearchCodePlaces,
+            LocalSearchCodeResult,
+            "octo.local.search.handler:search_code",
+            5,
+            places="octo.local.places.tools:SEARCH_CODE",
         ),
         "localGetFileContent": Binding(
             LocalGetFileContentQuery,
@@ -33,17 +37,23 @@ TOOLS = family_tools(
         "localViewStructure": Binding(
             ViewStructurePlaces,
             ViewStructureResult,
-            "octo.local.places.tools:view_structure",
+            "octo.local.listing.view_structure:view_structure",
             5,
+            places="octo.local.places.tools:VIEW_STRUCTURE",
         ),
         "localFindFiles": Binding(
-            FindFilesPlaces, FindFilesResult, "octo.local.places.tools:find_files", 5
+            FindFilesPlaces,
+            FindFilesResult,
+            "octo.local.listing.find_files:find_files",
+            5,
+            places="octo.local.places.tools:FIND_FILES",
         ),
         "localFindAndSearchCode": Binding(
             FindAndSearchPlaces,
             FindAndSearchResult,
-            "octo.local.places.tools:find_and_search_code",
+            "octo.local.find_and_search:find_and_search_code",
             5,
+            places="octo.local.places.tools:FIND_AND_SEARCH_CODE",
         ),
     },
 )

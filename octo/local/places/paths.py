@@ -82,10 +82,11 @@ def with_places(model: type[Q], description: str) -> type[Q]:
     """``model`` whose ``path`` (described by ``description``) also takes a list of up to
     MAX_PLACES paths or globs of directories, with aggregationMode and responseFormat."""
     options = PlaceOptions.model_fields
+    # A class of its own name, here: not a second class with the single-place model's name.
     created: type[Q] = create_model(
-        model.__name__,
+        model.__name__.removesuffix("Query") + "PlacesQuery",
         __base__=model,
-        __module__=model.__module__,
+        __module__=__name__,
         __doc__=model.__doc__,
         path=(PathOrPaths, Field(description=description)),
         aggregationMode=(AggregationMode, options["aggregationMode"]),

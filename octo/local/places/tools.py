@@ -1,6 +1,7 @@
-"""The local tools whose ``path`` may name several places, as the registry binds them: one
-plain path goes to the tool itself, unchanged; a list or a glob to
-:func:`octo.contract.place_answers.answer_places`.
+"""How the local tools whose ``path`` may name several places put their answers together:
+one :class:`~octo.contract.place_answers.SeveralPlaces` per tool, named by its binding. One
+plain path goes to the tool's handler unchanged; a list or a glob to
+:func:`octo.contract.place_answers.answer_places`, each place to the same handler.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from typing import TypeVar
-from typing import cast
 
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.contract.place_answers import Paging
+from octo.contract.place_answers import Places
 from octo.contract.place_answers import PlaceTool
-from octo.contract.place_answers import answer_places
+from octo.contract.place_answers import SeveralPlaces
 from octo.contract.places import Place
 from octo.core.budget import Pagination
 from octo.core.queries import ToolQuery
@@ -39,8 +40,6 @@ from octo.local.listing.models import ViewStructureResult
 from octo.local.places.paths import local_places
 from octo.local.places.paths import place_paths
 from octo.local.search import handler as search
-from octo.local.search.clipped_lines import CLIPPED_HINT
-from octo.local.search.clipped_lines import hand_clipped_lines
 from octo.local.search.models import SUMMARY_FILES
 from octo.local.search.models import LocalSearchCodeQuery
 from octo.local.search.models import LocalSearchCodeResult
@@ -71,36 +70,10 @@ def _listed(results: Sequence[Any], paging: Paging) -> dict[str, Any]:
     }
 
 
-def _in_places(single: Single[Q, R], tool: Callable[[Q], PlaceTool[Q, R]]) -> Single[Q, R]:
-    """The handler of a tool over one place (``single``) or several (``tool``)."""
-
-    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
-        paths = place_paths(query)
-        if paths is None:
-            return await single(ctx, query)
-        found = await local_places(ctx.paths, paths, ctx.tool)
-        return await answer_places(ctx, query, found, tool(query))
-
-    return handle
-
-
-def _handing_clipped_lines(single: Single[Q, R]) -> Single[Q, R]:
-    """``single``, a search, with its clipped lines handed out whole."""
-
-    async def search_one(ctx: QueryContext, query: Q) -> Answer[R]:
-        answer = await single(ctx, query)
-        if isinstance(answer.result, LocalSearchCodeResult):
-            result, clipped = await hand_clipped_lines(ctx, query, answer.result)
-            if clipped:
-                answer = Answer(cast(R, result), answer.hints, answer.cached, answer.partial)
-                answer.hint(CLIPPED_HINT)
-        return answer
-
-    return search_one
-
-
-_search_one = _handing_clipped_lines(search.search_code)
-_find_and_search_one = _handing_clipped_lines(find_and_search.find_and_search_code)
+async def _places_named(ctx: QueryContext, query: ToolQuery) -> Places | None:
+    """The places of a query whose path is a list or a glob; None for one plain path."""
+    paths = place_paths(query)
+    return None if paths is None else await local_places(ctx.paths, paths, ctx.tool)
 
 
 def _summed_stats(results: Sequence[LocalSearchCodeResult]) -> SearchStats:
@@ -162,7 +135,7 @@ def _search_tool(query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeR
             found.status_from_stats()
         return found
 
-    return _search_place_tool("localSearchCode", _search_one, query, combine)
+    return _search_place_tool("localSearchCode", search.search_code, query, combine)
 
 
 def _find_and_search_tool(query: FindAndSearchQuery) -> PlaceTool[Any, FindAndSearchResult]:
@@ -181,7 +154,9 @@ def _find_and_search_tool(query: FindAndSearchQuery) -> PlaceTool[Any, FindAndSe
             found.status_from_stats()
         return found
 
-    return _search_place_tool("localFindAndSearchCode", _find_and_search_one, query, combine)
+    return _search_place_tool(
+        "localFindAndSearchCode", find_and_search.find_and_search_code, query, combine
+    )
 
 
 def _newest_first(modified: str | None) -> float:
@@ -256,7 +231,8 @@ def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]
     return replace(tool, rank_fields={"details": True}, unasked=_DETAILS)
 
 
-search_code = _in_places(_search_one, _search_tool)
-find_and_search_code = _in_places(_find_and_search_one, _find_and_search_tool)
-find_files = _in_places(find.find_files, _find_tool)
-view_structure = _in_places(view.view_structure, _view_tool)
+#: What the local tools' bindings name as their places (their handlers answer one place).
+SEARCH_CODE = SeveralPlaces(_places_named, _search_tool)
+FIND_AND_SEARCH_CODE = SeveralPlaces(_places_named, _find_and_search_tool)
+FIND_FILES = SeveralPlaces(_places_named, _find_tool)
+VIEW_STRUCTURE = SeveralPlaces(_places_named, _view_tool)

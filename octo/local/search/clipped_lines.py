@@ -17,10 +17,9 @@ from octo.core.confined import open_confined
 from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
 from octo.core.queries import ToolQuery
-from octo.core.secrets.redaction import redact
 from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.models import SearchMatch
-from octo.local.search.models import LocalSearchCodeResult
+from octo.local.search.models import SearchFile
 
 #: The hint of an answer with clipped lines.
 CLIPPED_HINT = (
@@ -55,20 +54,19 @@ def _read_lines(paths: PathPolicy, path: Path, wanted: set[int]) -> dict[int, st
 
 
 async def hand_clipped_lines(
-    ctx: QueryContext, query: ToolQuery, result: LocalSearchCodeResult
-) -> tuple[LocalSearchCodeResult, bool]:
-    """``result`` with a contentHandle on every match whose lines were clipped, and whether
-    there was one."""
-    if not result.root or not result.files:
-        return result, False
-    root = Path(result.root)
+    ctx: QueryContext, query: ToolQuery, root: Path, files: list[SearchFile]
+) -> tuple[list[SearchFile], bool]:
+    """``files`` (a page's, under ``root``) with a contentHandle on every match whose lines
+    were clipped, and whether there was one. The handles are minted before the answer is
+    measured, so its token count includes them; their content leaves octo through
+    getCachedContent, redacted there like every answer."""
     wanted: dict[str, set[int]] = defaultdict(set)
-    for file in result.files:
+    for file in files:
         for match in file.matches or ():
             if _clipped(match):
                 wanted[file.path].update(_span(match))
     if not wanted:
-        return result, False
+        return files, False
 
     def read_all() -> dict[str, dict[int, str]]:
         return {
@@ -76,15 +74,15 @@ async def hand_clipped_lines(
         }
 
     texts = await anyio.to_thread.run_sync(read_all)
-    files = []
-    for file in result.files:
+    handed = []
+    for file in files:
         matches = []
         for match in file.matches or ():
             whole = texts.get(file.path, {})
             lines = [whole[n] for n in _span(match) if n in whole]
             if _clipped(match) and lines:
-                handle = await ctx.mint_handle(redact("\n".join(lines)), query)
+                handle = await ctx.mint_handle("\n".join(lines), query)
                 match = match.model_copy(update={"contentHandle": handle})
             matches.append(match)
-        files.append(file.model_copy(update={"matches": matches}) if file.matches else file)
-    return result.model_copy(update={"files": files}), True
+        handed.append(file.model_copy(update={"matches": matches}) if file.matches else file)
+    return handed, True

@@ -23,6 +23,8 @@ from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import QueryTimeoutError
 from octo.local.checked_paths import open_search
+from octo.local.search.clipped_lines import CLIPPED_HINT
+from octo.local.search.clipped_lines import hand_clipped_lines
 from octo.local.search.hints import budget_hints
 from octo.local.search.hints import search_hints
 from octo.local.search.models import LocalSearchCodeQuery
@@ -51,18 +53,19 @@ async def search_code(
         scope = SearchScope(
             searched.directory, [searched.arg], walk_args(ctx.config, query), searched.file
         )
-        return await search_scope(ctx.config, query, scope, "localSearchCode")
+        return await search_scope(ctx, query, scope, "localSearchCode")
 
 
 async def search_scope(
-    config: Config, query: SearchFields, scope: SearchScope, tool: str
+    ctx: QueryContext, query: SearchFields, scope: SearchScope, tool: str
 ) -> Answer[LocalSearchCodeResult]:
     """``query`` over ``scope``, answered in its outputMode; hints continue with ``tool``."""
+    config = ctx.config
     counted = await count_matches(config, query, scope)
     if query.outputMode != "groupByFile":
         answer = await answer_counts(config, query, scope, counted, tool)
     else:
-        answer = await _page_of_lines(config, query, scope, counted, tool)
+        answer = await _page_of_lines(ctx, query, scope, counted, tool)
     if not counted.complete:
         answer.partial = True
         answer.hints.insert(0, _cut_short_hint(config, query, len(counted.files)))
@@ -70,9 +73,10 @@ async def search_scope(
 
 
 async def _page_of_lines(
-    config: Config, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
+    ctx: QueryContext, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
 ) -> Answer[LocalSearchCodeResult]:
     """groupByFile: one page of files in path order, with their first matching lines."""
+    config = ctx.config
     cwd = scope.cwd
     matching = counted.in_path_order()
     first = (query.filePageNumber - 1) * query.filesPerPage
@@ -89,10 +93,10 @@ async def _page_of_lines(
             lines_cut = bool(page)
     stats = counted.stats(complete=True)
     fit = fit_budget(files, config.max_tokens * config.chars_per_token)
-
+    shown, clipped = await hand_clipped_lines(ctx, query, cwd, fit.files)
     result = LocalSearchCodeResult(
         root=str(cwd),
-        files=fit.files,
+        files=shown,
         stats=stats,
         # Not page_of: a search that matched nothing has no pages (totalPages 0).
         pagination=Pagination(
@@ -119,6 +123,8 @@ async def _page_of_lines(
             "are shown; ask again for the lines (a narrower path makes it quicker)."
         )
     answer.hint(*hints, *search_hints(query, result, cwd, tool))
+    if clipped:
+        answer.hint(CLIPPED_HINT)
     return answer
 
 
