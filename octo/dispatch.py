@@ -97,7 +97,7 @@ def _mend(
     fixed = dict(query)
     for err in errors:
         mend = (err.get("ctx") or {}).get("mend")
-        if isinstance(mend, Mapping):  # the model says how (see octo.core.envelope.mendable)
+        if isinstance(mend, Mapping):  # the model says how (see octo.core.queries.mendable)
             for name, value in mend.items():
                 if value is None:
                     fixed.pop(name, None)
