@@ -69,6 +69,11 @@ class Places:
     failed: Mapping[str, OctoError] = field(default_factory=dict)
 
 
+#: How a tool's result of several places is made: ``(root, items, answers, paging)``, totals
+#: summed.
+Combine = Callable[[str, list[Any], list[R], Paging], R]
+
+
 @dataclass(frozen=True)
 class PlaceTool(Generic[Q, R]):
     """What putting answers together needs to know of one tool."""
@@ -88,7 +93,7 @@ class PlaceTool(Generic[Q, R]):
     #: in order, each in its own order.
     rank: Callable[[Any, int], Any] | None
     #: The result of several places: ``(root, items, answers, paging)``, totals summed.
-    combine: Callable[[str, list[Any], list[R], Paging], R]
+    combine: Combine[R]
     #: Query fields a global fetch needs to rank (a listing's details for its sort), and the
     #: item fields they add that the caller did not ask for.
     rank_fields: Mapping[str, Any] = field(default_factory=dict)

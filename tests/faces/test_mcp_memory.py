@@ -12,6 +12,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import FileUrl
 
 from octo import Config
 from octo import Gateway
@@ -147,8 +148,8 @@ async def test_structured_content_equals_the_library_answer(client: Client, tree
 async def test_client_roots_are_enforced(mode: str, tree: Path) -> None:
     allowed = tree / "src"
 
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=allowed.as_uri(), name="src")])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(allowed.as_uri()), name="src")])
 
     # The configured root is the whole tree; the client's roots narrow it to src/.
     server = build_server(Config(roots=(tree,)))
@@ -164,8 +165,8 @@ async def test_client_roots_are_enforced(mode: str, tree: Path) -> None:
 async def test_roots_are_fetched_again_after_roots_list_changed(tree: Path) -> None:
     roots = [tree / "src"]
 
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=r.as_uri()) for r in roots])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(r.as_uri())) for r in roots])
 
     server = build_server(Config(roots=(tree,)))
     async with Client(

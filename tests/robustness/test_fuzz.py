@@ -386,7 +386,7 @@ def faults(
         found.append(f"{spec.name} {repr(queries)[:300]}: a file outside the root was read")
     for raw, envelope in zip(queries, response.results, strict=True):
         shown = f"{spec.name} {repr(raw)[:200]}"
-        if envelope.status is not QueryStatus.ERROR:
+        if envelope.status is not QueryStatus.ERROR and envelope.data is not None:
             data = envelope.data.model_dump(mode="json")
             found.extend(
                 f"{shown}: answered {path}, outside the root"

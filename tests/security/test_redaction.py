@@ -70,7 +70,9 @@ def test_every_string_of_an_answer_is_redacted() -> None:
     nested = {"rows": [info, (secret.text, 1)], secret.value: "key"}
     out = redacted(nested)
     assert secret.value not in repr(out)
-    assert out["rows"][0].code is ErrorCode.NOT_FOUND
+    rows = out["rows"]
+    assert isinstance(rows, list) and isinstance(rows[0], ErrorInfo)
+    assert rows[0].code is ErrorCode.NOT_FOUND
     clean = {"rows": ["nothing to hide"]}
     assert redacted(clean) is clean
 

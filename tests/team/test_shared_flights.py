@@ -172,7 +172,7 @@ async def test_a_followers_error_is_its_own_copy(store: RedisStore) -> None:
         await anyio.sleep(0.2)
         raise NotFoundError("gone", hints=["look elsewhere"])
 
-    errors: list[BaseException] = []
+    errors: list[NotFoundError] = []
 
     async def ask(state: RemoteState) -> None:
         try:

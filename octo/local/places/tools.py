@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
+from typing import TypedDict
 from typing import TypeVar
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.contract.place_answers import Combine
 from octo.contract.place_answers import Paging
 from octo.contract.place_answers import Places
 from octo.contract.place_answers import PlaceTool
@@ -44,10 +46,13 @@ from octo.local.search.models import SUMMARY_FILES
 from octo.local.search.models import LocalSearchCodeQuery
 from octo.local.search.models import LocalSearchCodeResult
 from octo.local.search.models import SearchFields
+from octo.local.search.models import SearchFile
 from octo.local.search.models import SearchStats
 
 Q = TypeVar("Q", bound=ToolQuery)
 R = TypeVar("R", bound=ToolResult)
+#: A search's result: localSearchCode's or localFindAndSearchCode's.
+SR = TypeVar("SR", bound=LocalSearchCodeResult)
 Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
 
 _FILE_PAGES = ("filePageNumber", "filesPerPage")
@@ -58,16 +63,32 @@ def _path(place: Place) -> dict[str, Any]:
     return {"path": place.target}
 
 
-def _listed(results: Sequence[Any], paging: Paging) -> dict[str, Any]:
-    """What every answer of several places says alike: its pages, and whether a walk was cut."""
-    return {
-        "pagination": Pagination(
-            currentPage=paging.currentPage,
-            totalPages=paging.totalPages or 0,
-            hasMore=paging.hasMore,
-        ),
-        "truncated": True if any(getattr(r, "truncated", None) for r in results) else None,
-    }
+class Listed(TypedDict):
+    """What every listing of several places says alike: its pages, and whether a walk was cut."""
+
+    pagination: Pagination
+    truncated: bool | None
+
+
+def _pagination(paging: Paging) -> Pagination:
+    return Pagination(
+        currentPage=paging.currentPage, totalPages=paging.totalPages or 0, hasMore=paging.hasMore
+    )
+
+
+def _listed(results: Sequence[FindFilesResult | ViewStructureResult], paging: Paging) -> Listed:
+    truncated = True if any(r.truncated for r in results) else None
+    return Listed(pagination=_pagination(paging), truncated=truncated)
+
+
+class SearchAnswerFields(TypedDict, total=False):
+    """The fields of a search answer of several places (which ones: the query's outputMode)."""
+
+    root: str
+    stats: SearchStats
+    files: list[SearchFile]
+    otherFiles: int
+    pagination: Pagination
 
 
 async def _places_named(ctx: QueryContext, query: ToolQuery) -> Places | None:
@@ -89,18 +110,22 @@ def _summed_stats(results: Sequence[LocalSearchCodeResult]) -> SearchStats:
 
 
 def _search_fields(
-    query: SearchFields, root: str, files: list[Any], results: Sequence[Any], paging: Paging
-) -> dict[str, Any]:
+    query: SearchFields,
+    root: str,
+    files: list[SearchFile],
+    results: Sequence[LocalSearchCodeResult],
+    paging: Paging,
+) -> SearchAnswerFields:
     """The fields of a search answer of several places, in the query's outputMode."""
     stats = _summed_stats(results)
-    fields: dict[str, Any] = {"root": root, "stats": stats}
+    fields = SearchAnswerFields(root=root, stats=stats)
     if query.outputMode == "totalOnly":
         return fields
     if query.outputMode == "summary":
         ranked_as_one = getattr(query, "aggregationMode", "global") == "global"
         shown = files[:SUMMARY_FILES] if ranked_as_one else files
         return {**fields, "files": shown, "otherFiles": stats.filesWithMatches - len(shown)}
-    return {**fields, "files": files, "pagination": _listed(results, paging)["pagination"]}
+    return {**fields, "files": files, "pagination": _pagination(paging)}
 
 
 def _most_matches_first(item: Any, _position: int) -> Any:
@@ -112,8 +137,8 @@ def _matching_files(result: LocalSearchCodeResult, _window: int) -> int:
 
 
 def _search_place_tool(
-    name: str, single: Single[Any, R], query: SearchFields, combine: Any
-) -> PlaceTool[Any, R]:
+    name: str, single: Single[Any, SR], query: SearchFields, combine: Combine[SR]
+) -> PlaceTool[Any, SR]:
     """A search over places: groupByFile pages its files in path order (places in order, each
     in path order); the count answers page themselves, the files with most matches first."""
     if query.outputMode == "groupByFile":
