@@ -73,6 +73,7 @@ def http_server(tree: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow
 async def test_streamable_http(http_server: str, tree: Path) -> None:
     with anyio.fail_after(60):
         async with Client(http_server) as client:

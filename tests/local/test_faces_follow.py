@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import Client
 
 import octo
@@ -18,6 +19,7 @@ from octo.faces.mcp_server import build_server
 from .conftest import Tree
 
 
+@pytest.mark.slow
 async def test_mcp_lists_and_runs_the_new_fields(tree: Tree) -> None:
     root = tree({"src/a.py": "TODO one\nTODO two\n", "src/b.md": "TODO\n"})
     async with Client(build_server(Config(roots=(root,))), raise_exceptions=True) as client:
@@ -65,6 +67,7 @@ async def test_the_library_has_a_method_per_tool(tree: Tree) -> None:
     assert [f.path for f in response.results[0].data.files] == ["a.py"]
 
 
+@pytest.mark.slow
 def test_the_command_line_calls_the_new_tool(tree: Tree) -> None:
     root = tree({"src/a.py": "TODO\n"})
     env = {k: v for k, v in os.environ.items() if not k.startswith("OCTO_")}

@@ -77,6 +77,7 @@ def test_every_string_of_an_answer_is_redacted() -> None:
     assert redacted(clean) is clean
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize(
     "adversarial",
