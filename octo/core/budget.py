@@ -124,19 +124,22 @@ def with_tokens(
 def measured(data: DataT, chars_per_token: int = 4) -> DataT:
     """``data`` with the size in its ``tokens`` block (a TokenInfo) set to that of ``data``
     itself as sent: the compact JSON without unset fields (its wire form), the block
-    included. The block's own digits count, so it is re-measured until it stops growing
-    (two or three rounds: each can only add digits)."""
+    included. It is serialised once, its two counts at 0 (one digit each); the counts' own
+    digits are then added by arithmetic until they stop growing."""
     info = getattr(data, "tokens", None)
     if not isinstance(info, TokenInfo):
         raise TypeError(f"{type(data).__name__} has no tokens block to measure")
+    zeroed = info.model_copy(update={"chars": 0, "estimatedTokens": 0})
+    rest = len(data.model_copy(update={"tokens": zeroed}).model_dump_json(exclude_none=True)) - 2
+    chars = rest + 2
     while True:
-        current = data.model_copy(update={"tokens": info})
-        chars = len(current.model_dump_json(exclude_none=True))
-        if chars == info.chars:
-            return current
-        info = info.model_copy(
-            update={"chars": chars, "estimatedTokens": estimate_tokens(chars, chars_per_token)}
-        )
+        tokens = estimate_tokens(chars, chars_per_token)
+        grown = rest + len(str(chars)) + len(str(tokens))
+        if grown == chars:
+            break
+        chars = grown
+    measured_info = info.model_copy(update={"chars": chars, "estimatedTokens": tokens})
+    return data.model_copy(update={"tokens": measured_info})
 
 
 class CharPagination(BaseModel):
