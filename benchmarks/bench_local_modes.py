@@ -1,6 +1,7 @@
 """Local search output modes and find-then-search, on a large tree: totalOnly's wall time over
-raw ``rg --count``, one question's answer size asked four ways, and localFindAndSearchCode over
-the two calls it replaces.
+raw ``rg --count``, one question's answer size asked four ways, localFindAndSearchCode over
+the two calls it replaces, and the rg processes a 5-query localSearchCode call over its token
+budget starts (each query's share is fixed before it runs: no query runs twice).
 
 Run: ``.venv/bin/python benchmarks/bench_local_modes.py [--runs N]``. See benchmarks/README.md.
 """
@@ -14,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +25,7 @@ from bench_foundation import STDLIB
 from bench_foundation import rg_binary
 
 import octo
+from octo.transports import processes
 
 # A common pattern: thousands of matching lines in thousands of files.
 PATTERN = "def __init__"
@@ -131,13 +134,42 @@ async def find_and_search_line(gateway: octo.Gateway, runs: int) -> str:
     )
 
 
+class _CountingSet(weakref.WeakSet[Any]):
+    """The running rg processes, counting every one ever added (each rg octo starts)."""
+
+    started = 0
+
+    def add(self, item: Any) -> None:
+        type(self).started += 1
+        super().add(item)
+
+
+async def over_budget_line() -> str:
+    """rg processes started by one 5-query localSearchCode call whose answers together are
+    over OCTO_MAX_CALL_TOKENS (each query's page is large)."""
+    queries = [
+        {"pattern": pattern, "path": str(STDLIB), "matchesPerPage": 50, "filesPerPage": 20}
+        for pattern in ("def __init__", "import os", "return None", "self.assert", "raise ")
+    ]
+    config = octo.Config(roots=(STDLIB,), max_call_tokens=4000)
+    processes._children["rg"] = counting = _CountingSet()
+    async with octo.Gateway(config=config) as gateway:
+        response = await gateway.call("localSearchCode", queries)
+    statuses = {result.status.value for result in response.results}
+    return (
+        f"rg processes per 5-query over-budget localSearchCode call: {counting.started} "
+        f"({counting.started / len(queries):.1f} per query; statuses {sorted(statuses)})"
+    )
+
+
 async def bench(runs: int) -> list[str]:
     async with octo.Gateway(roots=[STDLIB]) as gateway:
-        return [
+        lines = [
             await total_only_line(gateway, runs),
             await answer_size_line(gateway),
             await find_and_search_line(gateway, runs),
         ]
+    return [*lines, await over_budget_line()]
 
 
 def main() -> None:

@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from octo.core.redaction import _GROUP_NAME
-from octo.core.redaction import redact
-from octo.core.secret_shapes import SHAPES
+from octo.core.secrets.redaction import _GROUP_NAME
+from octo.core.secrets.redaction import redact
+from octo.core.secrets.shapes import SHAPES
 
 ROUNDS = 7
 

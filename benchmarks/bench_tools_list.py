@@ -52,7 +52,7 @@ def measure() -> tuple[int, int]:
     for spec in all_tools():
         schema = spec.input_schema()
         after += _tokens(spec.name, spec.description, schema)
-        if spec.category is not ToolCategory.GATEWAY:
+        if spec.category is not ToolCategory.DISCOVERY:
             before += _tokens(spec.name, spec.description, _without_issue_12(schema))
     return before, after
 

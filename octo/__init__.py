@@ -9,7 +9,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 from typing import Any
 
-from octo.core.version import VERSION as __version__
+from octo.core import VERSION as __version__
 
 if TYPE_CHECKING:
     from octo.contract import ToolSpec

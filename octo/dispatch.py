@@ -5,11 +5,10 @@ validates each query against the spec's model, runs the handler under the query'
 deadline, and maps whatever happens (an answer, an :class:`OctoError`, a bug) to that
 query's envelope. It never imports the list of tools.
 
-The answers of one call share one token budget (``OCTO_MAX_CALL_TOKENS``): when together
-they are over it, each gets its fair share (:func:`~octo.core.budget.fair_shares`: what a
-small answer leaves goes to the larger ones) and the queries over their share run again
-with it as their token budget (their files and pages come from the cache), each with a
-hint on how to continue.
+The answers of one call share one token budget (``OCTO_MAX_CALL_TOKENS``): each query gets
+its share before it runs (the call's budget over its queries, when that is below
+``OCTO_MAX_TOKENS``) as its own token budget, so no query runs twice; an answer that used
+its share says how to continue.
 """
 
 from __future__ import annotations
@@ -30,15 +29,12 @@ from octo.contract import QueryContext
 from octo.contract import Runtime
 from octo.contract import ToolSpec
 from octo.core.budget import estimate_tokens
-from octo.core.budget import fair_shares
 from octo.core.concurrency import map_ordered
-from octo.core.envelope import CONTEXT_FIELDS
+from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ErrorInfo
 from octo.core.envelope import QueryStatus
 from octo.core.envelope import ResultEnvelope
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import is_text
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
@@ -48,9 +44,10 @@ from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.paths import PathPolicy
-from octo.core.redaction import redacted
-from octo.transports.ripgrep import RgSlots
-from octo.transports.ripgrep import rg_slots_in_force
+from octo.core.queries import CONTEXT_FIELDS
+from octo.core.queries import ToolQuery
+from octo.core.queries import is_text
+from octo.core.secrets.redaction import redacted
 
 logger = logging.getLogger("octo")
 
@@ -100,7 +97,7 @@ def _mend(
     fixed = dict(query)
     for err in errors:
         mend = (err.get("ctx") or {}).get("mend")
-        if isinstance(mend, Mapping):  # the model says how (see octo.core.envelope.mendable)
+        if isinstance(mend, Mapping):  # the model says how (see octo.core.queries.mendable)
             for name, value in mend.items():
                 if value is None:
                     fixed.pop(name, None)
@@ -226,18 +223,30 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 
 
 async def _run_query(
-    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, seconds: float | None = None
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, share: int | None = None
 ) -> ResultEnvelope[Any]:
     """One query's envelope, redacted: the choke point every text leaving octo passes (data,
-    hints, error message, echoed context). ``seconds`` overrides the query's deadline."""
-    return redacted(await _envelope(spec, ctx, index, raw, seconds))
+    hints, error message, echoed context). ``share``: the query's part of the call's token
+    budget, when the call's budget is tighter than a query's own."""
+    if share is None:
+        return redacted(await _envelope(spec, ctx, index, raw))
+    config = ctx.config
+    hint = (
+        f"This call's answers share a budget of {config.max_call_tokens} tokens "
+        f"(OCTO_MAX_CALL_TOKENS): this one was cut to its share, about {share} tokens. "
+        "Continue with the hints above, or ask for it in a call of its own."
+    )
+    # Answers carry more than their content (paths, stats, hints): a tenth is left for it.
+    room = share * 9 // 10 - estimate_tokens(len(hint), config.chars_per_token)
+    envelope = redacted(await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw))
+    if envelope.status != QueryStatus.ERROR and _tokens(envelope, config) >= room * 9 // 10:
+        envelope.hints.append(hint)
+    return envelope
 
 
-async def _envelope(
-    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, seconds: float | None
-) -> ResultEnvelope[Any]:
+async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> ResultEnvelope[Any]:
     echo = _context_echo(raw)
-    timeout = seconds or _timeout(spec, ctx.runtime)
+    timeout = _timeout(spec, ctx.runtime)
     try:
         query = validate_query(spec, raw)
         try:
@@ -270,47 +279,15 @@ def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
     return spec.timeout or runtime.config.query_timeout
 
 
-def _tokens(envelope: ResultEnvelope[Any], chars_per_token: int) -> int:
-    return estimate_tokens(len(envelope.model_dump_json(exclude_none=True)), chars_per_token)
+def _tokens(envelope: ResultEnvelope[Any], config: Config) -> int:
+    return estimate_tokens(len(envelope.model_dump_json(exclude_none=True)), config.chars_per_token)
 
 
-async def _within_call_budget(
-    spec: ToolSpec,
-    ctx: QueryContext,
-    queries: Sequence[Any],
-    results: list[ResultEnvelope[Any]],
-    started: float,
-) -> list[ResultEnvelope[Any]]:
-    """The call's answers within its token budget: the answers over their fair share run
-    again with their share as budget, in what is left of their deadline. An answer that
-    did not get smaller that way (a tool without a token budget, an error, no time left)
-    stays as it was."""
-    config = ctx.config
-    sizes = [_tokens(envelope, config.chars_per_token) for envelope in results]
-    if sum(sizes) <= config.max_call_tokens or not spec.read_only:
-        return results
-    shares = fair_shares(sizes, config.max_call_tokens)
-    left = started + _timeout(spec, ctx.runtime) - anyio.current_time()
-
-    async def fit(index: int) -> ResultEnvelope[Any]:
-        first, size, share = results[index], sizes[index], shares[index]
-        if size <= share or first.status == QueryStatus.ERROR or left <= 0:
-            return first
-        hint = (
-            f"This call's answers together were over its budget of {config.max_call_tokens} "
-            f"tokens (OCTO_MAX_CALL_TOKENS): this one was cut to its fair share, about "
-            f"{share} tokens. Continue with the hints above, or ask for it in a call of its own."
-        )
-        # Answers carry more than their content (paths, stats, hints): scale the budget.
-        room = share - estimate_tokens(len(hint), config.chars_per_token)
-        budget = max(1, config.max_tokens * room // size)
-        cut = await _run_query(spec, ctx.with_token_budget(budget), index, queries[index], left)
-        if cut.status == QueryStatus.ERROR or _tokens(cut, config.chars_per_token) >= size:
-            return first
-        cut.hints.append(hint)
-        return cut
-
-    return await map_ordered(fit, range(len(results)))
+def _share(spec: ToolSpec, config: Config, queries: int) -> int | None:
+    """Each query's part of the call's token budget, fixed before any runs; None when a
+    query's own budget (OCTO_MAX_TOKENS) is the tighter one."""
+    share = config.max_call_tokens // queries
+    return share if spec.read_only and share < config.max_tokens else None
 
 
 async def dispatch(
@@ -341,12 +318,13 @@ async def dispatch(
     if progress is not None:
         ctx = replace(ctx, report_progress=progress)
 
-    async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
-        return await _run_query(spec, ctx, *item)
+    share = _share(spec, ctx.config, len(queries))
 
-    started = anyio.current_time()
-    # Every rg the queries start (and the work they leave running) queues on the runtime's slots.
-    with rg_slots_in_force(runtime.backend(RgSlots)):
+    async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
+        return await _run_query(spec, ctx, *item, share)
+
+    # The runtime's call hooks (the rg queue, ranked by this call's arrival) hold for
+    # every query of the call and the work it leaves running.
+    with runtime.in_call():
         results = await map_ordered(run_one, list(enumerate(queries)))
-        results = await _within_call_budget(spec, ctx, queries, results, started)
     return BulkResponse[Any](results=results)

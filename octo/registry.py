@@ -10,14 +10,14 @@ from octo.codehosts import specs as codehosts
 from octo.contract import ToolSpec
 from octo.contract import WarmUp
 from octo.core.errors import CallError
-from octo.gateway import specs as gateway
+from octo.discovery import specs as discovery
 from octo.local import specs as local
 from octo.lsp import specs as lsp
 from octo.packages import specs as packages
 from octo.semantic import specs as semantic
 
 # Order here is tools/list order.
-FAMILIES = (codehosts, packages, local, lsp, semantic, gateway)
+FAMILIES = (codehosts, packages, local, lsp, semantic, discovery)
 
 
 @cache

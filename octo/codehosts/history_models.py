@@ -22,7 +22,7 @@ from octo.codehosts.models import PullRequestFile
 from octo.codehosts.models import RemoteQuery
 from octo.codehosts.models import SearchPagination
 from octo.core.budget import TokenInfo
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolResult
 
 _OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
 _REPO = Field(min_length=1, max_length=150, description="Repository name.")

@@ -25,10 +25,10 @@ from octo.contract.places import aggregation_field
 from octo.contract.places import format_field
 from octo.contract.places import groups_field
 from octo.core.budget import CharPagination
+from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
-from octo.core.paging import Pagination
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 CodeHostName = Literal["github", "gitlab"]
 

@@ -22,7 +22,7 @@ from octo.codehosts.models import PullRequest
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import Repository
 from octo.codehosts.models import SearchPullRequestsQuery
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
 
 T = TypeVar("T")

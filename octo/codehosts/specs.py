@@ -29,7 +29,11 @@ TOOLS = family_tools(
     ToolCategory.GITHUB,
     {
         "githubSearchCode": Binding(
-            SearchCodeQuery, SearchCodeResult, "octo.codehosts.code.several_repos:search_code", 3
+            SearchCodeQuery,
+            SearchCodeResult,
+            "octo.codehosts.code.search_code:search_code",
+            3,
+            places="octo.codehosts.code.several_repos:CODE_PLACES",
         ),
         "githubGetFileContent": Binding(
             FileContentQuery,
@@ -52,8 +56,9 @@ TOOLS = family_tools(
         "githubSearchPullRequests": Binding(
             SearchPullRequestsQuery,
             SearchPullRequestsResult,
-            "octo.codehosts.code.several_repos:search_pull_requests",
+            "octo.codehosts.history.pull_requests:search_pull_requests",
             3,
+            places="octo.codehosts.code.several_repos:PULL_REQUEST_PLACES",
         ),
         "githubSearchIssues": Binding(
             SearchIssuesQuery, SearchIssuesResult, "octo.codehosts.history.issues:search_issues", 3

@@ -1,7 +1,7 @@
 """The contract between the dispatcher and the tool families: a tool's spec, the context a
 handler gets, the answer it returns, and the runtime that owns shared resources."""
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import ProgressReporter
 from octo.contract.context import QueryContext
 from octo.contract.runtime import Backend

@@ -1,19 +1,23 @@
-"""What a tool handler gets besides its query: the runtime and the roots in force for the call."""
+"""The handler's shape: what it gets besides its query (``QueryContext``: the runtime and the
+roots in force for the call) and what it returns (``Answer``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from dataclasses import replace
+from typing import Generic
 from typing import TypeVar
 
 from octo.contract.runtime import Backend
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
-from octo.core.envelope import ToolQuery
 from octo.core.handles import Origin
 from octo.core.paths import PathPolicy
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 B = TypeVar("B", bound=Backend)
 
@@ -32,19 +36,19 @@ class QueryContext:
     ``paths`` are the allowed roots of this call: the configured ones, or the narrower
     set an MCP client announced. ``report_progress`` tells the caller how far a long
     query got (MCP progress notifications, a progress bar); it costs nothing when unused.
-    ``tool`` names the tool that runs; ``settings`` replaces the runtime's config for this
-    query alone (one place's share of the token budget).
+    ``tool`` names the tool that runs; ``config_override`` replaces the runtime's config for
+    this query alone (its share of the call's token budget, one place's share).
     """
 
     runtime: Runtime
     paths: PathPolicy
     report_progress: ProgressReporter = _no_progress
     tool: str = ""
-    settings: Config | None = None
+    config_override: Config | None = None
 
     @property
     def config(self) -> Config:
-        return self.settings or self.runtime.config
+        return self.config_override or self.runtime.config
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -57,9 +61,9 @@ class QueryContext:
 
     def with_token_budget(self, max_tokens: int) -> QueryContext:
         """This context with a token budget of ``max_tokens`` for the answer."""
-        return replace(self, settings=replace(self.config, max_tokens=max_tokens))
+        return replace(self, config_override=replace(self.config, max_tokens=max_tokens))
 
-    async def keep(self, content: str, query: ToolQuery, *, local: bool = True) -> str:
+    async def mint_handle(self, content: str, query: ToolQuery, *, local: bool = True) -> str:
         """A content handle for ``content``, cut from the answer to ``query``.
 
         Local content is readable only under the roots of this call; remote content
@@ -69,3 +73,26 @@ class QueryContext:
             self.tool, query.params(), self.roots if local else None, self.runtime.identity
         )
         return await self.runtime.handles.put(content, origin)
+
+
+ResultT = TypeVar("ResultT", bound=ToolResult)
+
+
+@dataclass
+class Answer(Generic[ResultT]):
+    """A handler's answer to one query.
+
+    ``cached``: every part of it came from the cache. ``partial``: a limit (time, size,
+    an upstream failure on some items) cut it short; the hints say how to get the rest.
+    """
+
+    result: ResultT
+    hints: list[str] = field(default_factory=list)
+    cached: bool = False
+    partial: bool = False
+
+    def hint(self, *texts: str) -> None:
+        """Add next-step hints, each once, in order."""
+        for text in texts:
+            if text not in self.hints:
+                self.hints.append(text)

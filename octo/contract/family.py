@@ -15,21 +15,31 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from importlib.resources import files
 from string import Template
 from typing import Any
 
+from octo.contract.place_answers import in_places
+from octo.contract.spec import Handler
 from octo.contract.spec import ToolCategory
 from octo.contract.spec import ToolDocs
 from octo.contract.spec import ToolSpec
 from octo.contract.spec import lazy
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.contract.spec import resolve
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 
 @dataclass(frozen=True)
 class Binding:
-    """The code half of a tool: its models, its handler (``"module:function"``) and limits."""
+    """The code half of a tool: its models, its handler and limits.
+
+    ``handler`` names the function that answers one query (``"package.module:function"``,
+    imported on the first call so listing tools loads no backend). A tool whose query may
+    name several places (paths, repositories) says so with ``places``: the reference of its
+    :class:`~octo.contract.place_answers.SeveralPlaces`; the handler then answers each place.
+    """
 
     query_model: type[ToolQuery]
     result_model: type[ToolResult]
@@ -37,6 +47,7 @@ class Binding:
     max_queries: int
     timeout: float | None = None
     read_only: bool = True
+    places: str | None = None
 
 
 def family_tools(
@@ -89,11 +100,13 @@ def _spec(
         description=description,
         query_model=binding.query_model,
         result_model=binding.result_model,
-        handler=lazy(binding.handler),
+        handler=_handler(binding),
         max_queries=binding.max_queries,
         example=dict(words.get("example", {})),
         timeout=binding.timeout,
         read_only=binding.read_only,
+        handler_reference=binding.handler,
+        places_reference=binding.places,
         docs=ToolDocs(
             use_cases=tuple(reference.get("use_cases", ())),
             response=dict(reference.get("response", {})),
@@ -101,3 +114,11 @@ def _spec(
             related=tuple(reference.get("related", ())),
         ),
     )
+
+
+def _handler(binding: Binding) -> Handler:
+    """The binding's handler; over several places when the binding declares them."""
+    single = lazy(binding.handler)
+    if binding.places is None:
+        return single
+    return in_places(single, partial(resolve, binding.places))

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.contract.places import Outcome
 from octo.contract.places import Place
@@ -38,10 +38,10 @@ from octo.contract.places import labelled
 from octo.contract.places import mark_places
 from octo.contract.places import split_evenly
 from octo.core.budget import with_tokens
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
 from octo.core.errors import OctoError
 from octo.core.formats import compact_json
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 Q = TypeVar("Q", bound=ToolQuery)
 R = TypeVar("R", bound=ToolResult)
@@ -69,6 +69,11 @@ class Places:
     failed: Mapping[str, OctoError] = field(default_factory=dict)
 
 
+#: How a tool's result of several places is made: ``(root, items, answers, paging)``, totals
+#: summed.
+Combine = Callable[[str, list[Any], list[R], Paging], R]
+
+
 @dataclass(frozen=True)
 class PlaceTool(Generic[Q, R]):
     """What putting answers together needs to know of one tool."""
@@ -76,7 +81,7 @@ class PlaceTool(Generic[Q, R]):
     name: str
     single: Callable[[QueryContext, Q], Awaitable[Answer[R]]]
     #: The query fields that name a place.
-    target: Callable[[Place], dict[str, Any]]
+    place_fields: Callable[[Place], dict[str, Any]]
     #: The result field that lists items, and the query fields that page it (None: the
     #: places page their answers themselves).
     items: str
@@ -88,7 +93,7 @@ class PlaceTool(Generic[Q, R]):
     #: in order, each in its own order.
     rank: Callable[[Any, int], Any] | None
     #: The result of several places: ``(root, items, answers, paging)``, totals summed.
-    combine: Callable[[str, list[Any], list[R], Paging], R]
+    combine: Combine[R]
     #: Query fields a global fetch needs to rank (a listing's details for its sort), and the
     #: item fields they add that the caller did not ask for.
     rank_fields: Mapping[str, Any] = field(default_factory=dict)
@@ -97,6 +102,43 @@ class PlaceTool(Generic[Q, R]):
     max_window: int | None = None
     #: False when the content is not local: handles of cut items then ignore roots.
     local: bool = True
+
+
+@dataclass(frozen=True)
+class SeveralPlaces(Generic[Q, R]):
+    """How a tool takes several places in one query (its binding names this by reference):
+    ``found`` gives the places a query names (None: one place, the handler answers it as it
+    is), ``tool`` how their answers are put together. ``at_once``, when a host can answer
+    several places in one request, tries that first (None: ask each place)."""
+
+    found: Callable[[QueryContext, Q], Awaitable[Places | None]]
+    tool: Callable[[Q], PlaceTool[Q, R]]
+    at_once: (
+        Callable[[QueryContext, Q, Places, PlaceTool[Q, R]], Awaitable[Answer[R] | None]] | None
+    ) = None
+
+
+def in_places(
+    single: Callable[[QueryContext, Q], Awaitable[Answer[R]]],
+    several: Callable[[], SeveralPlaces[Q, R]],
+) -> Callable[[QueryContext, Q], Awaitable[Answer[R]]]:
+    """The handler of a tool over one place (``single``, the function its binding names) or
+    several (``several()``, imported on first use like the handler): the one wrapper for
+    paths and repositories alike."""
+
+    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
+        how = several()
+        found = await how.found(ctx, query)
+        if found is None:
+            return await single(ctx, query)
+        tool = how.tool(query)
+        if how.at_once is not None:
+            answer = await how.at_once(ctx, query, found, tool)
+            if answer is not None:
+                return answer
+        return await answer_places(ctx, query, found, tool)
+
+    return handle
 
 
 def _mode(query: ToolQuery) -> str:
@@ -129,7 +171,7 @@ async def answer_places(
             place_ctx = ctx.with_token_budget(_UNBOUNDED_TOKENS)
         # The place's own query: its hints repeat it, so the options of several places go.
         alone = {"aggregationMode": "global", "responseFormat": "flat"}
-        update = {**alone, **tool.target(place), **fields}
+        update = {**alone, **tool.place_fields(place), **fields}
         return await tool.single(place_ctx, query.model_copy(update=update))
 
     outcomes = await ask_places(places, ask)

@@ -24,13 +24,13 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import PrivateAttr
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.core.concurrency import map_settled
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
 from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 #: The most places one query may name (a glob's expansion included).
 MAX_PLACES = 10
@@ -253,7 +253,7 @@ async def fit_items(
             used += _json_size(data)
             continue
         whole = json.dumps(data, indent=1, ensure_ascii=False)
-        handle = data.get("contentHandle") or await ctx.keep(whole, query, local=local)
+        handle = data.get("contentHandle") or await ctx.mint_handle(whole, query, local=local)
         preview = _preview(_stub(item, data) if limit == _STUB_CHARS else data, limit)
         kept.append(type(item).model_validate({**preview, "contentHandle": handle}))
         used += _json_size(preview)

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Coroutine
+from collections.abc import Iterator
+from collections.abc import Mapping
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from contextlib import AsyncExitStack
+from contextlib import ExitStack
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -33,21 +38,23 @@ from octo.core.handles import MemoryHandleStore
 from octo.core.handles import credential_identity
 from octo.core.meters import Meters
 from octo.core.paths import PathPolicy
-from octo.core.shared_handles import SharedHandleStore
-from octo.core.shared_state import SharedSettings
-from octo.core.shared_state import SharedStore
+from octo.core.shared.handles import SharedHandleStore
+from octo.core.shared.store import SharedSettings
+from octo.core.shared.store import SharedStore
 
 if TYPE_CHECKING:
     import httpx
 
-    from octo.contract.spec import ToolSpec
-
 PosArgs = TypeVarTuple("PosArgs")
+
+#: What holds for the whole of one call (the rg queue ranked by the call's arrival): the face
+#: gives the runtime its hooks, the dispatcher enters them all through :meth:`Runtime.in_call`.
+CallHook = Callable[[], AbstractContextManager[None]]
 
 
 def _open_shared_store(settings: SharedSettings, meters: Meters) -> SharedStore:
     """The store ``settings`` name; only now is the Redis client imported."""
-    from octo.core.redis_store import RedisStore
+    from octo.core.shared.redis_store import RedisStore
 
     return RedisStore(settings, meters)
 
@@ -65,8 +72,9 @@ B = TypeVar("B", bound=Backend)
 class Runtime(AsyncResource):
     """Owns every long-lived resource; ``async with runtime:`` opens it, leaving closes all.
 
-    ``catalog`` is every tool the face publishes, or the function that lists them (the
-    gateway's own tools list it);
+    ``tool_names`` is every tool the face publishes, by category, or the function that
+    builds them (asked on first use, so the MCP face answers tools/list without importing
+    every family; getToolCategories answers it; the runtime knows no tool spec);
     ``handles`` keeps the content answers cut (unless given: in the shared store when one
     is configured, else in this process). ``shared`` is the store a team's replicas share
     (``OCTO_REDIS_URL``), None for a process on its own; ``meters`` count what happens
@@ -78,16 +86,17 @@ class Runtime(AsyncResource):
         config: Config,
         *,
         http_transport: httpx.AsyncBaseTransport | None = None,
-        catalog: Sequence[ToolSpec] | Callable[[], Sequence[ToolSpec]] = (),
+        tool_names: Mapping[str, Sequence[str]]
+        | Callable[[], Mapping[str, Sequence[str]]]
+        | None = None,
         handles: HandleStore | None = None,
         meters: Meters | None = None,
+        call_hooks: Sequence[CallHook] = (),
     ) -> None:
         self.config = config
         self.paths = PathPolicy(config.roots, (config.clone_dir,))
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
-        # A callable is asked on first use: the MCP face answers tools/list without
-        # importing every family.
-        self._catalog = catalog
+        self._tool_names = tool_names if tool_names is not None else {}
         self.meters = meters if meters is not None else Meters()
         self.shared: SharedStore | None = (
             _open_shared_store(config.shared, self.meters) if config.shared else None
@@ -99,6 +108,7 @@ class Runtime(AsyncResource):
         self.handles = handles
         #: Whose credentials this runtime's calls send: content handles are bound to it.
         self.identity = credential_identity(config.env)
+        self._call_hooks = tuple(call_hooks)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}
@@ -116,11 +126,11 @@ class Runtime(AsyncResource):
         return self
 
     @property
-    def catalog(self) -> tuple[ToolSpec, ...]:
-        """Every tool the face publishes."""
-        if callable(self._catalog):
-            self._catalog = tuple(self._catalog())
-        return tuple(self._catalog)
+    def tool_names(self) -> dict[str, tuple[str, ...]]:
+        """Every tool the face publishes, by category, in tools/list order."""
+        if callable(self._tool_names):
+            self._tool_names = self._tool_names()
+        return {category: tuple(names) for category, names in self._tool_names.items()}
 
     @property
     def http(self) -> httpx.AsyncClient:
@@ -154,6 +164,14 @@ class Runtime(AsyncResource):
             if aclose is not None:
                 self._exit_stack.push_async_callback(aclose)
         return found
+
+    @contextmanager
+    def in_call(self) -> Iterator[None]:
+        """Every call hook of the runtime in force (the dispatcher enters it once per call)."""
+        with ExitStack() as stack:
+            for hook in self._call_hooks:
+                stack.enter_context(hook())
+            yield
 
     def start_background(
         self,

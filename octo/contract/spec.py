@@ -10,16 +10,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
+from functools import cache
 from importlib import import_module
 from typing import Any
 
 from pydantic import BaseModel
 
-from octo.contract.answer import Answer
+from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.core.envelope import BulkResponse
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 
 class ToolCategory(StrEnum):
@@ -30,7 +31,7 @@ class ToolCategory(StrEnum):
     PACKAGE = "package"
     LSP = "lsp"
     SEMANTIC = "semantic"
-    GATEWAY = "gateway"
+    DISCOVERY = "discovery"
 
     @property
     def toolset(self) -> str:
@@ -38,7 +39,7 @@ class ToolCategory(StrEnum):
         return _TOOLSETS.get(self, self.value)
 
 
-_TOOLSETS = {ToolCategory.PACKAGE: "packages", ToolCategory.GATEWAY: "discovery"}
+_TOOLSETS = {ToolCategory.PACKAGE: "packages"}
 
 
 def published(specs: tuple[ToolSpec, ...], toolsets: frozenset[str] | None) -> tuple[ToolSpec, ...]:
@@ -58,32 +59,33 @@ Handler = Callable[[QueryContext, Any], Awaitable[Answer[Any]]]
 WarmUp = Callable[[QueryContext], Awaitable[None]]
 
 
-def _imported_on_call(target: str) -> Callable[..., Awaitable[Any]]:
-    module_name, _, function = target.partition(":")
-    loaded: list[Callable[..., Awaitable[Any]]] = []
+@cache
+def resolve(reference: str) -> Any:
+    """The object ``"package.module:name"`` names, its module imported now."""
+    module_name, _, name = reference.partition(":")
+    return getattr(import_module(module_name), name)
 
+
+def _imported_on_call(reference: str) -> Callable[..., Awaitable[Any]]:
     async def call(*args: Any) -> Any:
-        if not loaded:
-            loaded.append(getattr(import_module(module_name), function))
-        return await loaded[0](*args)
+        return await resolve(reference)(*args)
 
-    call.__qualname__ = call.__name__ = function
-    call.target = target  # type: ignore[attr-defined]
+    call.__qualname__ = call.__name__ = reference.partition(":")[2]
     return call
 
 
-def lazy(target: str) -> Handler:
+def lazy(reference: str) -> Handler:
     """The handler ``"package.module:function"``, imported on its first call.
 
     A family's specs name their handlers this way, so listing tools (``import octo``,
     ``octo tools``, MCP tools/list) never loads a backend, httpx or pygls.
     """
-    return _imported_on_call(target)
+    return _imported_on_call(reference)
 
 
-def lazy_warm_up(target: str) -> WarmUp:
+def lazy_warm_up(reference: str) -> WarmUp:
     """A family's warm-up ``"package.module:function"``, imported on its first call."""
-    return _imported_on_call(target)
+    return _imported_on_call(reference)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,10 @@ class ToolSpec:
     #: False for tools that change state (build or clear an index): MCP annotations say so.
     read_only: bool = True
     docs: ToolDocs = field(default_factory=ToolDocs)
+    #: What the handler is made of, by reference (``"package.module:name"``): the function
+    #: that answers one place, and the SeveralPlaces of a tool that takes several.
+    handler_reference: str = ""
+    places_reference: str | None = None
 
     @property
     def python_name(self) -> str:

@@ -1,15 +1,20 @@
-"""Token budgets: estimate the size of answers and cut text at line boundaries."""
+"""Token budgets and pages: estimate the size of answers, cut text at line boundaries, and the
+one ``Pagination`` with the hints that name the next page."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from typing import TypeVar
 
 from pydantic import BaseModel
 from pydantic import Field
+
+from octo.core.formats import compact_json
 
 DataT = TypeVar("DataT", bound=BaseModel)
 A = TypeVar("A")
@@ -144,19 +149,22 @@ def with_tokens(
 def measured(data: DataT, chars_per_token: int = 4) -> DataT:
     """``data`` with the size in its ``tokens`` block (a TokenInfo) set to that of ``data``
     itself as sent: the compact JSON without unset fields (its wire form), the block
-    included. The block's own digits count, so it is re-measured until it stops growing
-    (two or three rounds: each can only add digits)."""
+    included. It is serialised once, its two counts at 0 (one digit each); the counts' own
+    digits are then added by arithmetic until they stop growing."""
     info = getattr(data, "tokens", None)
     if not isinstance(info, TokenInfo):
         raise TypeError(f"{type(data).__name__} has no tokens block to measure")
+    zeroed = info.model_copy(update={"chars": 0, "estimatedTokens": 0})
+    rest = len(data.model_copy(update={"tokens": zeroed}).model_dump_json(exclude_none=True)) - 2
+    chars = rest + 2
     while True:
-        current = data.model_copy(update={"tokens": info})
-        chars = len(current.model_dump_json(exclude_none=True))
-        if chars == info.chars:
-            return current
-        info = info.model_copy(
-            update={"chars": chars, "estimatedTokens": estimate_tokens(chars, chars_per_token)}
-        )
+        tokens = estimate_tokens(chars, chars_per_token)
+        grown = rest + len(str(chars)) + len(str(tokens))
+        if grown == chars:
+            break
+        chars = grown
+    measured_info = info.model_copy(update={"chars": chars, "estimatedTokens": tokens})
+    return data.model_copy(update={"tokens": measured_info})
 
 
 class CharPagination(BaseModel):
@@ -180,12 +188,38 @@ class CharPagination(BaseModel):
         )
 
 
-def fair_shares(needs: Sequence[int], budget: int) -> list[int]:
-    """Split ``budget`` among ``needs`` fairly (water-filling): each gets what it needs up to
-    one common level, and what a small need leaves goes to the larger ones."""
-    shares = [0] * len(needs)
-    left = budget
-    for rank, index in enumerate(sorted(range(len(needs)), key=needs.__getitem__)):
-        shares[index] = min(needs[index], left // (len(needs) - rank))
-        left -= shares[index]
-    return shares
+T = TypeVar("T")
+
+
+class Pagination(BaseModel):
+    """Where this page sits in the whole list."""
+
+    currentPage: int
+    totalPages: int
+    hasMore: bool
+
+
+def page_of(items: Sequence[T], per_page: int, page: int) -> tuple[list[T], Pagination]:
+    """Page ``page`` (from 1) of ``items``, ``per_page`` a page; an empty list has one page."""
+    total_pages = max(1, math.ceil(len(items) / per_page))
+    start = (page - 1) * per_page
+    return list(items[start : start + per_page]), Pagination(
+        currentPage=page, totalPages=total_pages, hasMore=page < total_pages
+    )
+
+
+def page_hints(
+    tool: str, params: Mapping[str, Any], field: str, pagination: Pagination, total: int
+) -> list[str]:
+    """The call for the next page of ``total`` items, or for the last page when the page
+    asked for is past it (its answer is ``empty``); ``params`` are the query's own, ``field``
+    names its page number."""
+    current, last = pagination.currentPage, pagination.totalPages
+    if total and current > last:
+        return [
+            f"Page {current} is past the last page ({last}): {tool} "
+            + compact_json({**params, field: last})
+        ]
+    if pagination.hasMore:
+        return [f"Next page: {tool} {compact_json({**params, field: current + 1})}"]
+    return []

@@ -80,15 +80,9 @@ class ResultCache:
             getsizeof=lambda entry: entry.size,
         )
         self._flights: dict[str, _Flight] = {}
-        self.hits = 0
-        self.misses = 0
 
     def __len__(self) -> int:
         return len(self._entries)
-
-    @property
-    def current_bytes(self) -> int:
-        return int(self._entries.currsize)
 
     def entry(self, key: str) -> CacheEntry[Any] | None:
         """The entry for ``key`` even when expired (for revalidation), or None."""
@@ -115,11 +109,9 @@ class ResultCache:
         """Return ``(value, from_cache)``; concurrent identical loads run ``load`` once."""
         cached = self.get(key)
         if cached is not None:
-            self.hits += 1
             return cached, True
         value, shared = await self.coalesce(key, load)
         if not shared:
-            self.misses += 1
             self.set(key, value, ttl)
         return value, False
 

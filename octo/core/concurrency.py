@@ -2,15 +2,21 @@
 
 A failure inside an anyio task group arrives wrapped in an ExceptionGroup; these helpers
 hand back the item's own error instead, so a handler sees (and the envelope reports) the
-real code: TIMEOUT, NOT_FOUND, RATE_LIMIT_EXCEEDED.
+real code: TIMEOUT, NOT_FOUND, RATE_LIMIT_EXCEEDED. ``RankedLimiter`` bounds how many run at
+once and serves waiters lowest rank first.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from dataclasses import field
 from typing import Generic
 from typing import TypeVar
 
@@ -64,3 +70,55 @@ async def map_settled(func: Callable[[T], Awaitable[R]], items: Sequence[T]) -> 
             return Settled(error=exc)
 
     return await map_ordered(settle, items)
+
+
+@dataclass(order=True)
+class _Waiter:
+    rank: float
+    order: int
+    turn: anyio.Event = field(compare=False, default_factory=anyio.Event)
+    gone: bool = field(compare=False, default=False)
+
+
+class RankedLimiter:
+    """At most ``total`` holders; waiters get their turn lowest rank first, then in order."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._free = total
+        self._waiters: list[_Waiter] = []
+        self._order = itertools.count()
+
+    @property
+    def holders(self) -> int:
+        """How many hold the resource now."""
+        return self.total - self._free
+
+    @asynccontextmanager
+    async def hold(self, rank: float) -> AsyncIterator[None]:
+        """Hold the resource for the block, once a turn comes (waiting as ``rank``)."""
+        if self._free and not self._waiters:
+            self._free -= 1
+        else:
+            waiter = _Waiter(rank, next(self._order))
+            heapq.heappush(self._waiters, waiter)
+            try:
+                await waiter.turn.wait()
+            except BaseException:
+                waiter.gone = True
+                if waiter.turn.is_set():  # the turn came as the wait was cancelled
+                    self._release()
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Hand the resource to the first waiter still waiting, else free it."""
+        while self._waiters:
+            waiter = heapq.heappop(self._waiters)
+            if not waiter.gone:
+                waiter.turn.set()
+                return
+        self._free += 1

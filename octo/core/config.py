@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
-from octo.core.shared_state import SharedSettings
+from octo.core.shared.store import SharedSettings
 
 N = TypeVar("N", int, float)
 
@@ -119,6 +119,8 @@ def clone_dir(env: Mapping[str, str]) -> Path:
     octo's cache directory."""
     explicit = env.get("OCTO_CLONE_DIR")
     return Path(explicit).expanduser() if explicit else cache_dir(env) / "clones"
+
+
 #: The tool families MCP can publish or leave out (``OCTO_TOOLSETS``, ``--toolsets``).
 TOOLSETS = ("local", "lsp", "semantic", "github", "packages", "discovery")
 

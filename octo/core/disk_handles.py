@@ -23,9 +23,9 @@ import anyio
 from octo.core.handles import Origin
 from octo.core.handles import Stored
 from octo.core.handles import new_handle
-from octo.core.shared_handles import ORIGIN_GRACE
-from octo.core.shared_handles import origin_document
-from octo.core.shared_handles import origin_from
+from octo.core.shared.handles import ORIGIN_GRACE
+from octo.core.shared.handles import origin_document
+from octo.core.shared.handles import origin_from
 
 #: What a handle looks like (new_handle's alphabet): anything else names no file here.
 _HANDLE = re.compile(r"[A-Za-z0-9_-]{16,64}")

@@ -20,10 +20,10 @@ from typing import NoReturn
 
 import anyio
 
+from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.config import ConfigError
 from octo.core.config import parse_toolsets
-from octo.core.version import VERSION as __version__
 from octo.faces.readable import render_readable
 
 EXIT_OK = 0

@@ -20,14 +20,15 @@ from octo.contract import WarmUp
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
-from octo.core.envelope import ToolQuery
 from octo.core.errors import CallError
 from octo.core.handles import HandleStore
 from octo.core.meters import Meters
 from octo.core.paths import PathPolicy
+from octo.core.queries import ToolQuery
 from octo.dispatch import dispatch
 from octo.faces.call_log import record_call
 from octo.faces.call_log import record_rejected
+from octo.transports.ripgrep import RgSlots
 
 if TYPE_CHECKING:
     import httpx
@@ -93,9 +94,10 @@ class Gateway(AsyncResource):
         self.runtime = Runtime(
             config,
             http_transport=http_transport,
-            catalog=_all_tools,
+            tool_names=lambda: tools_by_category(_all_tools()),
             handles=handles,
             meters=meters,
+            call_hooks=[RgSlots(config.rg_concurrency).in_force],
         )
         self._warmed: set[tuple[Path, ...]] = set()
 
@@ -178,3 +180,12 @@ class Gateway(AsyncResource):
 
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *(spec.python_name for spec in _all_tools())]
+
+
+def tools_by_category(tools: Sequence[ToolSpec]) -> dict[str, list[str]]:
+    """The names of ``tools`` under their categories, in the order given (tools/list order):
+    what the runtime hands getToolCategories."""
+    categories: dict[str, list[str]] = {}
+    for spec in tools:
+        categories.setdefault(spec.category.value, []).append(spec.name)
+    return categories

@@ -50,8 +50,8 @@ async def list_resource_templates(
 
 
 def _resource_text(uri: str) -> str:
+    from octo.discovery import guide as guides
     from octo.faces.tool_docs import tool_reference
-    from octo.gateway import guide as guides
     from octo.registry import all_tools
 
     if uri == GUIDE_URI:
@@ -83,7 +83,7 @@ async def list_prompts(
     _ctx: Any, _params: types.PaginatedRequestParams | None
 ) -> types.ListPromptsResult:
     """One prompt per workflow of the guide."""
-    from octo.gateway import guide as guides
+    from octo.discovery import guide as guides
 
     return types.ListPromptsResult(
         prompts=[
@@ -102,7 +102,7 @@ async def list_prompts(
 
 
 async def get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    from octo.gateway import guide as guides
+    from octo.discovery import guide as guides
 
     workflow = guides.guide().workflow(params.name)
     if workflow is None:

@@ -11,6 +11,7 @@ Importing this module imports ``mcp`` (about a second); only ``octo serve`` and 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from collections.abc import Callable
@@ -33,10 +34,10 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from octo.contract.spec import published
+from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.meters import Meters
-from octo.core.version import VERSION as __version__
 from octo.faces import mcp_guide
 from octo.faces import tools_snapshot
 
@@ -190,9 +191,11 @@ async def _call_tool(
         )
     except CallError as exc:
         return _call_error_result(exc)
+    text = response.to_compact_json()
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=response.to_compact_json())],
-        structured_content=response.to_wire(),
+        content=[types.TextContent(type="text", text=text)],
+        # The same wire form, serialised once: parsing it back is cheaper than a second dump.
+        structured_content=json.loads(text),
         is_error=response.all_failed,
     )
 

@@ -19,7 +19,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from octo.core.meters import Meters
-from octo.transports.children import running
+from octo.transports.processes import running
 
 # What is published: name, help, labels.
 _QUERIES = ("octo_queries", "Queries answered, by tool and status", ("tool", "status"))

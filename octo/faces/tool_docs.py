@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from octo.contract import ToolSpec
-from octo.core.envelope import ToolQuery
 from octo.core.errors import ErrorCode
+from octo.core.queries import ToolQuery
 from octo.registry import all_tools
 
 _CONTEXT_FIELDS = frozenset(ToolQuery.model_fields)

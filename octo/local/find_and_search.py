@@ -5,40 +5,47 @@ The walk (``rg --files``) applies the root, hidden and .gitignore rules and the 
 file filters (type, globs), and prints only the names asked for; the size limit, hidden and
 credential files are checked on the files kept. rg is then handed the chosen files by name,
 so it does not walk the tree again, and a large set is split over runs below the
-command-line limit.
+command-line limit. Its query and result models are here too.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 import anyio
+from pydantic import BaseModel
+from pydantic import Field
 
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import measured
 from octo.core.formats import compact_json
 from octo.core.paths import is_hidden
-from octo.core.sensitive import is_sensitive
-from octo.local.find_search_models import MAX_FILE_LIMIT
-from octo.local.find_search_models import FindAndSearchQuery
-from octo.local.find_search_models import FindAndSearchResult
-from octo.local.find_search_models import FindStats
-from octo.local.find_select import Check
-from octo.local.find_select import name_type_args
-from octo.local.find_select import select_entries
-from octo.local.listing_hints import truncated_hint
-from octo.local.search import search_scope
-from octo.local.search_hints import NO_FILE_SEARCHED
-from octo.local.search_passes import SearchScope
-from octo.local.search_passes import file_filter_args
-from octo.local.search_passes import max_filesize
-from octo.local.search_passes import timeout_ms
-from octo.local.targets import opened_directory
-from octo.local.walk import Walk
-from octo.local.walk import walk_listing
+from octo.core.queries import FieldAlias
+from octo.core.secrets.sensitive import is_sensitive
+from octo.local.checked_paths import opened_directory
+from octo.local.listing.file_walk import Walk
+from octo.local.listing.file_walk import walk_listing
+from octo.local.listing.find_select import Check
+from octo.local.listing.find_select import name_type_args
+from octo.local.listing.find_select import select_entries
+from octo.local.listing.hints import truncated_hint
+from octo.local.listing.models import FIND_ALIASES
+from octo.local.listing.models import FindFilters
+from octo.local.listing.models import FindSort
+from octo.local.search.handler import search_scope
+from octo.local.search.hints import NO_FILE_SEARCHED
+from octo.local.search.models import SEARCH_ALIASES
+from octo.local.search.models import LocalSearchCodeResult
+from octo.local.search.models import SearchFields
+from octo.local.search.passes import SearchScope
+from octo.local.search.passes import file_filter_args
+from octo.local.search.passes import max_filesize
+from octo.local.search.passes import timeout_ms
 
 TOOL = "localFindAndSearchCode"
 
@@ -67,7 +74,7 @@ async def find_and_search_code(
     chosen = found[: query.fileLimit]
     searching = time.monotonic()
     with await opened_directory(ctx.paths, start, query.path) as directory:
-        searched = await search_scope(config, query, SearchScope(directory, chosen), TOOL)
+        searched = await search_scope(ctx, query, SearchScope(directory, chosen), TOOL)
     find = FindStats(
         searchedFileCount=len(chosen),
         truncated=walked.truncated or len(found) > len(chosen),
@@ -118,3 +125,49 @@ def _nothing_found(query: FindAndSearchQuery, start: Path) -> str:
         "include/exclude, type), so nothing was searched; see what is there: localFindFiles "
         + compact_json(listing)
     )
+
+
+#: Files searched when the query names no fileLimit; and the most it may name (spec 003).
+DEFAULT_FILE_LIMIT = 2000
+MAX_FILE_LIMIT = 10_000
+
+
+class FindAndSearchQuery(FindFilters, SearchFields):
+    """One find, then one search over the files found."""
+
+    fileLimit: int = Field(
+        default=DEFAULT_FILE_LIMIT,
+        ge=1,
+        le=MAX_FILE_LIMIT,
+        description=f"Search at most this many of the files found, the first in sortBy order "
+        f"(1-{MAX_FILE_LIMIT}).",
+    )
+    sortBy: FindSort = Field(
+        default="path",
+        description="Which files fileLimit keeps: path (A to Z), modified (newest first) or "
+        "size (largest first).",
+    )
+
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = {
+        **FIND_ALIASES,
+        **SEARCH_ALIASES,
+        "file_limit": FieldAlias("fileLimit"),
+    }
+
+
+class FindStats(BaseModel):
+    """What the find handed to the search."""
+
+    searchedFileCount: int = Field(description="Files the search read (at most fileLimit).")
+    truncated: bool = Field(
+        description="True when more files matched the filters than fileLimit, or the walk "
+        "stopped early: only the first in sortBy order were searched."
+    )
+    findMs: int
+    searchMs: int
+
+
+class FindAndSearchResult(LocalSearchCodeResult):
+    """localSearchCode's answer over the files found, and what the find chose."""
+
+    find: FindStats

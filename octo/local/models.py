@@ -13,10 +13,10 @@ from pydantic import model_validator
 
 from octo.core.budget import CharPagination
 from octo.core.budget import TokenInfo
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
-from octo.core.sensitive import HIDDEN_DESCRIPTION
-from octo.core.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
+from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
 
 
 class MatchColumn(BaseModel):

@@ -24,8 +24,8 @@ from cachetools import LRUCache
 from octo.core.confined import Opened
 from octo.core.confined import open_below
 from octo.core.errors import OctoError
-from octo.core.redaction import redact
-from octo.core.secret_shapes import PREFILTER
+from octo.core.secrets.redaction import redact
+from octo.core.secrets.shapes import PREFILTER
 from octo.transports.ripgrep import run_rg
 
 #: Files handed to one rg run (their names stay far below the limit of a command line).

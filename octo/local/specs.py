@@ -7,16 +7,16 @@ from __future__ import annotations
 from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
-from octo.local.find_search_models import FindAndSearchResult
-from octo.local.listing_models import FindFilesResult
-from octo.local.listing_models import ViewStructureResult
+from octo.local.find_and_search import FindAndSearchResult
+from octo.local.listing.models import FindFilesResult
+from octo.local.listing.models import ViewStructureResult
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
-from octo.local.place_models import FindAndSearchPlaces
-from octo.local.place_models import FindFilesPlaces
-from octo.local.place_models import SearchCodePlaces
-from octo.local.place_models import ViewStructurePlaces
-from octo.local.search_models import LocalSearchCodeResult
+from octo.local.places.paths import FindAndSearchPlaces
+from octo.local.places.paths import FindFilesPlaces
+from octo.local.places.paths import SearchCodePlaces
+from octo.local.places.paths import ViewStructurePlaces
+from octo.local.search.models import LocalSearchCodeResult
 from octo.local.structure.models import SearchStructureQuery
 from octo.local.structure.models import SearchStructureResult
 
@@ -25,28 +25,38 @@ TOOLS = family_tools(
     ToolCategory.LOCAL,
     {
         "localSearchCode": Binding(
-            SearchCodePlaces, LocalSearchCodeResult, "octo.local.place_tools:search_code", 5
+            SearchCodePlaces,
+            LocalSearchCodeResult,
+            "octo.local.search.handler:search_code",
+            5,
+            places="octo.local.places.tools:SEARCH_CODE",
         ),
         "localGetFileContent": Binding(
             LocalGetFileContentQuery,
             LocalGetFileContentResult,
-            "octo.local.read:get_file_content",
+            "octo.local.read.handler:get_file_content",
             5,
         ),
         "localViewStructure": Binding(
             ViewStructurePlaces,
             ViewStructureResult,
-            "octo.local.place_tools:view_structure",
+            "octo.local.listing.view_structure:view_structure",
             5,
+            places="octo.local.places.tools:VIEW_STRUCTURE",
         ),
         "localFindFiles": Binding(
-            FindFilesPlaces, FindFilesResult, "octo.local.place_tools:find_files", 5
+            FindFilesPlaces,
+            FindFilesResult,
+            "octo.local.listing.find_files:find_files",
+            5,
+            places="octo.local.places.tools:FIND_FILES",
         ),
         "localFindAndSearchCode": Binding(
             FindAndSearchPlaces,
             FindAndSearchResult,
-            "octo.local.place_tools:find_and_search_code",
+            "octo.local.find_and_search:find_and_search_code",
             5,
+            places="octo.local.places.tools:FIND_AND_SEARCH_CODE",
         ),
         "localSearchStructure": Binding(
             SearchStructureQuery,

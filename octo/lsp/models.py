@@ -17,14 +17,14 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
 
+from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
 from octo.core.formats import compact_json
-from octo.core.paging import Pagination
-from octo.core.sensitive import HIDDEN_DESCRIPTION
-from octo.core.sensitive import SENSITIVE_DESCRIPTION
-from octo.core.sensitive import Withheld
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
+from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.secrets.sensitive import Withheld
 
 #: What lspGotoDefinition looks for.
 DefinitionKind = Literal["definition", "typeDefinition", "implementation", "declaration"]

@@ -9,8 +9,8 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
 
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 Ecosystem = Literal["npm", "python"]
 
@@ -75,11 +75,6 @@ class PackageSearchQuery(ToolQuery):
         """The name a name query looks up (keyword queries search instead)."""
         assert self.name is not None, "a keyword query has no package name"
         return self.name
-
-    @property
-    def fetch_metadata(self) -> bool:
-        """The fetch-metadata flag of this query's ecosystem."""
-        return self.npmFetchMetadata if self.ecosystem == "npm" else self.pythonFetchMetadata
 
 
 class PackageRepository(BaseModel):

@@ -9,8 +9,8 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import field_validator
 
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 
 SymbolType = Literal["function", "class", "method", "interface"]
 MatchType = Literal["semantic", "keyword", "both"]

@@ -36,7 +36,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
-from octo.core.shared_state import SharedStore
+from octo.core.shared.store import SharedStore
 from octo.core.tls import CA_SETTINGS_HINT
 from octo.core.tls import is_verification_failure
 from octo.transports.http_body import MAX_JSON_BYTES
@@ -360,7 +360,6 @@ class RemoteClient:
         scope = "" if self.state.shared is None else self.state.scope(await self.policy.headers())
         entry = await self.state.entry(key, kind, scope)
         if entry is not None and entry.fresh:
-            self.cache.hits += 1
             return Fetched(entry.value, cached=True)
 
         async def load() -> Fetched[T]:
@@ -381,7 +380,6 @@ class RemoteClient:
                     stale.value, cached=True, revalidated=True, rate_limit=rate, notes=notes
                 )
             value = parsed(response, parse, name=self.policy.name)
-            self.cache.misses += 1
             if cacheable is None or cacheable(value):
                 await self.state.store(key, kind, scope, value, ttl, response.headers.get("etag"))
             return Fetched(value, rate_limit=rate, notes=notes)

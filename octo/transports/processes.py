@@ -5,7 +5,8 @@ Every child runs in its own session (so its whole process group can be killed) a
 Linux, under ``setpriv --pdeathsig``: the kernel kills it when octo dies, SIGKILL included,
 with no ``preexec_fn`` (unsafe once threads run); a child with children of its own (a
 language server) runs under a shell that then kills their whole group. Its environment
-keeps what a tool needs to run and drops every credential.
+keeps what a tool needs to run and drops every credential. ``children`` counts the rg and
+language-server processes running (the metrics' processes in use).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+import weakref
 from collections.abc import Mapping
 from collections.abc import Sequence
 from functools import cache
+from typing import Protocol
 
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 #: Credentials octo itself reads; never handed to a child.
 _CREDENTIALS = frozenset(
@@ -66,4 +69,27 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
         name: value
         for name, value in env.items()
         if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and redact(value) == value
+    }
+
+
+class Child(Protocol):
+    """A started process (asyncio's or anyio's): its exit status, None while it runs."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+
+_children: dict[str, weakref.WeakSet[Child]] = {}
+
+
+def track(kind: str, process: Child) -> None:
+    """Count ``process`` as a running child of ``kind`` until it exits."""
+    _children.setdefault(kind, weakref.WeakSet()).add(process)
+
+
+def running() -> dict[str, int]:
+    """The children running now, by kind (every kind ever started, 0 included)."""
+    return {
+        kind: sum(1 for process in list(processes) if process.returncode is None)
+        for kind, processes in _children.items()
     }

@@ -42,11 +42,11 @@ from octo.core.cache import ResultCache
 from octo.core.errors import OctoError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
-from octo.core.shared_codec import error_document
-from octo.core.shared_codec import error_from
-from octo.core.shared_codec import pack
-from octo.core.shared_codec import unpack
-from octo.core.shared_state import SharedStore
+from octo.core.shared.codec import error_document
+from octo.core.shared.codec import error_from
+from octo.core.shared.codec import pack
+from octo.core.shared.codec import unpack
+from octo.core.shared.store import SharedStore
 
 L = TypeVar("L")
 

@@ -27,27 +27,23 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO
-from typing import TYPE_CHECKING
 from typing import TypeVar
 
 import anyio
 from anyio.abc import Process
 from anyio.lowlevel import RunVar
 
+from octo.core.concurrency import RankedLimiter
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
-from octo.core.ranked_limiter import RankedLimiter
 from octo.transports.capped_lines import LongLine
 from octo.transports.capped_lines import capped_lines
-from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
-
-if TYPE_CHECKING:
-    from octo.contract.runtime import Runtime
+from octo.transports.processes import track
 
 #: Spec 003: rg's --max-filesize is configurable but never above this.
 MAX_FILESIZE_CAP = 200 * 1024 * 1024
@@ -80,11 +76,22 @@ def rg_binary() -> str:
 
 
 class RgSlots:
-    """A runtime's queue of rg processes: at most ``config.rg_concurrency`` run at once; the
-    others wait, the rg of earlier calls first (a runtime backend: one per runtime)."""
+    """A runtime's queue of rg processes: at most ``limit`` run at once; the others wait,
+    the rg of earlier calls first. The face hands :meth:`in_force` to the runtime as a call
+    hook, so the dispatcher puts it in force for each call without naming rg."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.limiter = RankedLimiter(runtime.config.rg_concurrency)
+    def __init__(self, limit: int) -> None:
+        self.limiter = RankedLimiter(limit)
+
+    @contextmanager
+    def in_force(self) -> Iterator[None]:
+        """Make every rg started in this context (and the tasks it starts) queue on these
+        slots, ranked by now: the rg of a call that came earlier goes first."""
+        token = _SLOTS.set((self.limiter, anyio.current_time()))
+        try:
+            yield
+        finally:
+            _SLOTS.reset(token)
 
 
 #: The slots in force, and the rank of this call's rg processes in their queue.
@@ -92,17 +99,6 @@ _SLOTS: ContextVar[tuple[RankedLimiter, float] | None] = ContextVar("octo_rg_slo
 #: Where no runtime said which slots are in force (rg run outside a call): one queue per
 #: event loop, as wide as the machine has CPUs.
 _LOOP_SLOTS: RunVar[RankedLimiter] = RunVar("octo_rg_loop_slots")
-
-
-@contextmanager
-def rg_slots_in_force(slots: RgSlots) -> Iterator[None]:
-    """Make every rg started in this context (and the tasks it starts) queue on ``slots``,
-    ranked by now: the rg of a call that came earlier goes first."""
-    token = _SLOTS.set((slots.limiter, anyio.current_time()))
-    try:
-        yield
-    finally:
-        _SLOTS.reset(token)
 
 
 def _slot() -> AbstractAsyncContextManager[None]:

@@ -16,8 +16,8 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import PathNotAllowedError
 from octo.core.paths import PathPolicy
 from octo.core.paths import is_hidden
-from octo.core.redaction import redact
-from octo.core.sensitive import is_sensitive
+from octo.core.secrets.redaction import redact
+from octo.core.secrets.sensitive import is_sensitive
 
 
 def test_estimate_tokens_rounds_up() -> None:

@@ -19,16 +19,16 @@ from octo.contract import ToolCategory
 from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
-from octo.core.envelope import FieldAlias
 from octo.core.envelope import QueryStatus
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
-from octo.core.envelope import mendable
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import NotFoundError
 from octo.core.errors import RateLimitError
 from octo.core.formats import compact_json
+from octo.core.queries import FieldAlias
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.queries import mendable
 from octo.dispatch import dispatch
 
 

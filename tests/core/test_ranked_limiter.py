@@ -9,7 +9,7 @@ from dataclasses import field
 import anyio
 from anyio.abc import TaskGroup
 
-from octo.core.ranked_limiter import RankedLimiter
+from octo.core.concurrency import RankedLimiter
 
 
 @dataclass

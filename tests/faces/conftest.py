@@ -93,3 +93,5 @@ def served_http(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if process.stderr is not None:
+            process.stderr.close()

@@ -22,6 +22,7 @@ from octo.registry import get_tool
 from .conftest import octo_env
 
 
+@pytest.mark.slow
 def test_tools_lists_every_tool_with_its_whole_summary(run_octo: Any) -> None:
     done = run_octo("tools")
     assert done.returncode == 0, done.stderr
@@ -41,6 +42,7 @@ def test_tools_lists_every_tool_with_its_whole_summary(run_octo: Any) -> None:
     )
 
 
+@pytest.mark.slow
 def test_tools_name_prints_the_tools_reference(run_octo: Any) -> None:
     done = run_octo("tools", "lspFindReferences")
     assert done.returncode == 0, done.stderr
@@ -60,6 +62,7 @@ def test_tools_name_prints_the_tools_reference(run_octo: Any) -> None:
     )
 
 
+@pytest.mark.slow
 async def test_call_json_prints_exactly_the_bulk_response(run_octo: Any, tree: Path) -> None:
     queries = [{"path": str(tree), "name": "*.py"}, {"name": "*.py"}]
     args = [f"--query={json.dumps(q)}" for q in queries]
@@ -70,6 +73,7 @@ async def test_call_json_prints_exactly_the_bulk_response(run_octo: Any, tree: P
     assert json.loads(done.stdout) == expected
 
 
+@pytest.mark.slow
 def test_call_prints_a_readable_answer(run_octo: Any, tree: Path) -> None:
     done = run_octo(
         "call",
@@ -87,6 +91,7 @@ def test_call_prints_a_readable_answer(run_octo: Any, tree: Path) -> None:
     assert "  hint: " in done.stdout
 
 
+@pytest.mark.slow
 def test_query_file_holds_one_query_or_a_list(run_octo: Any, tree: Path, tmp_path: Path) -> None:
     query_file = tmp_path / "queries.json"
     query_file.write_text(json.dumps([{"path": str(tree), "name": "*.py"}] * 2))
@@ -95,12 +100,14 @@ def test_query_file_holds_one_query_or_a_list(run_octo: Any, tree: Path, tmp_pat
     assert len(json.loads(done.stdout)["results"]) == 2
 
 
+@pytest.mark.slow
 def test_every_query_failing_exits_non_zero(run_octo: Any, tree: Path) -> None:
     done = run_octo("call", "localFindFiles", "--json", '--query={"name": "*.py"}', roots=tree)
     assert done.returncode == 1
     assert json.loads(done.stdout)["results"][0]["status"] == "error"
 
 
+@pytest.mark.slow
 def test_malformed_calls_exit_2_with_a_message(run_octo: Any, tree: Path) -> None:
     too_many = ["--query=" + json.dumps({"path": str(tree)})] * 6
     cases = {
@@ -116,6 +123,7 @@ def test_malformed_calls_exit_2_with_a_message(run_octo: Any, tree: Path) -> Non
     assert "Did you mean: localFindFiles" in run_octo(*cases["unknown tool"]).stderr
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_early_is_no_error(tree: Path) -> None:
     # `octo call ... | head -1`: the pipe closes before octo has printed everything.
     reader, writer = os.pipe()

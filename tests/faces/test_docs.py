@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from octo.core.errors import ErrorCode
 from octo.dispatch import validate_query
 from octo.faces import tools_snapshot
@@ -31,6 +33,7 @@ def test_every_tool_has_a_section_with_parameters_and_example() -> None:
         assert "Request:" in section and "Response shape" in section
 
 
+@pytest.mark.slow
 def test_docs_check_command(run_octo: Any, tmp_path: Path) -> None:
     target = tmp_path / "tools.md"
     assert run_octo("docs", "--check", "--output", str(target)).returncode == 1

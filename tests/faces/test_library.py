@@ -31,6 +31,7 @@ async def test_gateway_search_with_a_typed_query(tree: Path) -> None:
     assert response.results[1].error.code == "PATH_NOT_ALLOWED"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "statement",
     [
@@ -44,6 +45,7 @@ def test_import_octo_does_not_import_mcp(statement: str) -> None:
     subprocess.run([sys.executable, "-c", check], check=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_the_registry_loads_no_backend() -> None:
     # `octo tools`, `octo docs` and the server's tools/list need only the models: providers
     # (language-server protocol types, the HTTP client, retry policies) load on first call.

@@ -32,6 +32,7 @@ def text_of(result: types.ReadResourceResult) -> str:
     return contents.text
 
 
+@pytest.mark.slow
 async def test_total_tools_equals_the_length_of_tools_list(client: Client) -> None:
     listed = (await client.list_tools()).tools
     result = await client.call_tool("getToolCategories", {"queries": [{}]})

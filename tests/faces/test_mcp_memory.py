@@ -12,6 +12,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import FileUrl
 
 from octo import Config
 from octo import Gateway
@@ -38,6 +39,7 @@ def _statuses(result: types.CallToolResult) -> list[str]:
     return [row["status"] for row in result.structured_content["results"]]
 
 
+@pytest.mark.slow
 async def test_tools_list_publishes_registry_schemas_and_annotations(client: Client) -> None:
     listed = {tool.name: tool for tool in (await client.list_tools()).tools}
     specs = all_tools()
@@ -58,6 +60,7 @@ async def test_tools_list_publishes_registry_schemas_and_annotations(client: Cli
         )
 
 
+@pytest.mark.slow
 async def test_local_tools_are_closed_world(client: Client) -> None:
     listed = {tool.name: tool for tool in (await client.list_tools()).tools}
     for name in ("localFindFiles", "localGetFileContent", "localViewStructure", "localFindFiles"):
@@ -66,6 +69,7 @@ async def test_local_tools_are_closed_world(client: Client) -> None:
         assert annotations.open_world_hint is False
 
 
+@pytest.mark.slow
 async def test_one_invalid_query_fails_alone(client: Client, tree: Path) -> None:
     result = await client.call_tool(
         "localFindFiles",
@@ -80,6 +84,7 @@ async def test_one_invalid_query_fails_alone(client: Client, tree: Path) -> None
     assert bad["hints"]
 
 
+@pytest.mark.slow
 async def test_text_content_is_the_compact_structured_content(client: Client, tree: Path) -> None:
     result = await client.call_tool("localFindFiles", {"queries": [_find(tree)]})
     [block] = result.content
@@ -88,6 +93,7 @@ async def test_text_content_is_the_compact_structured_content(client: Client, tr
     assert json.loads(block.text) == result.structured_content
 
 
+@pytest.mark.slow
 async def test_research_context_is_echoed(client: Client, tree: Path) -> None:
     query = _find(tree, researchGoal="find the sources", reasoning="they are .py")
     result = await client.call_tool("localFindFiles", {"queries": [query]})
@@ -135,6 +141,7 @@ async def test_unknown_tool_is_a_protocol_error(client: Client) -> None:
         await client.call_tool("localFindFile", {"queries": [{}]})
 
 
+@pytest.mark.slow
 async def test_structured_content_equals_the_library_answer(client: Client, tree: Path) -> None:
     queries = [_find(tree), _find(tree, type="d")]
     result = await client.call_tool("localFindFiles", {"queries": queries})
@@ -143,12 +150,13 @@ async def test_structured_content_equals_the_library_answer(client: Client, tree
     assert result.structured_content == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 async def test_client_roots_are_enforced(mode: str, tree: Path) -> None:
     allowed = tree / "src"
 
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=allowed.as_uri(), name="src")])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(allowed.as_uri()), name="src")])
 
     # The configured root is the whole tree; the client's roots narrow it to src/.
     server = build_server(Config(roots=(tree,)))
@@ -161,11 +169,12 @@ async def test_client_roots_are_enforced(mode: str, tree: Path) -> None:
     assert result.structured_content["results"][1]["error"]["code"] == "PATH_NOT_ALLOWED"
 
 
+@pytest.mark.slow
 async def test_roots_are_fetched_again_after_roots_list_changed(tree: Path) -> None:
     roots = [tree / "src"]
 
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=r.as_uri()) for r in roots])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(r.as_uri())) for r in roots])
 
     server = build_server(Config(roots=(tree,)))
     async with Client(
@@ -180,6 +189,7 @@ async def test_roots_are_fetched_again_after_roots_list_changed(tree: Path) -> N
     assert (_statuses(first), _statuses(second)) == (["error"], ["success"])
 
 
+@pytest.mark.slow
 async def test_search_code_over_mcp(client: Client, tree: Path) -> None:
     query = {"pattern": "needle", "path": str(tree)}
     result = await client.call_tool("localSearchCode", {"queries": [query]})

@@ -12,6 +12,7 @@ from octo import Config
 from octo.faces.mcp_server import build_server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "response_format"), [("auto", "flat"), ("legacy", "grouped")])
 async def test_several_places_over_mcp(mode: str, response_format: str, tree: Path) -> None:
     (tree / "lib").mkdir()

@@ -13,6 +13,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp import StdioServerParameters
+from pydantic import FileUrl
 
 from octo.registry import all_tools
 from tests.faces.conftest import served_http
@@ -52,8 +53,8 @@ async def test_stdio_lists_tools_and_runs_a_bulk_call(mode: str, tree: Path) -> 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.slow
 async def test_stdio_client_roots_narrow_the_configured_roots(mode: str, tree: Path) -> None:
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=(tree / "src").as_uri())])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl((tree / "src").as_uri()))])
 
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "octo", "serve"], env=_env(tree)
@@ -72,6 +73,7 @@ def http_server(tree: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow
 async def test_streamable_http(http_server: str, tree: Path) -> None:
     with anyio.fail_after(60):
         async with Client(http_server) as client:
@@ -92,8 +94,8 @@ async def test_streamable_http_client_roots_narrow_the_configured_roots(
     # A handshake-era client is asked for its roots right after initialize (to warm its
     # language server); over HTTP that may come before it can answer, and must not leave
     # the connection without its roots.
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=(tree / "src").as_uri())])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl((tree / "src").as_uri()))])
 
     with anyio.fail_after(60):
         async with Client(http_server, mode=mode, list_roots_callback=list_roots) as client:

@@ -12,7 +12,7 @@ import pytest
 
 import octo
 from octo.core.config import Config
-from tests.local_code import conftest as local_code
+from tests.local import conftest as local_code
 
 Run = Callable[..., Awaitable[list[dict[str, Any]]]]
 

@@ -118,7 +118,7 @@ async def _stdio_run(root: Path, signum: int) -> list[str]:
             "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"},
         }
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {
@@ -137,7 +137,7 @@ async def _stdio_run(root: Path, signum: int) -> list[str]:
         for message in messages:
             await octo.stdin.send(_send(octo, message))
         below = await _wait_in_flight(octo)
-        octo.send_signal(signum)
+        octo.send_signal(signal.Signals(signum))
         await octo.wait()
     return await _survivors(below)
 

@@ -62,6 +62,7 @@ async def test_a_bad_regex_is_an_invalid_query_and_literal_text_is_not_a_regex(
     assert literal["data"]["matchCount"] == 1
 
 
+@pytest.mark.slow
 async def test_match_count_covers_lines_beyond_what_is_kept(root: Path, run: Run) -> None:
     (root / "many.txt").write_text("hit\n" * 12_000)
     (found,) = await run("localGetFileContent", [{"path": "many.txt", "matchString": "hit"}])

@@ -28,6 +28,7 @@ def _slow_file(path: Path, megabytes: int) -> None:
     path.write_bytes(b"".join(rows))
 
 
+@pytest.mark.slow
 async def test_a_line_of_tens_of_megabytes_is_previewed_in_bounded_memory(
     root: Path, run: Run
 ) -> None:

@@ -8,16 +8,17 @@ import stat
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import pytest
 
+from octo.core.registry_files import parse_npmrc
 from octo.packages.endpoints import PythonIndex
 from octo.packages.endpoints import discover_npm_registry
 from octo.packages.endpoints import discover_python_index
 from octo.packages.endpoints import is_http_url
-from octo.packages.endpoints import parse_npmrc
 
 
 def write(path: Path, text: str) -> Path:
@@ -214,7 +215,7 @@ async def test_npm_discovery_order_exactly_as_configured(
         ("https://global.test/", str(global_rc)),
         ("https://from-npm.test/", "npm config get registry"),
     ]
-    removals = [
+    removals: list[Callable[[], object]] = [
         lambda: env.pop("OCTO_NPM_REGISTRY"),
         lambda: env.pop("NPM_CONFIG_REGISTRY"),
         (project / ".npmrc").unlink,
@@ -264,7 +265,7 @@ async def test_python_discovery_order_exactly_as_configured(
         ("xdg", str(xdg)),
         ("pip-default", "pip's default index"),
     ]
-    removals = [
+    removals: list[Callable[[], object]] = [
         lambda: env.pop("OCTO_PYPI_INDEX"),
         lambda: env.pop("PIP_INDEX_URL"),
         lambda: env.pop("UV_INDEX_URL"),

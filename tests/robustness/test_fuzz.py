@@ -33,11 +33,11 @@ from octo import Config
 from octo import Gateway
 from octo.contract import ToolCategory
 from octo.contract import ToolSpec
-from octo.core.envelope import CONTEXT_FIELDS
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import QueryStatus
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
+from octo.core.queries import CONTEXT_FIELDS
 from octo.faces.mcp_server import build_server
 from octo.lsp.servers.commands import DEFAULT_ORDER
 from octo.registry import all_tools
@@ -386,7 +386,7 @@ def faults(
         found.append(f"{spec.name} {repr(queries)[:300]}: a file outside the root was read")
     for raw, envelope in zip(queries, response.results, strict=True):
         shown = f"{spec.name} {repr(raw)[:200]}"
-        if envelope.status is not QueryStatus.ERROR:
+        if envelope.status is not QueryStatus.ERROR and envelope.data is not None:
             data = envelope.data.model_dump(mode="json")
             found.extend(
                 f"{shown}: answered {path}, outside the root"

@@ -12,7 +12,7 @@ import pytest
 
 import octo
 from octo.core.config import Config
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 _SUFFIXES = ("SECRET", "TOKEN", "KEY", "PASSWORD", "PASSPHRASE")
 _PREFIXES = ("JWT", "SESSION", "MY_APP", "DB")

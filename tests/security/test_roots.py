@@ -15,6 +15,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp import StdioServerParameters
+from pydantic import FileUrl
 
 from octo.core.paths import PathPolicy
 from octo.faces.library import Gateway
@@ -50,8 +51,10 @@ def _rows(result: types.CallToolResult) -> list[dict[str, Any]]:
 
 
 def _roots_callback(*paths: Path) -> Any:
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=path.as_uri()) for path in paths])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(
+            roots=[types.Root(uri=FileUrl(path.as_uri())) for path in paths]
+        )
 
     return list_roots
 

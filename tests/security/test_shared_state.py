@@ -18,8 +18,8 @@ import octo
 from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.meters import Meters
-from octo.core.redis_store import RedisStore
-from octo.core.shared_codec import MAX_UNPACKED_BYTES
+from octo.core.shared.codec import MAX_UNPACKED_BYTES
+from octo.core.shared.redis_store import RedisStore
 from octo.transports.remote_state import RemoteState
 from octo.transports.remote_state import Shared
 

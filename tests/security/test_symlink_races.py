@@ -76,7 +76,8 @@ def flipping(tmp_path: Path) -> Iterator[Flipping]:
     counts: list[int] = []
     jobs = [(root / "flip", outside / "secret.txt"), (root / "dirflip", outside / "dir")]
     threads = [
-        threading.Thread(target=lambda job=job: counts.append(_flip(*job, stop))) for job in jobs
+        threading.Thread(target=lambda job=job: counts.append(_flip(job[0], job[1], stop)))
+        for job in jobs
     ]
     for thread in threads:
         thread.start()

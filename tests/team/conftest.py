@@ -76,6 +76,8 @@ def stored(url: str, prefix: str) -> dict[bytes, bytes]:
     try:
         keys = list(client.scan_iter(match=f"{prefix}*"))
         values = client.mget(keys) if keys else []
-        return {key: value for key, value in zip(keys, values, strict=True) if value is not None}
+        return {
+            key: value for key, value in zip(keys, values, strict=True) if isinstance(value, bytes)
+        }
     finally:
         client.close()

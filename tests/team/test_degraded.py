@@ -95,7 +95,7 @@ async def test_a_slow_redis_is_answered_around(
     async with octo.Gateway(team(own_redis.url), meters=meters) as gateway:
 
         def stall() -> None:
-            redis.Redis.from_url(own_redis.url).execute_command("DEBUG", "SLEEP", "1.5")
+            redis.Redis.from_url(own_redis.url).execute_command("DEBUG", "SLEEP", "1.5")  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(anyio.to_thread.run_sync, stall)

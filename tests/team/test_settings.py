@@ -12,10 +12,10 @@ from octo.core.config import Config
 from octo.core.config import ConfigError
 from octo.core.errors import NotFoundError
 from octo.core.errors import RateLimitError
-from octo.core.shared_codec import error_document
-from octo.core.shared_codec import error_from
-from octo.core.shared_codec import pack
-from octo.core.shared_codec import unpack
+from octo.core.shared.codec import error_document
+from octo.core.shared.codec import error_from
+from octo.core.shared.codec import pack
+from octo.core.shared.codec import unpack
 
 
 def test_no_url_no_shared_store() -> None:
@@ -88,7 +88,7 @@ async def main():
         await gw.local_search_code([{"pattern": "def main", "path": "."}])
 anyio.run(main)
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("redis", "prometheus_client")
-             or m == "octo.core.redis_store"))
+             or m == "octo.core.shared.redis_store"))
 """
     env = {"PATH": "/usr/bin:/bin"}
     done = subprocess.run(
@@ -102,4 +102,4 @@ print(sorted(m for m in sys.modules if m.split(".")[0] in ("redis", "prometheus_
         env={**env, "OCTO_REDIS_URL": "redis://127.0.0.1:9/0"},
         check=True,
     )
-    assert "'octo.core.redis_store'" in shared.stdout
+    assert "'octo.core.shared.redis_store'" in shared.stdout

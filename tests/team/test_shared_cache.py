@@ -146,7 +146,7 @@ async def replay_on_two_replicas(
     async with octo.Gateway(config) as first:
         before = [await call(first) for call in calls]
     sent = router.calls.call_count
-    cached = []
+    cached: list[bool | None] = []
     async with octo.Gateway(config) as second:
         for call, earlier in zip(calls, before, strict=True):
             again = await call(second)

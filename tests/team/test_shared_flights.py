@@ -17,7 +17,7 @@ from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import NotFoundError
 from octo.core.meters import Meters
-from octo.core.redis_store import RedisStore
+from octo.core.shared.redis_store import RedisStore
 from octo.transports import remote_state
 from octo.transports.remote_state import RemoteState
 from octo.transports.remote_state import Shared
@@ -172,7 +172,7 @@ async def test_a_followers_error_is_its_own_copy(store: RedisStore) -> None:
         await anyio.sleep(0.2)
         raise NotFoundError("gone", hints=["look elsewhere"])
 
-    errors: list[BaseException] = []
+    errors: list[NotFoundError] = []
 
     async def ask(state: RemoteState) -> None:
         try:

@@ -12,7 +12,7 @@ import anyio
 import octo
 from octo.core.config import Config
 from octo.core.handles import Origin
-from octo.core.shared_handles import SharedHandleStore
+from octo.core.shared.handles import SharedHandleStore
 
 
 async def one(gateway: octo.Gateway, tool: str, query: dict[str, Any], **kw: Any) -> dict[str, Any]:

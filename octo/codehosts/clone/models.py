@@ -7,7 +7,7 @@ from pydantic import field_validator
 
 from octo.codehosts.history_models import check_ref
 from octo.codehosts.models import RemoteQuery
-from octo.core.envelope import ToolResult
+from octo.core.queries import ToolResult
 
 
 class CloneRepoQuery(RemoteQuery):

@@ -22,7 +22,7 @@ from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 
 async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer[FileContentResult]:
@@ -35,7 +35,7 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
         reply = await host.file(query)
     result, hints, cut_from = file_content_answer(ctx.config, query, reply.value)
     if cut_from is not None:
-        handle = await ctx.keep(cut_from, query, local=False)
+        handle = await ctx.mint_handle(cut_from, query, local=False)
         result = result.model_copy(update={"contentHandle": handle})
         hints.append("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     answer = Answer(result, cached=reply.cached)

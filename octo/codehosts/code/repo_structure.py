@@ -13,9 +13,9 @@ from octo.codehosts.routing import not_found_hints
 from octo.codehosts.shapes import RepoTree
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import page_hints
+from octo.core.budget import page_of
 from octo.core.errors import NotFoundError
-from octo.core.paging import page_hints
-from octo.core.paging import page_of
 
 
 async def view_repo_structure(

@@ -33,7 +33,7 @@ from octo.contract import QueryContext
 from octo.contract.place_answers import Paging
 from octo.contract.place_answers import Places
 from octo.contract.place_answers import PlaceTool
-from octo.contract.place_answers import answer_places
+from octo.contract.place_answers import SeveralPlaces
 from octo.contract.places import Outcome
 from octo.contract.places import Place
 from octo.contract.places import fit_items
@@ -130,23 +130,30 @@ PULLS = _repositories_tool(
 )
 
 
-def _in_repositories(single: Single[Q, R], tool: PlaceTool[Q, R]) -> Single[Q, R]:
-    """The handler of a search in one repository (``single``) or several (``tool``)."""
+async def _repositories_named(_ctx: QueryContext, query: Q) -> Places | None:
+    """The repositories of ``repos``; None for a search of one repository."""
+    if not query.repos:
+        return None
+    return Places([Place(label=name, target=name) for name in query.repos])
 
-    async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
-        if not query.repos:
-            return await single(ctx, query)
-        places = Places([Place(label=name, target=name) for name in query.repos])
-        if choose_host(ctx, query).provider == "github" and query.aggregationMode == "global":
-            try:
-                answer = await single(ctx, query)
-            except (InvalidQueryError, NotFoundError):
-                pass  # a repository GitHub cannot search sank the request: ask each alone
-            else:
-                return await _one_request(ctx, query, places, tool, answer)
-        return await answer_places(ctx, query, places, tool)
 
-    return handle
+def _at_once(
+    single: Single[Q, R],
+) -> Callable[[QueryContext, Q, Places, PlaceTool[Q, R]], Awaitable[Answer[R] | None]]:
+    """A global search of several GitHub repositories as one request; None otherwise."""
+
+    async def ask(
+        ctx: QueryContext, query: Q, places: Places, tool: PlaceTool[Q, R]
+    ) -> Answer[R] | None:
+        if choose_host(ctx, query).provider != "github" or query.aggregationMode != "global":
+            return None
+        try:
+            answer = await single(ctx, query)
+        except (InvalidQueryError, NotFoundError):
+            return None  # a repository GitHub cannot search sank the request: ask each alone
+        return await _one_request(ctx, query, places, tool, answer)
+
+    return ask
 
 
 async def _one_request(
@@ -190,5 +197,11 @@ async def _one_request(
     return combined
 
 
-search_code = _in_repositories(code.search_code, CODE)
-search_pull_requests = _in_repositories(pull_requests.search_pull_requests, PULLS)
+#: What the two search tools' bindings name as their places (their handlers search one
+#: repository).
+CODE_PLACES = SeveralPlaces(_repositories_named, lambda _query: CODE, _at_once(code.search_code))
+PULL_REQUEST_PLACES = SeveralPlaces(
+    _repositories_named,
+    lambda _query: PULLS,
+    _at_once(pull_requests.search_pull_requests),
+)

@@ -31,7 +31,7 @@ from octo.codehosts.shapes import comment
 from octo.codehosts.shapes import short_body
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 ItemT = TypeVar("ItemT")
 

@@ -19,7 +19,7 @@ from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 #: Changed files listed in one answer (their names, stats and patches).
 MAX_FILES_SHOWN = 100

@@ -20,7 +20,7 @@ from octo.contract import QueryContext
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 
 async def search_issues(ctx: QueryContext, query: SearchIssuesQuery) -> Answer[SearchIssuesResult]:
@@ -73,7 +73,7 @@ async def _one_issue(
     room = ctx.config.max_tokens * ctx.config.chars_per_token // 2
     handle = None
     if len(body) > room:
-        handle = await ctx.keep(body, query, local=False)
+        handle = await ctx.mint_handle(body, query, local=False)
     shown = issue.model_copy(
         update={
             "body": (body[:room] if handle else body) or None,

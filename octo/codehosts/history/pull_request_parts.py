@@ -20,8 +20,8 @@ from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
-from octo.core.envelope import ToolQuery
-from octo.core.redaction import redact
+from octo.core.queries import ToolQuery
+from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
 
 #: Largest diff of one file that a pull-request answer carries.
@@ -170,5 +170,5 @@ async def with_handle(
     whole = budget.whole.get((number, changed.filename))
     if whole is None:
         return changed
-    handle = await ctx.keep(whole, query, local=False)
+    handle = await ctx.mint_handle(whole, query, local=False)
     return changed.model_copy(update={"contentHandle": handle})

@@ -15,7 +15,7 @@ from ast_grep_py import SgNode
 from ast_grep_py import SgRoot
 
 from octo.core.errors import InvalidQueryError
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 from octo.local.structure.models import StructureMatch
 
 if TYPE_CHECKING:

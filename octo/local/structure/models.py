@@ -11,12 +11,12 @@ from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
 
+from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
-from octo.core.envelope import ToolQuery
-from octo.core.envelope import ToolResult
-from octo.core.paging import Pagination
-from octo.core.sensitive import HIDDEN_DESCRIPTION
-from octo.core.sensitive import SENSITIVE_DESCRIPTION
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
+from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
 
 #: The languages ast-grep's bindings parse, and the file names each one reads.
 LANGUAGE_GLOBS: dict[str, tuple[str, ...]] = {

@@ -13,6 +13,8 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import page_hints
+from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.confined import Opened
 from octo.core.confined import open_below
@@ -20,19 +22,17 @@ from octo.core.confined import open_confined
 from octo.core.errors import OctoError
 from octo.core.errors import PathNotAllowedError
 from octo.core.formats import compact_json
-from octo.core.paging import page_hints
-from octo.core.paging import page_of
 from octo.core.paths import PathPolicy
-from octo.core.sensitive import is_sensitive
-from octo.core.sensitive import withheld
+from octo.core.secrets.sensitive import is_sensitive
+from octo.core.secrets.sensitive import withheld
+from octo.local.listing.file_walk import WalkOptions
+from octo.local.listing.file_walk import walk
 from octo.local.structure.matching import Matcher
 from octo.local.structure.matching import match_texts
 from octo.local.structure.models import LANGUAGE_GLOBS
 from octo.local.structure.models import SearchStructureQuery
 from octo.local.structure.models import SearchStructureResult
 from octo.local.structure.models import StructureMatch
-from octo.local.walk import WalkOptions
-from octo.local.walk import walk
 
 TOOL = "localSearchStructure"
 #: Matches collected at most; past them the answer is partial.

@@ -18,10 +18,10 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import page_of
 from octo.core.errors import ErrorCode
 from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
-from octo.core.paging import page_of
 from octo.lsp.models import Call
 from octo.lsp.models import CallEnd
 from octo.lsp.models import CallHierarchyQuery

@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 from octo.lsp.models import HoverQuery
 from octo.lsp.models import HoverResult
 from octo.lsp.navigation.locations import range_of

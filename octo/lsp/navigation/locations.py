@@ -24,9 +24,9 @@ from lsprotocol import types as lsp
 from octo.core.confined import open_confined
 from octo.core.errors import OctoError
 from octo.core.paths import PathPolicy
-from octo.core.redaction import redact
-from octo.core.sensitive import Withheld
-from octo.core.sensitive import withheld
+from octo.core.secrets.redaction import redact
+from octo.core.secrets.sensitive import Withheld
+from octo.core.secrets.sensitive import withheld
 from octo.lsp.models import CodeLocation
 from octo.lsp.models import FileQuery
 from octo.lsp.models import Position

@@ -12,9 +12,9 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from octo.core.budget import Pagination
+from octo.core.budget import page_hints
 from octo.core.formats import compact_json
-from octo.core.paging import Pagination
-from octo.core.paging import page_hints
 from octo.lsp.models import CallHierarchyQuery
 from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import SymbolQuery

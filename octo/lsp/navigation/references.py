@@ -6,7 +6,7 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.paging import page_of
+from octo.core.budget import page_of
 from octo.lsp.models import FindReferencesQuery
 from octo.lsp.models import FindReferencesResult
 from octo.lsp.navigation.locations import code_location

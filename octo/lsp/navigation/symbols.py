@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from octo.core.errors import NotFoundError
-from octo.core.redaction import redact
+from octo.core.secrets.redaction import redact
 
 #: How far from the hinted line the resolver looks, in lines.
 LINE_TOLERANCE = 5

@@ -22,14 +22,14 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.confined import open_confined
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
-from octo.core.paging import Pagination
 from octo.core.paths import PathPolicy
-from octo.core.sensitive import withheld
+from octo.core.secrets.sensitive import withheld
 from octo.lsp.models import FileQuery
 from octo.lsp.models import ResolvedSymbol
 from octo.lsp.models import ServerAnswer

@@ -14,9 +14,9 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import page_hints
+from octo.core.budget import page_of
 from octo.core.errors import OctoError
-from octo.core.paging import page_hints
-from octo.core.paging import page_of
 from octo.core.paths import PathPolicy
 from octo.core.paths import is_generated
 from octo.core.paths import is_hidden

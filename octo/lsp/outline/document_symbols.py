@@ -11,9 +11,9 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import page_hints
+from octo.core.budget import page_of
 from octo.core.errors import LspNotAvailableError
-from octo.core.paging import page_hints
-from octo.core.paging import page_of
 from octo.lsp.navigation.locations import SeenFile
 from octo.lsp.navigation.locations import kind_name
 from octo.lsp.navigation.locations import range_of

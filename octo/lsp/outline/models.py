@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel
 from pydantic import Field
 
-from octo.core.paging import Pagination
+from octo.core.budget import Pagination
 from octo.lsp.models import FileQuery
 from octo.lsp.models import ServerAnswer
 

@@ -20,10 +20,10 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.exceptions import JsonRpcMethodNotFound
 
+from octo.core import VERSION
 from octo.core.errors import LspNotAvailableError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
-from octo.core.version import VERSION
 from octo.lsp.servers.documents import OpenDocuments
 from octo.lsp.servers.documents import PublishedDiagnostics
 from octo.lsp.servers.documents import Source

@@ -22,9 +22,9 @@ from pathlib import Path
 import anyio
 from pygls.lsp.client import LanguageClient
 
-from octo.transports.children import track
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
+from octo.transports.processes import track
 
 #: When PATH is unset, servers still find the interpreters their launch scripts name.
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"

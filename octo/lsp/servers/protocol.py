@@ -13,7 +13,7 @@ from pygls.protocol import JsonRPCResponseMessage
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol import default_converter
 
-from octo.core.version import VERSION
+from octo.core import VERSION
 from octo.lsp.servers.documents import PublishedDiagnostics
 from octo.lsp.servers.framing import CappedLanguageClient
 from octo.lsp.servers.progress import ProgressTracker

@@ -17,13 +17,13 @@ from pathlib import Path
 
 from octo.core.config import Config
 from octo.core.confined import open_confined
-from octo.core.envelope import is_text
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.core.formats import parse_size
 from octo.core.paths import is_hidden
-from octo.core.redaction import redact
-from octo.core.sensitive import is_sensitive
+from octo.core.queries import is_text
+from octo.core.secrets.redaction import redact
+from octo.core.secrets.sensitive import is_sensitive
 from octo.semantic.indexing.languages import language_of
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import rg_error_message

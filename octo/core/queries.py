@@ -1,0 +1,96 @@
+"""What every tool takes and gives: ``ToolQuery`` (the base of every query model) and
+``ToolResult``; ``mendable``, ``FieldAlias``: how a query that fails validation is mended."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from typing import ClassVar
+
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import field_validator
+from pydantic_core import PydanticCustomError
+
+#: The research-context fields every query may carry; echoed back, never part of the answer.
+CONTEXT_FIELDS = frozenset({"mainResearchGoal", "researchGoal", "reasoning"})
+
+
+def is_text(value: str) -> bool:
+    """False when ``value`` holds a lone surrogate: JSON can carry one ("\\ud800"), but no
+    UTF-8 answer, file name, command line or URL can."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+@dataclass(frozen=True)
+class FieldAlias:
+    """Another tool's name for one of a query's fields (``total_only`` for
+    ``outputMode: "totalOnly"``, ``fixed_strings`` for ``fixedString``).
+
+    ``value`` is what a true flag under the other name stands for; None: the value given
+    under the other name carries over as it is.
+    """
+
+    field: str
+    value: Any = None
+
+
+def mendable(message: str, **mend: Any) -> PydanticCustomError:
+    """A validation error (raise it from a validator) whose query the dispatcher can mend:
+    ``mend`` maps fields to the values that resolve it, None to drop the field."""
+    return PydanticCustomError("mendable", message, {"mend": mend})
+
+
+class ToolQuery(BaseModel):
+    """Base of every query model: the research-context fields, echoed back per result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Names other tools give this model's fields: a query using one still fails
+    #: validation (nothing is guessed silently), and its hint is the query mended.
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = {}
+
+    mainResearchGoal: str | None = Field(default=None, description="Overall research objective.")
+    researchGoal: str | None = Field(default=None, description="Goal of this specific query.")
+    reasoning: str | None = Field(default=None, description="Why this query helps reach the goal.")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _unicode_text(cls, value: Any) -> Any:
+        if not all(is_text(text) for text in _strings(value)):
+            raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text")
+        return value
+
+    def cache_key(self) -> str:
+        """Normalised form of everything that changes the answer (context fields excluded)."""
+        return self.model_dump_json(exclude=set(CONTEXT_FIELDS), exclude_none=True)
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that differ from their defaults, JSON-ready, context fields left out:
+        the base of a follow-up query in a hint."""
+        params: dict[str, Any] = self.model_dump(
+            mode="json", exclude_defaults=True, exclude=set(CONTEXT_FIELDS)
+        )
+        return params
+
+
+class ToolResult(BaseModel):
+    """Base of every result model."""
+
+    def is_empty(self) -> bool:
+        """True when the query ran fine but found nothing; the envelope status becomes empty."""
+        return False

@@ -1,0 +1,80 @@
+"""getCachedContent: a page of the content behind a content handle.
+
+Pages are cut at line boundaries within the token budget of the call, so a handle reads the
+same way whatever cut the answer that gave it out.
+"""
+
+from __future__ import annotations
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import text_pages
+from octo.core.budget import with_tokens
+from octo.core.errors import NotFoundError
+from octo.core.formats import compact_json
+from octo.core.handles import Origin
+from octo.discovery.models import GetCachedContentQuery
+from octo.discovery.models import GetCachedContentResult
+
+
+def _again(origin: Origin) -> str:
+    return f"Repeat the call that gave it out for a new handle: {origin.tool} " + compact_json(
+        origin.query
+    )
+
+
+def _readable(origin: Origin, ctx: QueryContext) -> bool:
+    if origin.identity != ctx.runtime.identity:
+        return False
+    return origin.roots is None or origin.roots == ctx.roots
+
+
+async def get_cached_content(
+    ctx: QueryContext, query: GetCachedContentQuery
+) -> Answer[GetCachedContentResult]:
+    """Page ``query.page`` of the handle's content; NOT_FOUND once it expired, for a handle
+    given out under other roots or credentials, and for one never given out."""
+    stored = await ctx.runtime.handles.get(query.handle)
+    ttl = round(ctx.config.handle_ttl)
+    # A handle of another credential identity or other roots is answered as one never
+    # given out: its origin (another caller's query) is not repeated.
+    if stored is None or not _readable(stored.origin, ctx):
+        raise NotFoundError(
+            "No content behind this handle",
+            hints=[
+                f"Handles come from contentHandle fields of answers and live {ttl} s "
+                "(OCTO_HANDLE_TTL), readable with the credentials and roots of the call "
+                "that gave them out: repeat that call for a new one."
+            ],
+        )
+    origin = stored.origin
+    if stored.content is None:
+        raise NotFoundError(f"This handle expired (handles live {ttl} s)", hints=[_again(origin)])
+
+    config = ctx.config
+    pages = text_pages(stored.content, config.max_tokens * config.chars_per_token)
+    total = len(pages)
+    answer_page = pages[query.page - 1] if query.page <= total else ""
+    has_more = query.page < total
+    last_line = None
+    if has_more:
+        before = "".join(pages[: query.page])
+        last_line = before.count("\n") + (0 if before.endswith("\n") else 1)
+    result = with_tokens(
+        GetCachedContentResult(
+            content=answer_page, page=query.page, totalPages=total, hasMore=has_more
+        ),
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        truncated_at_line=last_line,
+        next_step=f"page={query.page + 1}" if has_more else None,
+    )
+    answer = Answer(result)
+    if has_more:
+        answer.hint(
+            "Next page: getCachedContent "
+            + compact_json({"handle": query.handle, "page": query.page + 1})
+        )
+    if query.page > total:
+        answer.hint(f"The content has {total} page(s): ask for page 1 to {total}.")
+    return answer

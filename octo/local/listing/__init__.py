@@ -1,0 +1,1 @@
+"""localViewStructure and localFindFiles: rg --files walks, filters, sorts and their hints."""

@@ -1,0 +1,105 @@
+"""localFindFiles: entries below a directory by name, extension, type, depth, time, size,
+emptiness and permissions, most recently modified first (or by path or size)."""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+from pathlib import Path
+
+import anyio
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import page_of
+from octo.local.listing.file_walk import Entry
+from octo.local.listing.file_walk import Walk
+from octo.local.listing.file_walk import walk_listing
+from octo.local.listing.find_select import Check
+from octo.local.listing.find_select import select_entries
+from octo.local.listing.hints import ListingPage
+from octo.local.listing.hints import find_hints
+from octo.local.listing.hints import truncated_hint
+from octo.local.listing.models import EntryType
+from octo.local.listing.models import FindFilesQuery
+from octo.local.listing.models import FindFilesResult
+from octo.local.listing.models import FoundFile
+
+_TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
+
+
+async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFilesResult]:
+    """Find entries by name, type, depth, time, size and permissions; newest first."""
+    start, walked = await walk_listing(
+        ctx,
+        query,
+        "localFindFiles",
+        max_depth=query.maxDepth,
+        need_dirs=query.type in (None, "d", "l"),
+        need_symlinks=query.type in (None, "l"),
+        exclude_dirs=query.excludeDir or (),
+        need_empty_dirs=query.empty and query.type in (None, "d"),
+    )
+    found = await anyio.to_thread.run_sync(partial(_select, start, walked, query, time.time()))
+    kept = found[: query.limit]
+    page, pagination = page_of(kept, query.filesPerPage, query.filePageNumber)
+    result = FindFilesResult(
+        path=str(start),
+        files=[_found_file(e) for e in page],
+        totalCount=len(kept),
+        pagination=pagination,
+        truncated=True if walked.truncated or len(found) > len(kept) else None,
+    )
+    answer = Answer(result)
+    listed = ListingPage(pagination, matched=len(found), kept=len(kept))
+    answer.hint(*find_hints(query, start, result, listed))
+    if walked.truncated:
+        answer.hint(truncated_hint(ctx.config.rg_timeout_ms))
+    return answer
+
+
+def _access(path: Path, mode: int, kind: EntryType) -> bool:
+    if kind == "symlink":
+        # Judge the link itself: its target may lie outside the allowed roots.
+        if os.access not in os.supports_follow_symlinks:
+            return False
+        return os.access(path, mode, follow_symlinks=False)
+    return os.access(path, mode)
+
+
+def _access_is(start: Path, mode: int, wanted: bool, entry: Entry) -> bool:
+    return _access(start / entry.rel, mode, entry.type) == wanted
+
+
+def _select(start: Path, walked: Walk, query: FindFilesQuery, now: float) -> list[Entry]:
+    """The entries every filter keeps, in sortBy order (in a worker thread)."""
+    checks: list[Check] = []
+    if query.empty:
+        empty_dirs = frozenset(walked.empty_dirs)
+        checks.append(lambda e: e.rel in empty_dirs if e.type == "dir" else e.stat.st_size == 0)
+        checks.append(lambda e: e.type != "symlink")
+    if query.permissions:
+        mode = int(query.permissions, 8)
+        mask = 0o7777 if len(query.permissions) == 4 else 0o777
+        checks.append(lambda e: e.stat.st_mode & mask == mode)
+    for flag, access in (
+        (query.executable, os.X_OK),
+        (query.readable, os.R_OK),
+        (query.writable, os.W_OK),
+    ):
+        if flag is not None:
+            checks.append(partial(_access_is, start, access, flag))
+    kind = _TYPE_OF[query.type] if query.type else None
+    return select_entries(start, walked, query, now, kind=kind, checks=checks)
+
+
+def _found_file(entry: Entry) -> FoundFile:
+    return FoundFile(
+        path=entry.shown,
+        type=entry.type,
+        size=entry.stat.st_size if entry.type == "file" else None,
+        modified=entry.modified,
+        permissions=entry.permissions,
+        sensitive=entry.sensitive,
+    )

@@ -1,0 +1,399 @@
+"""Query and result models of localViewStructure and localFindFiles.
+
+Every rule of the spec's tables lives here, so a bad query fails alone with a
+VALIDATION_ERROR naming the field. Durations ("7d") and sizes ("10M") are
+parsed by octo.core.formats, for validation and filtering alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import ClassVar
+from typing import Literal
+
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
+
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
+from octo.contract.places import groups_field
+from octo.core.budget import Pagination
+from octo.core.formats import parse_duration
+from octo.core.formats import parse_size
+from octo.core.queries import FieldAlias
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.queries import mendable
+
+EntryType = Literal["file", "dir", "symlink"]
+
+_OCTAL_MODE = re.compile(r"^[0-7]{3,4}$")
+
+
+def normalize_extension(ext: str) -> str:
+    """ "ts", ".ts" and "TS" all mean the extension ``ts``."""
+    return ext.strip().lstrip(".").lower()
+
+
+def _below(low: str | None, high: str | None, parse: Callable[[str], int]) -> bool:
+    """False only when both bounds are given and ``low`` does not parse below ``high``."""
+    return low is None or high is None or parse(low) < parse(high)
+
+
+#: Names a model reaches for when it means ``path``.
+PATH_ALIASES: dict[str, FieldAlias] = {"dir": FieldAlias("path"), "directory": FieldAlias("path")}
+
+
+class ListingQuery(ToolQuery):
+    """Fields both listing tools share: the start directory and what the walk may enter."""
+
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = PATH_ALIASES
+
+    path: str = Field(
+        min_length=1,
+        description="Directory to start from: absolute, relative to the first allowed root, or file://.",
+    )
+    hidden: bool = Field(
+        default=False, description="Include hidden entries (names starting with a dot)."
+    )
+    noIgnore: bool = Field(
+        default=False,
+        description=".gitignore, .ignore and .rgignore rules are respected by default; "
+        "true lists ignored entries too.",
+    )
+
+
+class ViewStructureQuery(ListingQuery):
+    """One localViewStructure query."""
+
+    depth: int | None = Field(
+        default=None,
+        ge=1,
+        le=5,
+        description="Levels to list (1 = direct children). Default 1, or 5 with recursive.",
+    )
+    recursive: bool = Field(
+        default=False, description="List nested levels too (up to depth, else 5 levels)."
+    )
+    details: bool = Field(
+        default=False,
+        description="Add size (files, bytes), modified (ISO 8601 UTC) and permissions (octal).",
+    )
+    sortBy: Literal["name", "size", "time", "extension"] = Field(
+        default="time",
+        description="time: newest first; size: largest first; name and extension: A to Z, ignoring case.",
+    )
+    filesOnly: bool = Field(default=False, description="Only files.")
+    directoriesOnly: bool = Field(default=False, description="Only directories.")
+    extension: str | None = Field(
+        default=None, min_length=1, description='Keep files with this extension ("ts" or ".ts").'
+    )
+    extensions: list[str] | None = Field(
+        default=None, min_length=1, description="Keep files with any of these extensions."
+    )
+    pattern: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Entry name filter, case-insensitive: a glob when it has * ? or [, "
+        "else a substring. With a / it matches the path below the directory.",
+    )
+    entriesPerPage: int = Field(default=20, ge=1, le=20, description="Entries per page (1-20).")
+    entryPageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=10000,
+        description="Keep at most this many entries (after sorting) for paging.",
+    )
+
+    @model_validator(mode="after")
+    def _one_kind_filter(self) -> ViewStructureQuery:
+        if self.filesOnly and self.directoriesOnly:
+            raise ValueError(
+                "filesOnly and directoriesOnly are mutually exclusive: set at most one"
+            )
+        return self
+
+    @property
+    def effective_depth(self) -> int:
+        return self.depth or (5 if self.recursive else 1)
+
+    @property
+    def wanted_extensions(self) -> frozenset[str]:
+        given = [*(self.extensions or []), *([self.extension] if self.extension else [])]
+        return frozenset(normalize_extension(e) for e in given if normalize_extension(e))
+
+
+class StructureEntry(PlacedItem):
+    """One entry of a directory listing."""
+
+    name: str = Field(description="Path relative to the listed directory.")
+    type: EntryType
+    size: int | None = Field(default=None, description="Bytes (files, with details).")
+    modified: str | None = Field(default=None, description="ISO 8601 UTC (with details).")
+    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
+    sensitive: bool | None = Field(
+        default=None,
+        description="True for files that usually hold secrets (.env, keys): "
+        "listed, but reading them needs an explicit opt-in.",
+    )
+
+
+class StructureSummary(BaseModel):
+    """Totals over every entry that matched the filters (before limit and paging)."""
+
+    totalFiles: int
+    totalDirs: int
+    totalSize: int = Field(description="Bytes of the matched files.")
+
+
+class ViewStructureResult(PlacesPart, ToolResult):
+    """A page of a directory listing."""
+
+    path: str = Field(description="The listed directory (absolute).")
+    entries: list[StructureEntry]
+    summary: StructureSummary
+    pagination: Pagination | None = None
+    truncated: bool | None = Field(
+        default=None,
+        description="True when the walk stopped early (time or size cap): totals are partial.",
+    )
+    groups: list[ViewStructureResult] | None = groups_field("place")
+
+    def found_nothing(self) -> bool:
+        return not self.entries
+
+
+FindSort = Literal["modified", "path", "size"]
+
+#: Spec 003's names (list_files' parameters) for the find filters.
+FIND_ALIASES: dict[str, FieldAlias] = {
+    **PATH_ALIASES,
+    "full_path_match": FieldAlias("fullPathMatch"),
+    "changed_within": FieldAlias("modifiedWithin"),
+    "changed_before": FieldAlias("modifiedBefore"),
+    "no_ignore": FieldAlias("noIgnore"),
+    "depth": FieldAlias("maxDepth"),
+}
+
+
+class FindFilters(ListingQuery):
+    """Which entries a find keeps: localFindFiles' filters, which localFindAndSearchCode
+    shares."""
+
+    name: str | None = Field(
+        default=None, min_length=1, description='Name glob, case-sensitive (e.g. "*.test.ts").'
+    )
+    iname: str | None = Field(
+        default=None, min_length=1, description="Name glob, case-insensitive."
+    )
+    names: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Several name globs; an entry matching any of them (or name/iname) is kept.",
+    )
+    extensions: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description='Keep files with any of these extensions, without dots ("py", "d.ts"); '
+        "case-insensitive.",
+    )
+    fullPathMatch: bool = Field(
+        default=False,
+        description='name/iname/names match the path below the start directory ("src/*.py"; '
+        "* also crosses /) instead of the entry's name.",
+    )
+    maxDepth: int = Field(
+        default=5, ge=1, le=10, description="Deepest level to search (1 = direct children)."
+    )
+    minDepth: int | None = Field(
+        default=None,
+        ge=0,
+        le=10,
+        description="Shallowest level to report (the start directory itself is never listed).",
+    )
+    modifiedWithin: str | None = Field(
+        default=None, description='Modified less than this long ago: "30m", "2h", "7d", "1w".'
+    )
+    modifiedBefore: str | None = Field(
+        default=None, description='Modified more than this long ago, e.g. "30d".'
+    )
+    sizeGreater: str | None = Field(
+        default=None,
+        description='Files larger than this: bytes, or "500k", "10M", "1G" (units of 1024).',
+    )
+    sizeLess: str | None = Field(default=None, description='Files smaller than this, e.g. "1M".')
+    excludeDir: list[str] | None = Field(
+        default=None,
+        description='Directories to skip: a name anywhere ("node_modules") or a path below '
+        'the start directory ("src/generated").',
+    )
+    sortBy: FindSort = Field(
+        default="modified",
+        description="modified: newest first; path: A to Z; size: largest first.",
+    )
+
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = FIND_ALIASES
+
+    @field_validator("names")
+    @classmethod
+    def _names_not_blank(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            if not item:
+                raise ValueError('name patterns must not be empty, e.g. "*.py"')
+        return value
+
+    @field_validator("extensions")
+    @classmethod
+    def _extensions_not_blank(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            if not normalize_extension(item) or "/" in item:
+                raise ValueError(f'\'{item}\' is not an extension: use e.g. "py" or "d.ts"')
+        return value
+
+    @field_validator("modifiedWithin", "modifiedBefore")
+    @classmethod
+    def _valid_duration(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_duration(value)
+        return value
+
+    @field_validator("sizeGreater", "sizeLess")
+    @classmethod
+    def _valid_size(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_size(value)
+        return value
+
+    @field_validator("excludeDir")
+    @classmethod
+    def _valid_excludes(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            cleaned = item.strip().strip("/").removeprefix("./")
+            if not cleaned or ".." in cleaned.split("/"):
+                raise ValueError(
+                    f"'{item}' is not a directory to exclude: use a name or a path below the "
+                    'start directory, e.g. "node_modules"'
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _consistent_filters(self) -> FindFilters:
+        if not self.fullPathMatch:
+            for field, value in self._name_globs():
+                if "/" in value:
+                    raise mendable(
+                        f"{field} '{value}' has a '/': name patterns match entry names; start "
+                        "from a sub-directory with path, or set fullPathMatch: true to match "
+                        "the path below it",
+                        fullPathMatch=True,
+                    )
+        if self.minDepth is not None and self.minDepth > self.maxDepth:
+            raise ValueError(
+                f"minDepth ({self.minDepth}) must not exceed maxDepth ({self.maxDepth})"
+            )
+        if not _below(self.sizeGreater, self.sizeLess, parse_size):
+            raise ValueError(
+                f"sizeGreater ({self.sizeGreater}) must be below sizeLess ({self.sizeLess})"
+            )
+        if not _below(self.modifiedBefore, self.modifiedWithin, parse_duration):
+            raise ValueError(
+                f"modifiedBefore ({self.modifiedBefore}) must be shorter than "
+                f"modifiedWithin ({self.modifiedWithin}) or no entry can match"
+            )
+        return self
+
+    def _name_globs(self) -> list[tuple[str, str]]:
+        return [
+            *([("name", self.name)] if self.name else []),
+            *([("iname", self.iname)] if self.iname else []),
+            *(("names", item) for item in self.names or []),
+        ]
+
+    @property
+    def name_patterns(self) -> list[tuple[str, bool]]:
+        """Every name glob with whether it is case-sensitive; empty means any name."""
+        patterns = [(p, True) for p in [*([self.name] if self.name else []), *(self.names or [])]]
+        if self.iname:
+            patterns.append((self.iname, False))
+        return patterns
+
+    @property
+    def wanted_extensions(self) -> tuple[str, ...]:
+        """The extensions asked for, lower-case, each with its dot (".py")."""
+        return tuple(f".{normalize_extension(ext)}" for ext in self.extensions or [])
+
+
+class FindFilesQuery(FindFilters):
+    """One localFindFiles query."""
+
+    type: Literal["f", "d", "l"] | None = Field(
+        default=None, description="f = file, d = directory, l = symlink."
+    )
+    empty: bool = Field(
+        default=False,
+        description="Only empty files and empty directories (directories with no entry at "
+        "all; .gitignore rules are not applied to those).",
+    )
+    permissions: str | None = Field(
+        default=None, description='Exact octal mode, e.g. "755" or "0644".'
+    )
+    executable: bool | None = Field(
+        default=None, description="true: only entries you may execute; false: only others."
+    )
+    readable: bool | None = Field(
+        default=None, description="true: only entries you may read; false: only others."
+    )
+    writable: bool | None = Field(
+        default=None, description="true: only entries you may write; false: only others."
+    )
+    filesPerPage: int = Field(default=20, ge=1, le=20, description="Results per page (1-20).")
+    filePageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
+    limit: int = Field(
+        default=1000, ge=1, le=10000, description="Keep at most this many results for paging."
+    )
+
+    @field_validator("permissions")
+    @classmethod
+    def _valid_mode(cls, value: str | None) -> str | None:
+        if value is not None and not _OCTAL_MODE.match(value):
+            raise ValueError(
+                f"'{value}' is not an octal mode: use 3 or 4 octal digits, e.g. \"755\""
+            )
+        return value
+
+
+class FoundFile(PlacedItem):
+    """One entry found by localFindFiles."""
+
+    path: str = Field(description="Path relative to the start directory.")
+    type: EntryType
+    size: int | None = Field(default=None, description="Bytes (files).")
+    modified: str = Field(description="ISO 8601 UTC.")
+    permissions: str = Field(description='Octal mode, e.g. "644".')
+    sensitive: bool | None = Field(
+        default=None,
+        description="True for files that usually hold secrets (.env, keys): "
+        "listed, but reading them needs an explicit opt-in.",
+    )
+
+
+class FindFilesResult(PlacesPart, ToolResult):
+    """A page of entries found, in sortBy order (most recently modified first)."""
+
+    path: str = Field(description="The start directory (absolute).")
+    files: list[FoundFile]
+    totalCount: int = Field(description="Entries found (at most limit).")
+    pagination: Pagination | None = None
+    truncated: bool | None = Field(
+        default=None,
+        description="True when more entries matched than limit, or the walk stopped early.",
+    )
+    groups: list[FindFilesResult] | None = groups_field("place")
+
+    def found_nothing(self) -> bool:
+        return not self.files

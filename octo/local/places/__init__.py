@@ -1,0 +1,1 @@
+"""Several places in one local query: paths, lists and globs of directories."""

@@ -1,0 +1,1 @@
+"""localGetFileContent: a file read whole, by lines, or around matchString."""

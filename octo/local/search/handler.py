@@ -1,0 +1,154 @@
+"""localSearchCode on ripgrep: a counting pass, then the answer the query's outputMode asks
+for. groupByFile, the default, is built here: the counting pass's files sorted by path give
+exact stats and file pages that line up across calls (sorting in rg would make it
+single-threaded), and a detail pass reads just the page's files. The cheaper modes are in
+octo.local.search.output_modes. Searches are not cached: files change under an agent's hands and
+nothing cheap tells when.
+
+When rg reaches its time limit in the counting pass after finding matches, the answer is
+made of what it found, partial, with the ways to a complete one. A line of rg's output too
+long to read whole is shown by a preview (octo.local.search.long_lines).
+"""
+
+from __future__ import annotations
+
+import math
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.core.budget import Pagination
+from octo.core.budget import with_tokens
+from octo.core.config import Config
+from octo.core.confined import Opened
+from octo.core.errors import FileTooLargeError
+from octo.core.errors import QueryTimeoutError
+from octo.local.checked_paths import open_search
+from octo.local.search.clipped_lines import CLIPPED_HINT
+from octo.local.search.clipped_lines import hand_clipped_lines
+from octo.local.search.hints import budget_hints
+from octo.local.search.hints import search_hints
+from octo.local.search.models import LocalSearchCodeQuery
+from octo.local.search.models import LocalSearchCodeResult
+from octo.local.search.models import SearchFields
+from octo.local.search.models import SearchFile
+from octo.local.search.output_modes import answer_counts
+from octo.local.search.page_fit import fit_budget
+from octo.local.search.passes import Counted
+from octo.local.search.passes import SearchScope
+from octo.local.search.passes import count_matches
+from octo.local.search.passes import files_with_mtimes
+from octo.local.search.passes import max_filesize
+from octo.local.search.passes import page_matches
+from octo.local.search.passes import timeout_ms
+from octo.local.search.passes import walk_args
+
+
+async def search_code(
+    ctx: QueryContext, query: LocalSearchCodeQuery
+) -> Answer[LocalSearchCodeResult]:
+    """Search file contents under a directory (or in one file)."""
+    with await open_search(ctx.paths, query) as searched:
+        if searched.file is not None:
+            _check_file_size(ctx.config, query, searched.file)
+        scope = SearchScope(
+            searched.directory, [searched.arg], walk_args(ctx.config, query), searched.file
+        )
+        return await search_scope(ctx, query, scope, "localSearchCode")
+
+
+async def search_scope(
+    ctx: QueryContext, query: SearchFields, scope: SearchScope, tool: str
+) -> Answer[LocalSearchCodeResult]:
+    """``query`` over ``scope``, answered in its outputMode; hints continue with ``tool``."""
+    config = ctx.config
+    counted = await count_matches(config, query, scope)
+    if query.outputMode != "groupByFile":
+        answer = await answer_counts(config, query, scope, counted, tool)
+    else:
+        answer = await _page_of_lines(ctx, query, scope, counted, tool)
+    if not counted.complete:
+        answer.partial = True
+        answer.hints.insert(0, _cut_short_hint(config, query, len(counted.files)))
+    return answer
+
+
+async def _page_of_lines(
+    ctx: QueryContext, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
+) -> Answer[LocalSearchCodeResult]:
+    """groupByFile: one page of files in path order, with their first matching lines."""
+    config = ctx.config
+    cwd = scope.cwd
+    matching = counted.in_path_order()
+    first = (query.filePageNumber - 1) * query.filesPerPage
+    page = matching[first : first + query.filesPerPage]
+    lines_cut = False
+    if query.filesOnly:
+        files = await files_with_mtimes(cwd, page)
+    else:
+        try:
+            files = await page_matches(config, query, scope, page, query.matchesPerPage)
+        except QueryTimeoutError:
+            # Out of time for the page's lines: the files and counts are still an answer.
+            files = [SearchFile(path=entry.path, matchCount=entry.matched_lines) for entry in page]
+            lines_cut = bool(page)
+    stats = counted.stats(complete=True)
+    fit = fit_budget(files, config.max_tokens * config.chars_per_token)
+    shown, clipped = await hand_clipped_lines(ctx, query, cwd, fit.files)
+    result = LocalSearchCodeResult(
+        root=str(cwd),
+        files=shown,
+        stats=stats,
+        # Not page_of: a search that matched nothing has no pages (totalPages 0).
+        pagination=Pagination(
+            currentPage=query.filePageNumber,
+            totalPages=math.ceil(len(matching) / query.filesPerPage),
+            hasMore=first + query.filesPerPage < len(matching),
+        ),
+    )
+    hints, next_step = budget_hints(query, fit, cwd, config.max_tokens)
+    if next_step is None and result.pagination is not None and result.pagination.hasMore:
+        next_step = f"filePageNumber={query.filePageNumber + 1}"
+    result = with_tokens(
+        result,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        truncated=fit.cut is not None,
+        truncated_at_line=fit.cut_after_line,
+        next_step=next_step,
+    )
+    answer = Answer(result, partial=lines_cut)
+    if lines_cut:
+        answer.hint(
+            "There was no time left to read the page's matching lines: the files and counts "
+            "are shown; ask again for the lines (a narrower path makes it quicker)."
+        )
+    one_file = scope.file is not None
+    answer.hint(*hints, *search_hints(query, result, cwd, tool, one_file=one_file))
+    if clipped:
+        answer.hint(CLIPPED_HINT)
+    return answer
+
+
+def _cut_short_hint(config: Config, query: SearchFields, found: int) -> str:
+    return (
+        f"ripgrep reached its time limit ({timeout_ms(config, query)} ms) after finding "
+        f"{found} matching files (it may have waited its turn behind other searches): the "
+        "counts and pages cover those only. For a complete answer retry, narrow the search (a "
+        "sub-directory as path, a type, include globs), or raise timeoutMs or "
+        "OCTO_RG_TIMEOUT_MS (at most 30000)."
+    )
+
+
+def _check_file_size(config: Config, query: LocalSearchCodeQuery, file: Opened) -> None:
+    """rg skips large files only while it walks; a file named as path is checked here."""
+    limit = max_filesize(config, query)
+    size = file.stat.st_size
+    if size > limit:
+        raise FileTooLargeError(
+            f"'{query.path}' has {size} bytes; searches skip files over {limit} bytes "
+            "(maxFilesize, OCTO_RG_MAX_FILESIZE)",
+            hints=[
+                "maxFilesize or OCTO_RG_MAX_FILESIZE raises the limit (at most 200M).",
+                "Search the directory around it for smaller files, or the file's source.",
+            ],
+        )

@@ -1,0 +1,351 @@
+"""Query and result models of localSearchCode, whose search fields localFindAndSearchCode
+shares.
+
+``outputMode`` sets how much of a search an answer carries, cheapest first: totalOnly (the
+counts), countOnly (files with their counts), summary (the top files with sample matches),
+groupByFile (pages of files with their matching lines). A field that shapes what the mode
+leaves out is refused with it, naming both, and the hint is the query without that field:
+nothing a caller asks for is dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from typing import ClassVar
+from typing import Literal
+from typing import TypeVar
+
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import PrivateAttr
+from pydantic import field_validator
+from pydantic import model_validator
+
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
+from octo.contract.places import groups_field
+from octo.core.budget import Pagination
+from octo.core.budget import TokenInfo
+from octo.core.formats import parse_size
+from octo.core.queries import FieldAlias
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.queries import mendable
+from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
+from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
+from octo.local.models import SearchMatch
+from octo.transports.ripgrep import MAX_FILESIZE_CAP
+
+ResultT = TypeVar("ResultT", bound="LocalSearchCodeResult")
+
+SearchMode = Literal["discovery", "paginated", "detailed"]
+OutputMode = Literal["groupByFile", "totalOnly", "countOnly", "summary"]
+
+#: What each mode sets; a parameter given explicitly in the query wins over its mode.
+MODE_PRESETS: dict[str, dict[str, Any]] = {
+    "discovery": {"filesOnly": True, "smartCase": True},
+    "paginated": {"filesPerPage": 10, "matchesPerPage": 10, "smartCase": True},
+    "detailed": {"contextLines": 3, "filesPerPage": 10, "matchesPerPage": 20, "smartCase": True},
+}
+
+#: Files on a countOnly page.
+COUNT_PAGE_FILES = 200
+#: A summary's files, and the sample matches shown of each.
+SUMMARY_FILES = 3
+SUMMARY_MATCHES = 2
+#: The longest rg run a query may ask for (spec 003).
+MAX_TIMEOUT_MS = 30_000
+
+_PAGE_FIELDS = ("filesOnly", "matchesPerPage", "filesPerPage", "filePageNumber")
+_AROUND_FIELDS = ("contextLines", "contextBefore", "contextAfter")
+
+#: Per outputMode: what it answers with, and the fields that shape what it leaves out.
+_OUTPUT_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "groupByFile": ("pages of files with their matching lines", ("countPageNumber",)),
+    "totalOnly": (
+        "the counts alone",
+        (*_PAGE_FIELDS, *_AROUND_FIELDS, "columns", "countPageNumber"),
+    ),
+    "countOnly": (
+        f"files with their match counts, {COUNT_PAGE_FILES} a page (countPageNumber)",
+        (*_PAGE_FIELDS, *_AROUND_FIELDS, "columns"),
+    ),
+    "summary": (
+        f"the {SUMMARY_FILES} files with most matches, {SUMMARY_MATCHES} sample matches each",
+        (*_PAGE_FIELDS, "countPageNumber"),
+    ),
+}
+
+_MULTILINE = (
+    "Let the pattern span lines (\\n matches a line break); a match is reported at its first line."
+)
+_COLUMNS = (
+    "Give every match its columns: [{start, end}], 0-based character offsets of each "
+    "submatch in the line."
+)
+_FILES = (
+    "groupByFile: a page of files in path order; countOnly: a page of files, most matches "
+    "first; summary: the files with most matches (absent with totalOnly)."
+)
+_COMPLETE = (
+    "groupByFile: true when the counts cover every file searched, not only the files up to "
+    "this page."
+)
+
+#: Spec 003's names (search_content's parameters and output formats) for the search fields.
+SEARCH_ALIASES: dict[str, FieldAlias] = {
+    "total_only": FieldAlias("outputMode", "totalOnly"),
+    "count_only_matches": FieldAlias("outputMode", "countOnly"),
+    "summary_only": FieldAlias("outputMode", "summary"),
+    "group_by_file": FieldAlias("outputMode", "groupByFile"),
+    "fixed_strings": FieldAlias("fixedString"),
+    "context_before": FieldAlias("contextBefore"),
+    "context_after": FieldAlias("contextAfter"),
+    "include_globs": FieldAlias("include"),
+    "exclude_globs": FieldAlias("exclude"),
+    "max_filesize": FieldAlias("maxFilesize"),
+    "timeout_ms": FieldAlias("timeoutMs"),
+    "no_ignore": FieldAlias("noIgnore"),
+    "query": FieldAlias("pattern"),
+    "dir": FieldAlias("path"),
+    "directory": FieldAlias("path"),
+}
+
+
+class SearchFields(ToolQuery):
+    """What to search for and how much of it to answer with."""
+
+    pattern: str = Field(min_length=1, description="Search pattern (regex or literal).")
+    path: str = Field(
+        min_length=1, description="Directory (or file) to search: absolute or root-relative."
+    )
+    mode: SearchMode | None = Field(
+        default=None,
+        description="Workflow preset: discovery (filesOnly), paginated (10 files x 10 matches), "
+        "detailed (contextLines=3, 20 matches per file). Explicit parameters win.",
+    )
+    outputMode: OutputMode = Field(
+        default="groupByFile",
+        description="How much to answer with; ask the cheap questions first. totalOnly "
+        "(~30 tokens): stats only, how many matches in how many files. countOnly (~10 tokens "
+        f"a file): files with their match counts, most first, {COUNT_PAGE_FILES} a page "
+        f"(countPageNumber). summary (~300 tokens): stats, the {SUMMARY_FILES} files with most "
+        f"matches with {SUMMARY_MATCHES} sample matches each, otherFiles. groupByFile "
+        "(default, ~1000-5000 tokens): files in path order with their matching lines, paged.",
+    )
+    fixedString: bool = Field(default=False, description="Literal string search (no regex).")
+    word: bool = Field(default=False, description="Match whole words only (rg --word-regexp).")
+    smartCase: bool = Field(
+        default=True,
+        description="Case-insensitive when the pattern is all lowercase; false = case-sensitive.",
+    )
+    caseInsensitive: bool = Field(
+        default=False,
+        description="Ignore case whatever the pattern (exclusive with smartCase: false).",
+    )
+    multiline: bool = Field(default=False, description=_MULTILINE)
+    type: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_+-]+$",
+        description="ripgrep file type (py, ts, rust, go, ...).",
+    )
+    include: list[str] | None = Field(
+        default=None, description="Include glob patterns (e.g. '*.py', 'src/**')."
+    )
+    exclude: list[str] | None = Field(
+        default=None, description="Exclude glob patterns (e.g. 'tests/**', '*.min.js')."
+    )
+    filesOnly: bool = Field(
+        default=False, description="List matching files with their match counts only."
+    )
+    contextLines: int | None = Field(
+        default=None,
+        ge=0,
+        le=50,
+        description="Context lines before and after each match (0-50); or contextBefore and "
+        "contextAfter.",
+    )
+    contextBefore: int | None = Field(
+        default=None, ge=0, le=50, description="Context lines before each match (0-50)."
+    )
+    contextAfter: int | None = Field(
+        default=None, ge=0, le=50, description="Context lines after each match (0-50)."
+    )
+    matchesPerPage: int = Field(
+        default=10, ge=1, le=100, description="Matches shown per file (1-100)."
+    )
+    filesPerPage: int = Field(default=10, ge=1, le=20, description="Files per page (1-20).")
+    filePageNumber: int = Field(default=1, ge=1, description="File page number, from 1.")
+    countPageNumber: int = Field(
+        default=1, ge=1, description="countOnly's page number, from 1 (countOnly only)."
+    )
+    columns: bool = Field(default=False, description=_COLUMNS)
+    maxFilesize: str | None = Field(
+        default=None,
+        description='Skip files larger than this ("10M", "500k"); at most 200M. Default: '
+        "the server's OCTO_RG_MAX_FILESIZE (10M).",
+    )
+    timeoutMs: int | None = Field(
+        default=None,
+        ge=100,
+        le=MAX_TIMEOUT_MS,
+        description=f"Deadline of each rg run, in ms (100-{MAX_TIMEOUT_MS}). Default: the "
+        "server's OCTO_RG_TIMEOUT_MS (4000).",
+    )
+    hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
+    noIgnore: bool = Field(
+        default=False,
+        description="octo extension: also search files that .gitignore / .ignore exclude. "
+        "Default false.",
+    )
+    includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
+
+    field_aliases: ClassVar[Mapping[str, FieldAlias]] = SEARCH_ALIASES
+
+    @field_validator("include", "exclude", mode="before")
+    @classmethod
+    def _one_glob_is_a_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _globs_not_blank(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and any(not glob.strip() for glob in value):
+            raise ValueError("glob patterns must not be empty")
+        return value
+
+    @field_validator("maxFilesize")
+    @classmethod
+    def _size_within_cap(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if parse_size(value) < 1:
+            raise ValueError('maxFilesize must be at least 1 byte, e.g. "10M"')
+        if parse_size(value) > MAX_FILESIZE_CAP:
+            raise mendable(f"maxFilesize {value} is above the cap of 200M", maxFilesize="200M")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SearchFields:
+        given = set(self.model_fields_set)
+        if self.caseInsensitive and "smartCase" in given and not self.smartCase:
+            raise mendable(
+                "caseInsensitive and smartCase: false are exclusive: one ignores case, the "
+                "other keeps it; drop smartCase",
+                smartCase=None,
+            )
+        sides = sorted(given & {"contextBefore", "contextAfter"})
+        if sides and self.contextLines is not None:
+            raise mendable(
+                f"contextLines and {' and '.join(sides)} are exclusive: use contextBefore and "
+                "contextAfter alone",
+                contextLines=None,
+                contextBefore=self.context_before,
+                contextAfter=self.context_after,
+            )
+        answers, excluded = _OUTPUT_RULES[self.outputMode]
+        clashing = [name for name in excluded if name in given]
+        if clashing:
+            raise mendable(
+                f"outputMode {self.outputMode} and {', '.join(clashing)} do not go together: "
+                f"{self.outputMode} answers with {answers}; drop {', '.join(clashing)}",
+                **dict.fromkeys(clashing),
+            )
+        if self.mode is not None:
+            for name, value in MODE_PRESETS[self.mode].items():
+                if name not in given and not (name == "contextLines" and sides):
+                    setattr(self, name, value)
+        return self
+
+    @property
+    def context_before(self) -> int:
+        """Context lines before each match."""
+        return self.contextBefore if self.contextBefore is not None else self.contextLines or 0
+
+    @property
+    def context_after(self) -> int:
+        """Context lines after each match."""
+        return self.contextAfter if self.contextAfter is not None else self.contextLines or 0
+
+
+class LocalSearchCodeQuery(SearchFields):
+    """One ripgrep search."""
+
+
+class MatchPagination(BaseModel):
+    """Present only when a file has more matching lines than matchesPerPage."""
+
+    currentPage: int = 1
+    hasMore: bool
+    matchesOnPage: int
+
+
+class SearchFile(PlacedItem):
+    """A file with matches; ``path`` is relative to the result's ``root`` (and ``place``)."""
+
+    path: str
+    matchCount: int = Field(description="Matching lines in the file.")
+    matches: list[SearchMatch] | None = Field(
+        default=None,
+        description="The first matchesPerPage matching lines (summary: sample matches; absent "
+        "with filesOnly and countOnly).",
+    )
+    modified: str | None = Field(
+        default=None, description="Last modification (ISO 8601, UTC); given with filesOnly."
+    )
+    pagination: MatchPagination | None = None
+
+
+class SearchStats(BaseModel):
+    """What the search covered."""
+
+    filesSearched: int | None = Field(
+        default=None,
+        description="Files rg read, as it counted them (credential files included: without "
+        "includeSensitive their matches are dropped, never shown).",
+    )
+    filesWithMatches: int
+    totalMatches: int = Field(description="Matching lines.")
+    searchTimeMs: int
+    complete: bool | None = Field(default=None, description=_COMPLETE)
+
+
+class LocalSearchCodeResult(PlacesPart, ToolResult):
+    """Files matching a pattern: a page of them, their counts, or the counts alone."""
+
+    root: str | None = Field(
+        default=None, description="The searched directory; file paths are relative to it."
+    )
+    files: list[SearchFile] | None = Field(default=None, description=_FILES)
+    otherFiles: int | None = Field(
+        default=None, description="summary: files with matches beyond those shown."
+    )
+    stats: SearchStats
+    pagination: Pagination | None = Field(
+        default=None, description="groupByFile: file pages; countOnly: count pages."
+    )
+    tokens: TokenInfo | None = Field(
+        default=None,
+        description="Size of the answer; matches beyond the token budget are left out "
+        "(truncated) and paginationHint says how to read them.",
+    )
+    # Pages of lines may run past the last file; count answers are empty only without matches.
+    groups: list[LocalSearchCodeResult] | None = groups_field("place")
+    _empty_without_files: bool = PrivateAttr(default=True)
+
+    def status_from_stats(self) -> LocalSearchCodeResult:
+        """This answer, empty only when nothing matched (not when its page holds no file)."""
+        self._empty_without_files = False
+        return self
+
+    def extended(self, cls: type[ResultT], **fields: Any) -> ResultT:
+        """This answer as ``cls``, a result model adding ``fields``; its status rule kept."""
+        extended = cls(**dict(self), **fields)
+        extended._empty_without_files = self._empty_without_files
+        return extended
+
+    def found_nothing(self) -> bool:
+        if self._empty_without_files:
+            return not self.files
+        return self.stats.filesWithMatches == 0
