@@ -27,7 +27,7 @@ import anyio
 from octo import Gateway
 from octo.contract import QueryContext
 from octo.core.config import Config
-from octo.core.paths import PathPolicy
+from octo.core.files.paths import PathPolicy
 from octo.lsp.servers.warm import warm_roots
 
 HELD_IN = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures" / "py_project"

@@ -41,9 +41,9 @@ from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import QueryValidationError
 from octo.core.errors import RateLimitError
+from octo.core.files.paths import PathPolicy
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
-from octo.core.paths import PathPolicy
 from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import is_text

@@ -14,8 +14,8 @@ from typing import TypeVar
 from octo.contract.runtime import Backend
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
+from octo.core.files.paths import PathPolicy
 from octo.core.handles import Origin
-from octo.core.paths import PathPolicy
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 

@@ -33,11 +33,11 @@ from anyio.abc import TaskGroup
 from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import ToolNotAvailableError
+from octo.core.files.paths import PathPolicy
 from octo.core.handles import HandleStore
 from octo.core.handles import MemoryHandleStore
 from octo.core.handles import credential_identity
 from octo.core.meters import Meters
-from octo.core.paths import PathPolicy
 from octo.core.shared.handles import SharedHandleStore
 from octo.core.shared.store import SharedSettings
 from octo.core.shared.store import SharedStore
@@ -138,7 +138,7 @@ class Runtime(AsyncResource):
         if self._http is None:
             import httpx
 
-            from octo.core.tls import ssl_context
+            from octo.core.registries import ssl_context
 
             self._http = httpx.AsyncClient(
                 transport=self._http_transport,

@@ -3,7 +3,7 @@ shared store's health.
 
 :class:`Meters` is what every layer calls; it counts nothing, which is what a library user
 and ``octo call`` get. ``octo serve --http`` hands the runtime a subclass that publishes
-Prometheus metrics (:mod:`octo.faces.metrics`), so no layer below the faces imports a
+Prometheus metrics (:mod:`octo.faces.http.metrics`), so no layer below the faces imports a
 metrics library.
 """
 

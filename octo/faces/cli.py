@@ -213,10 +213,10 @@ ROOT_HINT = "From the command line, --root PATH allows another root for one call
 async def _call(
     config: Config, tool: str, queries: list[Any], roots: list[str] | None, args: argparse.Namespace
 ) -> int:
-    from octo.core.disk_handles import DiskHandleStore
-    from octo.core.disk_handles import default_folder
     from octo.core.errors import CallError
     from octo.core.errors import ErrorCode
+    from octo.core.shared.disk_handles import DiskHandleStore
+    from octo.core.shared.disk_handles import default_folder
     from octo.faces.index_progress import INDEX_TOOL
     from octo.faces.index_progress import ProgressPrinter
     from octo.faces.index_progress import waiting
@@ -254,8 +254,8 @@ def _index(config: Config, args: argparse.Namespace) -> int:
 
 def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces import serve
-    from octo.faces.http_access import HttpAccess
-    from octo.faces.http_access import HttpAccessError
+    from octo.faces.http.access import HttpAccess
+    from octo.faces.http.access import HttpAccessError
 
     if args.toolsets is not None:
         try:

@@ -21,9 +21,9 @@ from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.errors import CallError
+from octo.core.files.paths import PathPolicy
 from octo.core.handles import HandleStore
 from octo.core.meters import Meters
-from octo.core.paths import PathPolicy
 from octo.core.queries import ToolQuery
 from octo.dispatch import dispatch
 from octo.faces.call_log import record_call

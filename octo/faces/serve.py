@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING
 import anyio
 
 from octo.core.config import Config
-from octo.faces.host_check import HostCheck
-from octo.faces.http_access import HttpAccess
+from octo.faces.http.access import HttpAccess
+from octo.faces.http.host_check import HostCheck
+from octo.faces.http.operations import Operations
 from octo.faces.mcp_server import build_server
-from octo.faces.operations import Operations
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
-    from octo.faces.metrics import PrometheusMeters
+    from octo.faces.http.metrics import PrometheusMeters
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -136,7 +136,7 @@ async def serve_http(
     """
     import uvicorn
 
-    from octo.faces.http_limits import guarded_protocol
+    from octo.faces.http.limits import guarded_protocol
 
     settings = uvicorn.Config(
         http_app(access, config, sse=sse),
@@ -158,10 +158,10 @@ async def serve_http(
 
 def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = False) -> ASGIApp:
     """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` (with ``sse``, the
-    SDK's SSE transport at ``/sse`` too: :mod:`octo.faces.sse`) behind the Host check that
-    names ``--allow-host`` (:mod:`octo.faces.host_check`), the SDK's Host / Origin checks
+    SDK's SSE transport at ``/sse`` too: :mod:`octo.faces.http.sse`) behind the Host check that
+    names ``--allow-host`` (:mod:`octo.faces.http.host_check`), the SDK's Host / Origin checks
     and, with a token, its bearer-token middleware; the operational endpoints beside it
-    (:mod:`octo.faces.operations`: /metrics behind the same token)."""
+    (:mod:`octo.faces.http.operations`: /metrics behind the same token)."""
     operations = Operations(_prometheus_meters())
     server = build_server(
         config, over_http=True, meters=operations.meters, opened=operations.opened
@@ -173,7 +173,7 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
         ),
     )
     if sse:
-        from octo.faces.sse import sse_routes
+        from octo.faces.http.sse import sse_routes
 
         app.router.routes.extend(sse_routes(server, operations, access))
     return HostCheck(app, access.allowed_hosts)
@@ -182,7 +182,7 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
 def _prometheus_meters() -> PrometheusMeters | None:
     """Meters that publish, when prometheus-client (the ``team`` extra) is installed."""
     try:
-        from octo.faces.metrics import PrometheusMeters
+        from octo.faces.http.metrics import PrometheusMeters
     except ImportError:
         return None
     return PrometheusMeters()

@@ -17,15 +17,15 @@ from typing import Protocol
 
 import anyio
 
-from octo.core.confined import Opened
-from octo.core.confined import closed_on_error
-from octo.core.confined import open_confined
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
+from octo.core.files.confined import Opened
+from octo.core.files.confined import closed_on_error
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
+from octo.core.files.paths import is_hidden
 from octo.core.formats import compact_json
-from octo.core.paths import PathPolicy
-from octo.core.paths import is_hidden
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.models import LocalGetFileContentQuery
 

@@ -23,8 +23,8 @@ from pydantic import Field
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import measured
+from octo.core.files.paths import is_hidden
 from octo.core.formats import compact_json
-from octo.core.paths import is_hidden
 from octo.core.queries import FieldAlias
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.checked_paths import opened_directory

@@ -21,9 +21,9 @@ from contextlib import ExitStack
 import anyio
 from cachetools import LRUCache
 
-from octo.core.confined import Opened
-from octo.core.confined import open_below
 from octo.core.errors import OctoError
+from octo.core.files.confined import Opened
+from octo.core.files.confined import open_below
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.shapes import PREFILTER
 from octo.transports.ripgrep import run_rg

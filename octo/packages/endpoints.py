@@ -27,12 +27,12 @@ from urllib.parse import urlunsplit
 
 import anyio
 
-from octo.core.registry_files import env_lookup
-from octo.core.registry_files import npmrc_files
-from octo.core.registry_files import parse_npmrc
-from octo.core.registry_files import pip_config_files
-from octo.core.registry_files import pip_file_values
-from octo.core.registry_files import read_text
+from octo.core.registries import env_lookup
+from octo.core.registries import npmrc_files
+from octo.core.registries import parse_npmrc
+from octo.core.registries import pip_config_files
+from octo.core.registries import pip_file_values
+from octo.core.registries import read_text
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 

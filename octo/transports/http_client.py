@@ -36,9 +36,9 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
+from octo.core.registries import CA_SETTINGS_HINT
+from octo.core.registries import is_verification_failure
 from octo.core.shared.store import SharedStore
-from octo.core.tls import CA_SETTINGS_HINT
-from octo.core.tls import is_verification_failure
 from octo.transports.http_body import MAX_JSON_BYTES
 from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy

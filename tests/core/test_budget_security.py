@@ -14,8 +14,8 @@ from octo.core.budget import estimate_tokens
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import PathNotAllowedError
-from octo.core.paths import PathPolicy
-from octo.core.paths import is_hidden
+from octo.core.files.paths import PathPolicy
+from octo.core.files.paths import is_hidden
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.sensitive import is_sensitive
 

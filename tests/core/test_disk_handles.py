@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from octo.core.disk_handles import DiskHandleStore
 from octo.core.handles import Origin
+from octo.core.shared.disk_handles import DiskHandleStore
 
 
 def _octo(tree: Path, cache: Path, *args: str) -> dict[str, object]:

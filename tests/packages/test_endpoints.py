@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from octo.core.registry_files import parse_npmrc
+from octo.core.registries import parse_npmrc
 from octo.packages.endpoints import PythonIndex
 from octo.packages.endpoints import discover_npm_registry
 from octo.packages.endpoints import discover_python_index

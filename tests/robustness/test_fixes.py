@@ -12,7 +12,7 @@ from octo import Gateway
 from octo.core.envelope import QueryStatus
 from octo.core.errors import ErrorCode
 from octo.core.errors import InvalidQueryError
-from octo.core.paths import PathPolicy
+from octo.core.files.paths import PathPolicy
 from octo.transports.ripgrep import run_rg
 
 

@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from octo.core.config import Config
-from octo.faces.http_access import HttpAccess
+from octo.faces.http.access import HttpAccess
 from octo.faces.serve import http_app
 from octo.faces.serve import listen
 from tests.faces.conftest import served_http

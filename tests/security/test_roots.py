@@ -17,7 +17,7 @@ from mcp import Client
 from mcp import StdioServerParameters
 from pydantic import FileUrl
 
-from octo.core.paths import PathPolicy
+from octo.core.files.paths import PathPolicy
 from octo.faces.library import Gateway
 from tests.faces.conftest import served_http
 

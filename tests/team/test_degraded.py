@@ -17,7 +17,7 @@ import respx
 
 import octo
 from octo.core.config import Config
-from octo.faces.metrics import PrometheusMeters
+from octo.faces.http.metrics import PrometheusMeters
 from tests.github.conftest import API
 from tests.github.conftest import make_env
 from tests.team.conftest import stored

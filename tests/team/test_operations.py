@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 import octo
 from octo.core.config import Config
 from octo.core.errors import CallError
-from octo.faces.http_access import HttpAccess
-from octo.faces.metrics import PrometheusMeters
+from octo.faces.http.access import HttpAccess
+from octo.faces.http.metrics import PrometheusMeters
 from octo.faces.serve import http_app
 from tests.team.replicas import free_port
 

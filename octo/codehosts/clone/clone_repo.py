@@ -1,7 +1,7 @@
 """githubCloneRepo: a snapshot of a repository at a ref, from the host's archive endpoint (no
 git needed), extracted safely into the managed clone folder and reused while it lasts.
 
-The clone folder is an extra read root of the gateway (:class:`~octo.core.paths.PathPolicy`),
+The clone folder is an extra read root of the gateway (:class:`~octo.core.files.paths.PathPolicy`),
 so the local, LSP and semantic tools read a clone's ``localPath`` in the same gateway.
 """
 

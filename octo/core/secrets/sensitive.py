@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from octo.core.paths import is_hidden
+from octo.core.files.paths import is_hidden
 
 #: Why a file's content is withheld: it needs the ``hidden`` or ``includeSensitive`` opt-in.
 Withheld = Literal["hidden", "sensitive"]

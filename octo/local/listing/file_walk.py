@@ -23,11 +23,11 @@ from stat import S_IMODE
 import anyio
 
 from octo.contract import QueryContext
-from octo.core.confined import Opened
-from octo.core.confined import open_below
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
+from octo.core.files.confined import Opened
+from octo.core.files.confined import open_below
 from octo.core.formats import iso_utc
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.checked_paths import opened_directory

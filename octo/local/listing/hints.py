@@ -8,8 +8,8 @@ from pathlib import Path
 
 from octo.core.budget import Pagination
 from octo.core.budget import page_hints
+from octo.core.files.paths import is_generated
 from octo.core.formats import compact_json
-from octo.core.paths import is_generated
 from octo.local.checked_paths import read_params
 from octo.local.listing.file_walk import MAX_SCANNED_FILES
 from octo.local.listing.file_walk import Walk

@@ -32,8 +32,8 @@ from octo.contract.places import ResponseFormat
 from octo.core.errors import NotFoundError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryValidationError
+from octo.core.files.paths import PathPolicy
 from octo.core.formats import compact_json
-from octo.core.paths import PathPolicy
 from octo.core.queries import ToolQuery
 from octo.local.find_and_search import FindAndSearchQuery
 from octo.local.listing.models import FindFilesQuery

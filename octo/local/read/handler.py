@@ -25,9 +25,9 @@ from octo.core.budget import fit_whole
 from octo.core.budget import with_tokens
 from octo.core.cache import ResultCache
 from octo.core.config import Config
-from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
+from octo.core.files.confined import Opened
 from octo.core.formats import compact_json
 from octo.core.secrets.redaction import redact
 from octo.local.checked_paths import open_file

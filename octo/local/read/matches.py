@@ -14,8 +14,8 @@ from itertools import groupby
 import anyio
 
 from octo.core.config import Config
-from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
+from octo.core.files.confined import Opened
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
 from octo.local.checked_paths import has_regex_syntax

@@ -13,9 +13,9 @@ from pathlib import Path
 import anyio
 
 from octo.contract import QueryContext
-from octo.core.confined import open_confined
 from octo.core.errors import OctoError
-from octo.core.paths import PathPolicy
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
 from octo.core.queries import ToolQuery
 from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.models import SearchMatch

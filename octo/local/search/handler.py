@@ -19,9 +19,9 @@ from octo.contract import QueryContext
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
-from octo.core.confined import Opened
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import QueryTimeoutError
+from octo.core.files.confined import Opened
 from octo.local.checked_paths import open_search
 from octo.local.search.clipped_lines import CLIPPED_HINT
 from octo.local.search.clipped_lines import hand_clipped_lines

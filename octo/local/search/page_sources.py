@@ -13,9 +13,9 @@ from dataclasses import field
 
 import anyio
 
-from octo.core.confined import Opened
-from octo.core.confined import open_below
 from octo.core.errors import OctoError
+from octo.core.files.confined import Opened
+from octo.core.files.confined import open_below
 from octo.core.secrets.redaction import key_body_lines
 from octo.local.redacted_search import RedactedCopies
 from octo.local.redacted_search import redacted_copies

@@ -24,8 +24,8 @@ import anyio
 
 from octo.core.concurrency import map_ordered
 from octo.core.config import Config
-from octo.core.confined import Opened
 from octo.core.errors import InvalidQueryError
+from octo.core.files.confined import Opened
 from octo.core.formats import iso_utc
 from octo.local.redacted_search import secret_files
 from octo.local.search.long_lines import LONGEST_EVENT

@@ -16,13 +16,13 @@ from octo.contract import QueryContext
 from octo.core.budget import page_hints
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
-from octo.core.confined import Opened
-from octo.core.confined import open_below
-from octo.core.confined import open_confined
 from octo.core.errors import OctoError
 from octo.core.errors import PathNotAllowedError
+from octo.core.files.confined import Opened
+from octo.core.files.confined import open_below
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
 from octo.core.formats import compact_json
-from octo.core.paths import PathPolicy
 from octo.core.secrets.sensitive import is_sensitive
 from octo.core.secrets.sensitive import withheld
 from octo.local.listing.file_walk import WalkOptions

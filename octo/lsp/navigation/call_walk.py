@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 
 from octo.core.concurrency import map_settled
 from octo.core.errors import OctoError
-from octo.core.paths import PathPolicy
+from octo.core.files.paths import PathPolicy
 from octo.lsp.models import Range
 from octo.lsp.navigation.locations import path_of
 from octo.lsp.navigation.locations import range_of

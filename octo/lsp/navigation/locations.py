@@ -21,9 +21,9 @@ from urllib.parse import urlparse
 import anyio
 from lsprotocol import types as lsp
 
-from octo.core.confined import open_confined
 from octo.core.errors import OctoError
-from octo.core.paths import PathPolicy
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.sensitive import Withheld
 from octo.core.secrets.sensitive import withheld

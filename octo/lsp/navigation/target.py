@@ -25,10 +25,10 @@ from octo.contract import QueryContext
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
-from octo.core.confined import open_confined
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
-from octo.core.paths import PathPolicy
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
 from octo.core.secrets.sensitive import withheld
 from octo.lsp.models import FileQuery
 from octo.lsp.models import ResolvedSymbol

@@ -17,9 +17,9 @@ from octo.contract import QueryContext
 from octo.core.budget import page_hints
 from octo.core.budget import page_of
 from octo.core.errors import OctoError
-from octo.core.paths import PathPolicy
-from octo.core.paths import is_generated
-from octo.core.paths import is_hidden
+from octo.core.files.paths import PathPolicy
+from octo.core.files.paths import is_generated
+from octo.core.files.paths import is_hidden
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.next_calls import read_call

@@ -15,9 +15,9 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_hints
 from octo.core.budget import page_of
-from octo.core.confined import open_confined
 from octo.core.errors import LspNotAvailableError
-from octo.core.paths import PathPolicy
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
 from octo.core.secrets.sensitive import Withheld
 from octo.lsp.navigation.locations import kind_name
 from octo.lsp.navigation.locations import path_of

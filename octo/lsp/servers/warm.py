@@ -19,7 +19,7 @@ import anyio
 
 from octo.contract import QueryContext
 from octo.core.errors import OctoError
-from octo.core.paths import is_generated
+from octo.core.files.paths import is_generated
 from octo.lsp.servers.commands import language_of
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.pool import LspPool

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from octo.core.config import Config
-from octo.core.confined import open_confined
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
+from octo.core.files.confined import open_confined
+from octo.core.files.paths import is_hidden
 from octo.core.formats import parse_size
-from octo.core.paths import is_hidden
 from octo.core.queries import is_text
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.sensitive import is_sensitive

@@ -15,7 +15,7 @@ from mcp import Client
 from octo import Config
 from octo import Gateway
 from octo.contract import QueryContext
-from octo.core.paths import PathPolicy
+from octo.core.files.paths import PathPolicy
 from octo.faces.mcp_server import build_server
 from octo.lsp.servers.warm import sample_source
 from octo.lsp.servers.warm import warm_roots

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from octo.faces.http_access import ConnectionLimits
+from octo.faces.http.access import ConnectionLimits
 
 _log = logging.getLogger("octo.http")
 #: Seconds between two log lines about closed connections.

@@ -90,7 +90,7 @@ class StaticTokenVerifier:
 @dataclass(frozen=True)
 class ConnectionLimits:
     """How many connections may be open at once, and the seconds one may take to send its
-    request headers (:mod:`octo.faces.http_limits` enforces them)."""
+    request headers (:mod:`octo.faces.http.limits` enforces them)."""
 
     max_connections: int = 1000
     header_timeout: float = 10.0

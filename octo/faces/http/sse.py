@@ -25,9 +25,9 @@ from starlette.types import Receive
 from starlette.types import Scope
 from starlette.types import Send
 
-from octo.faces.http_access import HttpAccess
+from octo.faces.http.access import HttpAccess
+from octo.faces.http.operations import Operations
 from octo.faces.library import Gateway
-from octo.faces.operations import Operations
 
 #: Where the event stream opens, and where the client posts its messages.
 SSE_PATH = "/sse"

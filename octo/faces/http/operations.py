@@ -24,7 +24,7 @@ from starlette.routing import request_response
 from octo.faces.library import Gateway
 
 if TYPE_CHECKING:
-    from octo.faces.metrics import PrometheusMeters
+    from octo.faces.http.metrics import PrometheusMeters
 
 #: The content type of the Prometheus text format.
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"

@@ -2,7 +2,7 @@
 and a log line, that name the ``--allow-host`` option which allows it.
 
 The SDK's transport security refuses such a request too, with a bare "Invalid Host header";
-this check runs first, against the same names (:class:`~octo.faces.http_access.HttpAccess`),
+this check runs first, against the same names (:class:`~octo.faces.http.access.HttpAccess`),
 so a client reaching the server by the machine's address learns what to change.
 """
 

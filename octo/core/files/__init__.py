@@ -1,0 +1,1 @@
+"""Where a tool may read: the allowed roots, and opening a checked path without following links."""
