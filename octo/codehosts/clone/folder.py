@@ -33,6 +33,10 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: Locks shared by all clones (a clone's is picked by its name): bounded, whatever is cloned.
 _LOCKS = 64
 _RECORDS = ".records"
+#: Work folders of an extraction (``.partial-*`` inside :func:`extract`, ``.fresh-*`` and
+#: ``.stale-*`` here); one older than this was left by a process that died mid-clone.
+_LEFTOVER_PREFIXES = (".partial-", ".fresh-", ".stale-")
+_LEFTOVER_AGE = 3600.0
 
 
 class CloneRecord(BaseModel):
@@ -131,7 +135,9 @@ class CloneFolder:
             stop.set()
 
     def _evict(self, keep: str) -> None:
-        """Remove expired clones, then the least recently used while over the total."""
+        """Remove what a dead process left, expired clones, then the least recently used
+        while over the total."""
+        self._sweep_leftovers()
         records = [
             r
             for r in (self._read_record(p.stem) for p in (self.root / _RECORDS).glob("*.json"))
@@ -151,6 +157,19 @@ class CloneFolder:
                 break
             self._remove(record.name)
             total -= record.size
+
+    def _sweep_leftovers(self) -> None:
+        # An hour old: no extraction of a live process takes that long (its timeout is 300 s).
+        now = time.time()
+        for entry in self.root.iterdir():
+            if not entry.name.startswith(_LEFTOVER_PREFIXES) or entry.is_symlink():
+                continue
+            try:
+                old = now - entry.stat().st_mtime > _LEFTOVER_AGE
+            except OSError:
+                continue
+            if old:
+                shutil.rmtree(entry, ignore_errors=True)
 
     def _remove(self, name: str) -> None:
         shutil.rmtree(self.path(name), ignore_errors=True)

@@ -229,3 +229,21 @@ async def test_clones_expire_by_age_and_the_least_recently_used_go_first(
                 gw, "githubCloneRepo", provider="gitlab", owner="o", repo="r", ref="v1"
             )
             assert again["data"]["reused"] is False and archive.call_count == 4
+
+
+async def test_a_dead_process_leftovers_are_swept_by_the_next_clone(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    """Work folders an extraction left when its process died go with the next clone; a
+    recent one (another process may be extracting) stays."""
+    clones = tmp_path / "clones"
+    clones.mkdir()
+    for name in (".partial-0001", ".fresh-0002", ".stale-0003", ".partial-busy"):
+        (clones / name / "pkg").mkdir(parents=True)
+        (clones / name / "pkg" / "a.py").write_text("x = 1\n")
+    for name in (".partial-0001", ".fresh-0002", ".stale-0003"):
+        os.utime(clones / name, (1.0, 1.0))
+    result = await one(gateway, "githubCloneRepo", owner="o", repo="r", ref="main")
+    assert result["status"] == "success", result
+    left = [name for name in names(clones) if name.startswith(".")]
+    assert left == [".partial-busy", ".records"]
