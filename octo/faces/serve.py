@@ -144,17 +144,22 @@ async def serve_http(sock: socket.socket, access: HttpAccess, config: Config | N
 def http_app(access: HttpAccess, config: Config | None = None) -> Starlette:
     """The ASGI app of ``octo serve --http``: the MCP endpoint at ``/mcp`` behind the SDK's
     Host / Origin checks and, with a token, its bearer-token middleware; the operational
-    endpoints beside it (:mod:`octo.faces.operations`: /metrics behind the same token)."""
+    endpoints beside it (:mod:`octo.faces.operations`: /metrics behind the same token).
+    At the session cap the session idle the longest makes room for a new client."""
+    from octo.faces.http_limits import evict_idle_sessions
+
     operations = Operations(_prometheus_meters())
     server = build_server(
         config, over_http=True, meters=operations.meters, opened=operations.opened
     )
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         **access.app_options(),
         custom_starlette_routes=operations.routes(
             protect_metrics=access.token is not None, host_allowed=access.host_allowed
         ),
     )
+    evict_idle_sessions(server.session_manager)
+    return app
 
 
 def _prometheus_meters() -> PrometheusMeters | None:
