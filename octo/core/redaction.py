@@ -34,17 +34,21 @@ def _plain(pattern: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", pattern)
 
 
-def _compiled(pattern: str) -> Any:
+def _options() -> Any:
     options = re2.Options()
-    options.max_mem = 64 << 20
-    return re2.compile(pattern, options=options)
+    options.max_mem = 64 << 20  # room for the DFA of every shape at once
+    return options
+
+
+def _compiled(pattern: str) -> Any:
+    return re2.compile(pattern, options=_options())
 
 
 # Every shape in one pattern without groups: RE2's DFA alone finds each match's span.
 _ANY = _compiled("|".join(f"(?:{_plain(shape.pattern)})" for shape in SHAPES))
 # Which shapes match a whole span (the span alone: a superset of those that match it in its
 # text, whose ``\b`` and ``^`` around it may fail), in one pass over the span.
-_WHICH = re2.Set.FullMatchSet()
+_WHICH = re2.Set.FullMatchSet(_options())
 for _shape in SHAPES:
     _WHICH.Add(_plain(_shape.pattern))
 _WHICH.Compile()
