@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from octo.core.secrets.redaction import _GROUP_NAME
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.shapes import SHAPES
 
 ROUNDS = 7
+_GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
 
 
 def _python_re() -> re.Pattern[str]:

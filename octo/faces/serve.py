@@ -161,7 +161,10 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
     SDK's SSE transport at ``/sse`` too: :mod:`octo.faces.http.sse`) behind the Host check that
     names ``--allow-host`` (:mod:`octo.faces.http.host_check`), the SDK's Host / Origin checks
     and, with a token, its bearer-token middleware; the operational endpoints beside it
-    (:mod:`octo.faces.http.operations`: /metrics behind the same token)."""
+    (:mod:`octo.faces.http.operations`: /metrics behind the same token). At the session cap
+    the session idle the longest makes room for a new client."""
+    from octo.faces.http.limits import evict_idle_sessions
+
     operations = Operations(_prometheus_meters())
     server = build_server(
         config, over_http=True, meters=operations.meters, opened=operations.opened
@@ -172,6 +175,7 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
             protect_metrics=access.token is not None, host_allowed=access.host_allowed
         ),
     )
+    evict_idle_sessions(server.session_manager)
     if sse:
         from octo.faces.http.sse import sse_routes
 

@@ -28,6 +28,9 @@ from octo.core.secrets.redaction import redact
 from octo.core.secrets.shapes import PREFILTER
 from octo.transports.ripgrep import run_rg
 
+#: What identifies a file's content: device, inode, size, modification and change times.
+ContentKey = tuple[int, ...]
+
 #: Files handed to one rg run (their names stay far below the limit of a command line).
 _FILES_PER_RUN = 1000
 
@@ -42,12 +45,12 @@ def _runs(targets: Sequence[str]) -> list[Sequence[str]]:
 
 #: Whether a file holds a secret, by what identifies its content (device, inode, size,
 #: modification and change times): a tree searched again is not read again to tell.
-_VERDICTS: LRUCache[tuple[int, ...], bool] = LRUCache(maxsize=200_000)
+_VERDICTS: LRUCache[ContentKey, bool] = LRUCache(maxsize=200_000)
 _VERDICTS_LOCK = threading.Lock()
 
 
-def _content_keys(directory: Opened, args: Sequence[bytes]) -> dict[bytes, tuple[int, ...]]:
-    keys: dict[bytes, tuple[int, ...]] = {}
+def _content_keys(directory: Opened, args: Sequence[bytes]) -> dict[bytes, ContentKey]:
+    keys: dict[bytes, ContentKey] = {}
     for arg in args:
         try:
             st = os.stat(arg, dir_fd=directory.fd, follow_symlinks=False)
@@ -59,10 +62,10 @@ def _content_keys(directory: Opened, args: Sequence[bytes]) -> dict[bytes, tuple
 
 #: The redacted text of files that hold a secret, by content key, up to 64 MiB: the few such
 #: files a search meets again are not redacted again.
-_REDACTED: LRUCache[tuple[int, ...], bytes] = LRUCache(maxsize=64 << 20, getsizeof=len)
+_REDACTED: LRUCache[ContentKey, bytes] = LRUCache(maxsize=64 << 20, getsizeof=len)
 
 
-def _key(st: os.stat_result) -> tuple[int, ...]:
+def _key(st: os.stat_result) -> ContentKey:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
@@ -101,8 +104,9 @@ def _exact(directory: Opened, suspects: Iterable[bytes]) -> dict[bytes, bool]:
 
 async def secret_files(
     directory: Opened, args: Sequence[bytes], *, cwd: str, pass_fds: Sequence[int], timeout_ms: int
-) -> set[bytes]:
-    """The files ``args`` (below ``directory``, as rg printed them) that hold a secret.
+) -> dict[bytes, ContentKey | None]:
+    """The files ``args`` (below ``directory``, as rg printed them) that hold a secret, with
+    their content keys (None: the file could not be looked at).
 
     Files seen before with the same content keys are known; the others go through the
     prefilter (one rg run) and those it flags are redacted to tell (a worker thread).
@@ -120,7 +124,7 @@ async def secret_files(
             if arg in keys and (arg not in suspects or arg in exact):
                 _VERDICTS[keys[arg]] = exact.get(arg, False)
     # A suspect that could not be told (gone, or not a file now) counts as holding one.
-    return {arg for arg in args if known.get(arg) or exact.get(arg, arg in suspects)}
+    return {arg: keys.get(arg) for arg in args if known.get(arg) or exact.get(arg, arg in suspects)}
 
 
 async def files_holding_secrets(
@@ -140,6 +144,32 @@ async def files_holding_secrets(
     return found
 
 
+#: Matching lines of a query over a file's redacted text, by the file's content key and how
+#: the query matches (pattern and rg's matching flags): the same search of an unchanged tree
+#: again copies and searches no file.
+_COUNTS: LRUCache[tuple[ContentKey, tuple[str, ...]], int] = LRUCache(maxsize=100_000)
+
+
+def known_counts(
+    keys: Mapping[bytes, ContentKey | None], matching: tuple[str, ...]
+) -> dict[bytes, int]:
+    """The counts over redacted text already known for the files ``keys`` (by content key)
+    of the search ``matching``."""
+    with _VERDICTS_LOCK:
+        found = {arg: _COUNTS.get((key, matching)) for arg, key in keys.items() if key}
+    return {arg: count for arg, count in found.items() if count is not None}
+
+
+def remember_counts(
+    keys: Mapping[bytes, ContentKey], matching: tuple[str, ...], counts: Mapping[bytes, int]
+) -> None:
+    """Keep the counts of the search ``matching`` over the redacted copies ``keys`` (their
+    files' content keys when copied); a copied file not in ``counts`` has none."""
+    with _VERDICTS_LOCK:
+        for arg, key in keys.items():
+            _COUNTS[key, matching] = counts.get(arg, 0)
+
+
 class RedactedCopies:
     """Redacted copies of files, each an unnamed temporary file a child reads by its
     descriptor (``/proc/self/fd/N``); closed with this object."""
@@ -147,13 +177,17 @@ class RedactedCopies:
     def __init__(self) -> None:
         self._stack = ExitStack()
         self.fds: dict[bytes, int] = {}
+        #: The content key of each copied file when it was copied.
+        self.keys: dict[bytes, ContentKey] = {}
 
     def add(self, key: bytes, source: Opened) -> None:
         """A redacted copy of ``source`` (as octo opened it) under ``key``, unless
         redaction changes nothing in it (blocking)."""
+        content = _key(os.fstat(source.fd))
         hidden = redacted_bytes(source)
         if hidden is None:
             return
+        self.keys[key] = content
         copy = self._stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - kept open
         copy.write(hidden)
         copy.flush()

@@ -101,3 +101,14 @@ def test_the_prefilter_finds_every_text_redaction_changes() -> None:
     texts = [planted.text for planted in PLANTED] + CASES + [private_key("RSA PRIVATE KEY")[0]]
     missed = [text for text in texts if redact(text) != text and not prefilter.search(text)]
     assert missed == []
+
+
+async def test_a_file_changed_since_it_was_counted_is_counted_again(
+    gateway: octo.Gateway, tmp_path: Path
+) -> None:
+    # Counts over redacted text are kept by content key and query: an edit makes a new key.
+    assert await _total(gateway, "GITHUB_TOKEN") == [1]
+    assert await _total(gateway, "GITHUB_TOKEN") == [1]
+    settings = tmp_path / "settings.py"
+    settings.write_text(settings.read_text() + f'OTHER_GITHUB_TOKEN = "{TOKEN}"\n')
+    assert await _total(gateway, "GITHUB_TOKEN", TOKEN[:8]) == [2, 0]

@@ -230,3 +230,64 @@ async def test_legitimate_calls_answer_through_a_flood_of_half_sent_requests(
     assert answered == [200] * 6
     assert mcp.status_code == 200
     assert dropped >= len(flood) - 50
+
+
+async def _session_of_a_real_client(url: str) -> str:
+    """Open an MCP session with a real client (the initialize handshake: only that protocol
+    has sessions), list the tools, and leave without ending the session (as an abandoned
+    client does): its session ID."""
+    seen: list[str] = []
+
+    async def note_session(response: httpx2.Response) -> None:
+        if session := response.headers.get("mcp-session-id"):
+            seen.append(session)
+
+    http = httpx2.AsyncClient(timeout=60, event_hooks={"response": [note_session]})
+    transport = streamable_http_client(url, http_client=http, terminate_on_close=False)
+    async with http, Client(transport, mode="legacy") as client:
+        assert (await client.list_tools()).tools
+    assert seen, "the server opened no session"
+    return seen[0]
+
+
+async def _session_known(url: str, session: str) -> bool:
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-06-18",
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        answer = await http.post(url, json=ping, headers=headers)
+    assert answer.status_code in (200, 404), answer.text
+    return answer.status_code == 200
+
+
+@pytest.mark.slow
+async def test_past_the_session_cap_the_longest_idle_session_makes_room(tmp_path: Path) -> None:
+    env = _env(tmp_path, OCTO_HTTP_MAX_SESSIONS="5")
+    with served_http(env) as url:
+        # 12 real clients, each leaving its session open: every one connects.
+        sessions = [await _session_of_a_real_client(url) for _ in range(12)]
+        known = [await _session_known(url, session) for session in sessions]
+    assert len(set(sessions)) == 12
+    # Only the 5 newest live on: the oldest idle ones were ended to make room.
+    assert known == [False] * 7 + [True] * 5
+
+
+@pytest.mark.slow
+async def test_an_idle_session_expires_after_the_idle_timeout(tmp_path: Path) -> None:
+    env = _env(tmp_path, OCTO_HTTP_SESSION_IDLE_TIMEOUT="1")
+    with served_http(env) as url:
+        session = await _session_of_a_real_client(url)
+        assert await _session_known(url, session)
+        await anyio.sleep(2.5)
+        assert not await _session_known(url, session)
+
+
+def test_session_limits_are_read_from_the_environment() -> None:
+    env = {"OCTO_HTTP_MAX_SESSIONS": "7", "OCTO_HTTP_SESSION_IDLE_TIMEOUT": "30"}
+    limits = HttpAccess.configure("127.0.0.1", 8000, env).limits
+    assert (limits.max_sessions, limits.session_idle_timeout) == (7, 30.0)
+    with pytest.raises(ValueError, match="OCTO_HTTP_MAX_SESSIONS"):
+        HttpAccess.configure("127.0.0.1", 8000, {"OCTO_HTTP_MAX_SESSIONS": "0"})

@@ -9,10 +9,12 @@ import itertools
 from pathlib import Path
 
 import pytest
+import re2
 
 import octo
 from octo.core.config import Config
 from octo.core.secrets.redaction import redact
+from octo.core.secrets.shapes import SHAPES
 
 _SUFFIXES = ("SECRET", "TOKEN", "KEY", "PASSWORD", "PASSPHRASE")
 _PREFIXES = ("JWT", "SESSION", "MY_APP", "DB")
@@ -104,3 +106,31 @@ async def test_a_file_and_a_goal_of_repeated_assignments_answer(tmp_path: Path) 
     assert search[0]["researchGoal"] == "password=[REDACTED:secret]"
     assert read.to_wire()["results"][0]["status"] == "success"
     assert line not in str(read.to_wire())
+
+
+_ODD_LINES = (
+    "DB_PASSWORD=a:b=c  \r",
+    "DB_PASSWORD :\t x=y:z\t",
+    "  - api_key: v4lu3:w1th=s3p",
+    "# SECRET_KEY = \"it's a 'secret'\"",
+    "token = 'say \"hi\" 123'",
+    'x = {"password": "p:a=s\'s"}',
+)
+
+
+def test_the_cheap_value_span_agrees_with_the_shape_pattern() -> None:
+    """Shapes that tell their secret's span without RE2's group search tell the span the
+    group would: over every generated form and lines with separators inside the value."""
+    checked = 0
+    for shape in SHAPES:
+        if shape.value_span is None:
+            continue
+        pattern = re2.compile(shape.pattern)
+        for line in (*CASES, *_ODD_LINES):
+            data = line.encode()
+            for match in pattern.finditer(data):
+                groups = [i for name, i in pattern.groupindex.items() if name.startswith("secret")]
+                group = next(number for number in groups if match.start(number) >= 0)
+                assert shape.value_span(data, *match.span()) == match.span(group), line
+                checked += 1
+    assert checked >= len(CASES)

@@ -5,8 +5,9 @@ every answer, hint and error (:func:`redacted`), so nothing leaves octo unredact
 that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a secret
 from the shape that finds it.
 
-The shapes (``secret_shapes.py``) run as one RE2 pattern: RE2 never backtracks, so
-redaction takes time linear in the text whatever the text holds. Private-key blocks span
+The shapes (``secret_shapes.py``) run as one RE2 pattern without groups that finds each
+match's span; only that span is read again, to tell its shape and its secret. RE2 never
+backtracks, so redaction takes time linear in the text whatever the text holds. Private-key blocks span
 lines: their body lines are followed line by line after a BEGIN line, and a line of key
 material seen without its BEGIN line (a search hit in a key body) is caught by its shape.
 """
@@ -14,7 +15,6 @@ material seen without its BEGIN line (a search hit in a key body) is caught by i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -28,36 +28,48 @@ from octo.core.secrets.shapes import Shape
 
 T = TypeVar("T")
 
-_GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
-
 
 def _plain(pattern: str) -> str:
     """``pattern`` without its named groups."""
     return re.sub(r"\(\?P<\w+>", "(?:", pattern)
 
 
-def _combined(shapes: Iterable[Shape]) -> tuple[Any, list[tuple[Shape, int, list[int]]]]:
-    """One RE2 pattern for every shape; per shape its group and its secret groups."""
-    parts = []
-    for number, shape in enumerate(shapes):
-        # RE2 wants group names unique across the whole pattern: number them per shape.
-        body = _GROUP_NAME.sub(rf"(?P<v{number}_\1>", shape.pattern)
-        parts.append(f"(?P<r{number}>{body})")
+def _options() -> Any:
     options = re2.Options()
-    options.max_mem = 64 << 20
-    pattern = re2.compile("|".join(parts), options=options)
-    index = pattern.groupindex
-    table = []
-    for number, shape in enumerate(shapes):
-        secrets = [i for name, i in index.items() if name.startswith(f"v{number}_")]
-        table.append((shape, index[f"r{number}"], secrets))
-    return pattern, table
+    options.max_mem = 64 << 20  # room for the DFA of every shape at once
+    return options
 
 
-_PATTERN, _TABLE = _combined(SHAPES)
-# The same pattern without its groups: whether a text holds any shape is then answered by
-# RE2's DFA alone, ten times faster than a search that also reports groups.
-_ANY = re2.compile(_plain(_PATTERN.pattern))
+def _compiled(pattern: str) -> Any:
+    return re2.compile(pattern, options=_options())
+
+
+# Every shape in one pattern without groups: RE2's DFA alone finds each match's span.
+_ANY = _compiled("|".join(f"(?:{_plain(shape.pattern)})" for shape in SHAPES))
+# Which shapes match a whole span (the span alone: a superset of those that match it in its
+# text, whose ``\b`` and ``^`` around it may fail), in one pass over the span.
+_WHICH = re2.Set.FullMatchSet(_options())
+for _shape in SHAPES:
+    _WHICH.Add(_plain(_shape.pattern))
+_WHICH.Compile()
+# Per shape: its pattern without groups, with groups, and the numbers of its secret groups.
+_OWN = [
+    (
+        _compiled(_plain(shape.pattern)),
+        grouped := _compiled(shape.pattern),
+        sorted(i for name, i in grouped.groupindex.items() if name.startswith("secret")),
+    )
+    for shape in SHAPES
+]
+_SEARCH = re2._Anchor.UNANCHORED
+_WHOLE = re2._Anchor.ANCHOR_BOTH
+
+
+def _spans(pattern: Any, anchor: Any, data: bytes, start: int, end: int) -> Any:
+    """The group spans of ``pattern``'s match in ``data[start:end]`` (``\b`` and ``^`` see
+    the text around it), ``(-1, -1)`` first when none: google-re2's compiled regexp asked
+    directly, since its Python wrapper costs several times the search on short spans."""
+    return pattern._regexp.Match(anchor, data, start, end)
 
 
 _MARKED = "[REDACTED:"
@@ -67,43 +79,56 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
-def _replace(match: Any) -> str:
-    """What a match of :data:`_PATTERN` (over UTF-8 bytes) becomes."""
-    data: bytes = match.string
-    # Every group's span in one read: the wrapper's span() checks its argument each call,
-    # which cost more than the search itself on a text of many secrets.
-    spans = match._spans
-    for shape, group, secrets in _TABLE:
-        start, end = spans[group]
-        if start < 0:
-            continue
-        lo, hi = start, end
+def _shape_at(data: bytes, start: int, end: int) -> int | None:
+    """The number of the shape that found ``data[start:end]``: the first shape matching the
+    whole span in its text, as in the alternation :data:`_ANY` ran."""
+    candidates: list[int] = sorted(_WHICH.Match(data[start:end]))
+    if len(candidates) == 1:
+        return candidates[0]
+    for number in candidates:
+        if _spans(_OWN[number][0], _WHOLE, data, start, end)[0][0] >= 0:
+            return number
+    return None
+
+
+def _replace(data: bytes, start: int, end: int) -> str:
+    """What the match ``data[start:end]`` of :data:`_ANY` becomes; only that span is read
+    again (by its own shape's pattern), never the rest of the text."""
+    number = _shape_at(data, start, end)
+    if number is None:
+        return "[REDACTED:secret]"
+    shape = SHAPES[number]
+    _, grouped, secrets = _OWN[number]
+    lo, hi = start, end
+    if shape.value_span is not None:
+        lo, hi = shape.value_span(data, start, end)
+    elif secrets:
+        spans = _spans(grouped, _WHOLE, data, start, end)
         for secret in secrets:
             if spans[secret][0] >= 0:
                 lo, hi = spans[secret]
                 break
-        value = _text(data[lo:hi])
-        if shape.is_secret is not None and not shape.is_secret(value, _text(data[start:lo])):
-            break
-        if value.startswith(_MARKED):
-            break  # redacted before (a page cut from a redacted file): left as it is
-        kind = _specific_kind(value) if shape.by_context else shape.kind
-        first, last = spans[0]
-        return f"{_text(data[first:lo])}[REDACTED:{kind}]{_text(data[hi:last])}"
-    return _text(data[spans[0][0] : spans[0][1]])
+    value, head = _text(data[lo:hi]), _text(data[start:lo])
+    if shape.is_secret is not None and not shape.is_secret(value, head):
+        return _text(data[start:end])
+    if value.startswith(_MARKED):
+        return _text(data[start:end])  # redacted before (a page cut from a redacted file)
+    kind = _specific_kind(value) if shape.by_context else shape.kind
+    return f"{head}[REDACTED:{kind}]{_text(data[hi:end])}"
 
 
 # The shapes that know a secret by its own form: a value found by its name that holds one
 # of them is named by that kind. One search of the value, never a redaction of it again
 # (a value holding ``password=`` again must not start another pass: one pass, linear).
-_SPECIFIC = re2.compile(
+_SPECIFIC = _compiled(
     _plain("|".join(f"(?:{shape.pattern})" for shape in SHAPES if not shape.by_context))
 )
 
 
 def _specific_kind(value: str) -> str:
-    match = _SPECIFIC.search(value)
-    shape = None if match is None else _shape_of(match.group(), context=False)
+    data = value.encode("utf-8", "surrogatepass")
+    first, last = _spans(_SPECIFIC, _SEARCH, data, 0, len(data))[0]
+    shape = None if first < 0 else _shape_of(_text(data[first:last]), context=False)
     return "secret" if shape is None else shape.kind
 
 
@@ -151,34 +176,35 @@ def redact_line(line: str) -> str:
     """
     # Bytes: RE2 then searches on from a position without encoding the text again.
     data = line.encode("utf-8", "surrogatepass")
-    found = _ANY.search(data)
-    if found is None:
+    size = len(data)
+    start, end = _spans(_ANY, _SEARCH, data, 0, size)[0]
+    if start < 0:
         return line
     parts = []
     done = 0
-    while found is not None:
-        start, end = found.span()
+    while start >= 0:
         if end - start > _LONG_MATCH:
             hidden = _replace_long(_text(data[start:end]))
         else:
-            hidden = _replace(_PATTERN.search(data, start))
+            hidden = _replace(data, start, end)
         parts += [_text(data[done:start]), hidden]
         done = end
-        found = _ANY.search(data, end) if end < len(data) else None
+        if end >= size:
+            break
+        start, end = _spans(_ANY, _SEARCH, data, end, size)[0]
     parts.append(_text(data[done:]))
     return "".join(parts)
 
 
 #: Above this length a match's groups are not asked of RE2 (its group search costs ten
-#: times its plain search per byte): the shape is told by its plain pattern, the name and
-#: separator before a value by :data:`_HEAD`, and the rest is hidden.
+#: times its plain search per byte): the name and separator before a value are told by
+#: :data:`_HEAD`, and the rest is hidden.
 _LONG_MATCH = 2048
 _HEAD = re.compile(r"[^:=\n]{0,256}?(?::=|=>|[:=])[ \t]*[\"']?")
-_PLAIN = [(shape, re2.compile(_plain(shape.pattern))) for shape in SHAPES]
 
 
 def _shape_of(span: str, context: bool | None = None) -> Shape | None:
-    for shape, plain in _PLAIN:
+    for shape, (plain, _, _) in zip(SHAPES, _OWN, strict=True):
         if context in (None, shape.by_context) and plain.fullmatch(span):
             return shape
     return None

@@ -89,11 +89,16 @@ class StaticTokenVerifier:
 
 @dataclass(frozen=True)
 class ConnectionLimits:
-    """How many connections may be open at once, and the seconds one may take to send its
-    request headers (:mod:`octo.faces.http.limits` enforces them)."""
+    """How many connections may be open at once, the seconds one may take to send its
+    request headers, how many MCP sessions may live at once and the seconds one may stay
+    idle (:mod:`octo.faces.http.limits` enforces them)."""
 
     max_connections: int = 1000
     header_timeout: float = 10.0
+    #: About 46 KB each: 1,000 sessions hold under 50 MB.
+    max_sessions: int = 1000
+    #: The SDK's default of 30 minutes let abandoned sessions pile up.
+    session_idle_timeout: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -104,8 +109,9 @@ class HttpAccess:
     port: int
     token: str | None
     allowed_hosts: tuple[str, ...]
-    #: Open connections and the time to send request headers (OCTO_HTTP_MAX_CONNECTIONS,
-    #: OCTO_HTTP_HEADER_TIMEOUT).
+    #: Open connections, the time to send request headers, live sessions and their idle time
+    #: (OCTO_HTTP_MAX_CONNECTIONS, OCTO_HTTP_HEADER_TIMEOUT, OCTO_HTTP_MAX_SESSIONS,
+    #: OCTO_HTTP_SESSION_IDLE_TIMEOUT).
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
     @classmethod
@@ -142,6 +148,12 @@ class HttpAccess:
             header_timeout=env_seconds(
                 env, "OCTO_HTTP_HEADER_TIMEOUT", ConnectionLimits.header_timeout
             ),
+            max_sessions=env_int(
+                env, "OCTO_HTTP_MAX_SESSIONS", ConnectionLimits.max_sessions, 1, 100_000
+            ),
+            session_idle_timeout=env_seconds(
+                env, "OCTO_HTTP_SESSION_IDLE_TIMEOUT", ConnectionLimits.session_idle_timeout
+            ),
         )
         return cls(host, port, token, tuple(dict.fromkeys(names)), limits)
 
@@ -169,11 +181,13 @@ class HttpAccess:
         )
 
     def app_options(self) -> dict[str, Any]:
-        """Keyword arguments of the SDK's ``streamable_http_app``: host, transport security
-        and, with a token, the bearer-token authentication."""
+        """Keyword arguments of the SDK's ``streamable_http_app``: host, transport security,
+        session limits and, with a token, the bearer-token authentication."""
         options: dict[str, Any] = {
             "host": self.host,
             "transport_security": self.transport_security(),
+            "max_sessions": self.limits.max_sessions,
+            "session_idle_timeout": self.limits.session_idle_timeout,
         }
         if self.token is not None:
             from mcp.server.auth.settings import AuthSettings

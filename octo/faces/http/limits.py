@@ -6,16 +6,24 @@ still waiting for its headers is closed to make room (a flood of half-sent reque
 churns through itself while clients that send a request at once are served); only when every
 open connection is busy with a request is the new one refused. Closing is silent: one log
 line at most every ten seconds counts what was closed, never a traceback per connection.
+
+MCP sessions are capped too (``max_sessions``): at the cap a new client is not refused as the
+SDK would do; the session idle the longest is ended to make room (:func:`evict_idle_sessions`).
+Only when every session has a request in flight is a new one refused.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from octo.faces.http.access import ConnectionLimits
@@ -82,3 +90,38 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
             super().connection_lost(exc)
 
     return GuardedH11Protocol
+
+
+class _EvictingSessionManager(StreamableHTTPSessionManager):
+    """The SDK's session manager, ending the longest idle session at the session cap."""
+
+    def _admit_session(
+        self, requestor: AuthorizationContext | None
+    ) -> StreamableHTTPServerTransport | None:
+        if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+            self._evict_longest_idle()
+        return super()._admit_session(requestor)
+
+    def _evict_longest_idle(self) -> None:
+        # A transport's idle deadline is infinite while a request (an open GET stream too)
+        # is in flight, else the end of its idle time: the smallest one has idled longest.
+        idle = [
+            (transport.idle_scope.deadline, session_id)
+            for session_id, transport in self._server_instances.items()
+            if transport.idle_scope is not None and math.isfinite(transport.idle_scope.deadline)
+        ]
+        if not idle:
+            return
+        _, session_id = min(idle)
+        transport = self._server_instances.pop(session_id)
+        self._session_owners.pop(session_id, None)
+        # Its server task ends at once and terminates the transport (the SDK's own path).
+        assert transport.idle_scope is not None
+        transport.idle_scope.cancel()
+        _log.info("octo: MCP session cap reached; the session idle the longest was ended")
+
+
+def evict_idle_sessions(manager: StreamableHTTPSessionManager) -> None:
+    """Make ``manager`` (built by the SDK's ``streamable_http_app``) end the session idle the
+    longest when a new client comes at its session cap, instead of refusing the client."""
+    manager.__class__ = _EvictingSessionManager

@@ -27,6 +27,8 @@ from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.files.confined import Opened
 from octo.core.formats import iso_utc
+from octo.local.redacted_search import known_counts
+from octo.local.redacted_search import remember_counts
 from octo.local.redacted_search import secret_files
 from octo.local.search.long_lines import LONGEST_EVENT
 from octo.local.search.models import SearchFields
@@ -183,24 +185,30 @@ async def _over_redacted(
     )
     if not secret:
         return matching
-    chosen = [entry for entry in matching if entry.arg in secret]
-    with await open_page(scope.directory, chosen) as sources:
-        await sources.search_redacted(secret)
-        # A file that could not be copied (gone since) has no count: it is left out.
-        copied = {sources.copies.path(arg).encode(): arg for arg in sources.copies.fds}
-        counts: dict[bytes, int] = {}
-        if copied:  # (rg given no file would search its working directory)
-            done = await run_rg(
-                [*_RECOUNT_ARGS, *match_args(query), "--", query.pattern]
-                + [os.fsdecode(path) for path in copied],
-                cwd=scope.rg_cwd,
-                timeout_ms=limit,
-                pass_fds=(*scope.fds, *sources.fds),
-            )
-            for line in done.stdout.split(b"\n"):
-                name, _, count = line.rpartition(b"\0")
-                if name in copied:
-                    counts[copied[name]] = int(count)
+    matched_by = (query.pattern, *match_args(query))
+    counts = known_counts(secret, matched_by)
+    chosen = [entry for entry in matching if entry.arg in secret and entry.arg not in counts]
+    if chosen:
+        with await open_page(scope.directory, chosen) as sources:
+            await sources.search_redacted(entry.arg for entry in chosen)
+            # A file that could not be copied (gone since) has no count: it is left out.
+            copied = {sources.copies.path(arg).encode(): arg for arg in sources.copies.fds}
+            fresh: dict[bytes, int] = {}
+            if copied:  # (rg given no file would search its working directory)
+                done = await run_rg(
+                    [*_RECOUNT_ARGS, *match_args(query), "--", query.pattern]
+                    + [os.fsdecode(path) for path in copied],
+                    cwd=scope.rg_cwd,
+                    timeout_ms=limit,
+                    pass_fds=(*scope.fds, *sources.fds),
+                )
+                for line in done.stdout.split(b"\n"):
+                    name, _, count = line.rpartition(b"\0")
+                    if name in copied:
+                        fresh[copied[name]] = int(count)
+                if done.returncode in (0, 1):  # (an error may have left a count out)
+                    remember_counts(sources.copies.keys, matched_by, fresh)
+            counts.update(fresh)
     return [
         entry._replace(matched_lines=counts[entry.arg], redacted=True)
         if entry.arg in secret
