@@ -94,6 +94,8 @@ class ToolDocs:
     what a real answer looks like, the errors it answers with, and the tools around it."""
 
     use_cases: tuple[str, ...] = ()
+    #: How it works in full, beyond the tools/list description a model reads every call.
+    details: str = ""
     #: A realistic envelope of one query: ``{"status", "data", "hints"}``.
     response: Mapping[str, Any] = field(default_factory=dict)
     #: Error code -> when the tool answers with it.
@@ -150,23 +152,59 @@ class ToolSpec:
                     "items": query_schema,
                     "minItems": 1,
                     "maxItems": self.max_queries,
-                    "description": f"1-{self.max_queries} queries, run concurrently."
-                    if self.max_queries > 1
-                    else "One query.",
                 }
             },
             "required": ["queries"],
         }
         if defs:
             schema["$defs"] = defs
-        compact: dict[str, Any] = _compact_schema(schema, drop=("title",))
-        return compact
+        return _published_input(schema)
 
     def output_schema(self) -> dict[str, Any]:
         """JSON schema of the bulk response; field prose lives in the input schema and docs."""
         schema = self.bulk_model.model_json_schema()
         compact: dict[str, Any] = _compact_schema(schema, drop=("title", "description"))
         return compact
+
+
+def _published_input(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as tools/list publishes it: what a model needs to call, said once.
+
+    Besides :func:`_compact_schema`'s cuts, an optional field is published as its type
+    without pydantic's ``anyOf [X, {"type": "null"}]`` wrapper (leaving a field out is how a
+    model says "none"; the query model still accepts an explicit null), a boolean's
+    ``"default": false`` is left out (an absent flag is off), as is an integer's default that
+    is its minimum (the first page), and the query's own
+    description (the tool's says it). Validation is the query
+    model's, so nothing here loosens or tightens what a call may carry.
+    """
+    compact: dict[str, Any] = _without_nullable(_compact_schema(schema, drop=("title",)))
+    # The query model's docstring restates the tool's description.
+    compact["properties"]["queries"]["items"].pop("description", None)
+    return compact
+
+
+def _without_nullable(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_without_nullable(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _without_nullable(value) for key, value in node.items()}
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and {"type": "null"} in branches:
+        kept = [branch for branch in branches if branch != {"type": "null"}]
+        del node["anyOf"]
+        node = {**kept[0], **node} if len(kept) == 1 else {"anyOf": kept, **node}
+    if node.get("type") == "boolean" and node.get("default") is False:
+        del node["default"]
+    if (
+        node.get("type") == "integer"
+        and "minimum" in node
+        and node.get("default") == node["minimum"]
+    ):
+        # A page number or count starting at its least value: the minimum says it.
+        del node["default"]
+    return node
 
 
 def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:

@@ -64,9 +64,9 @@ class ToolQuery(BaseModel):
     #: validation (nothing is guessed silently), and its hint is the query mended.
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = {}
 
-    mainResearchGoal: str | None = Field(default=None, description="Overall research objective.")
-    researchGoal: str | None = Field(default=None, description="Goal of this specific query.")
-    reasoning: str | None = Field(default=None, description="Why this query helps reach the goal.")
+    mainResearchGoal: str | None = Field(default=None, description="Overall goal.")
+    researchGoal: str | None = Field(default=None, description="This query's goal.")
+    reasoning: str | None = Field(default=None, description="Why this query.")
 
     @field_validator("*", mode="after")
     @classmethod
