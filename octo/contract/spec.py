@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.core.envelope import BulkResponse
+from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -158,7 +159,7 @@ class ToolSpec:
         }
         if defs:
             schema["$defs"] = defs
-        return _published_input(schema)
+        return _published_input(schema, self.query_model.described_here)
 
     def output_schema(self) -> dict[str, Any]:
         """JSON schema of the bulk response; field prose lives in the input schema and docs."""
@@ -167,21 +168,34 @@ class ToolSpec:
         return compact
 
 
-def _published_input(schema: dict[str, Any]) -> dict[str, Any]:
+def _published_input(schema: dict[str, Any], described: frozenset[str] | None) -> dict[str, Any]:
     """``schema`` as tools/list publishes it: what a model needs to call, said once.
 
     Besides :func:`_compact_schema`'s cuts, an optional field is published as its type
     without pydantic's ``anyOf [X, {"type": "null"}]`` wrapper (leaving a field out is how a
     model says "none"; the query model still accepts an explicit null), a boolean's
-    ``"default": false`` is left out (an absent flag is off), as is an integer's default that
-    is its minimum (the first page), and the query's own
-    description (the tool's says it). Validation is the query
-    model's, so nothing here loosens or tightens what a call may carry.
+    ``"default": false`` is left out (an absent flag is off), as is a page number's default
+    1 (paging starts there), and the query's own description (the tool's says it).
+    Fields outside ``described`` (when given) keep only their shape. Validation is the
+    query model's, so nothing here loosens or tightens what a call may carry.
     """
     compact: dict[str, Any] = _without_nullable(_compact_schema(schema, drop=("title",)))
+    query = compact["properties"]["queries"]["items"]
     # The query model's docstring restates the tool's description.
-    compact["properties"]["queries"]["items"].pop("description", None)
+    query.pop("description", None)
+    fields: dict[str, dict[str, Any]] = query["properties"]
+    for name, words in fields.items():
+        if name.lower().endswith(("page", "pagenumber")) and words.get("default") == 1:
+            del words["default"]
+    if described is not None:
+        for name, words in fields.items():
+            if name not in described and name not in CONTEXT_FIELDS:
+                fields[name] = {k: v for k, v in words.items() if k in _SHAPE}
     return compact
+
+
+#: What a field published by shape only keeps.
+_SHAPE = frozenset({"type", "items", "enum", "anyOf"})
 
 
 def _without_nullable(node: Any) -> Any:
@@ -196,13 +210,6 @@ def _without_nullable(node: Any) -> Any:
         del node["anyOf"]
         node = {**kept[0], **node} if len(kept) == 1 else {"anyOf": kept, **node}
     if node.get("type") == "boolean" and node.get("default") is False:
-        del node["default"]
-    if (
-        node.get("type") == "integer"
-        and "minimum" in node
-        and node.get("default") == node["minimum"]
-    ):
-        # A page number or count starting at its least value: the minimum says it.
         del node["default"]
     return node
 

@@ -14,12 +14,10 @@ import time
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
 from typing import ClassVar
 
 import anyio
 from pydantic import BaseModel
-from pydantic import ConfigDict
 from pydantic import Field
 
 from octo.contract import Answer
@@ -27,7 +25,6 @@ from octo.contract import QueryContext
 from octo.core.budget import measured
 from octo.core.files.paths import is_hidden
 from octo.core.formats import compact_json
-from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import FieldAlias
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.checked_paths import opened_directory
@@ -135,27 +132,12 @@ DEFAULT_FILE_LIMIT = 2000
 MAX_FILE_LIMIT = 10_000
 
 
-#: Fields this tool's schema describes in full; the others mean what they mean in
-#: localFindFiles and localSearchCode (bounds and defaults too), whose schemas say it.
-_DESCRIBED_HERE = frozenset({"pattern", "path", "fileLimit", "sortBy"})
-#: What the schema of a field described elsewhere keeps: its shape.
-_SHAPE = frozenset({"type", "items", "enum", "anyOf"})
-
-
-def _described_once(schema: dict[str, Any]) -> None:
-    # tools/list would otherwise repeat two other tools' fields word for word; the query
-    # model validates every field as strictly either way.
-    for name, field in schema["properties"].items():
-        if name not in _DESCRIBED_HERE and name not in CONTEXT_FIELDS:
-            for node in [field, *field.get("anyOf", ())]:
-                for keyword in set(node) - _SHAPE:
-                    del node[keyword]
-
-
 class FindAndSearchQuery(FindFilters, SearchFields):
     """One find, then one search over the files found."""
 
-    model_config = ConfigDict(json_schema_extra=_described_once)
+    # The other fields mean what they mean in localFindFiles and localSearchCode, whose
+    # tools/list schemas describe them: this one publishes only their shape.
+    described_here = frozenset({"pattern", "path", "fileLimit", "sortBy"})
 
     fileLimit: int = Field(
         default=DEFAULT_FILE_LIMIT,

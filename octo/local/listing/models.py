@@ -60,7 +60,7 @@ class ListingQuery(ToolQuery):
     hidden: bool = Field(default=False, description="Dot-entries too.")
     noIgnore: bool = Field(
         default=False,
-        description="Ignored entries too.",
+        description=".gitignored entries too.",
     )
 
 

@@ -164,7 +164,7 @@ class SearchFields(ToolQuery):
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     noIgnore: bool = Field(
         default=False,
-        description="Ignored files too.",
+        description=".gitignored files too.",
     )
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
