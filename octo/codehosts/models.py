@@ -42,8 +42,8 @@ class RemoteQuery(ToolQuery):
     provider: CodeHostName = Field(
         default="github",
         description=(
-            'Code host that answers: "github", or "gitlab" (GITLAB_HOST, default gitlab.com;'
-            " owner may be a group path). Unset means gitlab when only GitLab is configured."
+            '"gitlab" for GitLab (owner may be a group path); unset: gitlab when only it is'
+            " configured."
         ),
     )
 

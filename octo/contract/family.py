@@ -1,8 +1,8 @@
 """A family's tools from their two halves: the code (models, handler, limits) bound in the
 family's ``specs.py``, and the words (title, description, example) in its ``tools.toml``.
-The longer reference (use cases, related tools, errors, a realistic answer: spec 000's
-sections of docs/tools.md) is in ``reference.toml`` beside them, kept apart so tools/list
-carries only the compact words.
+The longer reference (how it works in full, use cases, related tools, errors, a realistic
+answer: spec 000's sections of docs/tools.md) is in ``reference.toml`` beside them, kept
+apart so tools/list carries only the compact words.
 
 Prose and examples are data, so they live in a data file where they read as prose; the
 loader checks that every tool has both halves, so a tool is still defined exactly once.
@@ -109,6 +109,7 @@ def _spec(
         places_reference=binding.places,
         docs=ToolDocs(
             use_cases=tuple(reference.get("use_cases", ())),
+            details=" ".join(reference.get("details", "").split()),
             response=dict(reference.get("response", {})),
             errors=dict(reference.get("errors", {})),
             related=tuple(reference.get("related", ())),

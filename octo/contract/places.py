@@ -48,8 +48,7 @@ def aggregation_field() -> Any:
     """The ``aggregationMode`` field of a query that may name several places."""
     return Field(
         default="global",
-        description="Several places: one ranking (global) or the page split between them "
-        "(perPlace).",
+        description="Several places: one ranking, or perPlace.",
     )
 
 
@@ -57,7 +56,7 @@ def format_field() -> Any:
     """The ``responseFormat`` field of a query that may name several places."""
     return Field(
         default="flat",
-        description="Several places: items with their place (flat), or grouped.",
+        description="Several places: flat, or grouped.",
     )
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.core.envelope import BulkResponse
+from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -94,6 +95,8 @@ class ToolDocs:
     what a real answer looks like, the errors it answers with, and the tools around it."""
 
     use_cases: tuple[str, ...] = ()
+    #: How it works in full, beyond the tools/list description a model reads every call.
+    details: str = ""
     #: A realistic envelope of one query: ``{"status", "data", "hints"}``.
     response: Mapping[str, Any] = field(default_factory=dict)
     #: Error code -> when the tool answers with it.
@@ -150,23 +153,65 @@ class ToolSpec:
                     "items": query_schema,
                     "minItems": 1,
                     "maxItems": self.max_queries,
-                    "description": f"1-{self.max_queries} queries, run concurrently."
-                    if self.max_queries > 1
-                    else "One query.",
                 }
             },
             "required": ["queries"],
         }
         if defs:
             schema["$defs"] = defs
-        compact: dict[str, Any] = _compact_schema(schema, drop=("title",))
-        return compact
+        return _published_input(schema, self.query_model.described_here)
 
     def output_schema(self) -> dict[str, Any]:
         """JSON schema of the bulk response; field prose lives in the input schema and docs."""
         schema = self.bulk_model.model_json_schema()
         compact: dict[str, Any] = _compact_schema(schema, drop=("title", "description"))
         return compact
+
+
+def _published_input(schema: dict[str, Any], described: frozenset[str] | None) -> dict[str, Any]:
+    """``schema`` as tools/list publishes it: what a model needs to call, said once.
+
+    Besides :func:`_compact_schema`'s cuts, an optional field is published as its type
+    without pydantic's ``anyOf [X, {"type": "null"}]`` wrapper (leaving a field out is how a
+    model says "none"; the query model still accepts an explicit null), a boolean's
+    ``"default": false`` is left out (an absent flag is off), as is a page number's default
+    1 (paging starts there), and the query's own description (the tool's says it).
+    Fields outside ``described`` (when given) keep only their shape. Validation is the
+    query model's, so nothing here loosens or tightens what a call may carry.
+    """
+    compact: dict[str, Any] = _without_nullable(_compact_schema(schema, drop=("title",)))
+    query = compact["properties"]["queries"]["items"]
+    # The query model's docstring restates the tool's description.
+    query.pop("description", None)
+    fields: dict[str, dict[str, Any]] = query["properties"]
+    for name, words in fields.items():
+        if name.lower().endswith(("page", "pagenumber")) and words.get("default") == 1:
+            del words["default"]
+    if described is not None:
+        for name, words in fields.items():
+            if name not in described and name not in CONTEXT_FIELDS:
+                fields[name] = {k: v for k, v in words.items() if k in _SHAPE}
+    return compact
+
+
+#: What a field published by shape only keeps.
+_SHAPE = frozenset({"type", "items", "enum", "anyOf"})
+
+
+def _without_nullable(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_without_nullable(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _without_nullable(value) for key, value in node.items()}
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and {"type": "null"} in branches:
+        kept = [branch for branch in branches if branch != {"type": "null"}]
+        del node["anyOf"]
+        node = {**kept[0], **node} if len(kept) == 1 else {"anyOf": kept, **node}
+    if node.get("type") == "boolean" and node.get("default") is False:
+        del node["default"]
+    return node
 
 
 def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:

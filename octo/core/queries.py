@@ -63,10 +63,13 @@ class ToolQuery(BaseModel):
     #: Names other tools give this model's fields: a query using one still fails
     #: validation (nothing is guessed silently), and its hint is the query mended.
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = {}
+    #: The fields tools/list describes in full besides the research context (None: all);
+    #: the others are published by shape only, their words said by another tool.
+    described_here: ClassVar[frozenset[str] | None] = None
 
-    mainResearchGoal: str | None = Field(default=None, description="Overall research objective.")
-    researchGoal: str | None = Field(default=None, description="Goal of this specific query.")
-    reasoning: str | None = Field(default=None, description="Why this query helps reach the goal.")
+    mainResearchGoal: str | None = Field(default=None, description="Overall goal.")
+    researchGoal: str | None = Field(default=None, description="This query's goal.")
+    reasoning: str | None = Field(default=None, description="Why this query.")
 
     @field_validator("*", mode="after")
     @classmethod

@@ -224,6 +224,8 @@ def _tool_section(spec: ToolSpec) -> list[str]:
         spec.description.strip(),
         "",
     ]
+    if docs.details:
+        lines += [docs.details, ""]
     if docs.use_cases:
         lines += ["### Use cases", "", *(f"- {case}" for case in docs.use_cases), ""]
     table = _parameter_table(spec)

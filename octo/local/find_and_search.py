@@ -135,17 +135,19 @@ MAX_FILE_LIMIT = 10_000
 class FindAndSearchQuery(FindFilters, SearchFields):
     """One find, then one search over the files found."""
 
+    # The other fields mean what they mean in localFindFiles and localSearchCode, whose
+    # tools/list schemas describe them: this one publishes only their shape.
+    described_here = frozenset({"pattern", "path", "fileLimit", "sortBy"})
+
     fileLimit: int = Field(
         default=DEFAULT_FILE_LIMIT,
         ge=1,
         le=MAX_FILE_LIMIT,
-        description=f"Search at most this many of the files found, the first in sortBy order "
-        f"(1-{MAX_FILE_LIMIT}).",
+        description="Files searched at most.",
     )
     sortBy: FindSort = Field(
         default="path",
-        description="Which files fileLimit keeps: path (A to Z), modified (newest first) or "
-        "size (largest first).",
+        description="Order fileLimit keeps by.",
     )
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = {

@@ -55,29 +55,26 @@ class LocalGetFileContentQuery(ToolQuery):
     path: str = Field(min_length=1, description="File path: absolute or root-relative.")
     fullContent: bool = Field(
         default=False,
-        description="Return the entire file, beyond the token budget (files up to 300 KB).",
+        description="Whole file past the token budget (up to 300 KB).",
     )
-    startLine: int | None = Field(default=None, ge=1, description="Start line (1-indexed).")
-    endLine: int | None = Field(default=None, ge=1, description="End line (1-indexed, inclusive).")
+    startLine: int | None = Field(default=None, ge=1, description="1-based.")
+    endLine: int | None = Field(default=None, ge=1, description="1-based, inclusive.")
     matchString: str | None = Field(
         default=None,
         min_length=1,
-        description="Text to match (a regex with matchStringIsRegex); returns each matching "
-        "line with context.",
+        description="Text whose lines to return, with context.",
     )
     matchStringContextLines: int = Field(
-        default=5, ge=1, le=50, description="Context lines around each match (1-50)."
+        default=5, ge=1, le=50, description="Lines around each match."
     )
     matchStringIsRegex: bool = Field(
         default=False,
-        description="Treat matchString as a regular expression in ripgrep's syntax, as "
-        "localSearchCode's pattern (Rust regex: linear time; no look-around or "
-        "back-references).",
+        description="matchString is a ripgrep regex.",
     )
     matchStringCaseSensitive: bool = Field(default=False, description="Case-sensitive matching.")
-    charOffset: int = Field(default=0, ge=0, description="Character offset for pagination.")
+    charOffset: int = Field(default=0, ge=0, description="Character offset.")
     charLength: int | None = Field(
-        default=None, ge=1, le=10000, description="Characters to return (1-10000)."
+        default=None, ge=1, le=10000, description="Characters to return."
     )
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)

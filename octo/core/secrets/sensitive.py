@@ -14,15 +14,8 @@ from octo.core.files.paths import is_hidden
 Withheld = Literal["hidden", "sensitive"]
 
 #: The opt-ins' descriptions, the same in every tool that reads local files.
-HIDDEN_DESCRIPTION = (
-    "octo extension: also search/read dot-files and dot-directories (.github, .config). "
-    "Default false."
-)
-SENSITIVE_DESCRIPTION = (
-    "octo extension: also search/read credential files (.env, *.pem, *.key, id_rsa, "
-    ".npmrc, credentials.json...). Secrets in returned text are redacted regardless. "
-    "Default false."
-)
+HIDDEN_DESCRIPTION = "Dot-files too."
+SENSITIVE_DESCRIPTION = "Credential files (.env, keys) too."
 
 #: File names whose content is a secret by nature; reading or searching them needs an opt-in.
 SENSITIVE_NAME_GLOBS: tuple[str, ...] = (

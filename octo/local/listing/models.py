@@ -55,15 +55,12 @@ class ListingQuery(ToolQuery):
 
     path: str = Field(
         min_length=1,
-        description="Directory to start from: absolute, relative to the first allowed root, or file://.",
+        description="Directory: absolute or root-relative.",
     )
-    hidden: bool = Field(
-        default=False, description="Include hidden entries (names starting with a dot)."
-    )
+    hidden: bool = Field(default=False, description="Dot-entries too.")
     noIgnore: bool = Field(
         default=False,
-        description=".gitignore, .ignore and .rgignore rules are respected by default; "
-        "true lists ignored entries too.",
+        description=".gitignored entries too.",
     )
 
 
@@ -74,40 +71,35 @@ class ViewStructureQuery(ListingQuery):
         default=None,
         ge=1,
         le=5,
-        description="Levels to list (1 = direct children). Default 1, or 5 with recursive.",
+        description="Levels (1: children; 5 with recursive).",
     )
-    recursive: bool = Field(
-        default=False, description="List nested levels too (up to depth, else 5 levels)."
-    )
+    recursive: bool = Field(default=False, description="Nested levels too.")
     details: bool = Field(
         default=False,
-        description="Add size (files, bytes), modified (ISO 8601 UTC) and permissions (octal).",
+        description="Add size, modified, permissions.",
     )
     sortBy: Literal["name", "size", "time", "extension"] = Field(
         default="time",
-        description="time: newest first; size: largest first; name and extension: A to Z, ignoring case.",
+        description="time newest first, size largest first.",
     )
-    filesOnly: bool = Field(default=False, description="Only files.")
-    directoriesOnly: bool = Field(default=False, description="Only directories.")
-    extension: str | None = Field(
-        default=None, min_length=1, description='Keep files with this extension ("ts" or ".ts").'
-    )
+    filesOnly: bool = Field(default=False)
+    directoriesOnly: bool = Field(default=False)
+    extension: str | None = Field(default=None, min_length=1, description="Only this extension.")
     extensions: list[str] | None = Field(
-        default=None, min_length=1, description="Keep files with any of these extensions."
+        default=None, min_length=1, description="Only these extensions."
     )
     pattern: str | None = Field(
         default=None,
         min_length=1,
-        description="Entry name filter, case-insensitive: a glob when it has * ? or [, "
-        "else a substring. With a / it matches the path below the directory.",
+        description="Name glob or substring, case-insensitive.",
     )
-    entriesPerPage: int = Field(default=20, ge=1, le=20, description="Entries per page (1-20).")
-    entryPageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
+    entriesPerPage: int = Field(default=20, ge=1, le=20)
+    entryPageNumber: int = Field(default=1, ge=1)
     limit: int | None = Field(
         default=None,
         ge=1,
         le=10000,
-        description="Keep at most this many entries (after sorting) for paging.",
+        description="At most this many entries.",
     )
 
     @model_validator(mode="after")
@@ -185,56 +177,40 @@ class FindFilters(ListingQuery):
     """Which entries a find keeps: localFindFiles' filters, which localFindAndSearchCode
     shares."""
 
-    name: str | None = Field(
-        default=None, min_length=1, description='Name glob, case-sensitive (e.g. "*.test.ts").'
-    )
-    iname: str | None = Field(
-        default=None, min_length=1, description="Name glob, case-insensitive."
-    )
+    name: str | None = Field(default=None, min_length=1, description="Name glob.")
+    iname: str | None = Field(default=None, min_length=1, description="Name glob, any case.")
     names: list[str] | None = Field(
         default=None,
         min_length=1,
-        description="Several name globs; an entry matching any of them (or name/iname) is kept.",
+        description="Name globs (any).",
     )
     extensions: list[str] | None = Field(
         default=None,
         min_length=1,
-        description='Keep files with any of these extensions, without dots ("py", "d.ts"); '
-        "case-insensitive.",
+        description='Extensions without dots ("py").',
     )
     fullPathMatch: bool = Field(
         default=False,
-        description='name/iname/names match the path below the start directory ("src/*.py"; '
-        "* also crosses /) instead of the entry's name.",
+        description="Globs match the path below path.",
     )
-    maxDepth: int = Field(
-        default=5, ge=1, le=10, description="Deepest level to search (1 = direct children)."
-    )
+    maxDepth: int = Field(default=5, ge=1, le=10, description="Deepest level (1: children).")
     minDepth: int | None = Field(
         default=None,
         ge=0,
         le=10,
-        description="Shallowest level to report (the start directory itself is never listed).",
     )
-    modifiedWithin: str | None = Field(
-        default=None, description='Modified less than this long ago: "30m", "2h", "7d", "1w".'
-    )
-    modifiedBefore: str | None = Field(
-        default=None, description='Modified more than this long ago, e.g. "30d".'
-    )
+    modifiedWithin: str | None = Field(default=None, description='Age below: "30m", "2h", "7d".')
+    modifiedBefore: str | None = Field(default=None)
     sizeGreater: str | None = Field(
         default=None,
-        description='Files larger than this: bytes, or "500k", "10M", "1G" (units of 1024).',
+        description='E.g. "500k", "10M".',
     )
-    sizeLess: str | None = Field(default=None, description='Files smaller than this, e.g. "1M".')
+    sizeLess: str | None = Field(default=None)
     excludeDir: list[str] | None = Field(
         default=None,
-        description='Directories to skip: a name anywhere ("node_modules") or a path below '
-        'the start directory ("src/generated").',
     )
     sortBy: FindSort = Field(
         default="modified",
-        description="modified: newest first; path: A to Z; size: largest first.",
     )
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = FIND_ALIASES
@@ -332,30 +308,18 @@ class FindFilesQuery(FindFilters):
     """One localFindFiles query."""
 
     type: Literal["f", "d", "l"] | None = Field(
-        default=None, description="f = file, d = directory, l = symlink."
+        default=None, description="file, directory, symlink."
     )
     empty: bool = Field(
         default=False,
-        description="Only empty files and empty directories (directories with no entry at "
-        "all; .gitignore rules are not applied to those).",
     )
-    permissions: str | None = Field(
-        default=None, description='Exact octal mode, e.g. "755" or "0644".'
-    )
-    executable: bool | None = Field(
-        default=None, description="true: only entries you may execute; false: only others."
-    )
-    readable: bool | None = Field(
-        default=None, description="true: only entries you may read; false: only others."
-    )
-    writable: bool | None = Field(
-        default=None, description="true: only entries you may write; false: only others."
-    )
-    filesPerPage: int = Field(default=20, ge=1, le=20, description="Results per page (1-20).")
-    filePageNumber: int = Field(default=1, ge=1, description="Page number, from 1.")
-    limit: int = Field(
-        default=1000, ge=1, le=10000, description="Keep at most this many results for paging."
-    )
+    permissions: str | None = Field(default=None, description='Octal mode, e.g. "755".')
+    executable: bool | None = Field(default=None)
+    readable: bool | None = Field(default=None)
+    writable: bool | None = Field(default=None)
+    filesPerPage: int = Field(default=20, ge=1, le=20)
+    filePageNumber: int = Field(default=1, ge=1)
+    limit: int = Field(default=1000, ge=1, le=10000)
 
     @field_validator("permissions")
     @classmethod

@@ -201,17 +201,15 @@ def _matching_dirs(directory: Path, part: str) -> list[Path]:
         return []
 
 
-_SEVERAL = "; or a list of up to 10 (globs of directories too: services/*)."
+_SEVERAL = "; up to 10, or a glob."
 
 SearchCodePlaces = with_places(
-    LocalSearchCodeQuery, "Directory (or file) to search: absolute or root-relative" + _SEVERAL
+    LocalSearchCodeQuery, "Directory or file (absolute or root-relative)" + _SEVERAL
 )
-FindFilesPlaces = with_places(
-    FindFilesQuery, "Directory to start from: absolute or root-relative" + _SEVERAL
-)
+FindFilesPlaces = with_places(FindFilesQuery, "Directory (absolute or root-relative)" + _SEVERAL)
 ViewStructurePlaces = with_places(
-    ViewStructureQuery, "Directory to list: absolute or root-relative" + _SEVERAL
+    ViewStructureQuery, "Directory (absolute or root-relative)" + _SEVERAL
 )
 FindAndSearchPlaces = with_places(
-    FindAndSearchQuery, "Directory to find files under: absolute or root-relative" + _SEVERAL
+    FindAndSearchQuery, "Directory (absolute or root-relative)" + _SEVERAL
 )

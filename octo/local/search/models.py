@@ -77,13 +77,6 @@ _OUTPUT_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 
-_MULTILINE = (
-    "Let the pattern span lines (\\n matches a line break); a match is reported at its first line."
-)
-_COLUMNS = (
-    "Give every match its columns: [{start, end}], 0-based character offsets of each "
-    "submatch in the line."
-)
 _FILES = (
     "groupByFile: a page of files in path order; countOnly: a page of files, most matches "
     "first; summary: the files with most matches (absent with totalOnly)."
@@ -116,88 +109,62 @@ SEARCH_ALIASES: dict[str, FieldAlias] = {
 class SearchFields(ToolQuery):
     """What to search for and how much of it to answer with."""
 
-    pattern: str = Field(min_length=1, description="Search pattern (regex or literal).")
+    pattern: str = Field(min_length=1, description="Regex, or literal with fixedString.")
     path: str = Field(
         min_length=1, description="Directory (or file) to search: absolute or root-relative."
     )
     mode: SearchMode | None = Field(
         default=None,
-        description="Workflow preset: discovery (filesOnly), paginated (10 files x 10 matches), "
-        "detailed (contextLines=3, 20 matches per file). Explicit parameters win.",
     )
     outputMode: OutputMode = Field(
         default="groupByFile",
-        description="How much to answer with; ask the cheap questions first. totalOnly "
-        "(~30 tokens): stats only, how many matches in how many files. countOnly (~10 tokens "
-        f"a file): files with their match counts, most first, {COUNT_PAGE_FILES} a page "
-        f"(countPageNumber). summary (~300 tokens): stats, the {SUMMARY_FILES} files with most "
-        f"matches with {SUMMARY_MATCHES} sample matches each, otherFiles. groupByFile "
-        "(default, ~1000-5000 tokens): files in path order with their matching lines, paged.",
+        description="totalOnly: counts; countOnly: files with counts; "
+        f"summary: top {SUMMARY_FILES} files; groupByFile: the lines.",
     )
-    fixedString: bool = Field(default=False, description="Literal string search (no regex).")
-    word: bool = Field(default=False, description="Match whole words only (rg --word-regexp).")
+    fixedString: bool = Field(default=False)
+    word: bool = Field(default=False)
     smartCase: bool = Field(
         default=True,
-        description="Case-insensitive when the pattern is all lowercase; false = case-sensitive.",
+        description="Ignore case if pattern is lowercase.",
     )
     caseInsensitive: bool = Field(
         default=False,
-        description="Ignore case whatever the pattern (exclusive with smartCase: false).",
     )
-    multiline: bool = Field(default=False, description=_MULTILINE)
+    multiline: bool = Field(default=False)
     type: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9_+-]+$",
-        description="ripgrep file type (py, ts, rust, go, ...).",
+        description="ripgrep file type: py, ts, go...",
     )
-    include: list[str] | None = Field(
-        default=None, description="Include glob patterns (e.g. '*.py', 'src/**')."
-    )
-    exclude: list[str] | None = Field(
-        default=None, description="Exclude glob patterns (e.g. 'tests/**', '*.min.js')."
-    )
-    filesOnly: bool = Field(
-        default=False, description="List matching files with their match counts only."
-    )
+    include: list[str] | None = Field(default=None)
+    exclude: list[str] | None = Field(default=None)
+    filesOnly: bool = Field(default=False)
     contextLines: int | None = Field(
         default=None,
         ge=0,
         le=50,
-        description="Context lines before and after each match (0-50); or contextBefore and "
-        "contextAfter.",
+        description="Lines around each match.",
     )
-    contextBefore: int | None = Field(
-        default=None, ge=0, le=50, description="Context lines before each match (0-50)."
-    )
-    contextAfter: int | None = Field(
-        default=None, ge=0, le=50, description="Context lines after each match (0-50)."
-    )
-    matchesPerPage: int = Field(
-        default=10, ge=1, le=100, description="Matches shown per file (1-100)."
-    )
-    filesPerPage: int = Field(default=10, ge=1, le=20, description="Files per page (1-20).")
-    filePageNumber: int = Field(default=1, ge=1, description="File page number, from 1.")
-    countPageNumber: int = Field(
-        default=1, ge=1, description="countOnly's page number, from 1 (countOnly only)."
-    )
-    columns: bool = Field(default=False, description=_COLUMNS)
+    contextBefore: int | None = Field(default=None, ge=0, le=50)
+    contextAfter: int | None = Field(default=None, ge=0, le=50)
+    matchesPerPage: int = Field(default=10, ge=1, le=100, description="Matches per file.")
+    filesPerPage: int = Field(default=10, ge=1, le=20)
+    filePageNumber: int = Field(default=1, ge=1)
+    countPageNumber: int = Field(default=1, ge=1)
+    columns: bool = Field(default=False)
     maxFilesize: str | None = Field(
         default=None,
-        description='Skip files larger than this ("10M", "500k"); at most 200M. Default: '
-        "the server's OCTO_RG_MAX_FILESIZE (10M).",
+        description='E.g. "500k", "10M".',
     )
     timeoutMs: int | None = Field(
         default=None,
         ge=100,
         le=MAX_TIMEOUT_MS,
-        description=f"Deadline of each rg run, in ms (100-{MAX_TIMEOUT_MS}). Default: the "
-        "server's OCTO_RG_TIMEOUT_MS (4000).",
     )
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     noIgnore: bool = Field(
         default=False,
-        description="octo extension: also search files that .gitignore / .ignore exclude. "
-        "Default false.",
+        description=".gitignored files too.",
     )
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
