@@ -1,6 +1,7 @@
-"""The command line's reading of a bulk response: per query its status, error, data fields
-(YAML-like lines) and hints, for people rather than programs (``octo call`` without
-``--json``)."""
+"""A bulk response as text to read: per query its status, error, data fields (YAML-like lines,
+no quotes or braces) and hints. ``octo call`` prints it (without ``--json``), and the MCP face
+hands it to the model as the text of a tool result (beside the typed structured content): the
+same data in about half the tokens of compact JSON (benchmarks/bench_peer.py)."""
 
 from __future__ import annotations
 
@@ -58,8 +59,13 @@ def render_readable(wire: dict[str, Any]) -> str:
         head = f"[{result['queryIndex']}] {result['status']}"
         if result.get("cached"):
             head += " (cached)"
+        if result.get("partial"):
+            head += " (partial)"
         if "error" in result:
-            head += f" {result['error']['code']}: {result['error']['message']}"
+            error = result["error"]
+            head += f" {error['code']}: {error['message']}"
+            if "resetAt" in error:
+                head += f" (resets at {error['resetAt']})"
         lines.append(head)
         if "data" in result:
             lines.extend(_render_tree(result["data"], 2))
