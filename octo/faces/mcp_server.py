@@ -11,6 +11,7 @@ Importing this module imports ``mcp`` (about a second); only ``octo serve`` and 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from collections.abc import Callable
@@ -39,7 +40,6 @@ from octo.core.errors import CallError
 from octo.core.meters import Meters
 from octo.faces import mcp_guide
 from octo.faces import tools_snapshot
-from octo.faces.readable import render_readable
 
 if TYPE_CHECKING:
     from octo.faces.library import Gateway
@@ -191,11 +191,11 @@ async def _call_tool(
         )
     except CallError as exc:
         return _call_error_result(exc)
-    wire = response.to_wire()
+    text = response.to_compact_json()
     return types.CallToolResult(
-        # The model reads lines, not JSON: the same data in fewer tokens (faces/readable).
-        content=[types.TextContent(type="text", text=render_readable(wire))],
-        structured_content=wire,
+        content=[types.TextContent(type="text", text=text)],
+        # The same wire form, serialised once: parsing it back is cheaper than a second dump.
+        structured_content=json.loads(text),
         is_error=response.all_failed,
     )
 

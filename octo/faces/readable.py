@@ -1,7 +1,6 @@
-"""A bulk response as text to read: per query its status, error, data fields (YAML-like lines,
-no quotes or braces) and hints. ``octo call`` prints it (without ``--json``), and the MCP face
-hands it to the model as the text of a tool result (beside the typed structured content): the
-same data in about half the tokens of compact JSON (benchmarks/bench_peer.py)."""
+"""The command line's reading of a bulk response: per query its status, error, data fields
+(YAML-like lines) and hints, for people rather than programs (``octo call`` without
+``--json``)."""
 
 from __future__ import annotations
 

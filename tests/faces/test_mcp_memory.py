@@ -85,27 +85,12 @@ async def test_one_invalid_query_fails_alone(client: Client, tree: Path) -> None
 
 
 @pytest.mark.slow
-async def test_text_content_is_readable_lines_of_the_structured_content(
-    client: Client, tree: Path
-) -> None:
-    result = await client.call_tool("localFindFiles", {"queries": [_find(tree), {"path": ""}]})
+async def test_text_content_is_the_compact_structured_content(client: Client, tree: Path) -> None:
+    result = await client.call_tool("localFindFiles", {"queries": [_find(tree)]})
     [block] = result.content
     assert isinstance(block, types.TextContent)
-    assert result.structured_content is not None
-    found, bad = result.structured_content["results"]
-    lines = block.text.splitlines()
-    # One head line per query, then its data as YAML-like lines: no braces, no quoted keys.
-    assert lines[0] == "[0] success"
-    assert f"  path: {found['data']['path']}" in lines
-    for entry in found["data"]["files"]:
-        assert f"    - path: {entry['path']}" in lines
-    assert f"[1] error {bad['error']['code']}: {bad['error']['message']}" in lines
-    assert all(f"  hint: {hint}" in lines for hint in bad["hints"])
-    data_lines = [line for line in lines if not line.startswith(("[", "  hint: "))]
-    assert not any(mark in line for line in data_lines for mark in '{}"')
-    # The same data in fewer characters than the compact JSON clients parse.
-    compact = json.dumps(result.structured_content, separators=(",", ":"))
-    assert len(block.text) < len(compact)
+    assert "\n" not in block.text
+    assert json.loads(block.text) == result.structured_content
 
 
 @pytest.mark.slow
