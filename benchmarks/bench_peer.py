@@ -165,7 +165,7 @@ def _check_read(octo: Json, peer: Json) -> list[str]:
 
 
 def _check_match_lines(octo: Json, peer: Json) -> list[str]:
-    octo_lines = [m["lineNumber"] for m in _first_row(octo).get("matches", [])]
+    octo_lines = _first_row(octo).get("matchedLines", [])
     return _disagree("matched lines", octo_lines, _first_row(peer).get("matchedLines"))
 
 
@@ -379,7 +379,7 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
                 f"all {answered} queries both answered (of {asked}): "
                 f"octo {totals[0]} ch / {totals[0] // 4} tok | "
                 f"peer {totals[1]} ch / {totals[1] // 4} tok | "
-                f"octo/peer {_ratio(totals[0], totals[1])}"
+                f"octo/peer text tokens {_ratio(totals[0] // 4, totals[1] // 4)} (target <= 0.50x)"
             )
 
 

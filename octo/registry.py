@@ -31,12 +31,19 @@ def warm_ups() -> tuple[WarmUp, ...]:
     return tuple(warm_up for family in FAMILIES for warm_up in getattr(family, "WARM_UPS", ()))
 
 
+@cache
+def _tools_by_name() -> dict[str, ToolSpec]:
+    """Every tool under both its names, built once: a lookup is on every call's path."""
+    by_name = {spec.python_name: spec for spec in all_tools()}
+    return {**by_name, **{spec.name: spec for spec in all_tools()}}
+
+
 def get_tool(name: str) -> ToolSpec:
     """The tool called ``name`` (camelCase or the library's snake_case); an unknown name is a
     call error naming the closest ones."""
-    for spec in all_tools():
-        if name in (spec.name, spec.python_name):
-            return spec
+    spec = _tools_by_name().get(name)
+    if spec is not None:
+        return spec
     close = difflib.get_close_matches(name, [spec.name for spec in all_tools()], n=3)
     raise CallError(
         f"Unknown tool '{name}'",

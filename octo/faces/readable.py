@@ -58,8 +58,13 @@ def render_readable(wire: dict[str, Any]) -> str:
         head = f"[{result['queryIndex']}] {result['status']}"
         if result.get("cached"):
             head += " (cached)"
+        if result.get("partial"):
+            head += " (partial)"
         if "error" in result:
-            head += f" {result['error']['code']}: {result['error']['message']}"
+            error = result["error"]
+            head += f" {error['code']}: {error['message']}"
+            if "resetAt" in error:
+                head += f" (resets at {error['resetAt']})"
         lines.append(head)
         if "data" in result:
             lines.extend(_render_tree(result["data"], 2))

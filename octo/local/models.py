@@ -135,7 +135,11 @@ class LocalGetFileContentResult(ToolResult):
     matchCount: int | None = Field(
         default=None, description="Lines matching matchString in the whole file."
     )
-    matches: list[SearchMatch] | None = None
+    matchedLines: list[int] | None = Field(
+        default=None,
+        description="With matchString: the numbers of the matching lines shown in content "
+        "(each line is in content once, never repeated here).",
+    )
     pagination: CharPagination | None = None
     tokens: TokenInfo | None = Field(
         default=None,

@@ -40,7 +40,7 @@ async def test_the_regex_dialect_is_ripgreps(root: Path, run: Run) -> None:
         ],
     )
     assert greek["data"]["matchCount"] == 1
-    assert greek["data"]["matches"][0]["lineNumber"] == 2
+    assert greek["data"]["matchedLines"][0] == 2
     assert lookbehind["error"]["code"] == "INVALID_QUERY"
     assert "matchString" in lookbehind["error"]["message"]
     assert any("ripgrep's syntax" in hint for hint in lookbehind["hints"])

@@ -32,7 +32,6 @@ from octo.core.formats import compact_json
 from octo.core.secrets.redaction import redact
 from octo.local.checked_paths import open_file
 from octo.local.matched_lines import clip_line
-from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
 from octo.local.models import LocalGetFileContentQuery
 from octo.local.models import LocalGetFileContentResult
@@ -335,8 +334,7 @@ class _FileRead:
                     window_lines.append((number, clip_line(text, columns[number]), True))
                 else:
                     window_lines.append((number, clip_line(text), False))
-            # Each line is sent twice: in content (the regions) and in matches.
-            cost = 2 * sum(len(text) + 1 for _, text, _ in window_lines)
+            cost = sum(len(text) + 1 for _, text, _ in window_lines)
             if numbered and used + cost > self._budget_chars:
                 break
             numbered += window_lines
@@ -366,7 +364,7 @@ class _FileRead:
                 **self.base,
                 content=regions_text(numbered) or None,
                 matchCount=found.total,
-                matches=group_matches(numbered, context),
+                matchedLines=[number for number, _, is_match in numbered if is_match] or None,
             ),
             truncated_at_line=truncated_at,
             next_step=next_step,

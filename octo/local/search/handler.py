@@ -32,11 +32,11 @@ from octo.local.search.models import LocalSearchCodeResult
 from octo.local.search.models import SearchFields
 from octo.local.search.models import SearchFile
 from octo.local.search.output_modes import answer_counts
-from octo.local.search.page_fit import fit_budget
+from octo.local.search.page_fit import PageFit
+from octo.local.search.page_fit import fit_page
 from octo.local.search.passes import Counted
 from octo.local.search.passes import SearchScope
 from octo.local.search.passes import count_matches
-from octo.local.search.passes import files_with_mtimes
 from octo.local.search.passes import max_filesize
 from octo.local.search.passes import page_matches
 from octo.local.search.passes import timeout_ms
@@ -83,7 +83,8 @@ async def _page_of_lines(
     page = matching[first : first + query.filesPerPage]
     lines_cut = False
     if query.filesOnly:
-        files = await files_with_mtimes(cwd, page)
+        # Paths alone: counts are countOnly's answer, dates localFindFiles'.
+        files = [SearchFile(path=entry.path) for entry in page]
     else:
         try:
             files = await page_matches(config, query, scope, page, query.matchesPerPage)
@@ -92,29 +93,37 @@ async def _page_of_lines(
             files = [SearchFile(path=entry.path, matchCount=entry.matched_lines) for entry in page]
             lines_cut = bool(page)
     stats = counted.stats(complete=True)
-    fit = fit_budget(files, config.max_tokens * config.chars_per_token)
-    shown, clipped = await hand_clipped_lines(ctx, query, cwd, fit.files)
-    result = LocalSearchCodeResult(
-        root=str(cwd),
-        files=shown,
-        stats=stats,
+    shown, clipped = await hand_clipped_lines(ctx, query, cwd, files)
+    pagination = Pagination(
+        currentPage=query.filePageNumber,
         # Not page_of: a search that matched nothing has no pages (totalPages 0).
-        pagination=Pagination(
-            currentPage=query.filePageNumber,
-            totalPages=math.ceil(len(matching) / query.filesPerPage),
-            hasMore=first + query.filesPerPage < len(matching),
-        ),
+        totalPages=math.ceil(len(matching) / query.filesPerPage),
+        hasMore=first + query.filesPerPage < len(matching),
     )
-    hints, next_step = budget_hints(query, fit, cwd, config.max_tokens)
-    if next_step is None and result.pagination is not None and result.pagination.hasMore:
-        next_step = f"filePageNumber={query.filePageNumber + 1}"
-    result = with_tokens(
-        result,
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
-        truncated=fit.cut is not None,
-        truncated_at_line=fit.cut_after_line,
-        next_step=next_step,
+
+    def answer_of(fit: PageFit) -> tuple[list[str], LocalSearchCodeResult]:
+        hints, next_step = budget_hints(query, fit, cwd, config.max_tokens)
+        if next_step is None and pagination.hasMore:
+            next_step = f"filePageNumber={query.filePageNumber + 1}"
+        result = with_tokens(
+            LocalSearchCodeResult(
+                root=str(cwd), files=fit.files, stats=stats, pagination=pagination
+            ),
+            max_tokens=config.max_tokens,
+            chars_per_token=config.chars_per_token,
+            truncated=fit.cut is not None,
+            truncated_at_line=fit.cut_after_line,
+            next_step=next_step,
+        )
+        return hints, result
+
+    def answer_chars(fit: PageFit) -> int:
+        tokens = answer_of(fit)[1].tokens
+        return tokens.chars if tokens is not None else 0
+
+    # The whole answer fits the budget, not only its matching lines.
+    hints, result = answer_of(
+        fit_page(shown, config.max_tokens * config.chars_per_token, answer_chars)
     )
     answer = Answer(result, partial=lines_cut)
     if lines_cut:

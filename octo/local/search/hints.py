@@ -95,10 +95,11 @@ def search_hints(
     )
     if crowded is None:
         return hints
-    shown = f"{crowded.path} has {crowded.matchCount} matching lines, {query.matchesPerPage} shown"
+    count = crowded.matchCount or 0
+    shown = f"{crowded.path} has {count} matching lines, {query.matchesPerPage} shown"
     if query.matchesPerPage < 100:
         more = one_file_search(query, cwd / crowded.path)
-        more["matchesPerPage"] = min(100, crowded.matchCount)
+        more["matchesPerPage"] = min(100, count)
         hints.append(f"{shown}; see more: localSearchCode {compact_json(more)}")
     else:
         match = {k: v for k, v in read.items() if k.startswith("matchString")}

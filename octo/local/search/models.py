@@ -252,14 +252,13 @@ class SearchFile(PlacedItem):
     """A file with matches; ``path`` is relative to the result's ``root`` (and ``place``)."""
 
     path: str
-    matchCount: int = Field(description="Matching lines in the file.")
+    matchCount: int | None = Field(
+        default=None, description="Matching lines in the file (absent with filesOnly)."
+    )
     matches: list[SearchMatch] | None = Field(
         default=None,
         description="The first matchesPerPage matching lines (summary: sample matches; absent "
         "with filesOnly and countOnly).",
-    )
-    modified: str | None = Field(
-        default=None, description="Last modification (ISO 8601, UTC); given with filesOnly."
     )
     pagination: MatchPagination | None = None
 

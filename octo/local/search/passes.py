@@ -26,7 +26,6 @@ from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.files.confined import Opened
-from octo.core.formats import iso_utc
 from octo.local.redacted_search import known_counts
 from octo.local.redacted_search import remember_counts
 from octo.local.redacted_search import secret_files
@@ -248,22 +247,6 @@ async def page_matches(
     return scan.files()
 
 
-async def files_with_mtimes(cwd: Path, page: list[MatchingFile]) -> list[SearchFile]:
-    """The page's files with their counts and modification times (filesOnly)."""
-
-    def stat_page() -> list[SearchFile]:
-        return [
-            SearchFile(
-                path=entry.path,
-                matchCount=entry.matched_lines,
-                modified=_iso_mtime(cwd / os.fsdecode(entry.arg)),
-            )
-            for entry in page
-        ]
-
-    return await anyio.to_thread.run_sync(stat_page)
-
-
 def match_args(query: SearchFields) -> list[str]:
     """How rg matches: case, literal or regex, whole words, across lines."""
     if query.caseInsensitive:
@@ -354,10 +337,3 @@ def _runs_of(targets: Sequence[str]) -> list[Sequence[str]]:
         used += size
     runs.append(targets[start:])
     return runs
-
-
-def _iso_mtime(path: Path) -> str | None:
-    try:
-        return iso_utc(path.stat().st_mtime)
-    except OSError:
-        return None

@@ -138,15 +138,9 @@ async def test_match_string_literal_case_insensitive_with_context(
     assert data["content"] == (
         "--- lines 1-5 ---\na\nb\ndef Load():\nc\nd\n--- lines 7-10 ---\nf\ng\nload(1)\nh\n"
     )
-    assert data["matches"] == [
-        {
-            "lineNumber": 3,
-            "content": "def Load():",
-            "beforeContext": ["a", "b"],
-            "afterContext": ["c", "d"],
-        },
-        {"lineNumber": 9, "content": "load(1)", "beforeContext": ["f", "g"], "afterContext": ["h"]},
-    ]
+    # Every line once: the matched lines are named by number, not shown again.
+    assert data["matchedLines"] == [3, 9]
+    assert "matches" not in data
     # Next: the code around the first match, and the text in the folder's other files.
     assert found["hints"] == [
         'Read the code around the first match: localGetFileContent {"path":"f.py","startLine":1,"endLine":10}',
@@ -156,9 +150,9 @@ async def test_match_string_literal_case_insensitive_with_context(
         ),
     ]
     sensitive = await read(path="f.py", matchString="Load", matchStringCaseSensitive=True)
-    assert [m["lineNumber"] for m in sensitive["data"]["matches"]] == [3]
+    assert sensitive["data"]["matchedLines"] == [3]
     regex = await read(path="f.py", matchString=r"^\w+\(\d\)", matchStringIsRegex=True)
-    assert [m["lineNumber"] for m in regex["data"]["matches"]] == [9]
+    assert regex["data"]["matchedLines"] == [9]
 
 
 async def test_match_string_default_context_is_five_and_overlaps_merge(
@@ -166,12 +160,11 @@ async def test_match_string_default_context_is_five_and_overlaps_merge(
 ) -> None:
     tree({"f.txt": NUMBERED})
     found = await read(path="f.txt", matchString="line 050")
-    match = found["data"]["matches"][0]
-    assert len(match["beforeContext"]) == 5 and len(match["afterContext"]) == 5
+    assert found["data"]["content"].startswith("--- lines 45-55 ---\nline 045\n")
     close = await read(path="f.txt", matchString="line 01[02]", matchStringIsRegex=True)
-    first, second = close["data"]["matches"]
-    assert first["afterContext"] == ["line 011"]
-    assert "beforeContext" not in second
+    assert close["data"]["matchedLines"] == [10, 12]
+    # Line 12 lies inside line 10's context: one region.
+    assert close["data"]["content"].startswith("--- lines 5-15 ---\n")
 
 
 async def test_match_string_without_matches_is_empty_with_hints(tree: Tree, read: CallOne) -> None:
@@ -192,7 +185,7 @@ async def test_match_string_results_are_cut_at_the_budget(tree: Tree) -> None:
     )
     data = found["data"]
     assert data["matchCount"] == 100
-    assert 0 < len(data["matches"]) < 100
+    assert 0 < len(data["matchedLines"]) < 100
     assert data["tokens"]["truncated"] is True
     last = data["tokens"]["truncatedAtLine"]
     assert hinted_query(found) == {"path": "f.txt", "startLine": last + 1, "endLine": 100}
