@@ -117,9 +117,9 @@ async def test_cancelling_a_query_leaves_no_process(gateway: GatewayFactory) -> 
     gw = await gateway(fake_env("hang"))
     with anyio.move_on_after(1.5):
         await gw.lsp_goto_definition([DEFINITION])
-    (pid,) = server_pids()
+    pids = server_pids()
     await gw.aclose()
-    await assert_no_leftovers({pid})
+    await assert_no_leftovers(pids)
 
 
 async def test_a_cancelled_gateway_scope_stops_every_server(project: Path) -> None:
