@@ -69,7 +69,13 @@ OPERATIONS: dict[str, tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]
     ),
     "type hierarchy": (
         "lspTypeHierarchy",
-        {"uri": "kinds.py", "symbolName": "Dog", "lineHint": 20, "direction": "subtypes"},
+        {
+            "uri": "kinds.py",
+            "symbolName": "Dog",
+            "lineHint": 20,
+            "direction": "subtypes",
+            "depth": 1,
+        },
         [
             (
                 "textDocument/prepareTypeHierarchy",

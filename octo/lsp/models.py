@@ -244,7 +244,7 @@ class CallHierarchyResult(NavigationResult):
     pagination: Pagination
 
     def is_empty(self) -> bool:
-        # No calls found in a walk a limit cut short says nothing of whether there are any;
+        # No calls found by an expansion a limit cut short says nothing of whether there are any;
         # a page past the last one is empty, with the way to the last page in a hint.
         return not self.calls and not self.partial
 

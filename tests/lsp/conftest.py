@@ -117,6 +117,11 @@ def server_sessions() -> set[int]:
     return {table[pid] for pid in leftovers() if pid in table}
 
 
+def server_pids() -> list[int]:
+    """Our language servers running now, sorted: each leads its own session."""
+    return sorted(server_sessions())
+
+
 async def assert_no_leftovers(sessions: Iterable[int], *, descendants: bool = True) -> None:
     sessions = set(sessions)
     for _ in range(100):  # dying processes get up to 5 s

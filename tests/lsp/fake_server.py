@@ -23,6 +23,9 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - slow-start: starts a `sleep` child, then reads nothing for a minute (initialize hangs).
 - late-index: the first definition indexes (a work-done progress begins and ends) and
   answers from the index it had before: the use on line 5, not the definition on line 1.
+- slow-load: the first definition starts loading the project (a work-done progress that
+  ends 1 s later) and never answers, as tsserver's first request waits for its project;
+  later ones answer at once.
 - busy: definition takes 0.2 s; STATE_DIR/most holds the most definitions it ran at once.
 """
 
@@ -112,6 +115,15 @@ async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
         ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
         stale = lsp.Position(line=4, character=8)
         return [lsp.Location(uri=params.text_document.uri, range=lsp.Range(start=stale, end=stale))]
+    if MODE == "slow-load" and not _indexed:
+        _indexed.append(True)
+        token = "loading"
+        await ls.work_done_progress.create_async(token)
+        ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="Loading"))
+        asyncio.get_running_loop().call_later(
+            1.0, ls.work_done_progress.end, token, lsp.WorkDoneProgressEnd()
+        )
+        await asyncio.sleep(60)
     if MODE == "malformed":
         return {"this is": "not a location"}
     if MODE == "error":

@@ -12,10 +12,10 @@ import pytest
 
 from octo.core.config import Config
 from octo.faces.library import Gateway
-from octo.lsp.servers.pool import LspPool
 from octo.transports.ripgrep import open_rg
 from tests.lsp.conftest import SOURCE
 from tests.lsp.conftest import fake_env
+from tests.lsp.conftest import server_pids
 from tests.security.planted import PLANTED
 
 SECRETS = {
@@ -89,7 +89,7 @@ async def test_a_language_server_gets_no_credential(tmp_path: Path) -> None:
         query = {"uri": "mod.py", "symbolName": "target", "lineHint": 5}
         response = await gateway.call("lspGotoDefinition", [query])
         assert response.results[0].status == "success"
-        pids = gateway.runtime.backend(LspPool).process_ids()
+        pids = server_pids()
         assert pids
         for pid in pids:
             _assert_clean(_environ(pid))

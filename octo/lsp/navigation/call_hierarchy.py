@@ -3,7 +3,7 @@
 When some functions' calls could not be had (a request timed out, the server failed on
 it), the answer holds the calls found, is flagged partial and says what failed. When no
 request was answered in time, the next server of the language is asked (within what is left
-of the walk's deadline); when none is left, the answer is the function itself, partial,
+of the expansion's deadline); when none is left, the answer is the function itself, partial,
 with the retry in a hint. Any other failure is the query's own error.
 """
 
@@ -26,13 +26,13 @@ from octo.lsp.models import Call
 from octo.lsp.models import CallEnd
 from octo.lsp.models import CallHierarchyQuery
 from octo.lsp.models import CallHierarchyResult
-from octo.lsp.navigation.call_walk import FAN_OUT
-from octo.lsp.navigation.call_walk import MAX_NODES
-from octo.lsp.navigation.call_walk import Edge
-from octo.lsp.navigation.call_walk import Failure
-from octo.lsp.navigation.call_walk import Walk
-from octo.lsp.navigation.call_walk import item_key
-from octo.lsp.navigation.call_walk import walk_calls
+from octo.lsp.navigation.call_graph import FAN_OUT
+from octo.lsp.navigation.call_graph import MAX_NODES
+from octo.lsp.navigation.call_graph import CallGraph
+from octo.lsp.navigation.call_graph import Edge
+from octo.lsp.navigation.call_graph import Failure
+from octo.lsp.navigation.call_graph import expand_calls
+from octo.lsp.navigation.call_graph import item_key
 from octo.lsp.navigation.locations import SeenFile
 from octo.lsp.navigation.locations import code_location
 from octo.lsp.navigation.locations import path_of
@@ -95,12 +95,12 @@ def _retry(target: Target, query: CallHierarchyQuery, depth: int) -> str:
 
 
 def _limit_hints(
-    walk: Walk, target: Target, query: CallHierarchyQuery, deadline: float
+    graph: CallGraph, target: Target, query: CallHierarchyQuery, deadline: float
 ) -> list[str]:
-    """What kept the walk from the whole hierarchy, each with the call to make next."""
+    """What kept the expansion from the whole hierarchy, each with the call to make next."""
     hints: list[str] = []
     failed: dict[ErrorCode, list[Failure]] = {}
-    for failure in walk.failures:
+    for failure in graph.failures:
         failed.setdefault(failure.error.code, []).append(failure)
     for code, failures in failed.items():
         first = failures[0]
@@ -116,13 +116,13 @@ def _limit_hints(
             f"{code.value}: the calls of {names}{more} are missing ({first.error.message});"
             f" {advice}."
         )
-    if walk.stopped_at is not None:
-        lower = max(1, walk.stopped_at - 1)
+    if graph.stopped_at is not None:
+        lower = max(1, graph.stopped_at - 1)
         hints.append(
-            f"TIMEOUT: the walk stopped at its {deadline:g} s deadline before depth "
-            f"{walk.stopped_at}; retry, or lower depth: {_retry(target, query, lower)}."
+            f"TIMEOUT: the call graph's expansion stopped at its {deadline:g} s deadline before depth "
+            f"{graph.stopped_at}; retry, or lower depth: {_retry(target, query, lower)}."
         )
-    if walk.cut:
+    if graph.cut:
         hints.append(
             f"The call hierarchy was cut by a size limit ({FAN_OUT} calls per function, "
             f"{MAX_NODES} functions): lower depth to see it whole."
@@ -189,10 +189,10 @@ async def call_hierarchy(
         if not isinstance(root, Mapping) or not isinstance(root.get("uri"), str):
             raise MalformedReplyError(f"Bad call hierarchy item: {root!r:.100}")
         deadline = slot.pool.settings.calls_deadline
-        # One deadline for the walk, whichever server walks: a fallback gets what is left.
+        # One deadline for the expansion, whichever server expands: a fallback gets what is left.
         if ends_at is None:
             ends_at = anyio.current_time() + deadline
-        walk = await walk_calls(
+        graph = await expand_calls(
             slot,
             root,
             incoming=query.direction == "incoming",
@@ -200,14 +200,14 @@ async def call_hierarchy(
             paths=ctx.paths,
             deadline=ends_at - anyio.current_time(),
         )
-        if walk.failures and not walk.answered:
-            first = walk.failures[0].error
+        if graph.failures and not graph.answered:
+            first = graph.failures[0].error
             # Timed out: the function is known, its calls were not had in time. The next
             # server may answer; with none left, that is a partial answer (with the retry
             # in a hint). Any other failure is the query's error.
             if first.code is not ErrorCode.TIMEOUT or not last:
                 raise first
-        return await _answer(ctx, query, target, root, walk, deadline)
+        return await _answer(ctx, query, target, root, graph, deadline)
 
     return await navigate(ctx, query, run)
 
@@ -217,10 +217,10 @@ async def _answer(
     query: CallHierarchyQuery,
     target: Target,
     root: Mapping[str, Any],
-    walk: Walk,
+    graph: CallGraph,
     deadline: float,
 ) -> Answer[CallHierarchyResult]:
-    edges = sorted(walk.edges, key=lambda e: (e.depth, item_key(e.caller), item_key(e.callee)))
+    edges = sorted(graph.edges, key=lambda e: (e.depth, item_key(e.caller), item_key(e.callee)))
     chosen, pagination = page_of(edges, query.callsPerPage, query.page)
     files = [path_of(root["uri"])]
     files += [path_of(str(item["uri"])) for edge in chosen for item in (edge.caller, edge.callee)]
@@ -233,9 +233,9 @@ async def _answer(
         totalCalls=len(edges),
         pagination=pagination,
     )
-    partial = bool(walk.failures) or walk.cut or walk.stopped_at is not None
+    partial = bool(graph.failures) or graph.cut or graph.stopped_at is not None
     hints = [
-        *_limit_hints(walk, target, query, deadline),
+        *_limit_hints(graph, target, query, deadline),
         *call_page_hints(query, pagination, len(edges)),
         *withheld_hints(query, seen.values()),
     ]

@@ -59,7 +59,8 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
         require(target.slot, "hoverProvider", "hover")
         sent = await ask(target.slot, lsp.TEXT_DOCUMENT_HOVER, target.params())
         contents = sent.get("contents") if isinstance(sent, Mapping) else None
-        # Redacted before the cut, so the cut cannot split a secret from its shape.
+        # Redacted here as well as at the dispatcher: after the cut, a secret split from its
+        # shape would no longer be known there.
         text = redact(hover_text(contents).strip())
         markdown, truncated = cut_markdown(text, query.maxChars)
         where = sent.get("range") if isinstance(sent, Mapping) else None

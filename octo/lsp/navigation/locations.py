@@ -130,8 +130,11 @@ class SeenFile:
 
 @lru_cache(maxsize=256)
 def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> tuple[str, ...]:
-    """The lines of ``path``, redacted as a whole (a key block's body lines are known by its
-    BEGIN line), read as opened without following links."""
+    """The lines of ``path``, redacted as a whole, read as opened without following links.
+
+    Redacted here, not only at the dispatcher: it sees single lines, cut to 200 characters,
+    where a key block's body lines are no longer known by its BEGIN line and a cut may
+    split a secret from its shape."""
     with open_confined(root, path, path.name) as opened:
         text = opened.read_bytes().decode("utf-8", errors="replace")
     return tuple(split_lines(redact(text)))

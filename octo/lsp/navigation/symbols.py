@@ -152,7 +152,8 @@ def resolve_symbol(
     if len(every) == 1:
         return at(*every[0])
     nearest = sorted(every, key=lambda hit: abs(hit[0] - hinted))[:3]
-    # Redacted before the cut, so the cut cannot split a secret from its shape.
+    # Redacted here as well as at the dispatcher: after the cut, a secret split from its
+    # shape would no longer be known there.
     hints = [
         f"'{name}' occurs at line {n + 1}: {redact(lines[n].strip())[:120]}" for n, _ in nearest
     ]

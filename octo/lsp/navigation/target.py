@@ -40,6 +40,7 @@ from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.client import UnsupportedOperationError
 from octo.lsp.servers.commands import Language
 from octo.lsp.servers.commands import language_of
+from octo.lsp.servers.commands import workspace_root
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.pool import LspPool
 from octo.lsp.servers.pool import ServerSlot
@@ -84,6 +85,9 @@ class FileRead:
     allowed_root: Path
     #: None only when read with ``any_language`` and no server handles the file.
     language: Language | None
+    #: The workspace root its server opens (None with no language), found in the same
+    #: worker-thread hop as the read: a warm query makes no other hop before its request.
+    workspace: Path | None = None
 
 
 def read_file(
@@ -111,7 +115,8 @@ def read_file(
         data, stat = opened.read_bytes(), opened.stat
     source = Source(path, data.decode("utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size))
     language = language_of(path) if any_language else pool.language(path)
-    return FileRead(source, allowed_root, language)
+    workspace = workspace_root(path, allowed_root, language.family) if language else None
+    return FileRead(source, allowed_root, language, workspace)
 
 
 def _check_opt_ins(path: Path, root: Path, query: FileQuery) -> None:
@@ -129,7 +134,7 @@ def _check_opt_ins(path: Path, root: Path, query: FileQuery) -> None:
 
 
 #: ``run(target, last)``: a tool's work on a ready target; ``last`` when no server is left
-#: to fall back to (a call-hierarchy walk that got nothing answers partial only then).
+#: to fall back to (a call graph's expansion that got nothing answers partial only then).
 Run = Callable[[TargetT, bool], Awaitable[Answer[ResultT]]]
 
 #: Why a server's turn ends and the next server is asked.
@@ -142,8 +147,7 @@ async def navigate(
     """``run`` on the queried symbol with the first server of its language, and with the
     next one when the first times out or lacks the operation."""
     pool = ctx.backend(LspPool)
-    read = await anyio.to_thread.run_sync(read_file, pool, ctx.paths, query)
-    found = await anyio.to_thread.run_sync(_resolve, read, query)
+    read, found = await anyio.to_thread.run_sync(_read_and_resolve, pool, ctx.paths, query)
 
     def at_symbol(on: FileTarget) -> Target:
         hints = on.hints
@@ -165,8 +169,12 @@ async def navigate(
     return await on_servers(ctx, read, lambda on, last: run(at_symbol(on), last))
 
 
-def _resolve(read: FileRead, query: SymbolQuery) -> FoundSymbol:
-    return resolve_symbol(
+def _read_and_resolve(
+    pool: LspPool, paths: PathPolicy, query: SymbolQuery
+) -> tuple[FileRead, FoundSymbol]:
+    """The queried file read and the symbol found in it, in one worker-thread hop."""
+    read = read_file(pool, paths, query)
+    return read, resolve_symbol(
         read.source.text,
         query.symbolName,
         query.lineHint,
@@ -187,7 +195,9 @@ async def on_servers(
     for index, command in enumerate(commands):
         last = index == len(commands) - 1
         try:
-            slot = await open_on(pool, read.source, language, read.allowed_root, command)
+            slot = await open_on(
+                pool, read.source, language, read.allowed_root, command, read.workspace
+            )
             target = FileTarget(read.source.path, slot, tuple(notes), ctx.config)
             return await run(target, last)
         except _FALL_BACK_ON as exc:
@@ -201,16 +211,27 @@ async def on_servers(
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
-    """One request; asked again once indexing ends when the server indexed while answering.
+    """One request; asked again once indexing ends when the server indexed while answering,
+    or while it did not answer in time.
 
     typescript-language-server first points at the import line, clangd at the header,
     until their indexing is done. On a loaded machine a server's first progress (its
-    indexing) may begin only while it answers; later progress is the request's own.
+    indexing) may begin only while it answers; later progress is the request's own. The
+    first request to typescript-language-server waits for tsserver's project load, which
+    may begin after the pool's settle and outlast the request timeout: the answer comes
+    once the load is over.
     """
     before = slot.client
     unindexed = before is not None and not before.progress.ever_began
     asked_at = time.monotonic()
-    result = await slot.request(method, params)
+    try:
+        result = await slot.request(method, params)
+    except RequestTimeoutError:
+        client = slot.client
+        if client is None or client is not before or not client.progress.busy:
+            raise
+        await client.progress.settle(slot.settle_cap)
+        return await slot.request(method, params)
     client = slot.client
     if client is None:
         return result

@@ -48,7 +48,7 @@ def _key(item: Item) -> tuple[str, int, int]:
     return (str(item.get("uri")), int(start.get("line", 0)), int(start.get("character", 0)))
 
 
-async def _walk(
+async def _expand(
     target: Target, root: Item, method: str, depth: int
 ) -> tuple[list[tuple[Item, int, str]], bool]:
     """(item, depth, the name it was reached from) breadth-first; True when MAX_TYPES cut it."""
@@ -104,7 +104,7 @@ async def type_hierarchy(
                 hints=["Point at a class or interface name (its definition or a use)."],
             )
         root = prepared[0]
-        walks: dict[str, tuple[list[tuple[Item, int, str]], bool]] = {}
+        expansions: dict[str, tuple[list[tuple[Item, int, str]], bool]] = {}
         async with anyio.create_task_group() as group:
             for direction, method in (
                 ("supertypes", lsp.TYPE_HIERARCHY_SUPERTYPES),
@@ -113,16 +113,16 @@ async def type_hierarchy(
                 if query.direction in (direction, "both"):
 
                     async def one(direction: str = direction, method: str = method) -> None:
-                        walks[direction] = await _walk(target, root, method, query.depth)
+                        expansions[direction] = await _expand(target, root, method, query.depth)
 
                     group.start_soon(one)
-        items = [root, *(item for found, _ in walks.values() for item, _, _ in found)]
+        items = [root, *(item for found, _ in expansions.values() for item, _, _ in found)]
         seen = await see_files(
             ctx.paths, [path_of(str(item.get("uri"))) for item in items], query, read=False
         )
         nodes = {
             direction: [_node(item, depth, of, seen) for item, depth, of in found]
-            for direction, (found, _) in walks.items()
+            for direction, (found, _) in expansions.items()
         }
         result = TypeHierarchyResult(
             resolved=target.resolved,
@@ -131,7 +131,7 @@ async def type_hierarchy(
             supertypes=nodes.get("supertypes", []),
             subtypes=nodes.get("subtypes", []),
         )
-        cut = [d for d, (_, capped) in walks.items() if capped]
+        cut = [d for d, (_, capped) in expansions.items() if capped]
         hints = [f"More {d} than {MAX_TYPES}: the first ones are listed." for d in cut]
         for node in [*result.subtypes, *result.supertypes][:1]:
             if not (node.external or node.withheld):

@@ -1,6 +1,6 @@
 """A file's outline from the tree-sitter grammars of octo's semantic extra, for files no
 language server answers for. The grammars are imported on first use (a missing extra just
-means no outline), and the walk is this family's own: families never import each other."""
+means no outline), and the traversal of the syntax tree is this family's own: families never import each other."""
 
 from __future__ import annotations
 

@@ -90,10 +90,6 @@ class LspClient:
         self._closing = False
 
     @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
-
-    @property
     def alive(self) -> bool:
         process = self._process
         return process is not None and process.returncode is None and not self._client.stopped

@@ -227,11 +227,6 @@ def find_servers(family: str, env: Mapping[str, str]) -> tuple[ServerCommand, ..
     )
 
 
-def find_server(family: str, env: Mapping[str, str]) -> ServerCommand:
-    """The server that answers first for ``family`` (see :func:`find_servers`)."""
-    return find_servers(family, env)[0]
-
-
 def workspace_root(file: Path, allowed_root: Path, family: str) -> Path:
     """Nearest ancestor of ``file`` holding a project marker, never above ``allowed_root``.
 

@@ -142,14 +142,6 @@ class LspPool:
         self._commands: dict[str, tuple[ServerCommand, ...]] = {}
         self._closed = False
 
-    def process_ids(self) -> list[int]:
-        """Pids (= process-group ids) of the live servers."""
-        return [
-            pid
-            for slot in self._slots.values()
-            if slot.client is not None and (pid := slot.client.pid) is not None
-        ]
-
     def language(self, path: Path) -> Language:
         found = language_of(path)
         if found is None:
@@ -173,13 +165,19 @@ class LspPool:
         return commands
 
     async def acquire(
-        self, path: Path, allowed_root: Path, command: ServerCommand | None = None
+        self,
+        path: Path,
+        allowed_root: Path,
+        command: ServerCommand | None = None,
+        workspace: Path | None = None,
     ) -> ServerSlot:
         """The live ``command`` server (default: the first) for ``path``, started (once) if
-        needed."""
+        needed; ``workspace``: its workspace root when the caller found it already."""
         family = self.language(path).family
         command = command or (await self.commands(family))[0]
-        root = await anyio.to_thread.run_sync(workspace_root, path, allowed_root, family)
+        root = workspace
+        if root is None:
+            root = await anyio.to_thread.run_sync(workspace_root, path, allowed_root, family)
         key = (command.server_id, root)
         slot = self._slots.get(key)
         if slot is None:
@@ -315,10 +313,11 @@ async def open_on(
     language: Language,
     allowed_root: Path,
     command: ServerCommand | None = None,
+    workspace: Path | None = None,
 ) -> ServerSlot:
     """``command``'s server (default: the language's first) for ``source``: started, the
-    file open, its first indexing over."""
-    slot = await pool.acquire(source.path, allowed_root, command)
+    file open, its first indexing over (``workspace``: its root, when known)."""
+    slot = await pool.acquire(source.path, allowed_root, command, workspace)
     client = slot.live_client()
     await client.open_document(source, language.language_id)
     if not slot.settled:

@@ -13,7 +13,7 @@ from octo.core.config import env_seconds
 class LspSettings:
     """Pool and request limits (seconds unless said otherwise).
 
-    ``calls_deadline`` bounds a whole call-hierarchy walk; ``settle_timeout`` replaces
+    ``calls_deadline`` bounds a whole call graph's expansion; ``settle_timeout`` replaces
     each server's own cap on the wait for indexing after it starts.
     """
 

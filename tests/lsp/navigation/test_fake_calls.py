@@ -9,8 +9,8 @@ import pytest
 
 from tests.lsp.conftest import GatewayFactory
 from tests.lsp.conftest import fake_env
-from tests.lsp.conftest import pool_of
 from tests.lsp.conftest import result_of
+from tests.lsp.conftest import server_pids
 
 # Request timeouts and walk deadlines are waited out: seconds each.
 pytestmark = pytest.mark.slow
@@ -64,7 +64,7 @@ async def test_a_failure_in_the_fan_out_gives_a_partial_answer(
     (hint,) = [h for h in result["hints"] if h.startswith(f"{code}: ")]
     assert message in hint
     assert '"depth":1' in hint  # the call to make: the same query, one level less
-    assert len(pool_of(gw).process_ids()) == 1  # a slow item does not recycle the server
+    assert len(server_pids()) == 1  # a slow item does not recycle the server
 
 
 async def test_the_walk_deadline_ends_the_walk_with_what_it_found(

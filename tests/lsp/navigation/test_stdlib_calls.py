@@ -18,7 +18,7 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_server
+from octo.lsp.servers.commands import find_servers
 from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of
@@ -29,7 +29,7 @@ STDLIB = Path(json.__file__).resolve().parent.parent
 
 def _server_or_skip(env: dict[str, str], wanted: str) -> None:
     try:
-        if find_server("python", env).server_id != wanted:
+        if find_servers("python", env)[0].server_id != wanted:
             pytest.skip(f"{wanted} is not installed")
     except LspNotAvailableError:
         pytest.skip(f"{wanted} is not installed")

@@ -16,7 +16,7 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_server
+from octo.lsp.servers.commands import find_servers
 from tests.lsp.conftest import FIXTURES
 from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import lsp_env
@@ -54,7 +54,7 @@ async def gateways() -> AsyncIterator[dict[str, Gateway]]:
 
 def _gateway(gateways: dict[str, Gateway], server: str) -> Gateway:
     try:
-        found = find_server("python", lsp_env(OCTO_LSP_PYTHON_SERVERS=server)).server_id
+        found = find_servers("python", lsp_env(OCTO_LSP_PYTHON_SERVERS=server))[0].server_id
     except LspNotAvailableError:
         found = None
     if found != server:
@@ -64,7 +64,9 @@ def _gateway(gateways: dict[str, Gateway], server: str) -> Gateway:
 
 def _typescript() -> None:
     try:
-        find_server("typescript", lsp_env(OCTO_LSP_TYPESCRIPT_SERVERS="typescript-language-server"))
+        find_servers(
+            "typescript", lsp_env(OCTO_LSP_TYPESCRIPT_SERVERS="typescript-language-server")
+        )[0]
     except LspNotAvailableError:
         pytest.skip("typescript-language-server is not installed (.ci/run installs it)")
 

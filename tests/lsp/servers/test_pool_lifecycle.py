@@ -24,8 +24,8 @@ from tests.lsp.conftest import ManualClock
 from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import fake_env
 from tests.lsp.conftest import leftovers
-from tests.lsp.conftest import pool_of
 from tests.lsp.conftest import result_of
+from tests.lsp.conftest import server_pids
 
 # Server processes started, crashed and killed: seconds each.
 pytestmark = pytest.mark.slow
@@ -62,7 +62,7 @@ async def test_a_server_that_keeps_crashing_is_restarted_after_a_growing_backoff
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_acquire_into, acquired, pool, mod, project)
                 await clock.sleeping(backoff)
-                assert pool.process_ids() == []  # no restart before the backoff is over
+                assert server_pids() == []  # no restart before the backoff is over
                 clock.advance(backoff)
             assert "simulated crash in definition" in await _crash(acquired[0], project)
         # The next restart is 4 s away: the query fails at once, naming the last crash.
@@ -70,10 +70,10 @@ async def test_a_server_that_keeps_crashing_is_restarted_after_a_growing_backoff
             await pool.acquire(mod, project)
         assert "crashed 3 times in a row; octo starts it again in 4 s" in str(waiting.value)
         assert "simulated crash in definition" in str(waiting.value)
-        assert pool.process_ids() == []
+        assert server_pids() == []
         clock.advance(4.0)
         await pool.acquire(mod, project)
-        assert len(pool.process_ids()) == 1
+        assert len(server_pids()) == 1
     finally:
         await pool.aclose()
 
@@ -87,19 +87,19 @@ async def test_idle_servers_stop_and_restart_on_demand(
     mod = project / "mod.py"
     try:
         slot = await pool.acquire(mod, project)
-        (first,) = pool.process_ids()
+        (first,) = server_pids()
         await clock.sleeping(600.0)  # the idle task sleeps until the idle deadline
         clock.advance(599.0)
         params = {"textDocument": {"uri": mod.as_uri()}, "position": {"line": 0, "character": 4}}
         await slot.request(lsp.TEXT_DOCUMENT_DEFINITION, params)  # used again at 599 s
         clock.advance(1.0)
         await clock.sleeping(599.0)  # woke at 600 s, found it used 1 s ago: sleeps again
-        assert pool.process_ids() == [first]
+        assert server_pids() == [first]
         clock.advance(599.0)
         await assert_no_leftovers({first}, descendants=False)  # idle for 600 s: stopped
-        assert pool.process_ids() == []
+        assert server_pids() == []
         await pool.acquire(mod, project)
-        assert pool.process_ids() not in ([], [first])
+        assert server_pids() not in ([], [first])
     finally:
         await pool.aclose()
 
@@ -107,7 +107,7 @@ async def test_idle_servers_stop_and_restart_on_demand(
 async def test_grandchildren_die_with_the_server(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("grandchild"))
     assert result_of(await gw.lsp_find_references([DEFINITION]))["status"] == "success"
-    (pid,) = pool_of(gw).process_ids()
+    (pid,) = server_pids()
     assert len(leftovers({pid})) >= 2  # the server and its sleep child
     await gw.aclose()
     await assert_no_leftovers({pid})
@@ -117,9 +117,9 @@ async def test_cancelling_a_query_leaves_no_process(gateway: GatewayFactory) -> 
     gw = await gateway(fake_env("hang"))
     with anyio.move_on_after(1.5):
         await gw.lsp_goto_definition([DEFINITION])
-    (pid,) = pool_of(gw).process_ids()
+    pids = server_pids()
     await gw.aclose()
-    await assert_no_leftovers({pid})
+    await assert_no_leftovers(pids)
 
 
 async def test_a_cancelled_gateway_scope_stops_every_server(project: Path) -> None:
@@ -128,7 +128,7 @@ async def test_a_cancelled_gateway_scope_stops_every_server(project: Path) -> No
     with anyio.move_on_after(2) as scope:
         async with Gateway(Config.from_env(fake_env("grandchild")), roots=[project]) as gw:
             await gw.lsp_find_references([DEFINITION])
-            pids = pool_of(gw).process_ids()
+            pids = server_pids()
             await anyio.sleep(30)
     assert scope.cancelled_caught
     await assert_no_leftovers(set(pids))
@@ -139,7 +139,7 @@ async def test_a_gateway_that_was_not_entered_says_so_and_starts_nothing(project
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert result["error"]["code"] == "TOOL_NOT_AVAILABLE"
     assert any("async with octo.Gateway()" in hint for hint in result["hints"])
-    assert pool_of(gw).process_ids() == []
+    assert server_pids() == []
     await assert_no_leftovers(set())
 
 
@@ -157,7 +157,7 @@ async def test_no_server_is_started_before_a_query_needs_one(gateway: GatewayFac
     ]
     missing = result_of(await gw.lsp_goto_definition([{**DEFINITION, "symbolName": "nope"}]))
     assert missing["error"]["code"] == "NOT_FOUND"
-    assert pool_of(gw).process_ids() == []
+    assert server_pids() == []
     assert leftovers() == []
 
 
@@ -177,12 +177,12 @@ async def test_octo_dying_takes_its_servers_along(project: Path) -> None:
         from octo import Gateway
         from octo.core.config import Config
         from tests.lsp.conftest import fake_env
-        from octo.lsp.servers.pool import LspPool
+        from tests.lsp.conftest import server_pids
 
         async def main():
             async with Gateway(Config.from_env(fake_env("plain")), roots=[{str(project)!r}]) as gw:
                 await gw.lsp_find_references([{DEFINITION!r}])
-                print(*gw.runtime.backend(LspPool).process_ids(), flush=True)
+                print(*server_pids(), flush=True)
                 os.kill(os.getpid(), signal.SIGKILL)
 
         anyio.run(main)
@@ -206,12 +206,12 @@ async def test_sigterm_handled_by_cancelling_the_gateway_scope_leaves_no_process
         from octo import Gateway
         from octo.core.config import Config
         from tests.lsp.conftest import fake_env
-        from octo.lsp.servers.pool import LspPool
+        from tests.lsp.conftest import server_pids
 
         async def serve(scope):
             async with Gateway(Config.from_env(fake_env("grandchild")), roots=[{str(project)!r}]) as gw:
                 await gw.lsp_find_references([{DEFINITION!r}])
-                print(*gw.runtime.backend(LspPool).process_ids(), flush=True)
+                print(*server_pids(), flush=True)
                 os.kill(os.getpid(), signal.SIGTERM)
                 await anyio.sleep(30)
 
@@ -238,7 +238,7 @@ async def test_racing_queries_start_one_server(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("plain"))
     response = await gw.lsp_goto_definition([DEFINITION] * 5)
     assert [r.status for r in response.results] == ["success"] * 5
-    assert len(pool_of(gw).process_ids()) == 1
+    assert len(server_pids()) == 1
 
 
 async def test_the_least_recently_used_server_makes_room(
@@ -250,9 +250,9 @@ async def test_the_least_recently_used_server_makes_room(
     (other / "mod.py").write_text(SOURCE)
     gw = await gateway(fake_env("plain", OCTO_LSP_MAX_SERVERS="1"))
     assert result_of(await gw.lsp_goto_definition([DEFINITION]))["status"] == "success"
-    (first,) = pool_of(gw).process_ids()
+    (first,) = server_pids()
     second_query = {**DEFINITION, "uri": "other/mod.py"}
     assert result_of(await gw.lsp_goto_definition([second_query]))["status"] == "success"
-    (second,) = pool_of(gw).process_ids()
+    (second,) = server_pids()
     assert second != first
     await assert_no_leftovers({first}, descendants=False)

@@ -22,7 +22,7 @@ from mcp import Client
 from mcp import StdioServerParameters
 
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_server
+from octo.lsp.servers.commands import find_servers
 from tests.http_serving import free_port
 from tests.http_serving import serve_http_argv
 from tests.http_serving import wait_listening
@@ -73,7 +73,7 @@ def _typescript() -> Setup:
     root = FIXTURES / "ts_project"
     env = _env(root)
     try:
-        found = find_server("typescript", env).server_id
+        found = find_servers("typescript", env)[0].server_id
     except LspNotAvailableError:
         found = None
     if shutil.which("node") is None or found is None:

@@ -14,8 +14,8 @@ import pytest
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import GatewayFactory
 from tests.lsp.conftest import fake_env
-from tests.lsp.conftest import pool_of
 from tests.lsp.conftest import result_of
+from tests.lsp.conftest import server_pids
 
 REFERENCES = {**DEFINITION, "referencesPerPage": 5}
 
@@ -62,5 +62,5 @@ async def test_a_server_gets_a_few_requests_at_once_and_the_rest_wait_their_turn
         for _ in range(4):  # 20 definitions of one server at once
             tg.start_soon(call)
     assert [answer["status"] for answer in answers] == ["success"] * 20
-    assert len(pool_of(gw).process_ids()) == 1
+    assert len(server_pids()) == 1
     assert 1 < int((state / "most").read_text()) <= 4  # the pool's per-server limit

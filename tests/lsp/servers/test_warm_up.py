@@ -25,7 +25,7 @@ from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import command_line
 from tests.lsp.conftest import fake_env
 from tests.lsp.conftest import leftovers
-from tests.lsp.conftest import pool_of
+from tests.lsp.conftest import server_pids
 from tests.lsp.conftest import server_sessions
 
 
@@ -113,5 +113,5 @@ async def test_a_root_without_source_files_starts_nothing(tmp_path: Path) -> Non
     env = fake_env("plain")
     async with Gateway(Config.from_env(env), roots=[docs]) as gw:
         await warm_roots(QueryContext(gw.runtime, PathPolicy([docs])))
-        assert pool_of(gw).process_ids() == []
+        assert server_pids() == []
         assert _fake_servers() == []

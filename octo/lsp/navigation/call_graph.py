@@ -1,9 +1,9 @@
-"""The call-hierarchy walk: breadth-first over incoming or outgoing calls, each level's
-functions asked concurrently.
+"""The call graph of a function: expanded breadth-first over incoming or outgoing calls,
+each level's functions asked concurrently.
 
 A function whose request fails (no answer in time, a server error, a malformed reply) is
-recorded as a failure and the walk goes on with the others, so the caller can answer with
-the calls found. The whole walk has one deadline; each request gets what is left of it.
+recorded as a failure and the expansion goes on with the others, so the caller can answer with
+the calls found. The whole expansion has one deadline; each request gets what is left of it.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ class Failure:
 
 
 @dataclass
-class Walk:
-    """What a walk found, and what kept it from finding more."""
+class CallGraph:
+    """What an expansion of the calls found, and what kept it from finding more."""
 
     edges: list[Edge] = field(default_factory=list)
     #: Functions whose calls came back, and those whose request failed.
@@ -70,7 +70,7 @@ class Walk:
     failures: list[Failure] = field(default_factory=list)
     #: A size limit (calls per function, functions in all) dropped some calls.
     cut: bool = False
-    #: The depth the deadline stopped the walk before, if it did.
+    #: The depth the deadline stopped the expansion before, if it did.
     stopped_at: int | None = None
 
 
@@ -98,7 +98,7 @@ def _calls_in(reply: Any, incoming: bool) -> list[_Call]:
     return calls
 
 
-async def walk_calls(
+async def expand_calls(
     slot: ServerSlot,
     root: Mapping[str, Any],
     *,
@@ -106,20 +106,20 @@ async def walk_calls(
     depth: int,
     paths: PathPolicy,
     deadline: float,
-) -> Walk:
+) -> CallGraph:
     """Calls from (outgoing) or to (incoming) ``root``, breadth-first to ``depth`` levels,
     within ``deadline`` seconds; functions outside the allowed roots are not followed."""
     method = lsp.CALL_HIERARCHY_INCOMING_CALLS if incoming else lsp.CALL_HIERARCHY_OUTGOING_CALLS
     client = slot.live_client()
     ends_at = anyio.current_time() + deadline
-    walk = Walk()
+    graph = CallGraph()
     edges: dict[tuple[ItemKey, str, str], Edge] = {}
     visited = {item_key(root)}
     frontier: list[Mapping[str, Any]] = [root]
     for level in range(1, depth + 1):
         left = ends_at - anyio.current_time()
         if left <= 0:
-            walk.stopped_at = level
+            graph.stopped_at = level
             break
         seconds = min(slot.pool.settings.request_timeout, left)
 
@@ -131,11 +131,11 @@ async def walk_calls(
         found: list[_Call] = []
         for item, outcome in zip(frontier, outcomes, strict=True):
             if outcome.error is not None:
-                walk.failures.append(Failure(level, item, outcome.error))
+                graph.failures.append(Failure(level, item, outcome.error))
                 continue
-            walk.answered += 1
+            graph.answered += 1
             calls = outcome.value or []
-            walk.cut = walk.cut or len(calls) > FAN_OUT
+            graph.cut = graph.cut or len(calls) > FAN_OUT
             for call in calls[:FAN_OUT]:
                 caller, callee = (call.other, item) if incoming else (item, call.other)
                 key = (item_key(item), str(call.other["uri"]), str(call.other.get("name")))
@@ -150,7 +150,7 @@ async def walk_calls(
                     continue
                 visited.add(other)
                 if len(visited) > MAX_NODES:
-                    walk.cut = True
+                    graph.cut = True
                 else:
                     found.append(call)
         if level == depth or not found:
@@ -159,8 +159,8 @@ async def walk_calls(
         frontier = [call.other for call in found if not seen[call.path].external]
         if not frontier:
             break
-    walk.edges = list(edges.values())
-    if not walk.answered and any(isinstance(f.error, RequestTimeoutError) for f in walk.failures):
+    graph.edges = list(edges.values())
+    if not graph.answered and any(isinstance(f.error, RequestTimeoutError) for f in graph.failures):
         # Nothing came back at all: the server may hang (a slow one still answers some).
         slot.note_hang(client)
-    return walk
+    return graph
