@@ -110,7 +110,9 @@ def _read_batch(
                     data = opened.read_bytes(MAX_FILE_BYTES)
             except (OctoError, OSError):
                 continue
+            # A name that is not UTF-8 is shown with U+FFFD (no JSON answer holds its bytes).
             shown = os.path.relpath(place.directory / rel, base)
+            shown = shown.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             texts.append((shown, data.decode("utf-8", errors="replace")))
     return match_texts(matcher, texts, cap)
 
