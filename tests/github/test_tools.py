@@ -94,7 +94,9 @@ async def test_search_code_returns_paths_fragments_and_a_read_hint(
 def test_code_search_syntax_is_rewritten_and_explained(
     fields: dict[str, str], q: str, note: str | None
 ) -> None:
-    built, notes = code_search_terms(SearchCodeQuery(keywordsToSearch=["x"], **fields))
+    built, notes = code_search_terms(
+        SearchCodeQuery.model_validate({"keywordsToSearch": ["x"], **fields})
+    )
     assert built == q
     assert any(note in n for n in notes) if note else notes == []
 

@@ -15,10 +15,10 @@ import pytest
 
 import octo
 from octo.core.config import Config
+from tests.core.shared.conftest import stored
 from tests.security.conftest import RecordingServer
 from tests.security.conftest import Reply
 from tests.security.conftest import serve_recording
-from tests.team.conftest import stored
 
 TOKEN = "cred-not-real-team-5c2e91"
 TEXT = "# moved\n\nServed by the other origin.\n"
