@@ -260,6 +260,7 @@ async def test_file_content_is_cut_to_the_token_budget(
     assert any(f"charOffset={len(data['content'])}" in hint for hint in row["hints"])
 
 
+@pytest.mark.slow
 async def test_files_over_1_mb_come_from_the_blob_api(
     gateway: octo.Gateway, router: respx.MockRouter
 ) -> None:
@@ -638,6 +639,7 @@ async def full_and_partial(
     return full, partial
 
 
+@pytest.mark.slow
 async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
     gateway: octo.Gateway, router: respx.MockRouter
 ) -> None:

@@ -24,7 +24,7 @@ from tests.core.shared.replicas import free_port
 from tests.github.conftest import API
 from tests.github.conftest import make_env
 
-RECORDING = Path(__file__).parents[1] / "github" / "recordings" / "file_content.json"
+RECORDING = Path(__file__).parents[2] / "github" / "recordings" / "file_content.json"
 #: Every query of these tests asks for a file never asked before: none is a local hit.
 NAMES = (f"doc{n}.md" for n in itertools.count())
 

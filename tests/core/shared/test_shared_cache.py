@@ -162,6 +162,7 @@ def router() -> Any:
         yield mock
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("host", sorted(HOSTS))
 async def test_every_answer_fetched_by_one_replica_is_a_hit_on_another(
     router: respx.MockRouter, redis_url: str, prefix: str, host: str

@@ -45,6 +45,7 @@ def configured(elsewhere: RecordingServer) -> Iterator[RecordingServer]:
     )
 
 
+@pytest.mark.slow
 async def test_a_redirected_answer_is_fetched_once_for_every_replica(
     configured: RecordingServer,
     elsewhere: RecordingServer,
