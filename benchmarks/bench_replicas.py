@@ -29,10 +29,10 @@ from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.team.replicas import FakeGitHub
-from tests.team.replicas import RedisProcess
-from tests.team.replicas import Replica
-from tests.team.replicas import replica_env
+from tests.core.shared.replicas import FakeGitHub
+from tests.core.shared.replicas import RedisProcess
+from tests.core.shared.replicas import Replica
+from tests.core.shared.replicas import replica_env
 
 DISTINCT = 40
 REPEATS = 5

@@ -21,6 +21,7 @@ from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.models import RemoteQuery
 from octo.codehosts.models import SearchPagination
+from octo.codehosts.models import check_scope
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
 
@@ -67,10 +68,7 @@ class SearchIssuesQuery(RemoteQuery):
 
     @model_validator(mode="after")
     def _check(self) -> SearchIssuesQuery:
-        if self.repo and not self.owner:
-            raise ValueError("repo needs owner as well")
-        if self.issueNumber is not None and not (self.owner and self.repo):
-            raise ValueError("issueNumber needs owner and repo")
+        check_scope(self.owner, self.repo, self.issueNumber, "issueNumber")
         if self.issueNumber is None and not (self.query or self.owner):
             raise ValueError("give query, owner/repo or issueNumber")
         return self
@@ -140,8 +138,7 @@ class SearchCommitsQuery(RemoteQuery):
 
     @model_validator(mode="after")
     def _check(self) -> SearchCommitsQuery:
-        if self.repo and not self.owner:
-            raise ValueError("repo needs owner as well")
+        check_scope(self.owner, self.repo)
         if not self.query and not (self.owner and self.repo):
             raise ValueError("give query (message keywords) or owner and repo (history)")
         if self.query and (self.path or self.ref):

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from octo.codehosts.history_models import CommitStats
 from octo.codehosts.history_models import CommitSummary
 from octo.codehosts.history_models import Issue
+from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
 
@@ -79,3 +80,19 @@ def summed(files: list[PullRequestFile]) -> CommitStats:
 def given(**params: str | None) -> dict[str, str]:
     """The ``params`` that are set: a query's optional filters as request parameters."""
     return {name: value for name, value in params.items() if value}
+
+
+def history_params(query: SearchCommitsQuery, ref_param: str) -> dict[str, Any]:
+    """Parameters of a repository's commit listing; ``ref_param`` is the host's name for the
+    branch, tag or commit the listing starts from."""
+    return {
+        "per_page": query.limit,
+        "page": query.page,
+        **given(
+            path=query.path,
+            author=query.author,
+            since=query.since,
+            until=query.until,
+            **{ref_param: query.ref},
+        ),
+    }

@@ -48,6 +48,16 @@ class RemoteQuery(ToolQuery):
     )
 
 
+def check_scope(
+    owner: str | None, repo: str | None, number: int | None = None, name: str = ""
+) -> None:
+    """A repository needs its owner; a numbered item (its field ``name``) needs both."""
+    if repo and not owner:
+        raise ValueError("repo needs owner as well")
+    if number is not None and not (owner and repo):
+        raise ValueError(f"{name} needs owner and repo")
+
+
 class SearchPagination(BaseModel):
     currentPage: int
     hasMore: bool
@@ -84,8 +94,7 @@ class SearchCodeQuery(RemoteQuery):
     def _check(self) -> SearchCodeQuery:
         if any(not k.strip() for k in self.keywordsToSearch):
             raise ValueError("keywordsToSearch: keywords must not be blank")
-        if self.repo and not self.owner:
-            raise ValueError("repo needs owner as well")
+        check_scope(self.owner, self.repo)
         check_repos(self)
         return self
 
@@ -330,10 +339,7 @@ class SearchPullRequestsQuery(RemoteQuery):
 
     @model_validator(mode="after")
     def _check(self) -> SearchPullRequestsQuery:
-        if self.repo and not self.owner:
-            raise ValueError("repo needs owner as well")
-        if self.prNumber is not None and not (self.owner and self.repo):
-            raise ValueError("prNumber needs owner and repo")
+        check_scope(self.owner, self.repo, self.prNumber, "prNumber")
         check_repos(self)
         if self.type == "partialContent" and not self.partialContentMetadata:
             raise ValueError("type partialContent needs partialContentMetadata ([{file: path}])")

@@ -151,6 +151,7 @@ def test_a_reader_that_leaves_early_is_no_error(tree: Path) -> None:
     assert done.stderr == ""
 
 
+@pytest.mark.slow
 def test_an_unusable_variable_stops_call_and_serve_with_its_name(tree: Path) -> None:
     for args in (["call", "localSearchCode", '--query={"pattern":"n","path":"."}'], ["serve"]):
         done = subprocess.run(
@@ -189,6 +190,7 @@ def test_serve_http_refuses_a_bad_port_or_host_in_one_line(run_octo: Any) -> Non
             assert done.stderr.count("\n") == 1, done.stderr  # one line, no traceback
 
 
+@pytest.mark.slow
 def test_call_under_a_missing_root_says_the_root_is_missing(run_octo: Any, tree: Path) -> None:
     gone = tree / "gone"
     query = '--query={"pattern":"n","path":"."}'

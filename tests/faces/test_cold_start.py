@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import REPO
 from .conftest import octo_env
 
@@ -36,6 +38,7 @@ anyio.run(main)
 """
 
 
+@pytest.mark.slow
 def test_tools_list_imports_no_family_until_the_first_call() -> None:
     done = subprocess.run(
         [sys.executable, "-c", PROBE],

@@ -22,6 +22,7 @@ def test_docs_tools_md_is_up_to_date() -> None:
     )
 
 
+@pytest.mark.slow
 def test_every_tool_has_a_section_with_parameters_and_example() -> None:
     text = render_tools_markdown()
     for spec in all_tools():
@@ -53,6 +54,7 @@ SECTIONS = [
 ]
 
 
+@pytest.mark.slow
 def test_every_tool_has_its_reference_in_spec_000_order() -> None:
     text = render_tools_markdown()
     for spec in all_tools():
@@ -89,6 +91,7 @@ def test_the_deliberate_differences_from_the_spec_are_said_in_one_place() -> Non
         assert difference in section
 
 
+@pytest.mark.slow
 def test_the_published_tools_list_snapshot_is_up_to_date() -> None:
     assert tools_snapshot.SNAPSHOT.read_text(encoding="utf-8") == tools_snapshot.render(), (
         "octo/faces/tools_list.json is stale: run `octo docs`"

@@ -30,29 +30,30 @@ def test_an_unknown_log_level_is_one_line_and_exit_2(run_octo: RunOcto, tree: Pa
 @pytest.mark.slow
 def test_serve_on_a_terminal_says_what_it_waits_for_and_how_to_stop(tree: Path) -> None:
     controller, terminal = pty.openpty()
-    process = subprocess.Popen(
+    # As a context manager, so its pipes are closed too (an open one is a ResourceWarning).
+    with subprocess.Popen(
         [sys.executable, "-m", "octo", "serve"],
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=octo_env(tree),
         text=True,
-    )
-    os.close(terminal)
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        assert line == (
-            "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
-            "commands); Ctrl+D or Ctrl+C stops it\n"
-        )
-        os.write(controller, b"\x04")  # Ctrl+D: the end of input, as the line says
-        assert process.wait(timeout=30) == 0
-        assert process.stderr.read() == ""
-    finally:
-        process.kill()
-        process.communicate()  # closes both pipes: no unclosed-file warning
-        os.close(controller)
+    ) as process:
+        os.close(terminal)
+        try:
+            assert process.stderr is not None
+            line = process.stderr.readline()
+            assert line == (
+                "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
+                "commands); Ctrl+D or Ctrl+C stops it\n"
+            )
+            os.write(controller, b"\x04")  # Ctrl+D: the end of input, as the line says
+            assert process.wait(timeout=30) == 0
+            assert process.stderr.read() == ""
+        finally:
+            process.kill()
+            process.wait()
+            os.close(controller)
 
 
 def _environment_file() -> str:

@@ -79,6 +79,7 @@ async def test_toolsets_publish_only_the_chosen_families(tree: Path) -> None:
         assert len(gateway.tools()) == len(all_tools())
 
 
+@pytest.mark.slow
 def test_an_unknown_toolset_is_one_line_and_exit_2(run_octo: RunOcto) -> None:
     for env, args, source in (
         ({"OCTO_TOOLSETS": "local,web"}, [], "OCTO_TOOLSETS"),

@@ -13,7 +13,7 @@ import octo
 
 PULLS = "https://gh.test/api/v3/repos/octocat/Hello-World"
 #: The recorded search (pr_search) that finds pull requests 1347 and 1296.
-SEARCH = {
+SEARCH: dict[str, object] = {
     "owner": "octocat",
     "repo": "Hello-World",
     "state": "closed",
@@ -21,7 +21,7 @@ SEARCH = {
     "label": "bug",
 }
 #: Each part: the query fields that ask for it, its field in a pull request, its URL below PULLS.
-PARTS = {
+PARTS: dict[str, tuple[dict[str, object], str, str]] = {
     "comments": ({"withComments": True}, "comments", "issues/{n}/comments"),
     "commits": ({"withCommits": True}, "commits", "pulls/{n}/commits"),
     "changed files": ({"type": "fullContent"}, "files", "pulls/{n}/files"),

@@ -94,7 +94,9 @@ async def test_search_code_returns_paths_fragments_and_a_read_hint(
 def test_code_search_syntax_is_rewritten_and_explained(
     fields: dict[str, str], q: str, note: str | None
 ) -> None:
-    built, notes = code_search_terms(SearchCodeQuery(keywordsToSearch=["x"], **fields))
+    built, notes = code_search_terms(
+        SearchCodeQuery.model_validate({"keywordsToSearch": ["x"], **fields})
+    )
     assert built == q
     assert any(note in n for n in notes) if note else notes == []
 
@@ -258,6 +260,7 @@ async def test_file_content_is_cut_to_the_token_budget(
     assert any(f"charOffset={len(data['content'])}" in hint for hint in row["hints"])
 
 
+@pytest.mark.slow
 async def test_files_over_1_mb_come_from_the_blob_api(
     gateway: octo.Gateway, router: respx.MockRouter
 ) -> None:
@@ -636,6 +639,7 @@ async def full_and_partial(
     return full, partial
 
 
+@pytest.mark.slow
 async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
     gateway: octo.Gateway, router: respx.MockRouter
 ) -> None:

@@ -9,15 +9,16 @@ from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
-from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from octo import Gateway
 from octo.core.config import Config
+from octo.core.envelope import BulkResponse
 from octo.lsp.servers.pool import LspPool
 
 HERE = Path(__file__).parent
@@ -168,9 +169,10 @@ class ManualClock:
                 await self._slept.wait()
 
 
-def result_of(response: object, index: int = 0) -> Mapping[str, object]:
-    wire = response.to_wire()  # type: ignore[attr-defined]
-    return wire["results"][index]
+def result_of(response: BulkResponse[Any], index: int = 0) -> dict[str, Any]:
+    """The wire form (JSON) of the ``index``-th envelope of ``response``."""
+    result: dict[str, Any] = response.to_wire()["results"][index]
+    return result
 
 
 @pytest.fixture

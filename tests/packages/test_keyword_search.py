@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 import respx
 
 from octo import Gateway
@@ -66,6 +67,7 @@ async def test_python_keywords_say_the_index_cannot_search(gateway: Gateway) -> 
     assert rows[1]["error"]["code"] == "VALIDATION_ERROR"
 
 
+@pytest.mark.slow
 async def test_a_registry_without_search_is_not_available(
     gateway: Gateway, respx_mock: respx.MockRouter
 ) -> None:

@@ -184,6 +184,7 @@ async def test_a_stdio_session_with_path_and_home_only_trusts_the_system_store(
     assert row["status"] == "success", row
 
 
+@pytest.mark.slow
 async def test_npm_cafile_is_trusted_and_a_failure_names_the_settings(
     tmp_path: Path, registry: str, authority: Authority
 ) -> None:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import octo
 
 
@@ -75,6 +77,7 @@ async def test_dir_is_taken_for_path(tmp_path: Path) -> None:
             assert "did you mean path?" in result.error.message, tool
 
 
+@pytest.mark.slow
 def test_path_not_allowed_on_the_command_line_mentions_root(tmp_path: Path) -> None:
     root = _project(tmp_path)
     query = f'{{"pattern":"x","path":"{tmp_path}"}}'

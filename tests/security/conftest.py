@@ -74,5 +74,5 @@ def serve_recording(answer: Callable[[str], Reply]) -> Iterator[RecordingServer]
 
 
 # The shared-state cases run on the real Redis of the team suite's fixtures.
-from tests.team.conftest import prefix  # noqa: E402, F401
-from tests.team.conftest import redis_url  # noqa: E402, F401
+from tests.core.shared.conftest import prefix  # noqa: E402, F401
+from tests.core.shared.conftest import redis_url  # noqa: E402, F401

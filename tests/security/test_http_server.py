@@ -128,6 +128,7 @@ async def _serving(access: HttpAccess, tree: Path) -> AsyncIterator[str]:
                 server.should_exit = True
 
 
+@pytest.mark.slow
 async def test_a_public_bind_checks_host_origin_and_token(tmp_path: Path) -> None:
     access = HttpAccess.configure("0.0.0.0", 8000, {"OCTO_HTTP_TOKEN": TOKEN})
     async with _serving(access, tmp_path) as url:

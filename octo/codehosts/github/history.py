@@ -15,7 +15,7 @@ from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
-from octo.codehosts.history_shapes import given
+from octo.codehosts.history_shapes import history_params
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import CommentPage
 from octo.codehosts.shapes import Reply
@@ -80,24 +80,13 @@ class GitHubHistory(CodeHost):
 
     async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
         assert query.owner and query.repo
-        params: dict[str, Any] = {
-            "per_page": query.limit,
-            "page": query.page,
-            **given(
-                sha=query.ref,
-                path=query.path,
-                author=query.author,
-                since=query.since,
-                until=query.until,
-            ),
-        }
         repository = f"{query.owner}/{query.repo}"
         return self.replied(
             await self.remote.fetch(
                 f"{repo_path(query.owner, query.repo)}/commits",
                 kind="commit-history",
                 ttl=self.settings.ttl_commits,
-                params=params,
+                params=history_params(query, "sha"),
                 parse=lambda r: parse.parse_history(r, repository),
             )
         )

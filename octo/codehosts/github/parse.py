@@ -31,7 +31,6 @@ from octo.codehosts.shapes import comment
 from octo.codehosts.shapes import short_body
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
-from octo.core.secrets.redaction import redact
 
 ItemT = TypeVar("ItemT")
 
@@ -95,7 +94,7 @@ def _text_matches(item: Mapping[str, Any]) -> list[TextMatch]:
     """The content fragments of a hit (path matches are noise for a content search)."""
     return [
         TextMatch(
-            fragment=redact(tm.get("fragment", "")),
+            fragment=tm.get("fragment", ""),
             matches=[
                 TextMatchSpan(text=m.get("text", ""), indices=tuple(m.get("indices", (0, 0))))
                 for m in tm.get("matches") or []

@@ -9,7 +9,6 @@ from octo.codehosts.gitlab import history_parse as parse
 from octo.codehosts.gitlab.parse import parse_diffs
 from octo.codehosts.gitlab.parse import parse_notes
 from octo.codehosts.gitlab.policy import project_id
-from octo.codehosts.gitlab.query import history_params
 from octo.codehosts.gitlab.query import in_range
 from octo.codehosts.gitlab.query import issue_params
 from octo.codehosts.gitlab.query import scope_path
@@ -18,6 +17,7 @@ from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import history_params
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import CommentPage
 from octo.codehosts.models import PullRequestFile
@@ -101,7 +101,7 @@ class GitLabHistory(CodeHost):
                 f"{self._repository(query.owner, query.repo)}/commits",
                 kind="gitlab-commits",
                 ttl=self.settings.ttl_commits,
-                params=history_params(query),
+                params=history_params(query, "ref_name"),
                 parse=lambda r: parse.parse_commit_page(
                     r, query.page, query.limit, repository, counted=False
                 ),

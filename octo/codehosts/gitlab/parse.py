@@ -109,6 +109,7 @@ def code_hit(web_root: str, query: SearchCodeQuery, blob: Blob) -> CodeSearchHit
     repository = (
         f"{query.owner}/{query.repo}" if query.owner and query.repo else f"{blob.project_id}"
     )
+    # Redacted before the spans are found: they index the text the answer shows.
     fragment = redact(blob.data)
     found = _spans(fragment, query.keywordsToSearch)
     return CodeSearchHit(

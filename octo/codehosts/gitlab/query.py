@@ -9,9 +9,7 @@ from typing import Any
 
 from octo.codehosts.gitlab.policy import namespace_id
 from octo.codehosts.gitlab.policy import project_id
-from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.history_models import SearchIssuesQuery
-from octo.codehosts.history_shapes import given
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchRepositoriesQuery
@@ -192,18 +190,3 @@ def issue_params(query: SearchIssuesQuery) -> tuple[dict[str, Any], list[str]]:
     if not query.owner:
         params["scope"] = "all"
     return params, notes
-
-
-def history_params(query: SearchCommitsQuery) -> dict[str, Any]:
-    """Parameters of a repository's commit listing."""
-    return {
-        "per_page": query.limit,
-        "page": query.page,
-        **given(
-            ref_name=query.ref,
-            path=query.path,
-            author=query.author,
-            since=query.since,
-            until=query.until,
-        ),
-    }

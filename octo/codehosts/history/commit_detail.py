@@ -19,7 +19,6 @@ from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens
-from octo.core.secrets.redaction import redact
 
 #: Changed files listed in one answer (their names, stats and patches).
 MAX_FILES_SHOWN = 100
@@ -64,7 +63,7 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
             sha=detail.sha,
             base=query.base,
             head=query.head,
-            message=redact(detail.message) if detail.message else None,
+            message=detail.message or None,
             author=detail.author,
             date=detail.date,
             html_url=detail.html_url,

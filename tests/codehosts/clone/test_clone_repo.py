@@ -186,6 +186,7 @@ async def test_gitlab_clones_from_its_archive_endpoint(tmp_path: Path, work: Pat
     assert result["data"]["fileCount"] == 3
 
 
+@pytest.mark.slow
 async def test_clones_expire_by_age_and_the_least_recently_used_go_first(
     tmp_path: Path, work: Path
 ) -> None:

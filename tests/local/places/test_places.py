@@ -44,6 +44,7 @@ async def test_a_glob_names_the_directories_under_it(call: Call, services: Path)
     assert data["stats"]["totalMatches"] == 30
 
 
+@pytest.mark.slow
 async def test_global_pages_run_through_the_places_in_order(call: Call, services: Path) -> None:
     pages = [
         (

@@ -173,6 +173,7 @@ async def test_file_pages_follow_the_next_page_hint_to_the_end(tree: Tree, searc
     assert pages[-1] == {"currentPage": 3, "totalPages": 3, "hasMore": False}
 
 
+@pytest.mark.slow
 async def test_stats_are_exact_on_every_page(tree: Tree, search: CallOne) -> None:
     tree({f"f{i:03d}.txt": "needle\nneedle\n" for i in range(300)} | {"other.txt": "hay\n"})
     found = await search(pattern="needle", path=".", filesPerPage=2, filePageNumber=2)

@@ -76,7 +76,8 @@ def _gateway(gateways: dict[str, Gateway], server: str) -> Gateway:
 async def _data(gw: Gateway, tool: str, **query: Any) -> Mapping[str, Any]:
     result = result_of(await gw.call(tool, [query]))
     assert result["status"] == "success", result
-    return result["data"]
+    data: Mapping[str, Any] = result["data"]
+    return data
 
 
 def _json(value: Mapping[str, Any]) -> str:

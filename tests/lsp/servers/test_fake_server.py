@@ -16,6 +16,7 @@ from tests.lsp.conftest import result_of
 from tests.lsp.conftest import server_pids
 
 
+@pytest.mark.slow
 async def test_initialize_survives_a_notebook_selector_with_cells(gateway: GatewayFactory) -> None:
     # cattrs 25+ cannot structure this initialize reply: a stock pygls client drops it and
     # waits forever. octo keeps results as JSON, so initialize completes.
@@ -78,12 +79,14 @@ async def test_a_crash_says_why_and_the_next_query_restarts(
     await assert_no_leftovers(set(stopped), descendants=False)
 
 
+@pytest.mark.slow
 async def test_a_chatty_stderr_does_not_block_the_server(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("chatty", OCTO_LSP_REQUEST_TIMEOUT="10"))
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))
     assert result["status"] == "success", result
 
 
+@pytest.mark.slow
 async def test_a_malformed_reply_is_an_error_not_a_hang(gateway: GatewayFactory) -> None:
     # A server's fault, not octo's: INTERNAL_ERROR is kept for octo's own bugs.
     gw = await gateway(fake_env("malformed"))
@@ -92,6 +95,7 @@ async def test_a_malformed_reply_is_an_error_not_a_hang(gateway: GatewayFactory)
     assert "bad location" in result["error"]["message"]
 
 
+@pytest.mark.slow
 async def test_a_json_rpc_error_reply_is_lsp_not_available(gateway: GatewayFactory) -> None:
     # It used to end as a bare OctoError, that is INTERNAL_ERROR: a bug in octo.
     gw = await gateway(fake_env("error"))
@@ -101,6 +105,7 @@ async def test_a_json_rpc_error_reply_is_lsp_not_available(gateway: GatewayFacto
     assert "simulated failure in definition" in result["error"]["message"]
 
 
+@pytest.mark.slow
 async def test_answers_while_indexing_are_flagged_partial(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("progress", OCTO_LSP_SETTLE_TIMEOUT="0.3"))
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))
@@ -130,6 +135,7 @@ async def test_a_request_that_outlasts_its_timeout_while_the_server_loads_is_ask
     assert "partial" not in result["data"]
 
 
+@pytest.mark.slow
 async def test_a_server_that_indexed_while_answering_is_asked_again(
     gateway: GatewayFactory,
 ) -> None:
@@ -140,6 +146,7 @@ async def test_a_server_that_indexed_while_answering_is_asked_again(
     assert result["data"]["definitions"][0]["range"]["start"]["line"] == 1
 
 
+@pytest.mark.slow
 async def test_a_missing_capability_is_a_clear_error(gateway: GatewayFactory) -> None:
     gw = await gateway(fake_env("nocalls"))
     query = {**DEFINITION, "direction": "incoming"}

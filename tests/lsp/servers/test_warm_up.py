@@ -11,6 +11,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from pydantic import FileUrl
 
 from octo import Config
 from octo import Gateway
@@ -75,8 +76,8 @@ async def _until_a_server_runs() -> list[int]:
 
 @pytest.mark.slow
 async def test_a_client_announcing_roots_finds_its_server_warm(project: Path) -> None:
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=project.as_uri())])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(project.as_uri()))])
 
     server = build_server(replace(Config.from_env(fake_env("plain")), roots=(project,)))
     async with Client(server, mode="legacy", list_roots_callback=list_roots) as client:
@@ -92,8 +93,8 @@ async def test_a_client_announcing_roots_finds_its_server_warm(project: Path) ->
 
 @pytest.mark.slow
 async def test_warming_never_delays_initialize_or_tools_list(project: Path) -> None:
-    async def list_roots(_context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=project.as_uri())])
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(project.as_uri()))])
 
     # This server would hang in its own initialize for a minute.
     config = replace(Config.from_env(fake_env("slow-start")), roots=(project,))

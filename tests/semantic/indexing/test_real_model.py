@@ -79,6 +79,7 @@ async def index_and_search(env: dict[str, str], root: Path) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 async def test_default_model_indexes_and_searches_without_network(
     tmp_path: Path, no_network: list[Any]
 ) -> None:

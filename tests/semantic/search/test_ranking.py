@@ -77,6 +77,7 @@ async def _recall(gw: Gateway, mode: bool | None) -> tuple[float, set[str]]:
     return found / len(QUESTIONS), rankings
 
 
+@pytest.mark.slow
 async def test_default_ranking_never_below_keywords_at_any_embedded_share(
     tmp_path: Path,
 ) -> None:

@@ -15,13 +15,13 @@ import respx
 
 import octo
 from octo.core.config import Config
+from tests.core.shared.conftest import stored
 from tests.github.conftest import TOKEN as GITHUB_TOKEN
 from tests.github.conftest import load_cassette
 from tests.github.conftest import make_env
 from tests.gitlab.conftest import TOKEN as GITLAB_TOKEN
 from tests.gitlab.conftest import gitlab_env
 from tests.gitlab.conftest import load_recording
-from tests.team.conftest import stored
 
 Call = Callable[[octo.Gateway], Awaitable[octo.BulkResponse[Any]]]
 Loader = Callable[[respx.MockRouter, str], dict[str, respx.Route]]
@@ -162,6 +162,7 @@ def router() -> Any:
         yield mock
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("host", sorted(HOSTS))
 async def test_every_answer_fetched_by_one_replica_is_a_hit_on_another(
     router: respx.MockRouter, redis_url: str, prefix: str, host: str

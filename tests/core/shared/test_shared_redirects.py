@@ -15,10 +15,10 @@ import pytest
 
 import octo
 from octo.core.config import Config
+from tests.core.shared.conftest import stored
 from tests.security.conftest import RecordingServer
 from tests.security.conftest import Reply
 from tests.security.conftest import serve_recording
-from tests.team.conftest import stored
 
 TOKEN = "cred-not-real-team-5c2e91"
 TEXT = "# moved\n\nServed by the other origin.\n"
@@ -45,6 +45,7 @@ def configured(elsewhere: RecordingServer) -> Iterator[RecordingServer]:
     )
 
 
+@pytest.mark.slow
 async def test_a_redirected_answer_is_fetched_once_for_every_replica(
     configured: RecordingServer,
     elsewhere: RecordingServer,

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from octo.core.handles import Origin
 from octo.core.shared.disk_handles import DiskHandleStore
 
@@ -33,6 +35,7 @@ def _octo(tree: Path, cache: Path, *args: str) -> dict[str, object]:
     return result
 
 
+@pytest.mark.slow
 def test_a_handle_from_one_call_is_read_by_the_next(tmp_path: Path) -> None:
     tree, cache, other = tmp_path / "tree", tmp_path / "cache", tmp_path / "other"
     tree.mkdir()

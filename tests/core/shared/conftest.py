@@ -17,7 +17,7 @@ from typing import NoReturn
 import pytest
 import redis
 
-from tests.team.replicas import RedisProcess
+from tests.core.shared.replicas import RedisProcess
 
 
 def unavailable(reason: str) -> NoReturn:

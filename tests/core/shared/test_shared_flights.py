@@ -23,7 +23,7 @@ from octo.transports.remote_state import RemoteState
 from octo.transports.remote_state import Shared
 from tests.github.conftest import make_env
 
-RECORDING = Path(__file__).parents[1] / "github" / "recordings" / "file_content.json"
+RECORDING = Path(__file__).parents[2] / "github" / "recordings" / "file_content.json"
 README = {"owner": "octokit", "repo": "octokit.rb", "path": "README.md"}
 
 
@@ -70,6 +70,7 @@ def team(redis_url: str, prefix: str) -> Config:
     return Config.from_env(make_env(OCTO_REDIS_URL=redis_url, OCTO_REDIS_PREFIX=prefix))
 
 
+@pytest.mark.slow
 async def test_ten_identical_queries_on_two_replicas_cost_one_request(
     redis_url: str, prefix: str
 ) -> None:
@@ -80,6 +81,7 @@ async def test_ten_identical_queries_on_two_replicas_cost_one_request(
     assert len({row["data"]["content"] for row in rows}) == 1
 
 
+@pytest.mark.slow
 async def test_the_leaders_error_reaches_every_replica(redis_url: str, prefix: str) -> None:
     host = SlowHost(404, {"message": "Not Found"})
     rows = await ask_ten_times_over_two(host, team(redis_url, prefix))

@@ -14,13 +14,13 @@ import httpx
 import pytest
 from mcp import Client
 
-from tests.team.conftest import unavailable
-from tests.team.replicas import HTTP_TOKEN
-from tests.team.replicas import TOKEN
-from tests.team.replicas import FakeGitHub
-from tests.team.replicas import RedisProcess
-from tests.team.replicas import Replica
-from tests.team.replicas import replica_env
+from tests.core.shared.conftest import unavailable
+from tests.core.shared.replicas import HTTP_TOKEN
+from tests.core.shared.replicas import TOKEN
+from tests.core.shared.replicas import FakeGitHub
+from tests.core.shared.replicas import RedisProcess
+from tests.core.shared.replicas import Replica
+from tests.core.shared.replicas import replica_env
 
 pytestmark = pytest.mark.slow
 
