@@ -21,7 +21,7 @@ from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.models import RemoteQuery
 from octo.codehosts.models import SearchPagination
-from octo.codehosts.models import check_scope
+from octo.codehosts.repo_names import check_scope
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
 

@@ -16,6 +16,7 @@ from pydantic import model_validator
 
 from octo.codehosts.repo_names import RepoName
 from octo.codehosts.repo_names import check_repos
+from octo.codehosts.repo_names import check_scope
 from octo.codehosts.repo_names import repos_field
 from octo.contract.places import AggregationMode
 from octo.contract.places import PlacedItem
@@ -46,16 +47,6 @@ class RemoteQuery(ToolQuery):
             " configured."
         ),
     )
-
-
-def check_scope(
-    owner: str | None, repo: str | None, number: int | None = None, name: str = ""
-) -> None:
-    """A repository needs its owner; a numbered item (its field ``name``) needs both."""
-    if repo and not owner:
-        raise ValueError("repo needs owner as well")
-    if number is not None and not (owner and repo):
-        raise ValueError(f"{name} needs owner and repo")
 
 
 class SearchPagination(BaseModel):

@@ -54,3 +54,13 @@ def check_repos(query: NamesRepositories) -> None:
     twice = sorted({name for name in lowered if lowered.count(name) > 1})
     if twice:
         raise ValueError(f"repos names {', '.join(twice)} twice")
+
+
+def check_scope(
+    owner: str | None, repo: str | None, number: int | None = None, name: str = ""
+) -> None:
+    """A repository needs its owner; a numbered item (its field ``name``) needs both."""
+    if repo and not owner:
+        raise ValueError("repo needs owner as well")
+    if number is not None and not (owner and repo):
+        raise ValueError(f"{name} needs owner and repo")
