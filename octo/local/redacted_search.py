@@ -144,6 +144,33 @@ async def files_holding_secrets(
     return found
 
 
+async def tree_secret_files(
+    targets: Sequence[str],
+    *,
+    cwd: str,
+    pass_fds: Sequence[int],
+    timeout_ms: int,
+    walk_args: Sequence[str],
+) -> tuple[set[bytes], bool]:
+    """The files of a searched tree (``targets``, directories walked with ``walk_args``)
+    that may hold a secret, as rg prints them, and whether rg finished (else: those it
+    found before ``timeout_ms``)."""
+    found: set[bytes] = set()
+    complete = True
+    for run in _runs(targets):
+        done = await run_rg(
+            [*_FIND_ARGS, *walk_args, "--", *run],
+            cwd=cwd,
+            timeout_ms=timeout_ms,
+            pass_fds=pass_fds,
+            keep_partial=True,
+        )
+        # Each name ends with NUL: a name rg was cut off in the middle of is left out.
+        found.update(name for name in done.stdout.split(b"\0")[:-1] if name)
+        complete = complete and not done.timed_out
+    return found, complete
+
+
 #: Matching lines of a query over a file's redacted text, by the file's content key and how
 #: the query matches (pattern and rg's matching flags): the same search of an unchanged tree
 #: again copies and searches no file.

@@ -112,3 +112,36 @@ async def test_a_file_changed_since_it_was_counted_is_counted_again(
     settings = tmp_path / "settings.py"
     settings.write_text(settings.read_text() + f'OTHER_GITHUB_TOKEN = "{TOKEN}"\n')
     assert await _total(gateway, "GITHUB_TOKEN", TOKEN[:8]) == [2, 0]
+
+
+async def test_an_alternative_matching_the_marker_probes_nothing(gateway: octo.Gateway) -> None:
+    # One alternative matches the marker, the other the hidden value: whether the file is
+    # listed, and its count, must not depend on which.
+    answers = []
+    for probe in (TOKEN[:6], "ghp_z", "nothing"):
+        pattern = rf'TOKEN = "(\[|{probe})'
+        rows = await _rows(
+            gateway,
+            "localSearchCode",
+            {"pattern": pattern, "path": ".", "outputMode": "totalOnly", "smartCase": False},
+            {"pattern": pattern, "path": ".", "filesOnly": True},
+            {"pattern": pattern, "path": "settings.py", "outputMode": "countOnly"},
+        )
+        found = await _rows(gateway, "localFindAndSearchCode", {"path": ".", "pattern": pattern})
+        answers.append(
+            [
+                rows[0]["data"]["stats"]["totalMatches"],
+                rows[1]["data"]["files"],
+                rows[2]["data"]["files"],
+                found[0]["status"],
+            ]
+        )
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0][0] == 1 and answers[0][1] == [{"path": "settings.py"}]
+
+
+async def test_a_word_of_a_marker_finds_the_files_that_hold_one(gateway: octo.Gateway) -> None:
+    # "REDACTED" is in no file, but every answer shows it where a secret was.
+    rows = await _rows(gateway, "localSearchCode", {"pattern": "REDACTED", "path": "."})
+    assert rows[0]["data"]["stats"]["totalMatches"] == 1
+    assert SHOWN in str(rows[0])

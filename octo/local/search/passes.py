@@ -26,9 +26,11 @@ from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.files.confined import Opened
+from octo.local.marker_reach import may_match_marker
 from octo.local.redacted_search import known_counts
 from octo.local.redacted_search import remember_counts
 from octo.local.redacted_search import secret_files
+from octo.local.redacted_search import tree_secret_files
 from octo.local.search.long_lines import LONGEST_EVENT
 from octo.local.search.models import SearchFields
 from octo.local.search.models import SearchFile
@@ -38,6 +40,7 @@ from octo.local.search.page_sources import open_page
 from octo.local.search.rg_output import MatchingFile
 from octo.local.search.rg_output import PageScan
 from octo.local.search.rg_output import read_counts
+from octo.local.search.rg_output import shown_files
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import max_filesize_bytes
 from octo.transports.ripgrep import open_rg
@@ -151,14 +154,38 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         )
         return found, searched, not done.timed_out
 
-    runs = await map_ordered(count, _runs_of(scope.targets))
+    tree_secrets: tuple[set[bytes], bool] = (set(), True)
+
+    async def find_tree_secrets() -> None:
+        nonlocal tree_secrets
+        tree_secrets = await tree_secret_files(
+            scope.targets,
+            cwd=scope.rg_cwd,
+            pass_fds=scope.fds,
+            timeout_ms=timeout_ms(config, query),
+            walk_args=scope.filter_args,
+        )
+
+    async with anyio.create_task_group() as tasks:
+        if may_match_marker(
+            query.pattern, fixed=query.fixedString, case_sensitive=_case_sensitive(query)
+        ):
+            tasks.start_soon(find_tree_secrets)
+        runs = await map_ordered(count, _runs_of(scope.targets))
     matching = [entry for found, _searched, _complete in runs for entry in found]
-    complete = all(finished for _found, _searched, finished in runs)
+    complete = tree_secrets[1] and all(finished for _found, _searched, finished in runs)
+    unmatched = tree_secrets[0] - {entry.arg for entry in matching}
     if scope.file is not None:
         # rg named the file by its descriptor: shown by its name, as rg would have.
         shown = f"./{scope.file.path.name}".encode()
         matching = [entry._replace(arg=shown) for entry in matching]
-    matching = await _over_redacted(config, query, scope, matching)
+        unmatched = {shown} if unmatched and not matching else set()
+    others = shown_files(
+        [MatchingFile(arg, 0) for arg in sorted(unmatched)],
+        include_sensitive=query.includeSensitive,
+        include_hidden=query.hidden,
+    )
+    matching = await _over_redacted(config, query, scope, matching, others)
     searched = [searched for _found, searched, _complete in runs]
     total = None if None in searched else sum(s for s in searched if s is not None)
     return Counted(matching, total, started, complete)
@@ -168,10 +195,18 @@ _RECOUNT_ARGS = ("--count", "--null", "--with-filename", "--no-messages")
 
 
 async def _over_redacted(
-    config: Config, query: SearchFields, scope: SearchScope, matching: list[MatchingFile]
+    config: Config,
+    query: SearchFields,
+    scope: SearchScope,
+    matching: list[MatchingFile],
+    others: list[MatchingFile],
 ) -> list[MatchingFile]:
     """``matching`` with the files that hold a secret counted again over their redacted
-    text (:mod:`octo.local.redacted_search`): those no match is left in are dropped."""
+    text (:mod:`octo.local.redacted_search`): those no match is left in are dropped. Of
+    ``others`` (files whose raw text does not match, that may hold a secret), those whose
+    redacted text matches are added."""
+    if others:
+        matching = [*matching, *others]
     if not matching:
         return matching
     limit = timeout_ms(config, query)
@@ -183,7 +218,7 @@ async def _over_redacted(
         timeout_ms=limit,
     )
     if not secret:
-        return matching
+        return [entry for entry in matching if entry.matched_lines]
     matched_by = (query.pattern, *match_args(query))
     counts = known_counts(secret, matched_by)
     chosen = [entry for entry in matching if entry.arg in secret and entry.arg not in counts]
@@ -213,8 +248,12 @@ async def _over_redacted(
         if entry.arg in secret
         else entry
         for entry in matching
-        if entry.arg not in secret or counts.get(entry.arg)
+        if (entry.arg not in secret and entry.matched_lines) or counts.get(entry.arg)
     ]
+
+
+def _case_sensitive(query: SearchFields) -> bool:
+    return not query.caseInsensitive and not query.smartCase
 
 
 async def page_matches(

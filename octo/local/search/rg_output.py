@@ -93,13 +93,21 @@ def read_counts(
             count, _, next_arg = piece.partition(b"\n")
             files.append(MatchingFile(arg, int(count)))
             arg = next_arg
+    files = shown_files(files, include_sensitive=include_sensitive, include_hidden=include_hidden)
+    return files, int(searched[1]) if searched else None
+
+
+def shown_files(
+    files: list[MatchingFile], *, include_sensitive: bool, include_hidden: bool
+) -> list[MatchingFile]:
+    """The ``files`` rg listed that an answer may show."""
     if not include_hidden:
         # rg shows the hidden files a type or an include glob matches; octo, only on request.
         files = [entry for entry in files if not entry.hidden]
     if not include_sensitive:
         # Credential files need the opt-in; only their path and count left rg, and go no further.
         files = [entry for entry in files if not is_sensitive(entry.path)]
-    return files, int(searched[1]) if searched else None
+    return files
 
 
 @dataclass
