@@ -184,7 +184,7 @@ def redact_line(line: str) -> str:
     done = 0
     while start >= 0:
         if end - start > _LONG_MATCH:
-            hidden = _replace_long(_text(data[start:end]))
+            hidden = _replace_long(data, start, end)
         else:
             hidden = _replace(data, start, end)
         parts += [_text(data[done:start]), hidden]
@@ -210,10 +210,12 @@ def _shape_of(span: str, context: bool | None = None) -> Shape | None:
     return None
 
 
-def _replace_long(span: str) -> str:
-    shape = _shape_of(span)
-    if shape is None:
+def _replace_long(data: bytes, start: int, end: int) -> str:
+    number = _shape_at(data, start, end)
+    if number is None:
         return "[REDACTED:secret]"
+    shape = SHAPES[number]
+    span = _text(data[start:end])
     head = ""
     if shape.by_context and (named := _HEAD.match(span)) is not None:
         head = named.group()
