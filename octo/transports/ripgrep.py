@@ -20,6 +20,7 @@ from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from contextlib import AsyncExitStack
 from contextlib import asynccontextmanager
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -112,6 +113,23 @@ def _slot() -> AbstractAsyncContextManager[None]:
         limiter = RankedLimiter(os.cpu_count() or 1)
         _LOOP_SLOTS.set(limiter)
     return limiter.hold(anyio.current_time())
+
+
+@asynccontextmanager
+async def _turn() -> AsyncIterator[None]:
+    """A turn in the queue, waited for until a moment before the query's deadline: a query
+    whose turn never came answers (an empty, partial page) instead of being cancelled."""
+    async with AsyncExitStack() as stack:
+        left = anyio.current_effective_deadline() - anyio.current_time() - _ANSWER_MARGIN
+        try:
+            with anyio.fail_after(max(_SHORTEST_LIMIT, left)):
+                await stack.enter_async_context(_slot())
+        except TimeoutError:
+            raise QueryTimeoutError(
+                "ripgrep's queue was full until the query's deadline: other searches ran first",
+                hints=["Retry in a moment, or narrow the search so that it takes less time."],
+            ) from None
+        yield
 
 
 def max_filesize_arg(size: str) -> str:
@@ -295,7 +313,7 @@ async def _spawn_rg(
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
     # The turn is taken before rg's own deadline starts: waiting in line is not searching.
-    async with _slot():
+    async with _turn():
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
             process = await _start_rg(args, cwd, stdout, stderr, pass_fds)

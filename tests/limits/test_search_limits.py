@@ -130,3 +130,22 @@ async def test_no_more_rg_processes_run_at_once_than_the_governor_allows(
     assert most == 1  # before: all four at once
     assert [a["status"] for a in answers] == ["success"] * 4
     assert all(a["partial"] for a in answers)
+
+
+@pytest.mark.slow
+async def test_a_query_queued_until_its_deadline_answers_a_partial_page(
+    root: Path, run: Run
+) -> None:
+    # One rg at a time and a search that holds it to its deadline: the queries queued
+    # behind it never get a turn. Each answers an empty partial page, never a bare TIMEOUT.
+    _slow_file(root / "slow.txt", 8)
+    answers = await run(
+        "localSearchCode",
+        [{"pattern": SLOW_PATTERN, "path": "."}] * 3,
+        rg_timeout_ms=30_000,
+        rg_concurrency=1,
+        query_timeout=2.5,
+    )
+    assert [a["status"] for a in answers] == ["empty"] * 3, answers
+    assert all(a["partial"] for a in answers)
+    assert all(any("retry" in hint.lower() for hint in a["hints"]) for a in answers)

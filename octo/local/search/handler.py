@@ -13,6 +13,7 @@ long to read whole is shown by a preview (octo.local.search.long_lines).
 from __future__ import annotations
 
 import math
+import time
 
 from octo.contract import Answer
 from octo.contract import QueryContext
@@ -61,11 +62,19 @@ async def search_scope(
 ) -> Answer[LocalSearchCodeResult]:
     """``query`` over ``scope``, answered in its outputMode; hints continue with ``tool``."""
     config = ctx.config
-    counted = await count_matches(config, query, scope)
-    if query.outputMode != "groupByFile":
-        answer = await answer_counts(config, query, scope, counted, tool)
-    else:
-        answer = await _page_of_lines(ctx, query, scope, counted, tool)
+    started = time.monotonic()
+    try:
+        counted = await count_matches(config, query, scope)
+        if query.outputMode != "groupByFile":
+            answer = await answer_counts(config, query, scope, counted, tool)
+        else:
+            answer = await _page_of_lines(ctx, query, scope, counted, tool)
+    except QueryTimeoutError:
+        # A later rg run found no turn or no time (a loaded server): an empty page that says
+        # so, not a bare TIMEOUT.
+        counted = Counted([], None, started, complete=False)
+        empty = LocalSearchCodeResult(root=str(scope.cwd), files=[], stats=counted.stats())
+        answer = Answer(empty)
     if not counted.complete:
         answer.partial = True
         answer.hints.insert(0, _cut_short_hint(config, query, len(counted.files)))
