@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections import Counter
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
@@ -134,13 +135,33 @@ async def find_and_search_line(gateway: octo.Gateway, runs: int) -> str:
     )
 
 
+#: What each rg run of a search is, told by its flags.
+_PASSES = (
+    ("--files-with-matches", "secret checks"),
+    ("--json", "page passes"),
+    ("--stats", "count passes"),
+    ("--count", "recounts over redacted text"),
+)
+
+
+def _pass_of(process: Any) -> str:
+    try:
+        args = process._process._transport.get_extra_info("subprocess").args
+    except AttributeError:
+        return "other"
+    return next((name for flag, name in _PASSES if flag in args), "other")
+
+
 class _CountingSet(weakref.WeakSet[Any]):
-    """The running rg processes, counting every one ever added (each rg octo starts)."""
+    """The running rg processes, counting every one ever added (each rg octo starts), by
+    what it is."""
 
     started = 0
+    kinds: Counter[str] = Counter()
 
     def add(self, item: Any) -> None:
         type(self).started += 1
+        type(self).kinds[_pass_of(item)] += 1
         super().add(item)
 
 
@@ -156,9 +177,10 @@ async def over_budget_line() -> str:
     async with octo.Gateway(config=config) as gateway:
         response = await gateway.call("localSearchCode", queries)
     statuses = {result.status.value for result in response.results}
+    kinds = ", ".join(f"{name} {n}" for name, n in sorted(counting.kinds.items()))
     return (
         f"rg processes per 5-query over-budget localSearchCode call: {counting.started} "
-        f"({counting.started / len(queries):.1f} per query; statuses {sorted(statuses)})"
+        f"({counting.started / len(queries):.1f} per query: {kinds}; statuses {sorted(statuses)})"
     )
 
 

@@ -16,49 +16,26 @@ import os
 import shlex
 import statistics
 import sys
-import sysconfig
 import tempfile
 import time
-from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp import Client
 from mcp import StdioServerParameters
+from peer_cases import STDLIB
+from peer_cases import Args
+from peer_cases import Case
+from peer_cases import Json
+from peer_cases import cases
+from peer_cases import first_row
 
-# The Python standard library: a large tree (with its site-packages) every machine has.
-STDLIB = Path(sysconfig.get_paths()["stdlib"])
-RARE_PATTERN = "class ThreadPoolExecutor"
-COMMON_PATTERN = "def __init__"
-READ_FILE = STDLIB / "contextlib.py"  # ~800 lines
-READ_MATCH = "class ExitStack"
-STRUCTURE_DIR = STDLIB / "asyncio"  # ~35 entries: more than one first page on both sides
-FIND_NAME = "thread*.py"  # a handful of files, all on the first page
 OCTO_COMMAND = [sys.executable, "-m", "octo", "serve"]
 # Variables that would hand either server a GitHub token or octo settings from the shell.
 DROPPED_ENV_PREFIXES = ("OCTO_", "OCTOCODE_", "GITHUB_", "GH_")
-
-Json = dict[str, Any]
-Args = Json
-
-
-@dataclass(frozen=True)
-class Case:
-    """One query asked of both servers: octo's call, the peer's call per tool family."""
-
-    label: str
-    octo_tool: str
-    octo_query: Args
-    # (tool, query) on a peer that has split local tools (localSearchCode, ...), and on one
-    # with a single discriminated localSearch tool (operation text/files/tree).
-    peer_split: tuple[str, Args]
-    peer_unified: tuple[str, Args]
-    check: Callable[[Json, Json], list[str]] | None = None
 
 
 @dataclass
@@ -92,158 +69,6 @@ def _env(home: str) -> dict[str, str]:
 
 def _params(command: list[str], env: dict[str, str]) -> StdioServerParameters:
     return StdioServerParameters(command=command[0], args=command[1:], env=env)
-
-
-# --- reading answers -------------------------------------------------------------------------
-
-
-def _first_row(structured: Json | None) -> Json:
-    """The first result row's data (both servers answer ``{"results": [{..., "data": {}}]}``)."""
-    if not structured or not structured.get("results"):
-        return {}
-    data: Json = structured["results"][0].get("data") or {}
-    return data
-
-
-def _absolute(base: str, path: str) -> str:
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
-
-
-def _octo_paths(structured: Json | None, base_key: str) -> set[str]:
-    data = _first_row(structured)
-    return {_absolute(data.get(base_key, ""), f["path"]) for f in data.get("files", [])}
-
-
-def _peer_paths(structured: Json | None) -> set[str]:
-    base = (structured or {}).get("base", "")
-    return {_absolute(base, f["path"]) for f in _first_row(structured).get("files", [])}
-
-
-def _disagree(what: str, octo: object, peer: object) -> list[str]:
-    return [] if octo == peer else [f"{what}: octo {octo} vs peer {peer}"]
-
-
-def _check_search_files(octo: Json, peer: Json) -> list[str]:
-    octo_stats, peer_stats = _first_row(octo).get("stats", {}), _first_row(peer).get("stats", {})
-    problems = _disagree(
-        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
-    )
-    problems += _disagree(
-        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
-    )
-    octo_files, peer_files = _octo_paths(octo, "root"), _peer_paths(peer)
-    if octo_files != peer_files:
-        problems.append(
-            f"files: only octo {sorted(octo_files - peer_files)}, "
-            f"only peer {sorted(peer_files - octo_files)}"
-        )
-    return problems
-
-
-def _check_search_totals(octo: Json, peer: Json) -> list[str]:
-    octo_stats, peer_stats = _first_row(octo).get("stats", {}), _first_row(peer).get("stats", {})
-    return _disagree(
-        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
-    ) + _disagree(
-        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
-    )
-
-
-def _check_read(octo: Json, peer: Json) -> list[str]:
-    octo_data, peer_data = _first_row(octo), _first_row(peer)
-    problems = _disagree("total lines", octo_data.get("totalLines"), peer_data.get("totalLines"))
-    octo_end = octo_data.get("endLine", octo_data.get("totalLines"))
-    peer_end = peer_data.get("endLine", peer_data.get("totalLines"))
-    if octo_end != peer_end:
-        problems.append(
-            f"coverage: octo lines {octo_data.get('startLine', 1)}-{octo_end}, "
-            f"peer lines {peer_data.get('startLine', 1)}-{peer_end} "
-            f"(view {peer_data.get('contentView', 'none')}, "
-            f"{peer_data.get('returnedChars')} of {peer_data.get('sourceChars')} source chars)"
-        )
-    return problems
-
-
-def _check_match_lines(octo: Json, peer: Json) -> list[str]:
-    octo_lines = _first_row(octo).get("matchedLines", [])
-    return _disagree("matched lines", octo_lines, _first_row(peer).get("matchedLines"))
-
-
-def _check_structure(octo: Json, peer: Json) -> list[str]:
-    summary = _first_row(octo).get("summary", {})
-    octo_total = summary.get("totalFiles", 0) + summary.get("totalDirs", 0)
-    peer_total = _first_row(peer).get("pagination", {}).get("totalEntries")
-    return _disagree("entries", octo_total, peer_total)
-
-
-def _check_find(octo: Json, peer: Json) -> list[str]:
-    problems = _disagree(
-        "files found",
-        _first_row(octo).get("totalCount"),
-        _first_row(peer).get("pagination", {}).get("totalFiles"),
-    )
-    octo_files, peer_files = _octo_paths(octo, "path"), _peer_paths(peer)
-    if octo_files != peer_files:
-        problems.append(
-            f"files: only octo {sorted(octo_files - peer_files)}, "
-            f"only peer {sorted(peer_files - octo_files)}"
-        )
-    return problems
-
-
-def cases() -> list[Case]:
-    """The fixed query set, each as both servers spell it."""
-    stdlib, read_file, structure_dir = str(STDLIB), str(READ_FILE), str(STRUCTURE_DIR)
-    return [
-        Case(
-            f"search rare {RARE_PATTERN!r}",
-            "localSearchCode",
-            {"pattern": RARE_PATTERN, "path": stdlib},
-            ("localSearchCode", {"searchText": RARE_PATTERN, "path": stdlib}),
-            ("localSearch", {"operation": "text", "searchText": RARE_PATTERN, "path": stdlib}),
-            _check_search_files,
-        ),
-        Case(
-            f"search common {COMMON_PATTERN!r}",
-            "localSearchCode",
-            {"pattern": COMMON_PATTERN, "path": stdlib},
-            ("localSearchCode", {"searchText": COMMON_PATTERN, "path": stdlib}),
-            ("localSearch", {"operation": "text", "searchText": COMMON_PATTERN, "path": stdlib}),
-            _check_search_totals,
-        ),
-        Case(
-            f"read {READ_FILE.name} (defaults)",
-            "localGetFileContent",
-            {"path": read_file},
-            ("localGetFileContent", {"path": read_file}),
-            ("localGetFileContent", {"path": read_file}),
-            _check_read,
-        ),
-        Case(
-            f"read {READ_FILE.name} matchString {READ_MATCH!r}",
-            "localGetFileContent",
-            {"path": read_file, "matchString": READ_MATCH},
-            ("localGetFileContent", {"path": read_file, "matchString": READ_MATCH}),
-            ("localGetFileContent", {"path": read_file, "matchString": READ_MATCH}),
-            _check_match_lines,
-        ),
-        Case(
-            f"structure {STRUCTURE_DIR.name}/ depth 1",
-            "localViewStructure",
-            {"path": structure_dir, "depth": 1},
-            ("localViewStructure", {"path": structure_dir, "maxDepth": 1}),
-            ("localSearch", {"operation": "tree", "path": structure_dir, "maxDepth": 1}),
-            _check_structure,
-        ),
-        Case(
-            f"find files {FIND_NAME!r}",
-            "localFindFiles",
-            {"path": stdlib, "name": FIND_NAME},
-            ("localFindFiles", {"path": stdlib, "names": [FIND_NAME]}),
-            ("localSearch", {"operation": "files", "path": stdlib, "names": [FIND_NAME]}),
-            _check_find,
-        ),
-    ]
 
 
 # --- talking to the servers ------------------------------------------------------------------
@@ -322,6 +147,12 @@ def case_lines(case: Case, octo: Answer, peer: Answer) -> Iterator[str]:
     if case.check is not None and not (octo.is_error or peer.is_error):
         for problem in case.check(octo.structured or {}, peer.structured or {}):
             yield f"  ! disagreement: {problem}"
+    listed = len(first_row(octo.structured).get("files") or [])
+    if case.lists_files and listed and not peer.is_error:
+        yield (
+            f"  tokens per listed file ({listed} files): octo {len(octo.text) / 4 / listed:.1f}"
+            f" | peer {len(peer.text) / 4 / listed:.1f} (target about 20)"
+        )
 
 
 async def run(peer_command: list[str], runs: int, starts: int) -> None:
@@ -361,6 +192,7 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
             octo_client = await stack.enter_async_context(Client(octo_params))
             peer_client = await stack.enter_async_context(Client(peer_params))
             totals, answered, asked = [0, 0], 0, 0
+            slower: list[str] = []
             for case in cases():
                 peer_tool, peer_query = case.peer_split if split else case.peer_unified
                 if peer_tool not in peer_names:
@@ -373,6 +205,10 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
                     answered += 1
                     totals[0] += len(octo.text)
                     totals[1] += len(peer.text)
+                    if octo.milliseconds > peer.milliseconds:
+                        slower.append(
+                            f"{case.label} {_ratio(octo.milliseconds, peer.milliseconds)}"
+                        )
                 for line in case_lines(case, octo, peer):
                     print(line, flush=True)
             print(
@@ -380,6 +216,10 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
                 f"octo {totals[0]} ch / {totals[0] // 4} tok | "
                 f"peer {totals[1]} ch / {totals[1] // 4} tok | "
                 f"octo/peer text tokens {_ratio(totals[0] // 4, totals[1] // 4)} (target <= 0.50x)"
+            )
+            print(
+                f"tasks where octo is slower than the peer: {len(slower)} of {answered}"
+                + (f" ({'; '.join(slower)})" if slower else "")
             )
 
 

@@ -26,21 +26,16 @@ from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.shapes import PREFILTER
+from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import run_rg
 
 #: What identifies a file's content: device, inode, size, modification and change times.
 ContentKey = tuple[int, ...]
 
-#: Files handed to one rg run (their names stay far below the limit of a command line).
-_FILES_PER_RUN = 1000
 
 
 #: rg lists the files that may hold a secret (the shapes' literal prefilter).
 _FIND_ARGS = ("--files-with-matches", "--null", "--no-messages", "--text", "-e", PREFILTER)
-
-
-def _runs(targets: Sequence[str]) -> list[Sequence[str]]:
-    return [targets[i : i + _FILES_PER_RUN] for i in range(0, len(targets), _FILES_PER_RUN)]
 
 
 #: Whether a file holds a secret, by what identifies its content (device, inode, size,
@@ -133,7 +128,7 @@ async def files_holding_secrets(
     """The ``targets`` (as rg prints them) that may hold a secret: a superset, told apart
     when their redacted copies are made (:meth:`RedactedCopies.add`)."""
     found: set[bytes] = set()
-    for run in _runs(targets) if targets else []:
+    for run in argument_runs(targets):
         done = await run_rg(
             [*_FIND_ARGS, "--", *run],
             cwd=cwd,
@@ -157,7 +152,7 @@ async def tree_secret_files(
     found before ``timeout_ms``)."""
     found: set[bytes] = set()
     complete = True
-    for run in _runs(targets):
+    for run in argument_runs(targets):
         done = await run_rg(
             [*_FIND_ARGS, *walk_args, "--", *run],
             cwd=cwd,

@@ -59,6 +59,9 @@ _SHORTEST_LIMIT = 0.05
 
 #: The longest single argument Linux passes to a program (MAX_ARG_STRLEN, its NUL included).
 _MAX_ARG_BYTES = 128 * 1024 - 1
+#: Bytes of file names one rg run is given: a quarter of Linux's 2 MiB for a whole command
+#: line with its environment.
+ARG_BYTES_PER_RUN = 512 * 1024
 
 
 @cache
@@ -130,6 +133,23 @@ async def _turn() -> AsyncIterator[None]:
                 hints=["Retry in a moment, or narrow the search so that it takes less time."],
             ) from None
         yield
+
+
+def argument_runs(targets: Sequence[str]) -> list[Sequence[str]]:
+    """``targets`` cut into runs of at most :data:`ARG_BYTES_PER_RUN` bytes of names, one rg
+    run each (none when there is no target: rg given no path would search its working
+    directory)."""
+    runs: list[Sequence[str]] = []
+    start = used = 0
+    for index, target in enumerate(targets):
+        size = len(os.fsencode(target)) + 1
+        if used + size > ARG_BYTES_PER_RUN and index > start:
+            runs.append(targets[start:index])
+            start, used = index, 0
+        used += size
+    if start < len(targets):
+        runs.append(targets[start:])
+    return runs
 
 
 def max_filesize_arg(size: str) -> str:

@@ -41,15 +41,13 @@ from octo.local.search.rg_output import MatchingFile
 from octo.local.search.rg_output import PageScan
 from octo.local.search.rg_output import read_counts
 from octo.local.search.rg_output import shown_files
+from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import max_filesize_bytes
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 from octo.transports.ripgrep import run_rg
 
-#: Bytes of file names one rg run is given: a quarter of Linux's 2 MiB for a whole command
-#: line with its environment.
-ARG_BYTES_PER_RUN = 512 * 1024
 #: rg runs of one search at a time (each is multithreaded itself).
 _CONCURRENT_RUNS = 4
 
@@ -171,7 +169,7 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
             query.pattern, fixed=query.fixedString, case_sensitive=_case_sensitive(query)
         ):
             tasks.start_soon(find_tree_secrets)
-        runs = await map_ordered(count, _runs_of(scope.targets))
+        runs = await map_ordered(count, argument_runs(scope.targets))
     matching = [entry for found, _searched, _complete in runs for entry in found]
     complete = tree_secrets[1] and all(finished for _found, _searched, finished in runs)
     unmatched = tree_secrets[0] - {entry.arg for entry in matching}
@@ -359,20 +357,3 @@ def rg_rejected(message: str) -> InvalidQueryError:
             "the text literally."
         )
     return InvalidQueryError(f"ripgrep rejected the query: {message}", hints=hints)
-
-
-def _runs_of(targets: Sequence[str]) -> list[Sequence[str]]:
-    """``targets`` cut into runs of at most ARG_BYTES_PER_RUN bytes of names (none when there
-    is no target: rg given no path would search its working directory)."""
-    if not targets:
-        return []
-    runs: list[Sequence[str]] = []
-    start = used = 0
-    for index, target in enumerate(targets):
-        size = len(os.fsencode(target)) + 1
-        if used + size > ARG_BYTES_PER_RUN and index > start:
-            runs.append(targets[start:index])
-            start, used = index, 0
-        used += size
-    runs.append(targets[start:])
-    return runs

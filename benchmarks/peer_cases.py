@@ -1,0 +1,256 @@
+"""The twelve local tasks bench_peer.py asks of octo and of its peer, each as both spell it,
+with a check that both answered the same (files, counts, lines covered)."""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# The Python standard library: a large tree (with its site-packages) every machine has.
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+RARE_PATTERN = "class ThreadPoolExecutor"
+COMMON_PATTERN = "def __init__"
+FEW_FILES_PATTERN = "import heapq"  # about fifteen files: one page on both sides
+REGEX_PATTERN = r"class \w+Error\("
+READ_FILE = STDLIB / "contextlib.py"  # ~800 lines
+SMALL_FILE = STDLIB / "json" / "tool.py"  # ~80 lines
+READ_MATCH = "class ExitStack"
+STRUCTURE_DIR = STDLIB / "asyncio"  # ~35 entries: more than one first page on both sides
+NESTED_DIR = STDLIB / "email"  # one sub-directory (mime/)
+FIND_NAME = "thread*.py"  # a handful of files, all on the first page
+
+Json = dict[str, Any]
+Args = Json
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query asked of both servers: octo's call, the peer's call per tool family."""
+
+    label: str
+    octo_tool: str
+    octo_query: Args
+    # (tool, query) on a peer that has split local tools (localSearchCode, ...), and on one
+    # with a single discriminated localSearch tool (operation text/files/tree).
+    peer_split: tuple[str, Args]
+    peer_unified: tuple[str, Args]
+    check: Callable[[Json, Json], list[str]] | None = None
+    #: The answer is a list of files: its tokens per listed file are printed.
+    lists_files: bool = False
+
+
+# --- reading answers -------------------------------------------------------------------------
+
+
+def first_row(structured: Json | None) -> Json:
+    """The first result row's data (both servers answer ``{"results": [{..., "data": {}}]}``)."""
+    if not structured or not structured.get("results"):
+        return {}
+    data: Json = structured["results"][0].get("data") or {}
+    return data
+
+
+def _absolute(base: str, path: str) -> str:
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+
+
+def _octo_paths(structured: Json | None, base_key: str) -> set[str]:
+    data = first_row(structured)
+    return {_absolute(data.get(base_key, ""), f["path"]) for f in data.get("files", [])}
+
+
+def _peer_paths(structured: Json | None) -> set[str]:
+    base = (structured or {}).get("base", "")
+    return {_absolute(base, f["path"]) for f in first_row(structured).get("files", [])}
+
+
+def _disagree(what: str, octo: object, peer: object) -> list[str]:
+    return [] if octo == peer else [f"{what}: octo {octo} vs peer {peer}"]
+
+
+def _check_search_files(octo: Json, peer: Json) -> list[str]:
+    octo_stats, peer_stats = first_row(octo).get("stats", {}), first_row(peer).get("stats", {})
+    problems = _disagree(
+        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
+    )
+    problems += _disagree(
+        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
+    )
+    octo_files, peer_files = _octo_paths(octo, "root"), _peer_paths(peer)
+    if octo_files != peer_files:
+        problems.append(
+            f"files: only octo {sorted(octo_files - peer_files)}, "
+            f"only peer {sorted(peer_files - octo_files)}"
+        )
+    return problems
+
+
+def _check_search_totals(octo: Json, peer: Json) -> list[str]:
+    octo_stats, peer_stats = first_row(octo).get("stats", {}), first_row(peer).get("stats", {})
+    return _disagree(
+        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
+    ) + _disagree(
+        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
+    )
+
+
+def _check_read(octo: Json, peer: Json) -> list[str]:
+    octo_data, peer_data = first_row(octo), first_row(peer)
+    problems = _disagree("total lines", octo_data.get("totalLines"), peer_data.get("totalLines"))
+    octo_end = octo_data.get("endLine", octo_data.get("totalLines"))
+    peer_end = peer_data.get("endLine", peer_data.get("totalLines"))
+    if octo_end != peer_end:
+        problems.append(
+            f"coverage: octo lines {octo_data.get('startLine', 1)}-{octo_end}, "
+            f"peer lines {peer_data.get('startLine', 1)}-{peer_end} "
+            f"(view {peer_data.get('contentView', 'none')}, "
+            f"{peer_data.get('returnedChars')} of {peer_data.get('sourceChars')} source chars)"
+        )
+    return problems
+
+
+def _check_match_lines(octo: Json, peer: Json) -> list[str]:
+    octo_lines = first_row(octo).get("matchedLines", [])
+    return _disagree("matched lines", octo_lines, first_row(peer).get("matchedLines"))
+
+
+def _check_structure(octo: Json, peer: Json) -> list[str]:
+    summary = first_row(octo).get("summary", {})
+    octo_total = summary.get("totalFiles", 0) + summary.get("totalDirs", 0)
+    peer_total = first_row(peer).get("pagination", {}).get("totalEntries")
+    return _disagree("entries", octo_total, peer_total)
+
+
+def _check_find(octo: Json, peer: Json) -> list[str]:
+    problems = _disagree(
+        "files found",
+        first_row(octo).get("totalCount"),
+        first_row(peer).get("pagination", {}).get("totalFiles"),
+    )
+    octo_files, peer_files = _octo_paths(octo, "path"), _peer_paths(peer)
+    if octo_files != peer_files:
+        problems.append(
+            f"files: only octo {sorted(octo_files - peer_files)}, "
+            f"only peer {sorted(peer_files - octo_files)}"
+        )
+    return problems
+
+
+def _check_file_list(octo: Json, peer: Json) -> list[str]:
+    octo_files, peer_files = _octo_paths(octo, "root"), _peer_paths(peer)
+    if octo_files == peer_files:
+        return []
+    return [
+        f"files: only octo {sorted(octo_files - peer_files)}, only peer {sorted(peer_files - octo_files)}"
+    ]
+
+
+def _search(
+    label: str,
+    octo: Args,
+    peer: Args,
+    check: Callable[[Json, Json], list[str]],
+    lists_files: bool = False,
+) -> Case:
+    """A search: ``octo`` in localSearchCode's words, ``peer`` in the peer's text search."""
+    return Case(
+        label,
+        "localSearchCode",
+        octo,
+        ("localSearchCode", peer),
+        ("localSearch", {"operation": "text", **peer}),
+        check,
+        lists_files,
+    )
+
+
+def _read(label: str, query: Args, check: Callable[[Json, Json], list[str]]) -> Case:
+    """A read, spelled alike on both sides."""
+    return Case(
+        label,
+        "localGetFileContent",
+        query,
+        ("localGetFileContent", query),
+        ("localGetFileContent", query),
+        check,
+    )
+
+
+def _structure(label: str, path: str, depth: int) -> Case:
+    return Case(
+        label,
+        "localViewStructure",
+        {"path": path, "depth": depth},
+        ("localViewStructure", {"path": path, "maxDepth": depth}),
+        ("localSearch", {"operation": "tree", "path": path, "maxDepth": depth}),
+        _check_structure,
+    )
+
+
+def cases() -> list[Case]:
+    """The twelve local tasks, each as both servers spell it."""
+    stdlib, read_file, small_file = str(STDLIB), str(READ_FILE), str(SMALL_FILE)
+    return [
+        _search(
+            f"search rare {RARE_PATTERN!r}",
+            {"pattern": RARE_PATTERN, "path": stdlib},
+            {"searchText": RARE_PATTERN, "path": stdlib},
+            _check_search_files,
+        ),
+        _search(
+            f"search common {COMMON_PATTERN!r}",
+            {"pattern": COMMON_PATTERN, "path": stdlib},
+            {"searchText": COMMON_PATTERN, "path": stdlib},
+            _check_search_totals,
+        ),
+        _search(
+            f"files only {FEW_FILES_PATTERN!r}",
+            {"pattern": FEW_FILES_PATTERN, "path": stdlib, "filesOnly": True, "filesPerPage": 50},
+            {"searchText": FEW_FILES_PATTERN, "path": stdlib, "resultView": "files"},
+            _check_file_list,
+            lists_files=True,
+        ),
+        _search(
+            f"counts per file {FEW_FILES_PATTERN!r}",
+            {"pattern": FEW_FILES_PATTERN, "path": stdlib, "outputMode": "countOnly"},
+            {"searchText": FEW_FILES_PATTERN, "path": stdlib, "resultView": "countMatches"},
+            _check_search_totals,
+        ),
+        _search(
+            f"regex {REGEX_PATTERN!r} in {NESTED_DIR.name}/",
+            {"pattern": REGEX_PATTERN, "path": str(NESTED_DIR)},
+            {"searchText": REGEX_PATTERN, "path": str(NESTED_DIR)},
+            _check_search_files,
+        ),
+        _read(f"read {READ_FILE.name} (defaults)", {"path": read_file}, _check_read),
+        _read(
+            f"read {SMALL_FILE.parent.name}/{SMALL_FILE.name} whole",
+            {"path": small_file, "fullContent": True},
+            _check_read,
+        ),
+        _read(
+            f"read {READ_FILE.name} lines 100-160",
+            {"path": read_file, "startLine": 100, "endLine": 160},
+            _check_read,
+        ),
+        _read(
+            f"read {READ_FILE.name} matchString {READ_MATCH!r}",
+            {"path": read_file, "matchString": READ_MATCH},
+            _check_match_lines,
+        ),
+        _structure(f"structure {STRUCTURE_DIR.name}/ depth 1", str(STRUCTURE_DIR), 1),
+        _structure(f"structure {NESTED_DIR.name}/ depth 2", str(NESTED_DIR), 2),
+        Case(
+            f"find files {FIND_NAME!r}",
+            "localFindFiles",
+            {"path": stdlib, "name": FIND_NAME},
+            ("localFindFiles", {"path": stdlib, "names": [FIND_NAME]}),
+            ("localSearch", {"operation": "files", "path": stdlib, "names": [FIND_NAME]}),
+            _check_find,
+            lists_files=True,
+        ),
+    ]
