@@ -33,7 +33,6 @@ from octo.transports.ripgrep import run_rg
 ContentKey = tuple[int, ...]
 
 
-
 #: rg lists the files that may hold a secret (the shapes' literal prefilter).
 _FIND_ARGS = ("--files-with-matches", "--null", "--no-messages", "--text", "-e", PREFILTER)
 

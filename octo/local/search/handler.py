@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 import time
 
+import anyio
+
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import Pagination
@@ -43,6 +45,9 @@ from octo.local.search.passes import page_matches
 from octo.local.search.passes import timeout_ms
 from octo.local.search.passes import walk_args
 
+#: Seconds before the query's deadline at which a search still running answers with nothing.
+_ANSWER_MARGIN = 0.5
+
 
 async def search_code(
     ctx: QueryContext, query: LocalSearchCodeQuery
@@ -63,15 +68,21 @@ async def search_scope(
     """``query`` over ``scope``, answered in its outputMode; hints continue with ``tool``."""
     config = ctx.config
     started = time.monotonic()
+    answer: Answer[LocalSearchCodeResult] | None = None
     try:
-        counted = await count_matches(config, query, scope)
-        if query.outputMode != "groupByFile":
-            answer = await answer_counts(config, query, scope, counted, tool)
-        else:
-            answer = await _page_of_lines(ctx, query, scope, counted, tool)
+        # Ends a moment before the query's deadline, so that a search still waiting then
+        # (for rg's queue, a worker thread) answers instead of being cancelled.
+        with anyio.CancelScope(deadline=anyio.current_effective_deadline() - _ANSWER_MARGIN):
+            counted = await count_matches(config, query, scope)
+            if query.outputMode != "groupByFile":
+                answer = await answer_counts(config, query, scope, counted, tool)
+            else:
+                answer = await _page_of_lines(ctx, query, scope, counted, tool)
     except QueryTimeoutError:
-        # A later rg run found no turn or no time (a loaded server): an empty page that says
-        # so, not a bare TIMEOUT.
+        answer = None
+    if answer is None:
+        # No turn or no time left (a loaded server): an empty page that says so, not a bare
+        # TIMEOUT.
         counted = Counted([], None, started, complete=False)
         empty = LocalSearchCodeResult(root=str(scope.cwd), files=[], stats=counted.stats())
         answer = Answer(empty)
