@@ -69,7 +69,7 @@ class LocalGetFileContentQuery(ToolQuery):
     )
     matchStringIsRegex: bool = Field(
         default=False,
-        description="matchString is a ripgrep regex.",
+        description="matchString is an RE2 regex.",
     )
     matchStringCaseSensitive: bool = Field(default=False, description="Case-sensitive matching.")
     charOffset: int = Field(default=0, ge=0, description="Character offset.")

@@ -1,5 +1,6 @@
-"""localGetFileContent cannot stall the server: matchString regexes run in rg (linear time,
-off the event loop, rg's dialect) and a read of a huge file ends by the query's deadline."""
+"""localGetFileContent cannot stall the server: matchString regexes run in RE2 (linear time,
+off the event loop, localSearchCode's dialect) and a read of a huge file ends by the query's
+deadline."""
 
 from __future__ import annotations
 
@@ -29,12 +30,12 @@ async def test_a_catastrophic_regex_answers_and_the_other_queries_too(root: Path
     assert other["data"]["matchCount"] == 1
 
 
-async def test_the_regex_dialect_is_ripgreps(root: Path, run: Run) -> None:
+async def test_the_regex_dialect_is_re2s(root: Path, run: Run) -> None:
     (root / "a.txt").write_text("alpha\n\u0394\u03ad\u03bb\u03c4\u03b1\nomega\n")
     greek, lookbehind = await run(
         "localGetFileContent",
         [
-            # \p{Greek} is Rust regex syntax; Python's re rejects it.
+            # \p{Greek} is RE2's (and rg's) syntax; Python's re rejects it.
             {"path": "a.txt", "matchString": r"\p{Greek}+", "matchStringIsRegex": True},
             {"path": "a.txt", "matchString": "(?<=al)pha", "matchStringIsRegex": True},
         ],
@@ -43,7 +44,7 @@ async def test_the_regex_dialect_is_ripgreps(root: Path, run: Run) -> None:
     assert greek["data"]["matchedLines"][0] == 2
     assert lookbehind["error"]["code"] == "INVALID_QUERY"
     assert "matchString" in lookbehind["error"]["message"]
-    assert any("ripgrep's syntax" in hint for hint in lookbehind["hints"])
+    assert any("RE2's syntax" in hint for hint in lookbehind["hints"])
 
 
 async def test_a_bad_regex_is_an_invalid_query_and_literal_text_is_not_a_regex(

@@ -59,12 +59,10 @@ async def get_file_content(
     with await open_file(ctx.paths, query) as opened:
         _check_size(ctx.config, query, opened.stat.st_size)
         text, cached = await _file_text(ctx.runtime.cache, opened)
-        found = None
-        if query.matchString is not None:
-            found = await match_lines(ctx.config, opened, query)
     base: dict[str, Any] = {"path": ctx.paths.relative(opened.path), "size": opened.stat.st_size}
 
     def read() -> tuple[list[str], Answer[LocalGetFileContentResult]]:
+        found = None if query.matchString is None else match_lines(text, query)
         lines = _split_lines(text)
         fields = {**base, "totalLines": len(lines)}
         return lines, _FileRead(ctx.config, query, text, lines, fields, opened.path.parent).answer(
@@ -314,8 +312,7 @@ class _FileRead:
     def _matches(self, match_string: str, found: FileMatches) -> Answer[LocalGetFileContentResult]:
         query, lines = self.query, self.lines
         bare = [strip_newline(line) for line in lines]
-        # rg read the file on disk: a line past the end of this version of it is left out.
-        columns = {number: column for number, column in found.lines if number <= len(lines)}
+        columns = dict(found.lines)
         hits = list(columns)
         hit_set = set(hits)
         context = query.matchStringContextLines

@@ -1,95 +1,89 @@
-"""Which lines of one file match localGetFileContent's matchString: found by rg, so a regex
-has localSearchCode's dialect (Rust's regex syntax) and runs in linear time, off the event
-loop, under rg's deadline and in its queue.
-
-rg prints each matching line's number and the byte column of its first match; the line
-itself is left out (``--max-columns=1``), so a file of one 200 MB line costs a few bytes.
+"""Which lines of one file match localGetFileContent's matchString: found by RE2 (linear time,
+whatever the pattern) in the file's text as it is shown, redacted, so a hit never confirms
+what a redacted span hides. Each match lies within one line, as in a line-by-line search.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import groupby
+from typing import Any
 
 import anyio
+import re2
 
-from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
-from octo.core.files.confined import Opened
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
 from octo.local.checked_paths import has_regex_syntax
 from octo.local.models import LocalGetFileContentQuery
-from octo.local.redacted_search import files_holding_secrets
-from octo.local.redacted_search import redacted_copies
-from octo.transports.ripgrep import open_rg
-from octo.transports.ripgrep import rg_error_message
 
 #: Matching lines kept with their column; more are only counted.
 MAX_KEPT = 10_000
+#: Matching lines between two looks at whether the query was given up.
+_CHECK_EVERY = 4096
 
 
 @dataclass(frozen=True)
 class FileMatches:
-    """The first matching lines of a file as ``(line number, first match's byte offset)``,
-    in line order, and how many lines match in all."""
+    """The first matching lines of a file as ``(line number, first match's character
+    offset)``, in line order, and how many lines match in all."""
 
     lines: list[tuple[int, int]]
     total: int
 
 
-async def match_lines(config: Config, file: Opened, query: LocalGetFileContentQuery) -> FileMatches:
-    """The lines of ``file`` (as octo opened it: no link followed) that match
-    ``query.matchString``."""
+def match_lines(text: str, query: LocalGetFileContentQuery) -> FileMatches:
+    """The lines of ``text`` (the redacted file) that match ``query.matchString``
+    (blocking: run in a worker thread)."""
     assert query.matchString is not None
-    args = [
-        "--line-number",
-        "--column",
-        "--no-filename",
-        "--color=never",
-        "--max-columns=1",
-        # What localGetFileContent reads is text: NUL bytes do not end the search.
-        "--text",
-        # "$" matches before a CRLF ending too, as the lines shown have none.
-        "--crlf",
-        "--case-sensitive" if query.matchStringCaseSensitive else "--ignore-case",
-    ]
-    if not query.matchStringIsRegex:
-        args.append("--fixed-strings")
+    search = _compiled(query)._regexp.Match
+    # Bytes: RE2 searches on from a position without encoding the text again; a CRLF ending
+    # is a line break, so "$" matches before it.
+    data = text.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
+    size = len(data)
     kept: list[tuple[int, int]] = []
     total = 0
-    # A file holding a secret is matched over its redacted text, as it is shown: a hit
-    # never confirms what a redacted span hides.
-    secret = await files_holding_secrets(
-        [file.child_path()], cwd=None, pass_fds=(file.fd,), timeout_ms=config.rg_timeout_ms
-    )
-    with await redacted_copies({b"": file} if secret else {}) as copies:
-        target = copies.path(b"") if b"" in copies.fds else file.child_path()
-        async with open_rg(
-            [*args, "--", query.matchString, target],
-            timeout_ms=config.rg_timeout_ms,
-            pass_fds=(file.fd, *copies.fds.values()),
-        ) as rg:
-            async for line in rg.lines():
-                total += 1
-                if len(kept) < MAX_KEPT:
-                    number, column, _ = line.split(b":", 2)
-                    kept.append((int(number), int(column) - 1))
-            if await rg.wait() == 2:
-                message = await anyio.to_thread.run_sync(lambda: rg.stderr)
-                raise _rejected(rg_error_message(message))
+    line, counted_to, position = 1, 0, 0
+    while position < size:
+        start, _ = search(_SEARCH, data, position, size)[0]
+        if start < 0:
+            break
+        line += data.count(b"\n", counted_to, start)
+        line_start = data.rfind(b"\n", 0, start) + 1
+        total += 1
+        if len(kept) < MAX_KEPT:
+            kept.append((line, len(data[line_start:start].decode("utf-8", "ignore"))))
+        elif total % _CHECK_EVERY == 0:
+            anyio.from_thread.check_cancelled()
+        line_end = data.find(b"\n", start)
+        if line_end < 0:
+            break
+        line += 1
+        counted_to = position = line_end + 1
     return FileMatches(kept, total)
 
 
-def _rejected(message: str) -> InvalidQueryError:
-    return InvalidQueryError(
-        f"ripgrep rejected matchString: {message}",
-        hints=[
-            "matchString is a regex in ripgrep's syntax (as localSearchCode's pattern: no "
-            "look-around or back-references); set matchStringIsRegex: false to match it "
-            "literally.",
-        ],
-    )
+_SEARCH = re2._Anchor.UNANCHORED
+
+
+def _compiled(query: LocalGetFileContentQuery) -> Any:
+    assert query.matchString is not None
+    options = re2.Options()
+    options.never_nl = True  # a match never spans lines, as in a search line by line
+    options.case_sensitive = query.matchStringCaseSensitive
+    pattern = query.matchString if query.matchStringIsRegex else re2.escape(query.matchString)
+    try:
+        return re2.compile(f"(?m){pattern}", options=options)
+    except re2.error as exc:
+        raise InvalidQueryError(
+            f"matchString is not a regex RE2 takes: {exc}",
+            hints=[
+                "matchString is a regex in RE2's syntax (localSearchCode's, without "
+                "look-around or back-references); set matchStringIsRegex: false to match it "
+                "literally.",
+            ],
+        ) from None
 
 
 def regions_text(numbered: list[tuple[int, str, bool]]) -> str:

@@ -167,6 +167,20 @@ async def test_match_string_default_context_is_five_and_overlaps_merge(
     assert close["data"]["content"].startswith("--- lines 5-15 ---\n")
 
 
+async def test_match_string_matches_line_by_line(tree: Tree, read: CallOne) -> None:
+    tree({"f.txt": "foo\r\nbar end\r\n\nfoo  bar\nlast"})
+    # A regex never spans lines; "$" ends a line before CRLF; an empty match counts its line.
+    across = await read(path="f.txt", matchString=r"foo\s+bar", matchStringIsRegex=True)
+    assert across["data"]["matchedLines"] == [4]
+    ends = await read(path="f.txt", matchString="end$", matchStringIsRegex=True)
+    assert ends["data"]["matchedLines"] == [2]
+    every = await read(path="f.txt", matchString="^", matchStringIsRegex=True)
+    assert every["data"]["matchCount"] == 5
+    bad = await read(path="f.txt", matchString="(?<=a)b", matchStringIsRegex=True)
+    assert bad["error"]["code"] == "INVALID_QUERY"
+    assert any("matchStringIsRegex: false" in hint for hint in bad["hints"])
+
+
 async def test_match_string_without_matches_is_empty_with_hints(tree: Tree, read: CallOne) -> None:
     tree({"f.txt": "alpha\n"})
     found = await read(path="f.txt", matchString="beta(", matchStringCaseSensitive=True)
