@@ -209,7 +209,7 @@ def cases() -> list[Case]:
         ),
         _search(
             f"files only {FEW_FILES_PATTERN!r}",
-            {"pattern": FEW_FILES_PATTERN, "path": stdlib, "filesOnly": True, "filesPerPage": 50},
+            {"pattern": FEW_FILES_PATTERN, "path": stdlib, "filesOnly": True, "filesPerPage": 20},
             {"searchText": FEW_FILES_PATTERN, "path": stdlib, "resultView": "files"},
             _check_file_list,
             lists_files=True,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
@@ -37,6 +38,8 @@ from octo.local.listing.models import ListingQuery
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
+
+_FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 #: Files read from one walk before it stops and reports ``truncated``.
 MAX_SCANNED_FILES = 200_000
@@ -129,10 +132,11 @@ async def rg_files(
             timeout_ms=timeout_ms,
             pass_fds=pass_fds,
         ) as rg:
-            async for line in rg.lines(b"\0"):
-                if line:
-                    paths.append(os.fsdecode(line))
+            async for records in rg.record_batches(b"\0"):
+                # One decode a batch, as os.fsdecode decodes a name.
+                paths += b"\0".join(records).decode(*_FS_ENCODING).split("\0")
                 if len(paths) >= max_files:
+                    del paths[max_files:]
                     cut_short = True
                     break
             else:

@@ -53,13 +53,16 @@ async def search_code(
     ctx: QueryContext, query: LocalSearchCodeQuery
 ) -> Answer[LocalSearchCodeResult]:
     """Search file contents under a directory (or in one file)."""
-    with await open_search(ctx.paths, query) as searched:
+    started = time.monotonic()
+    with _before_the_deadline(), await open_search(ctx.paths, query) as searched:
         if searched.file is not None:
             _check_file_size(ctx.config, query, searched.file)
         scope = SearchScope(
             searched.directory, [searched.arg], walk_args(ctx.config, query), searched.file
         )
         return await search_scope(ctx, query, scope, "localSearchCode")
+    # The path was still being checked (a loaded server's worker threads all busy).
+    return _unanswered(ctx.config, query, None, started)
 
 
 async def search_scope(
@@ -68,27 +71,37 @@ async def search_scope(
     """``query`` over ``scope``, answered in its outputMode; hints continue with ``tool``."""
     config = ctx.config
     started = time.monotonic()
-    answer: Answer[LocalSearchCodeResult] | None = None
     try:
-        # Ends a moment before the query's deadline, so that a search still waiting then
-        # (for rg's queue, a worker thread) answers instead of being cancelled.
-        with anyio.CancelScope(deadline=anyio.current_effective_deadline() - _ANSWER_MARGIN):
+        with _before_the_deadline():
             counted = await count_matches(config, query, scope)
             if query.outputMode != "groupByFile":
                 answer = await answer_counts(config, query, scope, counted, tool)
             else:
                 answer = await _page_of_lines(ctx, query, scope, counted, tool)
+            if not counted.complete:
+                answer.partial = True
+                answer.hints.insert(0, _cut_short_hint(config, query, len(counted.files)))
+            return answer
     except QueryTimeoutError:
-        answer = None
-    if answer is None:
-        # No turn or no time left (a loaded server): an empty page that says so, not a bare
-        # TIMEOUT.
-        counted = Counted([], None, started, complete=False)
-        empty = LocalSearchCodeResult(root=str(scope.cwd), files=[], stats=counted.stats())
-        answer = Answer(empty)
-    if not counted.complete:
-        answer.partial = True
-        answer.hints.insert(0, _cut_short_hint(config, query, len(counted.files)))
+        pass
+    return _unanswered(config, query, str(scope.cwd), started)
+
+
+def _before_the_deadline() -> anyio.CancelScope:
+    """A scope ending a moment before the query's deadline, so that a search still waiting
+    then (for rg's queue, a worker thread) answers instead of being cancelled."""
+    return anyio.CancelScope(deadline=anyio.current_effective_deadline() - _ANSWER_MARGIN)
+
+
+def _unanswered(
+    config: Config, query: SearchFields, root: str | None, started: float
+) -> Answer[LocalSearchCodeResult]:
+    """No turn or no time was left (a loaded server): an empty partial page that says so,
+    not a bare TIMEOUT."""
+    counted = Counted([], None, started, complete=False)
+    answer = Answer(LocalSearchCodeResult(root=root, files=[], stats=counted.stats()))
+    answer.partial = True
+    answer.hint(_cut_short_hint(config, query, 0))
     return answer
 
 

@@ -24,7 +24,7 @@ async def test_deadline_kills_a_stuck_rg(tmp_path: Path) -> None:
     with pytest.raises(QueryTimeoutError, match="within 200 ms") as caught:
         async with open_rg(["needle", str(fifo)], timeout_ms=200) as rg:
             pid = rg.pid
-            async for _ in rg.lines():
+            async for _ in rg.record_batches(b"\n"):
                 pass
     assert any("OCTO_RG_TIMEOUT_MS" in h for h in caught.value.hints)
     assert_reaped(pid)
@@ -37,16 +37,16 @@ async def test_leaving_early_kills_rg(tmp_path: Path) -> None:
         ["--json", "--sort=path", "needle", "."], cwd=tmp_path, timeout_ms=10_000
     ) as rg:
         pid = rg.pid
-        async for line in rg.lines():
-            assert json.loads(line)["type"] == "begin"
+        async for lines in rg.record_batches(b"\n"):
+            assert json.loads(lines[0])["type"] == "begin"
             break
     assert_reaped(pid)
 
 
-async def test_lines_longer_than_a_pipe_chunk_arrive_whole(tmp_path: Path) -> None:
+async def test_records_longer_than_a_pipe_chunk_arrive_whole(tmp_path: Path) -> None:
     (tmp_path / "min.js").write_text("a" * 300_000 + "needle\nneedle again\n")
     async with open_rg(["--json", "needle", "min.js"], cwd=tmp_path, timeout_ms=10_000) as rg:
-        events = [json.loads(line) async for line in rg.lines()]
+        events = [json.loads(line) async for lines in rg.record_batches(b"\n") for line in lines]
         assert await rg.wait() == 0
     kinds = [event["type"] for event in events]
     assert kinds == ["begin", "match", "match", "end", "summary"]
@@ -55,7 +55,7 @@ async def test_lines_longer_than_a_pipe_chunk_arrive_whole(tmp_path: Path) -> No
 
 async def test_exit_code_and_stderr_of_a_rejected_pattern(tmp_path: Path) -> None:
     async with open_rg(["--json", "(", "."], cwd=tmp_path, timeout_ms=10_000) as rg:
-        assert [line async for line in rg.lines()] == []
+        assert [lines async for lines in rg.record_batches(b"\n")] == []
         assert await rg.wait() == 2
         assert "regex parse error" in rg.stderr
 
