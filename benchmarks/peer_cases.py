@@ -72,21 +72,12 @@ def _disagree(what: str, octo: object, peer: object) -> list[str]:
     return [] if octo == peer else [f"{what}: octo {octo} vs peer {peer}"]
 
 
-def _check_search_files(octo: Json, peer: Json) -> list[str]:
-    octo_stats, peer_stats = first_row(octo).get("stats", {}), first_row(peer).get("stats", {})
-    problems = _disagree(
-        "files with matches", octo_stats.get("filesWithMatches"), peer_stats.get("filesMatched")
-    )
-    problems += _disagree(
-        "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
-    )
-    octo_files, peer_files = _octo_paths(octo, "root"), _peer_paths(peer)
-    if octo_files != peer_files:
-        problems.append(
-            f"files: only octo {sorted(octo_files - peer_files)}, "
-            f"only peer {sorted(peer_files - octo_files)}"
-        )
-    return problems
+def _same_files(octo: Json, peer: Json, base_key: str) -> list[str]:
+    octo_files, peer_files = _octo_paths(octo, base_key), _peer_paths(peer)
+    if octo_files == peer_files:
+        return []
+    only_octo, only_peer = sorted(octo_files - peer_files), sorted(peer_files - octo_files)
+    return [f"files: only octo {only_octo}, only peer {only_peer}"]
 
 
 def _check_search_totals(octo: Json, peer: Json) -> list[str]:
@@ -96,6 +87,10 @@ def _check_search_totals(octo: Json, peer: Json) -> list[str]:
     ) + _disagree(
         "total matches", octo_stats.get("totalMatches"), peer_stats.get("totalOccurrences")
     )
+
+
+def _check_search_files(octo: Json, peer: Json) -> list[str]:
+    return _check_search_totals(octo, peer) + _same_files(octo, peer, "root")
 
 
 def _check_read(octo: Json, peer: Json) -> list[str]:
@@ -131,22 +126,11 @@ def _check_find(octo: Json, peer: Json) -> list[str]:
         first_row(octo).get("totalCount"),
         first_row(peer).get("pagination", {}).get("totalFiles"),
     )
-    octo_files, peer_files = _octo_paths(octo, "path"), _peer_paths(peer)
-    if octo_files != peer_files:
-        problems.append(
-            f"files: only octo {sorted(octo_files - peer_files)}, "
-            f"only peer {sorted(peer_files - octo_files)}"
-        )
-    return problems
+    return problems + _same_files(octo, peer, "path")
 
 
 def _check_file_list(octo: Json, peer: Json) -> list[str]:
-    octo_files, peer_files = _octo_paths(octo, "root"), _peer_paths(peer)
-    if octo_files == peer_files:
-        return []
-    return [
-        f"files: only octo {sorted(octo_files - peer_files)}, only peer {sorted(peer_files - octo_files)}"
-    ]
+    return _same_files(octo, peer, "root")
 
 
 def _search(
