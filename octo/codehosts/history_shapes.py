@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from octo.codehosts.history_models import CommitFacts
 from octo.codehosts.history_models import CommitStats
 from octo.codehosts.history_models import CommitSummary
 from octo.codehosts.history_models import Issue
 from octo.codehosts.history_models import SearchCommitsQuery
-from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
 
 #: Characters of an issue's body in a search answer; one issue read alone carries all of it
@@ -43,23 +43,12 @@ class CommitPage(BaseModel):
     has_more: bool
 
 
-class CommitDetail(BaseModel):
+class CommitDetail(CommitFacts):
     """One commit, or the comparison of two refs, with the files it changed (patches whole)."""
 
-    sha: str | None = None
-    message: str | None = None
-    author: str | None = None
-    date: str | None = None
-    html_url: str | None = None
-    stats: CommitStats | None = None
     files: list[PullRequestFile]
     #: The host listed only part of the files (GitHub: 300 per commit, comparisons too).
     files_truncated: bool = False
-    #: Comparisons: their commits, and how head stands to base.
-    commits: list[PullRequestCommit] | None = None
-    status: str | None = None
-    ahead_by: int | None = None
-    behind_by: int | None = None
 
 
 def stats_of(raw: Mapping[str, Any] | None) -> CommitStats | None:

@@ -8,6 +8,7 @@ can answer the same queries (:class:`octo.codehosts.host.CodeHost`).
 
 from __future__ import annotations
 
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -232,6 +233,8 @@ class StructureSummary(BaseModel):
 
 
 class RepoStructureResult(ToolResult):
+    items_field: ClassVar[str] = "structure"
+
     owner: str
     repo: str
     branch: str
@@ -239,9 +242,6 @@ class RepoStructureResult(ToolResult):
     structure: dict[str, TreeEntry] = Field(description="Entries by path relative to path.")
     summary: StructureSummary
     pagination: Pagination | None = None
-
-    def is_empty(self) -> bool:
-        return not self.structure
 
 
 # githubSearchRepositories
@@ -284,12 +284,11 @@ class Repository(BaseModel):
 
 
 class SearchRepositoriesResult(ToolResult):
+    items_field: ClassVar[str] = "repositories"
+
     repositories: list[Repository]
     totalCount: int
     pagination: SearchPagination
-
-    def is_empty(self) -> bool:
-        return not self.repositories
 
 
 # githubSearchPullRequests
@@ -362,19 +361,24 @@ class PullRequestFile(BaseModel):
     )
 
 
-class PullRequest(PlacedItem):
+class Thread(BaseModel):
+    """What an issue and a pull request both are: a numbered discussion of a repository."""
+
     number: int
     title: str
     state: Literal["open", "closed"]
-    merged: bool
-    draft: bool | None = None
     author: str
     repository: str
     created_at: str
     updated_at: str
-    merged_at: str | None = None
     html_url: str
     labels: list[str] = Field(default_factory=list)
+
+
+class PullRequest(Thread, PlacedItem):
+    merged: bool
+    draft: bool | None = None
+    merged_at: str | None = None
     head: str | None = None
     base: str | None = None
     body: str | None = None

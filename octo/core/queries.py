@@ -94,6 +94,10 @@ class ToolQuery(BaseModel):
 class ToolResult(BaseModel):
     """Base of every result model."""
 
+    #: The field listing what the query found: the answer is empty when it holds nothing
+    #: (None: a result that is never empty by that test, or says so itself).
+    items_field: ClassVar[str | None] = None
+
     def is_empty(self) -> bool:
         """True when the query ran fine but found nothing; the envelope status becomes empty."""
-        return False
+        return self.items_field is not None and not getattr(self, self.items_field)

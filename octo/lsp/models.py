@@ -191,22 +191,20 @@ class NavigationResult(ServerAnswer):
 
 
 class GotoDefinitionResult(NavigationResult):
-    definitions: list[CodeLocation]
+    items_field: ClassVar[str] = "definitions"
 
-    def is_empty(self) -> bool:
-        return not self.definitions
+    definitions: list[CodeLocation]
 
 
 class FindReferencesResult(NavigationResult):
     """One page of the references; a page past the last one is empty (its hint names the
     last page)."""
 
+    items_field: ClassVar[str] = "references"
+
     references: list[CodeLocation]
     totalReferences: int
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.references
 
 
 class CallEnd(BaseModel):
@@ -260,14 +258,13 @@ class HoverQuery(SymbolQuery):
 
 
 class HoverResult(NavigationResult):
+    items_field: ClassVar[str] = "markdown"
+
     markdown: str | None = Field(
         description="The symbol's signature and documentation as the server renders them."
     )
     truncated: bool = Field(default=False, description="True when markdown was cut to maxChars.")
     range: Range | None = Field(default=None, description="What the hover is about, if said.")
-
-    def is_empty(self) -> bool:
-        return not self.markdown
 
 
 class TypeHierarchyQuery(SymbolQuery):

@@ -118,8 +118,8 @@ def parse_compare(response: httpx.Response) -> CommitDetail:
     return CommitDetail(
         html_url=body.get("html_url"),
         status=body.get("status"),
-        ahead_by=body.get("ahead_by"),
-        behind_by=body.get("behind_by"),
+        aheadBy=body.get("ahead_by"),
+        behindBy=body.get("behind_by"),
         commits=[commit_item(c) for c in body.get("commits") or []],
         stats=summed(files),
         files=files,

@@ -108,7 +108,7 @@ def parse_compare(response: httpx.Response) -> CommitDetail:
     return CommitDetail(
         html_url=body.get("web_url"),
         commits=[commit_item(c) for c in commits],
-        ahead_by=len(commits),
+        aheadBy=len(commits),
         stats=summed(files),
         files=files,
         files_truncated=bool(body.get("compare_timeout")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -122,6 +123,8 @@ class StructureMatch(BaseModel):
 
 
 class SearchStructureResult(ToolResult):
+    items_field: ClassVar[str] = "matches"
+
     matches: list[StructureMatch]
     totalMatches: int
     filesSearched: int
@@ -132,6 +135,3 @@ class SearchStructureResult(ToolResult):
         description="True when the deadline or the match cap stopped the search early.",
     )
     tokens: TokenInfo | None = None
-
-    def is_empty(self) -> bool:
-        return not self.matches

@@ -48,15 +48,14 @@ class DocumentSymbolsResult(ServerAnswer):
     """One page of a file's outline; ``server`` is ``tree-sitter`` when no language server
     was available and octo's own grammars answered."""
 
+    items_field: ClassVar[str] = "symbols"
+
     uri: str
     path: str
     source: Literal["lsp", "tree-sitter"] = Field(description="Which kind of source answered.")
     symbols: list[OutlineSymbol]
     totalSymbols: int = Field(description="Top-level symbols in the file.")
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.symbols
 
 
 class WorkspaceSymbolsQuery(FileQuery):
@@ -92,12 +91,11 @@ class FoundSymbolEntry(BaseModel):
 
 
 class WorkspaceSymbolsResult(ServerAnswer):
+    items_field: ClassVar[str] = "symbols"
+
     symbols: list[FoundSymbolEntry]
     totalSymbols: int
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.symbols
 
 
 class DiagnosticsQuery(FileQuery):
@@ -131,10 +129,9 @@ class Diagnostic(BaseModel):
 
 
 class DiagnosticsResult(ServerAnswer):
+    items_field: ClassVar[str] = "diagnostics"
+
     diagnostics: list[Diagnostic]
     totalDiagnostics: int
     filesChecked: int
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.diagnostics
