@@ -18,6 +18,8 @@ from octo.codehosts.history_models import CommitSummary
 from octo.codehosts.history_models import Issue
 from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.models import PullRequestFile
+from octo.codehosts.shapes import ThreadKeys
+from octo.codehosts.shapes import thread_fields
 
 #: Characters of an issue's body in a search answer; one issue read alone carries all of it
 #: that fits the token budget (the rest behind a content handle).
@@ -49,6 +51,18 @@ class CommitDetail(CommitFacts):
     files: list[PullRequestFile]
     #: The host listed only part of the files (GitHub: 300 per commit, comparisons too).
     files_truncated: bool = False
+
+
+def issue_of(item: Mapping[str, Any], keys: ThreadKeys, repository: str) -> Issue:
+    """An issue of ``repository`` as either host sends it, its body whole."""
+    return Issue(
+        **thread_fields(item, keys),
+        repository=repository,
+        closed_at=item.get("closed_at"),
+        assignees=[user.get(keys.login, "") for user in item.get("assignees") or []],
+        commentCount=int(item.get(keys.comment_count) or 0),
+        body=item.get(keys.body),
+    )
 
 
 def stats_of(raw: Mapping[str, Any] | None) -> CommitStats | None:
