@@ -29,6 +29,8 @@ from octo.contract.places import groups_field
 from octo.core.budget import CharPagination
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
+from octo.core.queries import BudgetHandle
+from octo.core.queries import FileSize
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -190,7 +192,7 @@ class FileContentResult(ToolResult):
     branch: str | None = None
     content: str
     encoding: Literal["utf-8", "base64"] = "utf-8"
-    size: int = Field(description="File size in bytes.")
+    size: FileSize
     sha: str
     startLine: int | None = Field(default=None, description="First line of content.")
     endLine: int | None = Field(default=None, description="Last line of content.")
@@ -198,9 +200,7 @@ class FileContentResult(ToolResult):
     matchCount: int | None = Field(default=None, description="Occurrences of matchString.")
     pagination: CharPagination | None = None
     tokens: TokenInfo | None = None
-    contentHandle: str | None = Field(
-        default=None, description="Cut to the token budget: getCachedContent gives all of it."
-    )
+    contentHandle: BudgetHandle = None
 
     def is_empty(self) -> bool:
         return self.matchCount == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Annotated
 from typing import Any
 from typing import ClassVar
 
@@ -16,6 +17,13 @@ from pydantic_core import PydanticCustomError
 
 #: The research-context fields every query may carry; echoed back, never part of the answer.
 CONTEXT_FIELDS = frozenset({"mainResearchGoal", "researchGoal", "reasoning"})
+
+#: Fields several tools' models hold alike, so the same words give the same schema.
+PageNumber = Annotated[int, Field(ge=1, description="Page number, from 1.")]
+FileSize = Annotated[int, Field(description="File size in bytes.")]
+BudgetHandle = Annotated[
+    str | None, Field(description="Cut to the token budget: getCachedContent gives all of it.")
+]
 
 
 def is_text(value: str) -> bool:

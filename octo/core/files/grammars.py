@@ -18,15 +18,14 @@ if TYPE_CHECKING:
     from tree_sitter import Language
     from tree_sitter import Parser
 
-#: Language -> (the grammar's module, the function in it that gives the language).
+#: Language -> (the grammar's module, the function in it that gives the language): a wheel
+#: per language, named after it, but TypeScript's, which holds TSX too.
 GRAMMAR_WHEELS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
+    language: (f"tree_sitter_{language}", "language")
+    for language in ("python", "javascript", "go", "rust", "java")
+} | {
     "typescript": ("tree_sitter_typescript", "language_typescript"),
     "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
 }
 
 

@@ -14,6 +14,7 @@ from pydantic import model_validator
 
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
+from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
@@ -83,7 +84,7 @@ class SearchStructureQuery(ToolQuery):
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
     matchesPerPage: int = Field(default=20, ge=1, le=100, description="Matches per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
     @field_validator("path")
     @classmethod
