@@ -67,14 +67,14 @@ class HistoryWords:
 
     #: The start of the cache's kinds of the host's answers: "" (GitHub), "gitlab-".
     kind_prefix: str
-    parse_issue: Callable[[httpx.Response], IssuePage]
+    parse_issue: Parser[IssuePage]
     #: An issue's discussion: the path below the issue, the cache's kind (the one of a
     #: pull request's discussion), its parser and the order the host is asked for.
     comments: str
     comments_kind: str
-    parse_comments: Callable[[httpx.Response], Listing[PullRequestComment]]
+    parse_comments: Parser[Listing[PullRequestComment]]
     #: The sha a ref points at: how it is read, and the headers that ask for it.
-    parse_sha: Callable[[httpx.Response], str]
+    parse_sha: Parser[str]
     comment_order: Mapping[str, str] = field(default_factory=dict)
     sha_headers: Mapping[str, str] | None = None
 
