@@ -8,6 +8,7 @@ the field while the call's other queries run.
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -21,6 +22,7 @@ from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.models import RemoteQuery
 from octo.codehosts.models import SearchPagination
+from octo.codehosts.models import Thread
 from octo.codehosts.repo_names import check_scope
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
@@ -74,17 +76,8 @@ class SearchIssuesQuery(RemoteQuery):
         return self
 
 
-class Issue(BaseModel):
-    number: int
-    title: str
-    state: Literal["open", "closed"]
-    author: str
-    repository: str
-    created_at: str
-    updated_at: str
+class Issue(Thread):
     closed_at: str | None = None
-    html_url: str
-    labels: list[str] = Field(default_factory=list)
     assignees: list[str] = Field(default_factory=list)
     commentCount: int = 0
     body: str | None = None
@@ -93,6 +86,8 @@ class Issue(BaseModel):
 
 
 class SearchIssuesResult(ToolResult):
+    items_field: ClassVar[str] = "issues"
+
     issues: list[Issue]
     totalCount: int
     pagination: SearchPagination | None = None
@@ -103,9 +98,6 @@ class SearchIssuesResult(ToolResult):
     contentHandle: str | None = Field(
         default=None, description="The issue's body was cut: getCachedContent gives all of it."
     )
-
-    def is_empty(self) -> bool:
-        return not self.issues
 
 
 # githubSearchCommits
@@ -166,12 +158,11 @@ class CommitSummary(BaseModel):
 
 
 class SearchCommitsResult(ToolResult):
+    items_field: ClassVar[str] = "commits"
+
     commits: list[CommitSummary]
     totalCount: int | None = None
     pagination: SearchPagination
-
-    def is_empty(self) -> bool:
-        return not self.commits
 
 
 # githubGetCommit
@@ -210,23 +201,28 @@ class CommitStats(BaseModel):
     total: int
 
 
-class CommitDetailResult(ToolResult):
-    owner: str
-    repo: str
+class CommitFacts(BaseModel):
+    """What a host tells of one commit (or comparison) and githubGetCommit answers with."""
+
     sha: str | None = None
-    base: str | None = None
-    head: str | None = None
     message: str | None = None
     author: str | None = None
     date: str | None = None
     html_url: str | None = None
+    stats: CommitStats | None = None
     status: str | None = Field(default=None, description="Comparison: ahead, behind, diverged.")
     aheadBy: int | None = None
     behindBy: int | None = None
-    stats: CommitStats | None = None
     commits: list[PullRequestCommit] | None = Field(
         default=None, description="Comparison: the commits from base to head."
     )
+
+
+class CommitDetailResult(CommitFacts, ToolResult):
+    owner: str
+    repo: str
+    base: str | None = None
+    head: str | None = None
     files: list[PullRequestFile]
     filesTruncated: bool | None = Field(
         default=None, description="The host listed only part of the changed files."

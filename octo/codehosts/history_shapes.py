@@ -12,12 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from octo.codehosts.history_models import CommitFacts
 from octo.codehosts.history_models import CommitStats
 from octo.codehosts.history_models import CommitSummary
 from octo.codehosts.history_models import Issue
 from octo.codehosts.history_models import SearchCommitsQuery
-from octo.codehosts.models import PullRequestCommit
 from octo.codehosts.models import PullRequestFile
+from octo.codehosts.shapes import ThreadKeys
+from octo.codehosts.shapes import thread_fields
 
 #: Characters of an issue's body in a search answer; one issue read alone carries all of it
 #: that fits the token budget (the rest behind a content handle).
@@ -43,23 +45,24 @@ class CommitPage(BaseModel):
     has_more: bool
 
 
-class CommitDetail(BaseModel):
+class CommitDetail(CommitFacts):
     """One commit, or the comparison of two refs, with the files it changed (patches whole)."""
 
-    sha: str | None = None
-    message: str | None = None
-    author: str | None = None
-    date: str | None = None
-    html_url: str | None = None
-    stats: CommitStats | None = None
     files: list[PullRequestFile]
     #: The host listed only part of the files (GitHub: 300 per commit, comparisons too).
     files_truncated: bool = False
-    #: Comparisons: their commits, and how head stands to base.
-    commits: list[PullRequestCommit] | None = None
-    status: str | None = None
-    ahead_by: int | None = None
-    behind_by: int | None = None
+
+
+def issue_of(item: Mapping[str, Any], keys: ThreadKeys, repository: str) -> Issue:
+    """An issue of ``repository`` as either host sends it, its body whole."""
+    return Issue(
+        **thread_fields(item, keys),
+        repository=repository,
+        closed_at=item.get("closed_at"),
+        assignees=[user.get(keys.login, "") for user in item.get("assignees") or []],
+        commentCount=int(item.get(keys.comment_count) or 0),
+        body=item.get(keys.body),
+    )
 
 
 def stats_of(raw: Mapping[str, Any] | None) -> CommitStats | None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from abc import ABC
 from abc import abstractmethod
+from collections.abc import Callable
 from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -48,11 +52,31 @@ if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
 
 T = TypeVar("T")
+#: How an answer of the host is read.
+Parser = Callable[[httpx.Response], T]
 
 #: The first page of a pull request's discussion, or of its commits; its changed files.
 CommentPage = Fetched[Listing[PullRequestComment]]
 PullCommitPage = Fetched[Listing[PullRequestCommit]]
 FileList = Fetched[Listing[PullRequestFile]]
+
+
+@dataclass(frozen=True)
+class HistoryWords:
+    """How a host's API differs in the history calls octo makes alike on every host."""
+
+    #: The start of the cache's kinds of the host's answers: "" (GitHub), "gitlab-".
+    kind_prefix: str
+    parse_issue: Parser[IssuePage]
+    #: An issue's discussion: the path below the issue, the cache's kind (the one of a
+    #: pull request's discussion), its parser and the order the host is asked for.
+    comments: str
+    comments_kind: str
+    parse_comments: Parser[Listing[PullRequestComment]]
+    #: The sha a ref points at: how it is read, and the headers that ask for it.
+    parse_sha: Parser[str]
+    comment_order: Mapping[str, str] = field(default_factory=dict)
+    sha_headers: Mapping[str, str] | None = None
 
 
 class CodeHost(ABC):
@@ -76,6 +100,8 @@ class CodeHost(ABC):
     nothing_found: ClassVar[tuple[str, ...]] = ()
     #: The type of each kind of answer a team's replicas share (see RemoteClient).
     shared_shapes: ClassVar[Mapping[str, Any]] = {}
+    #: How the host's API asks for issues, their discussions and a ref's sha.
+    history_words: ClassVar[HistoryWords]
 
     def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
         self.settings = CodeHostSettings.from_env(runtime.config.env)
@@ -104,6 +130,22 @@ class CodeHost(ABC):
         """What ``fetched`` holds as a tool's reply (see :meth:`reply`)."""
         return self.reply(fetched.value, fetched, *notes)
 
+    async def fetch_reply(
+        self, path: str, kind: str, ttl: float, parse: Parser[T], **options: Any
+    ) -> Reply[T]:
+        """GET ``path`` through the cache as a tool's reply; ``options`` (params, headers)
+        as :meth:`RemoteClient.fetch` takes them."""
+        fetched = await self.remote.fetch(path, kind=kind, ttl=ttl, parse=parse, **options)
+        return self.replied(fetched)
+
+    @abstractmethod
+    def project_path(self, owner: str, repo: str) -> str:
+        """The API path of a repository: its issues and pull requests are below it."""
+
+    def code_path(self, owner: str, repo: str) -> str:
+        """The API path its commits and archives are below (GitHub: the project's)."""
+        return self.project_path(owner, repo)
+
     def not_found_hints(self, what: str) -> list[str]:
         """What to check when ``what`` ("owner and repo") names nothing on this host."""
         return [f"Check {what}{self.owner_note}."]
@@ -127,13 +169,11 @@ class CodeHost(ABC):
     async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         """The one pull request ``query.prNumber`` names."""
         assert query.owner and query.repo and query.prNumber is not None
-        return self.replied(
-            await self.remote.fetch(
-                self.pull_request_path(query.owner, query.repo, query.prNumber),
-                kind=self.pull_kind,
-                ttl=self.settings.ttl_pull_requests,
-                parse=lambda r: self.parse_pull(r, FULL_BODY_CHARS),
-            )
+        return await self.fetch_reply(
+            self.pull_request_path(query.owner, query.repo, query.prNumber),
+            self.pull_kind,
+            self.settings.ttl_pull_requests,
+            lambda r: self.parse_pull(r, FULL_BODY_CHARS),
         )
 
     @abstractmethod
@@ -166,13 +206,26 @@ class CodeHost(ABC):
     async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
         """One page of issues (never pull requests) matching the query's filters."""
 
-    @abstractmethod
     async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
         """The one issue ``number`` names, its body whole."""
+        words = self.history_words
+        return await self.fetch_reply(
+            f"{self.project_path(owner, repo)}/issues/{number}",
+            f"{words.kind_prefix}issue",
+            self.settings.ttl_issues,
+            words.parse_issue,
+        )
 
-    @abstractmethod
     async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
         """Page ``page`` (30 a page, oldest first) of an issue's discussion."""
+        words = self.history_words
+        return await self.remote.fetch(
+            f"{self.project_path(owner, repo)}/issues/{number}/{words.comments}",
+            kind=words.comments_kind,
+            ttl=self.settings.ttl_issues,
+            params={**words.comment_order, "per_page": 30, "page": page},
+            parse=words.parse_comments,
+        )
 
     @abstractmethod
     async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
@@ -192,9 +245,16 @@ class CodeHost(ABC):
 
     # clone
 
-    @abstractmethod
     async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
         """The full sha ``ref`` (the default branch when None) points at."""
+        words = self.history_words
+        return await self.fetch_reply(
+            f"{self.code_path(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}",
+            f"{words.kind_prefix}commit-sha",
+            self.settings.ttl_refs,
+            words.parse_sha,
+            headers=words.sha_headers,
+        )
 
     @abstractmethod
     async def archive(

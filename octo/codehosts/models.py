@@ -8,6 +8,7 @@ can answer the same queries (:class:`octo.codehosts.host.CodeHost`).
 
 from __future__ import annotations
 
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -28,6 +29,8 @@ from octo.contract.places import groups_field
 from octo.core.budget import CharPagination
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
+from octo.core.queries import BudgetHandle
+from octo.core.queries import FileSize
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -189,7 +192,7 @@ class FileContentResult(ToolResult):
     branch: str | None = None
     content: str
     encoding: Literal["utf-8", "base64"] = "utf-8"
-    size: int = Field(description="File size in bytes.")
+    size: FileSize
     sha: str
     startLine: int | None = Field(default=None, description="First line of content.")
     endLine: int | None = Field(default=None, description="Last line of content.")
@@ -197,9 +200,7 @@ class FileContentResult(ToolResult):
     matchCount: int | None = Field(default=None, description="Occurrences of matchString.")
     pagination: CharPagination | None = None
     tokens: TokenInfo | None = None
-    contentHandle: str | None = Field(
-        default=None, description="Cut to the token budget: getCachedContent gives all of it."
-    )
+    contentHandle: BudgetHandle = None
 
     def is_empty(self) -> bool:
         return self.matchCount == 0
@@ -232,6 +233,8 @@ class StructureSummary(BaseModel):
 
 
 class RepoStructureResult(ToolResult):
+    items_field: ClassVar[str] = "structure"
+
     owner: str
     repo: str
     branch: str
@@ -239,9 +242,6 @@ class RepoStructureResult(ToolResult):
     structure: dict[str, TreeEntry] = Field(description="Entries by path relative to path.")
     summary: StructureSummary
     pagination: Pagination | None = None
-
-    def is_empty(self) -> bool:
-        return not self.structure
 
 
 # githubSearchRepositories
@@ -284,12 +284,11 @@ class Repository(BaseModel):
 
 
 class SearchRepositoriesResult(ToolResult):
+    items_field: ClassVar[str] = "repositories"
+
     repositories: list[Repository]
     totalCount: int
     pagination: SearchPagination
-
-    def is_empty(self) -> bool:
-        return not self.repositories
 
 
 # githubSearchPullRequests
@@ -362,19 +361,24 @@ class PullRequestFile(BaseModel):
     )
 
 
-class PullRequest(PlacedItem):
+class Thread(BaseModel):
+    """What an issue and a pull request both are: a numbered discussion of a repository."""
+
     number: int
     title: str
     state: Literal["open", "closed"]
-    merged: bool
-    draft: bool | None = None
     author: str
     repository: str
     created_at: str
     updated_at: str
-    merged_at: str | None = None
     html_url: str
     labels: list[str] = Field(default_factory=list)
+
+
+class PullRequest(Thread, PlacedItem):
+    merged: bool
+    draft: bool | None = None
+    merged_at: str | None = None
     head: str | None = None
     base: str | None = None
     body: str | None = None

@@ -6,21 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from octo.core.config import ConfigError
+from octo.core.config import env_bytes
 from octo.core.config import env_int
 from octo.core.config import env_seconds
-from octo.core.formats import parse_size
-
-
-def _bytes(env: Mapping[str, str], name: str, default: int) -> int:
-    """``env[name]`` as a size ("500M", "2G", a number of bytes), else ``default``."""
-    raw = env.get(name)
-    if not raw:
-        return default
-    try:
-        return parse_size(raw)
-    except ValueError as exc:
-        raise ConfigError(f"{name}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -67,8 +55,8 @@ class CodeHostSettings:
             ttl_issues=ttl("ISSUES", cls.ttl_issues),
             ttl_commits=ttl("COMMITS", cls.ttl_commits),
             ttl_refs=ttl("REFS", cls.ttl_refs),
-            clone_max_bytes=_bytes(env, "OCTO_CLONE_MAX_BYTES", cls.clone_max_bytes),
+            clone_max_bytes=env_bytes(env, "OCTO_CLONE_MAX_BYTES", cls.clone_max_bytes),
             clone_max_files=env_int(env, "OCTO_CLONE_MAX_FILES", cls.clone_max_files, 1, 10**8),
             clone_max_age=env_seconds(env, "OCTO_CLONE_MAX_AGE", cls.clone_max_age),
-            clone_max_total=_bytes(env, "OCTO_CLONE_MAX_TOTAL", cls.clone_max_total),
+            clone_max_total=env_bytes(env, "OCTO_CLONE_MAX_TOTAL", cls.clone_max_total),
         )

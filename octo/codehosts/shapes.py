@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from typing import Any
 from typing import Generic
 from typing import TypeVar
 
@@ -153,3 +155,36 @@ def comment(author: str, body: str | None, created_at: str) -> PullRequestCommen
     return PullRequestComment(
         author=author, body=short_body(body, 2000) or "", created_at=created_at
     )
+
+
+@dataclass(frozen=True)
+class ThreadKeys:
+    """Where a host's JSON of an issue or pull request keeps its number, its author (the
+    object and its login, a user's login also in assignees), its web page, its description
+    and an issue's comment count."""
+
+    number: str
+    user: str
+    login: str
+    url: str
+    body: str
+    comment_count: str
+
+
+def thread_fields(item: Mapping[str, Any], keys: ThreadKeys) -> dict[str, Any]:
+    """The :class:`~octo.codehosts.models.Thread` fields of an issue or pull request as both
+    hosts send it, ``repository`` aside: open unless closed, labels by name (GitLab may send
+    bare names)."""
+    return {
+        "number": int(item[keys.number]),
+        "title": item.get("title", ""),
+        "state": "closed" if item.get("state") == "closed" else "open",
+        "author": (item.get(keys.user) or {}).get(keys.login, ""),
+        "created_at": item.get("created_at", ""),
+        "updated_at": item.get("updated_at", ""),
+        "html_url": item.get(keys.url, ""),
+        "labels": [
+            label if isinstance(label, str) else str(label.get("name", ""))
+            for label in item.get("labels") or []
+        ],
+    }

@@ -67,13 +67,21 @@ def env_seconds(
     return value
 
 
-def _size(env: Mapping[str, str], name: str, default: str) -> str:
-    raw = env.get(name) or default
+def env_bytes(env: Mapping[str, str], name: str, default: int) -> int:
+    """``env[name]`` as a size ("500M", "2G", a number of bytes), else ``default`` when unset."""
+    raw = env.get(name)
+    if not raw:
+        return default
     try:
-        parse_size(raw)
+        return parse_size(raw)
     except ValueError as exc:
         raise ConfigError(f"{name}: {exc}") from None
-    return raw
+
+
+def _size(env: Mapping[str, str], name: str, default: str) -> str:
+    """``env[name]`` as written once it reads as a size (rg takes it so), else ``default``."""
+    env_bytes(env, name, 0)
+    return env.get(name) or default
 
 
 def _shared(env: Mapping[str, str]) -> SharedSettings | None:
@@ -96,7 +104,7 @@ def _shared(env: Mapping[str, str]) -> SharedSettings | None:
         prefix=env.get("OCTO_REDIS_PREFIX", defaults.prefix),
         timeout=env_seconds(env, "OCTO_REDIS_TIMEOUT", defaults.timeout),
         cooldown=env_seconds(env, "OCTO_REDIS_COOLDOWN", defaults.cooldown),
-        max_value_bytes=parse_size(_size(env, "OCTO_REDIS_MAX_VALUE", "1M")),
+        max_value_bytes=env_bytes(env, "OCTO_REDIS_MAX_VALUE", 1024 * 1024),
     )
 
 

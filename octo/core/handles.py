@@ -81,7 +81,21 @@ def new_handle() -> str:
     return secrets.token_urlsafe(18)
 
 
-class MemoryHandleStore:
+class ExpiringHandles:
+    """What the handle stores share: each handle read for ``ttl`` seconds of ``clock``, at
+    most ``max_entries`` of them kept."""
+
+    def __init__(self, ttl: float, max_entries: int, clock: Callable[[], float]) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self.clock = clock
+
+    def expiry(self) -> float:
+        """When a handle given out now stops being readable (by ``clock``)."""
+        return self.clock() + self.ttl
+
+
+class MemoryHandleStore(ExpiringHandles):
     """Handles in this process: each lives ``ttl`` seconds; beyond ``max_entries`` or
     ``max_chars`` the oldest go first. The origins of lost handles are remembered (up to
     ``max_entries`` of them) for the hint that repeats their call."""
@@ -94,10 +108,8 @@ class MemoryHandleStore:
         max_chars: int = 64 * 1024 * 1024,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.ttl = ttl
-        self.max_entries = max_entries
+        super().__init__(ttl, max_entries, clock)
         self.max_chars = max_chars
-        self.clock = clock
         # One TTL for all, so insertion order is expiry order: the oldest are at the front.
         self._live: OrderedDict[str, tuple[float, str, Origin]] = OrderedDict()
         self._lost: OrderedDict[str, Origin] = OrderedDict()
@@ -109,7 +121,7 @@ class MemoryHandleStore:
 
     async def put(self, content: str, origin: Origin) -> str:
         handle = new_handle()
-        self._live[handle] = (self.clock() + self.ttl, content, origin)
+        self._live[handle] = (self.expiry(), content, origin)
         self._chars += len(content)
         self._expire()
         while self._live and (len(self._live) > self.max_entries or self._chars > self.max_chars):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Annotated
 from typing import Any
 from typing import ClassVar
 
@@ -16,6 +17,13 @@ from pydantic_core import PydanticCustomError
 
 #: The research-context fields every query may carry; echoed back, never part of the answer.
 CONTEXT_FIELDS = frozenset({"mainResearchGoal", "researchGoal", "reasoning"})
+
+#: Fields several tools' models hold alike, so the same words give the same schema.
+PageNumber = Annotated[int, Field(ge=1, description="Page number, from 1.")]
+FileSize = Annotated[int, Field(description="File size in bytes.")]
+BudgetHandle = Annotated[
+    str | None, Field(description="Cut to the token budget: getCachedContent gives all of it.")
+]
 
 
 def is_text(value: str) -> bool:
@@ -94,6 +102,10 @@ class ToolQuery(BaseModel):
 class ToolResult(BaseModel):
     """Base of every result model."""
 
+    #: The field listing what the query found: the answer is empty when it holds nothing
+    #: (None: a result that is never empty by that test, or says so itself).
+    items_field: ClassVar[str | None] = None
+
     def is_empty(self) -> bool:
         """True when the query ran fine but found nothing; the envelope status becomes empty."""
-        return False
+        return self.items_field is not None and not getattr(self, self.items_field)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from typing import ClassVar
 
 from pydantic import BaseModel
 from pydantic import ConfigDict
@@ -42,14 +43,13 @@ class GetCachedContentQuery(GatewayQuery):
 class GetCachedContentResult(ToolResult):
     """A page of the content behind a handle, cut at line boundaries within the token budget."""
 
+    items_field: ClassVar[str] = "content"
+
     content: str
     page: int
     totalPages: int
     hasMore: bool
     tokens: TokenInfo | None = Field(default=None, description="Always given.")
-
-    def is_empty(self) -> bool:
-        return not self.content
 
 
 class ToolCategoriesResult(ToolResult):

@@ -13,6 +13,8 @@ from pydantic import model_validator
 
 from octo.core.budget import CharPagination
 from octo.core.budget import TokenInfo
+from octo.core.queries import BudgetHandle
+from octo.core.queries import FileSize
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
@@ -128,7 +130,7 @@ class LocalGetFileContentResult(ToolResult):
         description="The text read; with matchString, the matched regions, each headed by "
         "its line numbers ('--- lines 12-20 ---'), as githubGetFileContent gives them.",
     )
-    size: int = Field(description="File size in bytes.")
+    size: FileSize
     totalLines: int
     startLine: int | None = Field(default=None, description="First line in content.")
     endLine: int | None = Field(default=None, description="Last line in content.")
@@ -146,9 +148,7 @@ class LocalGetFileContentResult(ToolResult):
         description="Always given: the answer's size, and whether the token budget cut the "
         "text read (paginationHint says how to read on).",
     )
-    contentHandle: str | None = Field(
-        default=None, description="Cut to the token budget: getCachedContent gives all of it."
-    )
+    contentHandle: BudgetHandle = None
 
     def is_empty(self) -> bool:
         if self.matchCount is not None:

@@ -9,6 +9,7 @@ characters are 0-based UTF-16 code units, as in LSP. Every place carries its ``f
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Annotated
 from typing import ClassVar
 from typing import Literal
 
@@ -20,6 +21,7 @@ from pydantic import field_validator
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
 from octo.core.formats import compact_json
+from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
@@ -28,6 +30,10 @@ from octo.core.secrets.sensitive import Withheld
 
 #: What lspGotoDefinition looks for.
 DefinitionKind = Literal["definition", "typeDefinition", "implementation", "declaration"]
+
+
+#: A line of a file as every LSP answer gives it (servers count from 0, octo from 1).
+Line = Annotated[int, Field(description="1-based line.")]
 
 
 class FileQuery(ToolQuery):
@@ -105,7 +111,7 @@ class FindReferencesQuery(SymbolQuery):
         default=2, ge=0, le=10, description="Lines of code shown before and after each reference."
     )
     referencesPerPage: int = Field(default=20, ge=1, le=50, description="References per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
 
 class CallHierarchyQuery(SymbolQuery):
@@ -123,7 +129,7 @@ class CallHierarchyQuery(SymbolQuery):
         default=2, ge=0, le=10, description="Lines of code shown before and after each call site."
     )
     callsPerPage: int = Field(default=15, ge=1, le=30, description="Calls per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
 
 _CONTEXT = "Lines of code around content; empty when there are none (contextLines 0, file edge)."
@@ -136,7 +142,7 @@ _WITHHELD = (
 
 
 class Position(BaseModel):
-    line: int = Field(description="1-based line.")
+    line: Line
     character: int = Field(description="0-based column in UTF-16 code units.")
 
 
@@ -191,22 +197,20 @@ class NavigationResult(ServerAnswer):
 
 
 class GotoDefinitionResult(NavigationResult):
-    definitions: list[CodeLocation]
+    items_field: ClassVar[str] = "definitions"
 
-    def is_empty(self) -> bool:
-        return not self.definitions
+    definitions: list[CodeLocation]
 
 
 class FindReferencesResult(NavigationResult):
     """One page of the references; a page past the last one is empty (its hint names the
     last page)."""
 
+    items_field: ClassVar[str] = "references"
+
     references: list[CodeLocation]
     totalReferences: int
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.references
 
 
 class CallEnd(BaseModel):
@@ -260,14 +264,13 @@ class HoverQuery(SymbolQuery):
 
 
 class HoverResult(NavigationResult):
+    items_field: ClassVar[str] = "markdown"
+
     markdown: str | None = Field(
         description="The symbol's signature and documentation as the server renders them."
     )
     truncated: bool = Field(default=False, description="True when markdown was cut to maxChars.")
     range: Range | None = Field(default=None, description="What the hover is about, if said.")
-
-    def is_empty(self) -> bool:
-        return not self.markdown
 
 
 class TypeHierarchyQuery(SymbolQuery):

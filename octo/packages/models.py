@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -135,11 +136,10 @@ class KeywordPagination(BaseModel):
 
 
 class PackageSearchResult(ToolResult):
+    items_field: ClassVar[str] = "packages"
+
     ecosystem: Ecosystem
     packages: list[PackageInfo]
     pagination: KeywordPagination | None = Field(
         default=None, description="keywords: the page shown and whether more follow."
     )
-
-    def is_empty(self) -> bool:
-        return not self.packages

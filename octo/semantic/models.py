@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -182,11 +183,10 @@ class SearchContext(BaseModel):
 
 
 class SemanticSearchResult(ToolResult):
+    items_field: ClassVar[str] = "results"
+
     searchContext: SearchContext
     results: list[SearchHit]
-
-    def is_empty(self) -> bool:
-        return not self.results
 
 
 class IndexRunStats(BaseModel):
@@ -227,12 +227,16 @@ class IndexSummary(BaseModel):
     updatedAt: str
 
 
-class ListIndexesResult(ToolResult):
-    storage: str = Field(description="Where indexes live: sqlite:DIR or postgresql.")
-    indexes: list[IndexSummary]
+class IndexesResult(ToolResult):
+    """What the tools that list indexes answer: where they live, then the indexes."""
 
-    def is_empty(self) -> bool:
-        return not self.indexes
+    items_field: ClassVar[str] = "indexes"
+
+    storage: str = Field(description="Where indexes live: sqlite:DIR or postgresql.")
+
+
+class ListIndexesResult(IndexesResult):
+    indexes: list[IndexSummary]
 
 
 class IndexDetails(BaseModel):
@@ -254,12 +258,8 @@ class IndexDetails(BaseModel):
     updatedAt: str
 
 
-class IndexStatsResult(ToolResult):
-    storage: str = Field(description="Where indexes live: sqlite:DIR or postgresql.")
+class IndexStatsResult(IndexesResult):
     indexes: list[IndexDetails]
-
-    def is_empty(self) -> bool:
-        return not self.indexes
 
 
 class ClearIndexResult(ToolResult):

@@ -13,7 +13,7 @@ import pytest
 
 from octo.core.config import Config
 from octo.faces.library import Gateway
-from tests.security.conftest import RecordingServer
+from tests.recording_server import RecordingServer
 from tests.security.conftest import Reply
 from tests.security.conftest import serve_recording
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import TypeVar
 from urllib.parse import quote
 
@@ -77,13 +76,14 @@ class GitHubBackend(GitHubHistory):
                 "GitHub code search needs a token",
                 hints=[*AUTH_HINTS, "githubSearchRepositories works without a token."],
             )
-        fetched = await self.remote.fetch(
-            "/search/code",
+        fetched = await self.search(
+            "code",
+            q,
+            (query.page, query.limit),
+            parse.parse_code_search,
             kind="code-search",
             ttl=self.settings.ttl_code_search,
-            params={"q": q, "per_page": query.limit, "page": query.page},
             headers={"Accept": "application/vnd.github.text-match+json"},
-            parse=lambda r: parse.parse_code_search(r, query.page, query.limit),
             cacheable=lambda page: not page.incomplete,
         )
         return self.replied(fetched, *(f"Query rewritten: {note}." for note in rewrites))
@@ -129,22 +129,18 @@ class GitHubBackend(GitHubHistory):
         return self.replied(fetched, *notes)
 
     async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
-        params: dict[str, Any] = {
-            "q": repository_terms(query),
-            "per_page": query.limit,
-            "page": query.page,
-        }
-        if query.sort and query.sort != "best-match":
-            params["sort"] = query.sort
-        return self.replied(
-            await self.remote.fetch(
-                "/search/repositories",
-                kind="repo-search",
-                ttl=self.settings.ttl_repo_search,
-                params=params,
-                parse=lambda r: parse.parse_repositories(r, query.page, query.limit),
-            )
+        # best-match is GitHub's own order: asked by leaving sort out.
+        sort = query.sort if query.sort != "best-match" else None
+        fetched = await self.search(
+            "repositories",
+            repository_terms(query),
+            (query.page, query.limit),
+            parse.parse_repositories,
+            extra={"sort": sort},
+            kind="repo-search",
+            ttl=self.settings.ttl_repo_search,
         )
+        return self.replied(fetched)
 
     def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
         return parse.parse_pull(response, body_limit)
@@ -154,19 +150,15 @@ class GitHubBackend(GitHubHistory):
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         limit = body_limit(query)
-        return self.replied(
-            await self.remote.fetch(
-                "/search/issues",
-                kind="pull-search",
-                ttl=self.settings.ttl_pull_requests,
-                params={
-                    "q": pull_request_terms(query),
-                    "per_page": query.limit,
-                    "page": query.page,
-                },
-                parse=lambda r: parse.parse_pull_search(r, query.page, query.limit, limit),
-            )
+        fetched = await self.search(
+            "issues",
+            pull_request_terms(query),
+            (query.page, query.limit),
+            lambda r, page, per_page: parse.parse_pull_search(r, page, per_page, limit),
+            kind="pull-search",
+            ttl=self.settings.ttl_pull_requests,
         )
+        return self.replied(fetched)
 
     async def comments(self, project: str, number: int) -> CommentPage:
         return await self._pull_page(project, f"issues/{number}/comments", 30, parse.parse_comments)

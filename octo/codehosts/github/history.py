@@ -3,8 +3,13 @@ clone's archive. :class:`~octo.codehosts.github.backend.GitHubBackend` inherits 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
+from typing import TypeVar
 from urllib.parse import quote
+
+import httpx
 
 from octo.codehosts.github import history_parse as parse
 from octo.codehosts.github.parse import parse_comments
@@ -15,10 +20,14 @@ from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import given
 from octo.codehosts.history_shapes import history_params
 from octo.codehosts.host import CodeHost
-from octo.codehosts.host import CommentPage
+from octo.codehosts.host import HistoryWords
 from octo.codehosts.shapes import Reply
+from octo.transports.http_client import Fetched
+
+T = TypeVar("T")
 
 
 def repo_path(owner: str, repo: str) -> str:
@@ -29,98 +38,91 @@ def repo_path(owner: str, repo: str) -> str:
 class GitHubHistory(CodeHost):
     """GitHub's issues, commits, comparisons and archives."""
 
-    async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
-        params: dict[str, Any] = {
-            "q": issue_terms(query),
-            "per_page": query.limit,
-            "page": query.page,
-            "order": query.order,
-        }
-        if query.sort:
-            params["sort"] = query.sort
-        return self.replied(
-            await self.remote.fetch(
-                "/search/issues",
-                kind="issue-search",
-                ttl=self.settings.ttl_issues,
-                params=params,
-                parse=lambda r: parse.parse_issue_search(r, query.page, query.limit),
-            )
-        )
+    history_words = HistoryWords(
+        kind_prefix="",
+        parse_issue=parse.parse_issue,
+        # An issue's comments are a pull request's: one kind in the cache.
+        comments="comments",
+        comments_kind="pull-comments",
+        parse_comments=parse_comments,
+        parse_sha=parse.parse_sha,
+        sha_headers={"Accept": "application/vnd.github.sha"},
+    )
 
-    async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
-        return self.replied(
-            await self.remote.fetch(
-                f"{repo_path(owner, repo)}/issues/{number}",
-                kind="issue",
-                ttl=self.settings.ttl_issues,
-                parse=parse.parse_issue,
-            )
-        )
+    def project_path(self, owner: str, repo: str) -> str:
+        return repo_path(owner, repo)
 
-    async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
+    async def search(
+        self,
+        what: str,
+        terms: str,
+        paging: tuple[int, int],
+        parse_page: Callable[[httpx.Response, int, int], T],
+        *,
+        extra: Mapping[str, str | None] | None = None,
+        **options: Any,
+    ) -> Fetched[T]:
+        """Page ``paging`` (number, size) of GitHub's search API ``/search/{what}`` for
+        ``terms``; ``extra`` parameters beside them (those set), ``options`` (kind, ttl,
+        headers) as :meth:`RemoteClient.fetch` takes them."""
+        page, per_page = paging
+        params = {"q": terms, "per_page": per_page, "page": page, **given(**(extra or {}))}
         return await self.remote.fetch(
-            f"{repo_path(owner, repo)}/issues/{number}/comments",
-            kind="pull-comments",
-            ttl=self.settings.ttl_issues,
-            params={"per_page": 30, "page": page},
-            parse=parse_comments,
+            f"/search/{what}",
+            params=params,
+            parse=lambda r: parse_page(r, page, per_page),
+            **options,
         )
+
+    async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
+        fetched = await self.search(
+            "issues",
+            issue_terms(query),
+            (query.page, query.limit),
+            parse.parse_issue_search,
+            extra={"order": query.order, "sort": query.sort},
+            kind="issue-search",
+            ttl=self.settings.ttl_issues,
+        )
+        return self.replied(fetched)
 
     async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
-        return self.replied(
-            await self.remote.fetch(
-                "/search/commits",
-                kind="commit-search",
-                ttl=self.settings.ttl_commits,
-                params={"q": commit_terms(query), "per_page": query.limit, "page": query.page},
-                parse=lambda r: parse.parse_commit_search(r, query.page, query.limit),
-            )
+        fetched = await self.search(
+            "commits",
+            commit_terms(query),
+            (query.page, query.limit),
+            parse.parse_commit_search,
+            kind="commit-search",
+            ttl=self.settings.ttl_commits,
         )
+        return self.replied(fetched)
 
     async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
         assert query.owner and query.repo
         repository = f"{query.owner}/{query.repo}"
-        return self.replied(
-            await self.remote.fetch(
-                f"{repo_path(query.owner, query.repo)}/commits",
-                kind="commit-history",
-                ttl=self.settings.ttl_commits,
-                params=history_params(query, "sha"),
-                parse=lambda r: parse.parse_history(r, repository),
-            )
+        return await self.fetch_reply(
+            f"{repo_path(query.owner, query.repo)}/commits",
+            "commit-history",
+            self.settings.ttl_commits,
+            lambda r: parse.parse_history(r, repository),
+            params=history_params(query, "sha"),
         )
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
-        return self.replied(
-            await self.remote.fetch(
-                f"{repo_path(owner, repo)}/commits/{quote(sha, safe='')}",
-                kind="commit",
-                ttl=self.settings.ttl_commits,
-                parse=parse.parse_commit,
-            )
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/commits/{quote(sha, safe='')}",
+            "commit",
+            self.settings.ttl_commits,
+            parse.parse_commit,
         )
 
     async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
         spec = f"{quote(base, safe='')}...{quote(head, safe='')}"
-        return self.replied(
-            await self.remote.fetch(
-                f"{repo_path(owner, repo)}/compare/{spec}",
-                kind="compare",
-                ttl=self.settings.ttl_commits,
-                parse=parse.parse_compare,
-            )
-        )
-
-    async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
-        return self.replied(
-            await self.remote.fetch(
-                f"{repo_path(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}",
-                kind="commit-sha",
-                ttl=self.settings.ttl_refs,
-                headers={"Accept": "application/vnd.github.sha"},
-                parse=parse.parse_sha,
-            )
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/compare/{spec}",
+            "compare",
+            self.settings.ttl_commits,
+            parse.parse_compare,
         )
 
     async def archive(

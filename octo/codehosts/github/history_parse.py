@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from octo.codehosts.github.parse import THREAD_KEYS
 from octo.codehosts.github.parse import commit_item
 from octo.codehosts.github.parse import file_item
 from octo.codehosts.github.parse import has_more
@@ -16,6 +17,7 @@ from octo.codehosts.history_models import Issue
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import issue_of
 from octo.codehosts.history_shapes import stats_of
 from octo.codehosts.history_shapes import summed
 from octo.core.errors import InvalidResponseError
@@ -25,20 +27,8 @@ MAX_COMMIT_FILES = 300
 
 
 def _issue(item: Mapping[str, Any]) -> Issue:
-    return Issue(
-        number=int(item["number"]),
-        title=item.get("title", ""),
-        state="closed" if item.get("state") == "closed" else "open",
-        author=(item.get("user") or {}).get("login", ""),
-        repository=repository_of(item.get("repository_url") or item.get("url", "")),
-        created_at=item.get("created_at", ""),
-        updated_at=item.get("updated_at", ""),
-        closed_at=item.get("closed_at"),
-        html_url=item.get("html_url", ""),
-        labels=[label.get("name", "") for label in item.get("labels") or []],
-        assignees=[a.get("login", "") for a in item.get("assignees") or []],
-        commentCount=int(item.get("comments") or 0),
-        body=item.get("body"),
+    return issue_of(
+        item, THREAD_KEYS, repository_of(item.get("repository_url") or item.get("url", ""))
     )
 
 
@@ -118,8 +108,8 @@ def parse_compare(response: httpx.Response) -> CommitDetail:
     return CommitDetail(
         html_url=body.get("html_url"),
         status=body.get("status"),
-        ahead_by=body.get("ahead_by"),
-        behind_by=body.get("behind_by"),
+        aheadBy=body.get("ahead_by"),
+        behindBy=body.get("behind_by"),
         commits=[commit_item(c) for c in body.get("commits") or []],
         stats=summed(files),
         files=files,

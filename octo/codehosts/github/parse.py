@@ -26,9 +26,11 @@ from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
 from octo.codehosts.shapes import RepositoryPage
 from octo.codehosts.shapes import RepoTree
+from octo.codehosts.shapes import ThreadKeys
 from octo.codehosts.shapes import blob_from_bytes
 from octo.codehosts.shapes import comment
 from octo.codehosts.shapes import short_body
+from octo.codehosts.shapes import thread_fields
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
 
@@ -169,18 +171,22 @@ def repository_of(url: str) -> str:
     return "/".join(parts[at + 1 : at + 3])
 
 
+#: Where GitHub keeps an issue's or pull request's number, author and web page.
+THREAD_KEYS = ThreadKeys(
+    number="number",
+    user="user",
+    login="login",
+    url="html_url",
+    body="body",
+    comment_count="comments",
+)
+
+
 def _pull(item: Mapping[str, Any], body_limit: int, **fields: Any) -> PullRequest:
     """A pull request from the fields an issue and a pull request share, plus ``fields``."""
     return PullRequest(
-        number=int(item["number"]),
-        title=item.get("title", ""),
-        state="closed" if item.get("state") == "closed" else "open",
+        **thread_fields(item, THREAD_KEYS),
         draft=item.get("draft"),
-        author=(item.get("user") or {}).get("login", ""),
-        created_at=item.get("created_at", ""),
-        updated_at=item.get("updated_at", ""),
-        html_url=item.get("html_url", ""),
-        labels=[label.get("name", "") for label in item.get("labels") or []],
         body=short_body(item.get("body"), body_limit),
         **fields,
     )

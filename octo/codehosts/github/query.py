@@ -114,21 +114,17 @@ def _label(label: str) -> str:
     return f'label:"{label}"' if " " in label else f"label:{label}"
 
 
+#: The query fields an issue search reads as qualifiers of the same name (``author:x``).
+_ISSUE_QUALIFIERS = ("state", "author", "assignee", "mentions", "created", "updated", "comments")
+
+
 def issue_terms(query: SearchIssuesQuery) -> str:
     """The ``q`` of an issue search: issues only (``is:issue``), pull requests never."""
     parts = ["is:issue"]
     if query.query:
         parts.append(query.query.strip())
     parts += _scope(query)
-    filters = given(
-        state=query.state,
-        author=query.author,
-        assignee=query.assignee,
-        mentions=query.mentions,
-        created=query.created,
-        updated=query.updated,
-        comments=query.comments,
-    )
+    filters = given(**{name: getattr(query, name) for name in _ISSUE_QUALIFIERS})
     parts.extend(f"{name}:{value.replace(' ', '')}" for name, value in filters.items())
     parts.extend(_label(label) for label in query.labels or [])
     return " ".join(parts)

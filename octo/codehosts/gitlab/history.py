@@ -19,7 +19,7 @@ from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.history_shapes import history_params
 from octo.codehosts.host import CodeHost
-from octo.codehosts.host import CommentPage
+from octo.codehosts.host import HistoryWords
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import Reply
@@ -33,8 +33,22 @@ COMMIT_DIFF_PAGES = 3
 class GitLabHistory(CodeHost):
     """GitLab's issues, commits, comparisons and archives."""
 
-    def _repository(self, owner: str, repo: str) -> str:
-        return f"/projects/{project_id(owner, repo)}/repository"
+    history_words = HistoryWords(
+        kind_prefix="gitlab-",
+        parse_issue=parse.parse_issue,
+        # An issue's notes are a merge request's: one kind in the cache.
+        comments="notes",
+        comments_kind="gitlab-mr-notes",
+        parse_comments=parse_notes,
+        comment_order={"sort": "asc", "order_by": "created_at"},
+        parse_sha=parse.parse_sha,
+    )
+
+    def project_path(self, owner: str, repo: str) -> str:
+        return f"/projects/{project_id(owner, repo)}"
+
+    def code_path(self, owner: str, repo: str) -> str:
+        return f"{self.project_path(owner, repo)}/repository"
 
     async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
         params, notes = issue_params(query)
@@ -55,61 +69,32 @@ class GitLabHistory(CodeHost):
             page = page.model_copy(update={"issues": kept})
         return self.reply(page, fetched, *notes)
 
-    async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
-        return self.replied(
-            await self.remote.fetch(
-                f"/projects/{project_id(owner, repo)}/issues/{number}",
-                kind="gitlab-issue",
-                ttl=self.settings.ttl_issues,
-                parse=parse.parse_issue,
-            )
-        )
-
-    async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
-        return await self.remote.fetch(
-            f"/projects/{project_id(owner, repo)}/issues/{number}/notes",
-            kind="gitlab-mr-notes",
-            ttl=self.settings.ttl_issues,
-            params={"sort": "asc", "order_by": "created_at", "per_page": 30, "page": page},
-            parse=parse_notes,
-        )
-
     async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
         repository = f"{query.owner}/{query.repo}" if query.owner and query.repo else ""
-        return self.replied(
-            await self.remote.fetch(
-                scope_path(query.owner, query.repo, "search"),
-                kind="gitlab-commit-search",
-                ttl=self.settings.ttl_commits,
-                params={
-                    "scope": "commits",
-                    "search": query.query,
-                    "per_page": query.limit,
-                    "page": query.page,
-                },
-                parse=lambda r: parse.parse_commit_page(
-                    r, query.page, query.limit, repository, counted=True
-                ),
-            )
+        params = {"scope": "commits", "search": query.query, "per_page": query.limit}
+        return await self.fetch_reply(
+            scope_path(query.owner, query.repo, "search"),
+            "gitlab-commit-search",
+            self.settings.ttl_commits,
+            lambda r: parse.parse_commit_page(r, query.page, query.limit, repository, counted=True),
+            params={**params, "page": query.page},
         )
 
     async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
         assert query.owner and query.repo
         repository = f"{query.owner}/{query.repo}"
-        return self.replied(
-            await self.remote.fetch(
-                f"{self._repository(query.owner, query.repo)}/commits",
-                kind="gitlab-commits",
-                ttl=self.settings.ttl_commits,
-                params=history_params(query, "ref_name"),
-                parse=lambda r: parse.parse_commit_page(
-                    r, query.page, query.limit, repository, counted=False
-                ),
-            )
+        return await self.fetch_reply(
+            f"{self.code_path(query.owner, query.repo)}/commits",
+            "gitlab-commits",
+            self.settings.ttl_commits,
+            lambda r: parse.parse_commit_page(
+                r, query.page, query.limit, repository, counted=False
+            ),
+            params=history_params(query, "ref_name"),
         )
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
-        base = f"{self._repository(owner, repo)}/commits/{quote(sha, safe='')}"
+        base = f"{self.code_path(owner, repo)}/commits/{quote(sha, safe='')}"
         repository = f"{owner}/{repo}"
         fetched = await self.remote.fetch(
             base,
@@ -134,24 +119,12 @@ class GitLabHistory(CodeHost):
         return Reply(detail, fetched.cached and diffs.cached, self.remote.hints(fetched))
 
     async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
-        return self.replied(
-            await self.remote.fetch(
-                f"{self._repository(owner, repo)}/compare",
-                kind="gitlab-compare",
-                ttl=self.settings.ttl_commits,
-                params={"from": base, "to": head},
-                parse=parse.parse_compare,
-            )
-        )
-
-    async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
-        return self.replied(
-            await self.remote.fetch(
-                f"{self._repository(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}",
-                kind="gitlab-commit-sha",
-                ttl=self.settings.ttl_refs,
-                parse=parse.parse_sha,
-            )
+        return await self.fetch_reply(
+            f"{self.code_path(owner, repo)}/compare",
+            "gitlab-compare",
+            self.settings.ttl_commits,
+            parse.parse_compare,
+            params={"from": base, "to": head},
         )
 
     async def archive(
@@ -159,6 +132,6 @@ class GitLabHistory(CodeHost):
     ) -> bytes:
         params = {"sha": sha, **({"path": sparse_path} if sparse_path else {})}
         response = await self.remote.send(
-            f"{self._repository(owner, repo)}/archive.tar.gz", params=params, max_bytes=max_bytes
+            f"{self.code_path(owner, repo)}/archive.tar.gz", params=params, max_bytes=max_bytes
         )
         return response.content

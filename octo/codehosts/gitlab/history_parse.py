@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from octo.codehosts.gitlab.parse import THREAD_KEYS
 from octo.codehosts.gitlab.parse import commit_item
 from octo.codehosts.gitlab.parse import diff_file
 from octo.codehosts.gitlab.parse import next_page
@@ -17,6 +18,7 @@ from octo.codehosts.history_models import Issue
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import issue_of
 from octo.codehosts.history_shapes import stats_of
 from octo.codehosts.history_shapes import summed
 from octo.core.errors import InvalidResponseError
@@ -28,24 +30,7 @@ def _project_of(web_url: str) -> str:
 
 
 def _issue(item: Mapping[str, Any]) -> Issue:
-    return Issue(
-        number=int(item["iid"]),
-        title=item.get("title", ""),
-        state="closed" if item.get("state") == "closed" else "open",
-        author=(item.get("author") or {}).get("username", ""),
-        repository=_project_of(item.get("web_url", "")),
-        created_at=item.get("created_at", ""),
-        updated_at=item.get("updated_at", ""),
-        closed_at=item.get("closed_at"),
-        html_url=item.get("web_url", ""),
-        labels=[
-            label if isinstance(label, str) else str(label.get("name", ""))
-            for label in item.get("labels") or []
-        ],
-        assignees=[a.get("username", "") for a in item.get("assignees") or []],
-        commentCount=int(item.get("user_notes_count") or 0),
-        body=item.get("description"),
-    )
+    return issue_of(item, THREAD_KEYS, _project_of(item.get("web_url", "")))
 
 
 def parse_issues(response: httpx.Response, page: int, per_page: int) -> IssuePage:
@@ -108,7 +93,7 @@ def parse_compare(response: httpx.Response) -> CommitDetail:
     return CommitDetail(
         html_url=body.get("web_url"),
         commits=[commit_item(c) for c in commits],
-        ahead_by=len(commits),
+        aheadBy=len(commits),
         stats=summed(files),
         files=files,
         files_truncated=bool(body.get("compare_timeout")),

@@ -26,10 +26,12 @@ from octo.codehosts.models import TextMatchSpan
 from octo.codehosts.shapes import FileBlob
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.shapes import ThreadKeys
 from octo.codehosts.shapes import TreeRow
 from octo.codehosts.shapes import blob_from_bytes
 from octo.codehosts.shapes import comment
 from octo.codehosts.shapes import short_body
+from octo.codehosts.shapes import thread_fields
 from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
 
@@ -183,25 +185,28 @@ def project_path(item: Mapping[str, Any]) -> str:
     return path.split("/-/", 1)[0].strip("/")
 
 
+#: Where GitLab keeps an issue's or merge request's number, author and web page.
+THREAD_KEYS = ThreadKeys(
+    number="iid",
+    user="author",
+    login="username",
+    url="web_url",
+    body="description",
+    comment_count="user_notes_count",
+)
+
+
 def _merge_request(item: Mapping[str, Any], body_limit: int) -> PullRequest:
+    fields = thread_fields(item, THREAD_KEYS)
     state = item.get("state")
-    labels = [
-        label if isinstance(label, str) else str(label.get("name", ""))
-        for label in item.get("labels") or []
-    ]
+    # A merge request is opened, locked (open), closed or merged.
+    fields["state"] = "open" if state in ("opened", "locked") else "closed"
     return PullRequest(
-        number=int(item["iid"]),
-        title=item.get("title", ""),
-        state="open" if state in ("opened", "locked") else "closed",
+        **fields,
         merged=state == "merged",
         draft=item.get("draft", item.get("work_in_progress")),
-        author=(item.get("author") or {}).get("username", ""),
         repository=project_path(item),
-        created_at=item.get("created_at", ""),
-        updated_at=item.get("updated_at", ""),
         merged_at=item.get("merged_at"),
-        html_url=item.get("web_url", ""),
-        labels=labels,
         head=item.get("source_branch"),
         base=item.get("target_branch"),
         body=short_body(item.get("description"), body_limit),

@@ -8,6 +8,7 @@ from octo.codehosts.history.pull_request_parts import MAX_PATCH_CHARS
 from octo.codehosts.history.pull_request_parts import PatchBudget
 from octo.codehosts.history.pull_request_parts import with_handle
 from octo.codehosts.history_models import CommitDetailResult
+from octo.codehosts.history_models import CommitFacts
 from octo.codehosts.history_models import GetCommitQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.host import CodeHost
@@ -56,22 +57,15 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
         ]
     else:
         listed = [f.model_copy(update={"patch": None}) for f in listed]
+    facts = {name: getattr(detail, name) for name in CommitFacts.model_fields}
+    facts["message"] = detail.message or None  # a comparison has no message
     result = with_tokens(
         CommitDetailResult(
+            **facts,
             owner=query.owner,
             repo=query.repo,
-            sha=detail.sha,
             base=query.base,
             head=query.head,
-            message=detail.message or None,
-            author=detail.author,
-            date=detail.date,
-            html_url=detail.html_url,
-            status=detail.status,
-            aheadBy=detail.ahead_by,
-            behindBy=detail.behind_by,
-            stats=detail.stats,
-            commits=detail.commits,
             files=listed,
             filesTruncated=True if detail.files_truncated or len(files) > len(listed) else None,
         ),

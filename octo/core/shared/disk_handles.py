@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 
+from octo.core.handles import ExpiringHandles
 from octo.core.handles import Origin
 from octo.core.handles import Stored
 from octo.core.handles import new_handle
@@ -38,7 +39,7 @@ def default_folder() -> Path:
     return Path(user_cache_dir("octo")) / "handles"
 
 
-class DiskHandleStore:
+class DiskHandleStore(ExpiringHandles):
     """:class:`~octo.core.handles.HandleStore` in ``folder``, each handle for ``ttl`` seconds."""
 
     def __init__(
@@ -47,17 +48,15 @@ class DiskHandleStore:
         ttl: float,
         *,
         max_entries: int = 2000,
+        # Wall-clock time: the record is read by another process.
         clock: Callable[[], float] = time.time,
     ) -> None:
+        super().__init__(ttl, max_entries, clock)
         self.folder = folder
-        self.ttl = ttl
-        self.max_entries = max_entries
-        # Wall-clock time: the record is read by another process.
-        self.clock = clock
 
     async def put(self, content: str, origin: Origin) -> str:
         handle = new_handle()
-        record = {"expires": self.clock() + self.ttl, "content": content}
+        record = {"expires": self.expiry(), "content": content}
         record["origin"] = origin_document(origin)
         await anyio.to_thread.run_sync(self._write, handle, record)
         return handle

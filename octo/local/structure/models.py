@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
@@ -13,6 +14,7 @@ from pydantic import model_validator
 
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
+from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
@@ -82,7 +84,7 @@ class SearchStructureQuery(ToolQuery):
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
     matchesPerPage: int = Field(default=20, ge=1, le=100, description="Matches per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
     @field_validator("path")
     @classmethod
@@ -122,6 +124,8 @@ class StructureMatch(BaseModel):
 
 
 class SearchStructureResult(ToolResult):
+    items_field: ClassVar[str] = "matches"
+
     matches: list[StructureMatch]
     totalMatches: int
     filesSearched: int
@@ -132,6 +136,3 @@ class SearchStructureResult(ToolResult):
         description="True when the deadline or the match cap stopped the search early.",
     )
     tokens: TokenInfo | None = None
-
-    def is_empty(self) -> bool:
-        return not self.matches

@@ -12,7 +12,9 @@ from pydantic import BaseModel
 from pydantic import Field
 
 from octo.core.budget import Pagination
+from octo.core.queries import PageNumber
 from octo.lsp.models import FileQuery
+from octo.lsp.models import Line
 from octo.lsp.models import ServerAnswer
 
 Severity = Literal["error", "warning", "information", "hint"]
@@ -27,7 +29,7 @@ class DocumentSymbolsQuery(FileQuery):
         default=2, ge=1, le=5, description="Levels of nesting shown (1: top-level symbols only)."
     )
     symbolsPerPage: int = Field(default=50, ge=1, le=200, description="Top-level symbols per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
 
 class OutlineSymbol(BaseModel):
@@ -48,15 +50,14 @@ class DocumentSymbolsResult(ServerAnswer):
     """One page of a file's outline; ``server`` is ``tree-sitter`` when no language server
     was available and octo's own grammars answered."""
 
+    items_field: ClassVar[str] = "symbols"
+
     uri: str
     path: str
     source: Literal["lsp", "tree-sitter"] = Field(description="Which kind of source answered.")
     symbols: list[OutlineSymbol]
     totalSymbols: int = Field(description="Top-level symbols in the file.")
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.symbols
 
 
 class WorkspaceSymbolsQuery(FileQuery):
@@ -76,7 +77,7 @@ class WorkspaceSymbolsQuery(FileQuery):
         description="Only these LSP symbol kinds (class, function, method, interface...).",
     )
     symbolsPerPage: int = Field(default=30, ge=1, le=100, description="Symbols per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
 
 class FoundSymbolEntry(BaseModel):
@@ -92,12 +93,11 @@ class FoundSymbolEntry(BaseModel):
 
 
 class WorkspaceSymbolsResult(ServerAnswer):
+    items_field: ClassVar[str] = "symbols"
+
     symbols: list[FoundSymbolEntry]
     totalSymbols: int
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.symbols
 
 
 class DiagnosticsQuery(FileQuery):
@@ -112,7 +112,7 @@ class DiagnosticsQuery(FileQuery):
         default=None, description="Only this severity and worse (error is the worst)."
     )
     diagnosticsPerPage: int = Field(default=30, ge=1, le=100, description="Diagnostics per page.")
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page: PageNumber = 1
 
 
 class Diagnostic(BaseModel):
@@ -120,7 +120,7 @@ class Diagnostic(BaseModel):
 
     path: str
     uri: str
-    line: int = Field(description="1-based line.")
+    line: Line
     character: int = Field(description="0-based UTF-16 column.")
     endLine: int
     severity: Severity
@@ -131,10 +131,9 @@ class Diagnostic(BaseModel):
 
 
 class DiagnosticsResult(ServerAnswer):
+    items_field: ClassVar[str] = "diagnostics"
+
     diagnostics: list[Diagnostic]
     totalDiagnostics: int
     filesChecked: int
     pagination: Pagination
-
-    def is_empty(self) -> bool:
-        return not self.diagnostics

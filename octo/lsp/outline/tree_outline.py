@@ -1,27 +1,25 @@
 """A file's outline from the tree-sitter grammars of octo's semantic extra, for files no
 language server answers for. The grammars are imported on first use (a missing extra just
-means no outline), and the traversal of the syntax tree is this family's own: families never import each other."""
+means no outline, see :mod:`octo.core.files.grammars`); the traversal of the syntax tree is
+this family's own."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from octo.core.files.grammars import new_parser
 from octo.lsp.outline.models import OutlineSymbol
 
 if TYPE_CHECKING:
-    from tree_sitter import Language
     from tree_sitter import Node
-    from tree_sitter import Parser
 
 
 @dataclass(frozen=True)
 class _Grammar:
-    module: str
-    function: str
+    #: The language of octo's grammars (:data:`~octo.core.files.grammars.GRAMMAR_WHEELS`).
+    language: str
     #: Node type -> symbol kind; a function inside a class is a method.
     kinds: dict[str, str]
 
@@ -39,29 +37,23 @@ _JS = {
     "type_alias_declaration": "type",
 }
 
-_PYTHON = _Grammar(
-    "tree_sitter_python",
-    "language",
-    {"class_definition": "class", "function_definition": "function"},
-)
+_PYTHON = _Grammar("python", {"class_definition": "class", "function_definition": "function"})
 
 _GRAMMARS: dict[str, _Grammar] = {
     ".py": _PYTHON,
     ".pyi": _PYTHON,
-    ".ts": _Grammar("tree_sitter_typescript", "language_typescript", _JS),
-    ".mts": _Grammar("tree_sitter_typescript", "language_typescript", _JS),
-    ".tsx": _Grammar("tree_sitter_typescript", "language_tsx", _JS),
-    ".js": _Grammar("tree_sitter_javascript", "language", _JS),
-    ".mjs": _Grammar("tree_sitter_javascript", "language", _JS),
-    ".jsx": _Grammar("tree_sitter_javascript", "language", _JS),
+    ".ts": _Grammar("typescript", _JS),
+    ".mts": _Grammar("typescript", _JS),
+    ".tsx": _Grammar("tsx", _JS),
+    ".js": _Grammar("javascript", _JS),
+    ".mjs": _Grammar("javascript", _JS),
+    ".jsx": _Grammar("javascript", _JS),
     ".go": _Grammar(
-        "tree_sitter_go",
-        "language",
+        "go",
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
     ),
     ".rs": _Grammar(
-        "tree_sitter_rust",
-        "language",
+        "rust",
         {
             "function_item": "function",
             "struct_item": "struct",
@@ -72,8 +64,7 @@ _GRAMMARS: dict[str, _Grammar] = {
         },
     ),
     ".java": _Grammar(
-        "tree_sitter_java",
-        "language",
+        "java",
         {
             "class_declaration": "class",
             "interface_declaration": "interface",
@@ -85,27 +76,6 @@ _GRAMMARS: dict[str, _Grammar] = {
 }
 
 _CLASSES = frozenset({"class", "interface", "struct"})
-
-
-@cache
-def _language(module: str, function: str) -> Language | None:
-    try:
-        from tree_sitter import Language
-
-        grammar = importlib.import_module(module)
-    except ImportError:
-        return None
-    return Language(getattr(grammar, function)())
-
-
-def _parser(module: str, function: str) -> Parser | None:
-    """A parser of its own per call: worker threads may outline files at once."""
-    language = _language(module, function)
-    if language is None:
-        return None
-    from tree_sitter import Parser
-
-    return Parser(language)
 
 
 def _name(node: Node) -> str:
@@ -150,7 +120,7 @@ def tree_outline(path: Path, text: str) -> list[OutlineSymbol] | None:
     """The outline of ``text`` (the file at ``path``); None when octo has no grammar for it
     (blocking: call it in a worker thread)."""
     grammar = _GRAMMARS.get(path.suffix.lower())
-    parser = _parser(grammar.module, grammar.function) if grammar else None
+    parser = new_parser(grammar.language) if grammar else None
     if grammar is None or parser is None:
         return None
     tree = parser.parse(text.encode("utf-8", errors="replace"))

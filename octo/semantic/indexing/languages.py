@@ -1,17 +1,18 @@
 """Which language a file is in, the names callers may use for it, and the tree-sitter grammars
 octo parses into symbol-aware chunks.
 
-Grammars come from the official per-language wheels (``tree-sitter-python`` ...), which ship
-their parsers compiled: nothing is downloaded at run time.
+The grammars themselves, and the wheels they come from, are
+:mod:`octo.core.files.grammars`; here is what the index reads out of each.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module
 from pathlib import PurePath
 from typing import TYPE_CHECKING
+
+from octo.core.files.grammars import new_parser
 
 if TYPE_CHECKING:
     from tree_sitter import Parser
@@ -107,8 +108,6 @@ class Grammar:
     functions declared inside a class-like symbol are methods.
     """
 
-    module: str
-    entry: str
     symbols: dict[str, str]
     containers: frozenset[str] = frozenset()
 
@@ -133,28 +132,17 @@ _TS_SYMBOLS = {
 
 GRAMMARS: dict[str, Grammar] = {
     "python": Grammar(
-        "tree_sitter_python",
-        "language",
         {"function_definition": "function", "class_definition": "class"},
         frozenset({"decorated_definition"}),
     ),
-    "javascript": Grammar("tree_sitter_javascript", "language", _JS_SYMBOLS, _JS_CONTAINERS),
-    "typescript": Grammar(
-        "tree_sitter_typescript",
-        "language_typescript",
-        _TS_SYMBOLS,
-        _JS_CONTAINERS,
-    ),
-    "tsx": Grammar("tree_sitter_typescript", "language_tsx", _TS_SYMBOLS, _JS_CONTAINERS),
+    "javascript": Grammar(_JS_SYMBOLS, _JS_CONTAINERS),
+    "typescript": Grammar(_TS_SYMBOLS, _JS_CONTAINERS),
+    "tsx": Grammar(_TS_SYMBOLS, _JS_CONTAINERS),
     "go": Grammar(
-        "tree_sitter_go",
-        "language",
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "class"},
         frozenset({"type_declaration"}),
     ),
     "rust": Grammar(
-        "tree_sitter_rust",
-        "language",
         {
             "function_item": "function",
             "struct_item": "class",
@@ -166,8 +154,6 @@ GRAMMARS: dict[str, Grammar] = {
         frozenset({"declaration_list"}),
     ),
     "java": Grammar(
-        "tree_sitter_java",
-        "language",
         {
             "class_declaration": "class",
             "record_declaration": "class",
@@ -184,14 +170,4 @@ GRAMMARS: dict[str, Grammar] = {
 def parser_for(language: str) -> Parser | None:
     """A parser for ``language`` from its grammar wheel, or None when octo has no grammar
     for it or the wheel is not installed (the file is then chunked by lines)."""
-    grammar = GRAMMARS.get(language)
-    if grammar is None:
-        return None
-    try:
-        from tree_sitter import Language
-        from tree_sitter import Parser
-
-        module = import_module(grammar.module)
-    except ImportError:
-        return None
-    return Parser(Language(getattr(module, grammar.entry)()))
+    return new_parser(language) if language in GRAMMARS else None

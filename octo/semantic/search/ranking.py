@@ -114,17 +114,20 @@ def rank(
     ``semantic``: vectors, plus keywords over the chunks without a vector; ``keyword``:
     keywords only (BM25).
     """
+
+    def matching(where: ChunkFilter) -> list[tuple[int, float]]:
+        # No words match nothing: neither store is asked an empty query.
+        return store.keyword(name, terms, where, depth) if terms else []
+
     if mode == "keyword" or vector is None or (mode == "hybrid" and share < HYBRID_FROM):
-        return fuse([], store.keyword(name, terms, where, depth))
+        return fuse([], matching(where))
     nearest = store.nearest(name, vector, where, depth)
     if mode == "semantic":
-        return fuse(
-            nearest, store.keyword(name, terms, replace(where, unembedded_only=True), depth)
-        )
-    keyword = store.keyword(name, terms, where, depth)
+        return fuse(nearest, matching(replace(where, unembedded_only=True)))
+    keyword = matching(where)
     if share >= 1.0:
         return fuse(nearest, keyword)
-    missing = store.keyword(name, terms, replace(where, unembedded_only=True), depth)
+    missing = matching(replace(where, unembedded_only=True))
     return fuse(nearest, keyword, share, frozenset(chunk_id for chunk_id, _ in missing))
 
 

@@ -132,7 +132,8 @@ class IndexStore(Protocol):
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int
     ) -> list[tuple[int, float]]:
-        """Chunk ids matching any of ``terms``, best first, with a score (higher is better)."""
+        """Chunk ids matching any of ``terms`` (never empty), best first, with a score (higher
+        is better)."""
 
     def nearest(
         self, name: str, vector: Vector, where: ChunkFilter, limit: int

@@ -306,8 +306,6 @@ class PostgresStore:
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int
     ) -> list[tuple[int, float]]:
-        if not terms:
-            return []
         condition, params = filter_sql(where, "%s", _NO_VECTOR)
         rows = self._rows(
             f"SELECT c.id, ts_rank(c.tsv, q) AS score FROM {_CHUNKS} c,"

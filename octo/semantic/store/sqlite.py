@@ -268,8 +268,6 @@ class SqliteStore:
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int
     ) -> list[tuple[int, float]]:
-        if not terms:
-            return []
         condition, params = filter_sql(where, "?", _NO_VECTOR)
         match = " OR ".join(f'"{term}"' for term in terms)
         with self._db(name) as db:

@@ -16,7 +16,7 @@ import pytest
 import octo
 from octo.core.config import Config
 from tests.core.shared.conftest import stored
-from tests.security.conftest import RecordingServer
+from tests.recording_server import RecordingServer
 from tests.security.conftest import Reply
 from tests.security.conftest import serve_recording
 
