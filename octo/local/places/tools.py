@@ -39,6 +39,7 @@ from octo.local.listing.models import StructureEntry
 from octo.local.listing.models import StructureSummary
 from octo.local.listing.models import ViewStructureQuery
 from octo.local.listing.models import ViewStructureResult
+from octo.local.places.globs import GlobRules
 from octo.local.places.paths import local_places
 from octo.local.places.paths import place_paths
 from octo.local.search import handler as search
@@ -92,9 +93,18 @@ class SearchAnswerFields(TypedDict, total=False):
 
 
 async def _places_named(ctx: QueryContext, query: ToolQuery) -> Places | None:
-    """The places of a query whose path is a list or a glob; None for one plain path."""
+    """The places of a query whose path is a list or a glob; None for one plain path. Its
+    globs follow its walk's opt-ins, and match files where the tool searches a file too."""
     paths = place_paths(query)
-    return None if paths is None else await local_places(ctx.paths, paths, ctx.tool)
+    if paths is None:
+        return None
+    rules = GlobRules(
+        hidden=bool(getattr(query, "hidden", False)),
+        no_ignore=bool(getattr(query, "noIgnore", False)),
+        files=isinstance(query, LocalSearchCodeQuery),
+        include_sensitive=bool(getattr(query, "includeSensitive", False)),
+    )
+    return await local_places(ctx, paths, rules)
 
 
 def _summed_stats(results: Sequence[LocalSearchCodeResult]) -> SearchStats:
