@@ -200,14 +200,17 @@ async def test_large_items_become_previews_with_a_handle(tree: Tree, root: Path)
 
 async def test_a_global_page_fits_the_token_budget(tree: Tree, root: Path) -> None:
     tree({f"p{n}/f.py": "".join(f"needle {n} {'z' * 60}\n" for _ in range(8)) for n in range(3)})
-    async with octo.Gateway(Config(max_tokens=300), roots=[root]) as gateway:
+    async with octo.Gateway(Config(max_tokens=450), roots=[root]) as gateway:
         query = {"pattern": "needle", "path": "p*"}
         data = (await gateway.call("localSearchCode", [query])).to_wire()["results"][0]["data"]
     assert data["tokens"]["truncated"] is True
+    assert data["tokens"]["estimatedTokens"] <= 450
     first, *rest = data["files"]
     assert len(first["matches"]) == 8 and "contentHandle" not in first
-    # Past the budget a file keeps its path and count, as one place's page does.
-    assert rest and all("matches" not in f and f["contentHandle"] for f in rest)
+    # Past the budget a file keeps its path and count, as one place's page does, and what
+    # the whole answer has no room for is one handle away.
+    assert all("matches" not in f and f["contentHandle"] for f in rest)
+    assert "getCachedContent" in data["tokens"]["paginationHint"]
 
 
 async def test_one_plain_path_answers_as_before(call: Call, services: Path) -> None:
