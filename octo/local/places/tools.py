@@ -207,18 +207,22 @@ def _find_combine(
     return FindFilesResult(path=root, files=files, totalCount=total, **_listed(results, paging))
 
 
-def _find_rank(item: FoundFile, _position: int) -> Any:
-    return (_newest_first(item.modified), item.path)
+#: A find's sortBy over several places: an answer carries the detail it is sorted by.
+_FIND_RANKS: dict[str, Callable[[FoundFile, int], Any]] = {
+    "modified": lambda item, _p: (_newest_first(item.modified), item.path),
+    "size": lambda item, _p: (-(item.size or 0), item.path),
+    "path": lambda item, _p: item.path,
+}
 
 
 def _found(result: FindFilesResult, _window: int) -> int:
     return result.totalCount
 
 
-def _find_tool(_query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
+def _find_tool(query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
     return PlaceTool(
-        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found, _find_rank,
-        _find_combine,
+        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found,
+        _FIND_RANKS[query.sortBy], _find_combine,
     )  # fmt: skip
 
 
