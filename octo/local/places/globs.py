@@ -67,7 +67,7 @@ async def expand_glob(ctx: QueryContext, start: Path, pattern: str, rules: GlobR
     matched_files = _matching(files, globs, rules.hidden)
     found = sorted(start / rel for rel in [*dirs, *(matched_files if rules.files else ())])
     if not found:
-        raise _nothing_matches(start, pattern, rules, matched_files)
+        raise _nothing_matches(ctx.tool, start, pattern, rules, matched_files)
     return found
 
 
@@ -97,8 +97,12 @@ def _name_matches(glob: str, name: str, hidden: bool) -> bool:
     return fnmatch.fnmatchcase(name, glob)
 
 
+#: Where a folder tool takes file names, when it is not name / names.
+_NAME_FIELDS = {"localViewStructure": "pattern or extensions"}
+
+
 def _nothing_matches(
-    start: Path, pattern: str, rules: GlobRules, files: list[str]
+    tool: str, start: Path, pattern: str, rules: GlobRules, files: list[str]
 ) -> NotFoundError:
     what = "folder or file" if rules.files else "folder"
     hints = [
@@ -108,8 +112,8 @@ def _nothing_matches(
     if files and not rules.files:
         hints.insert(
             0,
-            f"'{pattern}' matches files only, and this tool's path names folders: keep the "
-            "folder in path and the file names in name or names.",
+            f"'{pattern}' matches files only, and {tool}'s path names folders: keep the "
+            f"folder in path and the file names in {_NAME_FIELDS.get(tool, 'name or names')}.",
         )
     walk_rules = "" if rules.hidden and rules.no_ignore else " (ignored and dot-entries skipped)"
     return NotFoundError(
