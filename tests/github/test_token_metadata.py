@@ -60,6 +60,22 @@ async def test_a_file_cut_to_the_budget_says_so_and_hands_out_the_rest(
     assert await read_whole(gateway, data["contentHandle"]) == text
 
 
+async def test_a_file_cut_to_the_budget_fits_it_as_a_whole(
+    gateway_factory: Any, env: Any, router: respx.MockRouter
+) -> None:
+    # Quotes and tabs take two characters each as sent: the cut counts them, and the rest
+    # of the answer (path, sha, pagination, the tokens block) too.
+    gateway = gateway_factory(env(OCTO_MAX_TOKENS="1000"))
+    text = "".join(f'\tsay("line {n}")\n' for n in range(1, 400))
+    router.get("https://gh.test/api/v3/repos/o/r/contents/q.py").respond(json=file_body(text))
+    row = one(await gateway.github_get_file_content([{"owner": "o", "repo": "r", "path": "q.py"}]))
+    tokens = row["data"]["tokens"]
+    assert tokens["truncated"] is True
+    assert tokens["estimatedTokens"] <= 1000
+    assert tokens["chars"] == len(json.dumps(row["data"], separators=(",", ":")))
+    assert await read_whole(gateway, row["data"]["contentHandle"]) == text
+
+
 async def test_a_whole_file_has_a_tokens_block_and_no_handle(
     gateway: octo.Gateway, router: respx.MockRouter
 ) -> None:
