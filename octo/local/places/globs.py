@@ -62,13 +62,27 @@ async def expand_glob(ctx: QueryContext, start: Path, pattern: str, rules: GlobR
     )
     with await opened_directory(ctx.paths, start, pattern) as opened:
         walked = await walk(opened, options, ctx.config.rg_timeout_ms)
-    files = [rel for rel in walked.files if rules.include_sensitive or not is_sensitive(rel)]
-    dirs = _matching(walked.dirs, globs, rules.hidden)
+    files = [
+        rel
+        for rel in walked.files
+        if _nameable(rel) and (rules.include_sensitive or not is_sensitive(rel))
+    ]
+    dirs = _matching([rel for rel in walked.dirs if _nameable(rel)], globs, rules.hidden)
     matched_files = _matching(files, globs, rules.hidden)
     found = sorted(start / rel for rel in [*dirs, *(matched_files if rules.files else ())])
     if not found:
         raise _nothing_matches(ctx.tool, start, pattern, rules, matched_files)
     return found
+
+
+def _nameable(rel: str) -> bool:
+    """Whether a path is text a query (JSON) can name: a name that is not UTF-8 is not a place
+    (the search of its folder shows it, with U+FFFD for its bytes)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _matching(rels: Sequence[str], globs: Sequence[str], hidden: bool) -> list[str]:

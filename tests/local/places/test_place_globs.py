@@ -112,3 +112,11 @@ async def test_a_glob_leaves_credential_files_out_unless_asked(call: Call, tree:
         call, "localSearchCode", pattern="needle", path="conf/*", includeSensitive=True
     )
     assert both["data"]["places"] == ["a.pem", "b.py"]
+
+
+async def test_a_name_that_is_not_utf8_is_no_place(call: Call, tree: Tree) -> None:
+    # The byte 0xE9 alone (Latin-1 "é"), as a surrogate escape: JSON cannot name it.
+    tree({"ok.py": "needle\n", "caf\udce9.py": "needle\n"})
+    row = await one(call, "localSearchCode", pattern="needle", path="*")
+    assert row["status"] == "success", row
+    assert row["data"]["places"] == ["ok.py"]
