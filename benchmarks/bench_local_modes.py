@@ -1,6 +1,7 @@
 """Local search output modes and find-then-search, on a large tree: totalOnly's wall time over
 raw ``rg --count``, one question's answer size asked four ways, localFindAndSearchCode over
-the two calls it replaces, and the rg processes a 5-query localSearchCode call over its token
+the two calls it replaces, tokens per listed file of a file list (localFindFiles, filesOnly),
+and the rg processes a 5-query localSearchCode call over its token
 budget starts (each query's share is fixed before it runs: no query runs twice).
 
 Run: ``.venv/bin/python benchmarks/bench_local_modes.py [--runs N]``. See benchmarks/README.md.
@@ -24,6 +25,7 @@ from typing import Any
 import anyio
 from bench_foundation import STDLIB
 from bench_foundation import rg_binary
+from bench_tools_list import token_counter
 
 import octo
 from octo.transports import processes
@@ -152,6 +154,29 @@ def _pass_of(process: Any) -> str:
     return next((name for flag, name in _PASSES if flag in args), "other")
 
 
+async def tokens_per_file_line(gateway: octo.Gateway) -> str:
+    """Tokens of a whole answer (its compact JSON, as MCP clients hand it to the model) over
+    the files it lists, for a page of 20 files: localFindFiles (and with details: true, every
+    field as before issue 24) and a localSearchCode filesOnly page."""
+    counter, count = token_counter()
+    asked = {
+        "localFindFiles": {"path": str(STDLIB), "name": "*.py", "filesPerPage": 20},
+        "localFindFiles details": {
+            "path": str(STDLIB), "name": "*.py", "filesPerPage": 20, "details": True,
+        },
+        "localSearchCode filesOnly": {
+            "path": str(STDLIB), "pattern": PATTERN, "filesOnly": True, "filesPerPage": 20,
+        },
+    }  # fmt: skip
+    parts = []
+    for label, query in asked.items():
+        _elapsed, response = await timed(gateway, label.split()[0], query)
+        listed = len(response.results[0].data.files)
+        tokens = count(response.to_compact_json())
+        parts.append(f"{label} {tokens / listed:.1f} ({tokens} for {listed} files)")
+    return f"tokens per listed file ({counter}, whole answer; target about 20): " + ", ".join(parts)
+
+
 class _CountingSet(weakref.WeakSet[Any]):
     """The running rg processes, counting every one ever added (each rg octo starts), by
     what it is."""
@@ -190,6 +215,7 @@ async def bench(runs: int) -> list[str]:
             await total_only_line(gateway, runs),
             await answer_size_line(gateway),
             await find_and_search_line(gateway, runs),
+            await tokens_per_file_line(gateway),
         ]
     return [*lines, await over_budget_line()]
 

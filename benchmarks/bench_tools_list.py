@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 from octo.contract import ToolCategory
@@ -57,17 +58,21 @@ def measure() -> tuple[int, int]:
     return before, after
 
 
-def model_visible() -> tuple[str, list[tuple[str, str, int]]]:
-    """What a model sees of each published tool (name, description, input schema), as
-    (toolset, tool, tokens); counted with the o200k tokenizer of bpe-openai when it is
-    installed, else as characters / 4. Also says which counter it used."""
+def token_counter() -> tuple[str, Callable[[str], int]]:
+    """The o200k tokenizer of bpe-openai when it is installed, else characters / 4: its name,
+    and the count of a text's tokens."""
     try:
         from bpe_openai import get_encoding  # type: ignore[import-not-found]
     except ImportError:
-        counter, count = "chars/4", lambda text: estimate_tokens(len(text))
-    else:
-        encoding = get_encoding("o200k_base")
-        counter, count = "o200k (bpe-openai)", lambda text: len(encoding.encode(text))
+        return "chars/4", lambda text: estimate_tokens(len(text))
+    encoding = get_encoding("o200k_base")
+    return "o200k (bpe-openai)", lambda text: len(encoding.encode(text))
+
+
+def model_visible() -> tuple[str, list[tuple[str, str, int]]]:
+    """What a model sees of each published tool (name, description, input schema), as
+    (toolset, tool, tokens), counted by :func:`token_counter`, which it names."""
+    counter, count = token_counter()
     rows = []
     for spec in all_tools():
         text = spec.name + spec.description + json.dumps(spec.input_schema(), separators=(",", ":"))

@@ -217,7 +217,7 @@ class Fitted(Generic[M]):
     cut: bool
 
 
-def _stub(item: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
+def stub(item: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
     """``data`` without the optional lists and objects of its model: what an item past the
     token budget keeps (a search file keeps its path and count, as a single place does)."""
     fields = type(item).model_fields
@@ -253,7 +253,7 @@ async def fit_items(
             continue
         whole = json.dumps(data, indent=1, ensure_ascii=False)
         handle = data.get("contentHandle") or await ctx.mint_handle(whole, query, local=local)
-        preview = _preview(_stub(item, data) if limit == _STUB_CHARS else data, limit)
+        preview = _preview(stub(item, data) if limit == _STUB_CHARS else data, limit)
         kept.append(type(item).model_validate({**preview, "contentHandle": handle}))
         used += _json_size(preview)
         handed += 1

@@ -80,8 +80,9 @@ def fit_whole(build: Callable[[int], A], budget_chars: int, size: Callable[[A], 
     return answer
 
 
-def text_pages(text: str, budget_chars: int) -> list[str]:
-    """``text`` in pages of at most ``budget_chars`` characters, cut at line boundaries.
+def text_pages(text: str, budget_chars: int, size: Callable[[str], int] = len) -> list[str]:
+    """``text`` in pages of at most ``budget_chars`` (as ``size`` measures a piece of text:
+    its characters, or its characters as sent), cut at line boundaries.
 
     A line longer than a page is split across pages of its own; nothing is lost, and
     joining the pages gives ``text`` back. An empty text is one empty page.
@@ -90,18 +91,30 @@ def text_pages(text: str, budget_chars: int) -> list[str]:
     current: list[str] = []
     used = 0
     for line in text.splitlines(keepends=True):
-        if current and used + len(line) > budget_chars:
+        cost = size(line)
+        if current and used + cost > budget_chars:
             pages.append("".join(current))
             current, used = [], 0
-        while len(line) > budget_chars:
-            pages.append(line[:budget_chars])
-            line = line[budget_chars:]
+        while cost > budget_chars:
+            take = _prefix_within(line, budget_chars, size)
+            pages.append(line[:take])
+            line = line[take:]
+            cost = size(line)
         if line:
             current.append(line)
-            used += len(line)
+            used += cost
     if current or not pages:
         pages.append("".join(current))
     return pages
+
+
+def _prefix_within(line: str, budget_chars: int, size: Callable[[str], int]) -> int:
+    """How many characters of ``line`` fit ``budget_chars`` as ``size`` measures them (one
+    at least, so paging always advances)."""
+    take = min(len(line), budget_chars)
+    while take > 1 and (measured := size(line[:take])) > budget_chars:
+        take = max(1, min(take - 1, take * budget_chars // measured))
+    return take
 
 
 class TokenInfo(BaseModel):

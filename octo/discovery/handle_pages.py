@@ -6,6 +6,8 @@ same way whatever cut the answer that gave it out.
 
 from __future__ import annotations
 
+import json
+
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import text_pages
@@ -21,6 +23,27 @@ def _again(origin: Origin) -> str:
     return f"Repeat the call that gave it out for a new handle: {origin.tool} " + compact_json(
         origin.query
     )
+
+
+#: The least content a page carries, whatever the budget: paging must advance.
+_MIN_PAGE_CHARS = 200
+
+
+def _as_sent(text: str) -> int:
+    """Characters ``text`` takes in the answer's JSON."""
+    return len(json.dumps(text, ensure_ascii=False)) - 2
+
+
+def _frame_chars(max_tokens: int) -> int:
+    """Characters of a page's answer beside its content, at their largest."""
+    huge = 10**9
+    frame = with_tokens(
+        GetCachedContentResult(content="", page=huge, totalPages=huge, hasMore=True),
+        max_tokens=max_tokens,
+        truncated_at_line=huge,
+        next_step=f"page={huge}",
+    )
+    return frame.tokens.chars if frame.tokens is not None else 0
 
 
 def _readable(origin: Origin, ctx: QueryContext) -> bool:
@@ -52,7 +75,9 @@ async def get_cached_content(
         raise NotFoundError(f"This handle expired (handles live {ttl} s)", hints=[_again(origin)])
 
     config = ctx.config
-    pages = text_pages(stored.content, config.max_tokens * config.chars_per_token)
+    # The whole answer fits the budget: the content as sent (JSON escapes), and its frame.
+    budget = config.max_tokens * config.chars_per_token - _frame_chars(config.max_tokens)
+    pages = text_pages(stored.content, max(budget, _MIN_PAGE_CHARS), _as_sent)
     total = len(pages)
     answer_page = pages[query.page - 1] if query.page <= total else ""
     has_more = query.page < total

@@ -41,14 +41,22 @@ async def read_whole(gateway: octo.Gateway, handle: str) -> str:
     return "".join(parts)
 
 
+async def read_file(
+    gateway: octo.Gateway, router: respx.MockRouter, path: str, text: str
+) -> dict[str, Any]:
+    """The data of githubGetFileContent on ``path`` of o/r, which holds ``text``."""
+    router.get(f"https://gh.test/api/v3/repos/o/r/contents/{path}").respond(json=file_body(text))
+    query = {"owner": "o", "repo": "r", "path": path}
+    data: dict[str, Any] = one(await gateway.github_get_file_content([query]))["data"]
+    return data
+
+
 async def test_a_file_cut_to_the_budget_says_so_and_hands_out_the_rest(
     gateway_factory: Any, env: Any, router: respx.MockRouter
 ) -> None:
     gateway = gateway_factory(env(OCTO_MAX_TOKENS="10"))
     text = "".join(f"line {n}\n" for n in range(1, 40))
-    router.get("https://gh.test/api/v3/repos/o/r/contents/a.txt").respond(json=file_body(text))
-    row = one(await gateway.github_get_file_content([{"owner": "o", "repo": "r", "path": "a.txt"}]))
-    data = row["data"]
+    data = await read_file(gateway, router, "a.txt", text)
     tokens = data["tokens"]
     assert tokens["truncated"] is True and tokens["truncatedAtLine"] == 5
     assert tokens["requiresPagination"] is True
@@ -57,6 +65,20 @@ async def test_a_file_cut_to_the_budget_says_so_and_hands_out_the_rest(
         == f"More content: continue with charOffset={len(data['content'])}, charLength=50"
     )
     assert len(data["content"]) <= 10 * 4
+    assert await read_whole(gateway, data["contentHandle"]) == text
+
+
+async def test_a_file_cut_to_the_budget_fits_it_as_a_whole(
+    gateway_factory: Any, env: Any, router: respx.MockRouter
+) -> None:
+    # Quotes and tabs take two characters each as sent: the cut counts them, and the rest
+    # of the answer (path, sha, pagination, the tokens block) too.
+    gateway = gateway_factory(env(OCTO_MAX_TOKENS="1000"))
+    text = "".join(f'\tsay("line {n}")\n' for n in range(1, 400))
+    data = await read_file(gateway, router, "q.py", text)
+    assert data["tokens"]["truncated"] is True
+    assert data["tokens"]["estimatedTokens"] <= 1000
+    assert data["tokens"]["chars"] == len(json.dumps(data, separators=(",", ":")))
     assert await read_whole(gateway, data["contentHandle"]) == text
 
 

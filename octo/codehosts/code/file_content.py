@@ -17,6 +17,8 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
 from octo.core.budget import cut_lines
+from octo.core.budget import fit_whole
+from octo.core.budget import measured
 from octo.core.budget import with_tokens
 from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
@@ -36,7 +38,8 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
     result, hints, cut_from = file_content_answer(ctx.config, query, reply.value)
     if cut_from is not None:
         handle = await ctx.mint_handle(cut_from, query, local=False)
-        result = result.model_copy(update={"contentHandle": handle})
+        # Its size counts the handle too: the fit left room for it.
+        result = measured(result.model_copy(update={"contentHandle": handle}))
         hints.append("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     answer = Answer(result, cached=reply.cached)
     answer.hint(*reply.notes, *hints)
@@ -101,19 +104,45 @@ def file_content_answer(
     # Redacted whole before any part is chosen or cut: a private key's body lines are known
     # by its BEGIN line, and a cut cannot split a secret from its shape.
     selection = _select(redact(blob.text), query)
-    text = selection.text
-    total = len(text)
+    total = len(selection.text)
     start = min(query.charOffset, total)
     end = total if query.charLength is None else min(total, start + query.charLength)
+    # The whole answer fits the budget, not only its content (see fit_whole).
+    return fit_whole(
+        lambda budget: _cut_answer(config, query, blob, selection, start, end, budget),
+        config.max_tokens * config.chars_per_token,
+        lambda built: _chars_as_sent(*built),
+    )
+
+
+#: Room for the contentHandle a cut answer gets once it is fitted (``,"contentHandle":"…"``).
+_HANDLE_CHARS = 64
+
+
+def _chars_as_sent(result: FileContentResult, _hints: list[str], cut_from: str | None) -> int:
+    """Characters of the answer as sent, its handle (when cut) included."""
+    chars = result.tokens.chars if result.tokens else 0
+    return chars + (_HANDLE_CHARS if cut_from is not None else 0)
+
+
+def _cut_answer(
+    config: Config,
+    query: FileContentQuery,
+    blob: FileBlob,
+    selection: _Selection,
+    start: int,
+    end: int,
+    budget: int,
+) -> tuple[FileContentResult, list[str], str | None]:
+    """The answer of the char page ``text[start:end]`` with its content cut to ``budget``."""
+    text = selection.text
+    total = len(text)
     page = text[start:end]
-    budget = config.max_tokens * config.chars_per_token
     hints: list[str] = []
     cut_from = None
     if len(page) > budget:
         cut_from = page
-        cut = cut_lines(
-            page.splitlines(keepends=True), 1, config.max_tokens, config.chars_per_token
-        )
+        cut = cut_lines(page.splitlines(keepends=True), 1, budget, 1)
         page = cut.content
         end = start + len(page)
         hints.append(f"Cut to the token budget ({config.max_tokens} tokens).")

@@ -46,7 +46,7 @@ async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFil
     page, pagination = page_of(kept, query.filesPerPage, query.filePageNumber)
     result = FindFilesResult(
         path=str(start),
-        files=[_found_file(e) for e in page],
+        files=[_found_file(e, _asked(query)) for e in page],
         totalCount=len(kept),
         pagination=pagination,
         truncated=True if walked.truncated or len(found) > len(kept) else None,
@@ -94,12 +94,34 @@ def _select(start: Path, walked: Walk, query: FindFilesQuery, now: float) -> lis
     return select_entries(start, walked, query, now, kind=kind, checks=checks)
 
 
-def _found_file(entry: Entry) -> FoundFile:
+#: Every detail, a plain file's type (``file``) included.
+_EVERY_DETAIL = frozenset({"fileType", "size", "modified", "permissions"})
+
+
+def _asked(query: FindFilesQuery) -> frozenset[str]:
+    """The details an entry carries besides its path: those the query sorts or filters by
+    (the default sort is by modification time), or all with ``details``."""
+    if query.details:
+        return _EVERY_DETAIL
+    asked: set[str] = set()
+    if query.sortBy == "modified" or query.modifiedWithin or query.modifiedBefore:
+        asked.add("modified")
+    if query.sortBy == "size" or query.sizeGreater or query.sizeLess:
+        asked.add("size")
+    if query.permissions:
+        asked.add("permissions")
+    return frozenset(asked)
+
+
+def _found_file(entry: Entry, asked: frozenset[str]) -> FoundFile:
+    """``entry`` with the details ``asked`` for; the type of an entry that is not a plain
+    file always."""
+    size = entry.stat.st_size if entry.type == "file" else None
     return FoundFile(
         path=entry.shown,
-        type=entry.type,
-        size=entry.stat.st_size if entry.type == "file" else None,
-        modified=entry.modified,
-        permissions=entry.permissions,
+        type=entry.type if entry.type != "file" or "fileType" in asked else None,
+        size=size if "size" in asked else None,
+        modified=entry.modified if "modified" in asked else None,
+        permissions=entry.permissions if "permissions" in asked else None,
         sensitive=entry.sensitive,
     )

@@ -80,7 +80,8 @@ def find_hints(
             f"{page.matched} matches: narrow with name, type, modifiedWithin, sizeGreater or "
             "excludeDir."
         )
-    files = [(f.path, bool(f.sensitive)) for f in result.files if f.type == "file"]
+    # A plain file's type is left out unless details were asked for.
+    files = [(f.path, bool(f.sensitive)) for f in result.files if f.type in (None, "file")]
     return hints + _next_steps(start, files)
 
 

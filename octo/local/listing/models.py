@@ -317,6 +317,10 @@ class FindFilesQuery(FindFilters):
     executable: bool | None = Field(default=None)
     readable: bool | None = Field(default=None)
     writable: bool | None = Field(default=None)
+    details: bool = Field(
+        default=False,
+        description="All details; else path, what sortBy and filters use, type if not a file.",
+    )
     filesPerPage: int = Field(default=20, ge=1, le=20)
     filePageNumber: int = Field(default=1, ge=1)
     limit: int = Field(default=1000, ge=1, le=10000)
@@ -332,13 +336,14 @@ class FindFilesQuery(FindFilters):
 
 
 class FoundFile(PlacedItem):
-    """One entry found by localFindFiles."""
+    """One entry found by localFindFiles: its path, and the details its query asked for
+    (sorted or filtered by them, or ``details``)."""
 
     path: str = Field(description="Path relative to the start directory.")
-    type: EntryType
+    type: EntryType | None = Field(default=None, description="Absent for a plain file.")
     size: int | None = Field(default=None, description="Bytes (files).")
-    modified: str = Field(description="ISO 8601 UTC.")
-    permissions: str = Field(description='Octal mode, e.g. "644".')
+    modified: str | None = Field(default=None, description="ISO 8601 UTC.")
+    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
     sensitive: bool | None = Field(
         default=None,
         description="True for files that usually hold secrets (.env, keys): "

@@ -1,5 +1,5 @@
-"""The places a local query names: its ``path`` is one path, a list of up to 10, or globs of
-directories (``services/*``) expanded under the allowed roots.
+"""The places a local query names: its ``path`` is one path, a list of up to 10, or globs
+(``services/*``) expanded under the allowed roots by the walk's rules (:mod:`.globs`).
 
 :func:`with_places` derives a tool's query model whose ``path`` takes all three (and the
 options of :class:`~octo.contract.places.PlaceOptions`) from the single-place model, so
@@ -9,9 +9,7 @@ derived so are below.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 from typing import Any
@@ -23,6 +21,7 @@ from pydantic import Field
 from pydantic import WithJsonSchema
 from pydantic import create_model
 
+from octo.contract import QueryContext
 from octo.contract.place_answers import Places
 from octo.contract.places import MAX_PLACES
 from octo.contract.places import AggregationMode
@@ -38,11 +37,12 @@ from octo.core.queries import ToolQuery
 from octo.local.find_and_search import FindAndSearchQuery
 from octo.local.listing.models import FindFilesQuery
 from octo.local.listing.models import ViewStructureQuery
+from octo.local.places.globs import GlobRules
+from octo.local.places.globs import expand_glob
+from octo.local.places.globs import is_glob
 from octo.local.search.models import LocalSearchCodeQuery
 
 Q = TypeVar("Q", bound=ToolQuery)
-
-_GLOB_CHARS = frozenset("*?[")
 
 
 def _places(value: str | list[str]) -> str | list[str]:
@@ -74,10 +74,6 @@ PathOrPaths = Annotated[
 ]
 
 
-def is_glob(path: str) -> bool:
-    return any(char in _GLOB_CHARS for char in path)
-
-
 def with_places(model: type[Q], description: str) -> type[Q]:
     """``model`` whose ``path`` (described by ``description``) also takes a list of up to
     MAX_PLACES paths or globs of directories, with aggregationMode and responseFormat."""
@@ -103,24 +99,22 @@ def place_paths(query: ToolQuery) -> list[str] | None:
     return list(path)
 
 
-async def local_places(policy: PathPolicy, paths: list[str], tool: str) -> Places:
-    """The places of ``paths``, globs expanded, labelled relative to their common directory
-    (one thread hop: it all touches disk). A glob that matches nothing is a failed place.
+async def local_places(ctx: QueryContext, paths: list[str], rules: GlobRules) -> Places:
+    """The places of ``paths``, globs expanded by the walk's rules (:mod:`.globs`), labelled
+    relative to their common directory. A glob that matches nothing is a failed place.
 
     Raises VALIDATION_ERROR when more than MAX_PLACES places come out.
     """
-    return await anyio.to_thread.run_sync(partial(_local_places, policy, paths, tool))
-
-
-def _local_places(policy: PathPolicy, paths: list[str], tool: str) -> Places:
+    policy = ctx.paths
     found: list[tuple[str, Path | None]] = []
     failed: dict[str, OctoError] = {}
     for raw in paths:
         if not is_glob(raw):
-            found.append((raw, _resolved(policy, raw)))
+            found.append((raw, await anyio.to_thread.run_sync(_resolved, policy, raw)))
             continue
         try:
-            matches = _expand(policy, raw)
+            start = await anyio.to_thread.run_sync(_glob_start, policy, raw)
+            matches = await expand_glob(ctx, start, raw, rules)
         except OctoError as exc:
             failed[raw] = exc
             found.append((raw, None))
@@ -133,12 +127,13 @@ def _local_places(policy: PathPolicy, paths: list[str], tool: str) -> Places:
         raise QueryValidationError(
             f"path names {len(unique)} places; a query takes at most {MAX_PLACES}",
             hints=[
-                f"Narrow the glob, or split the places over several queries: {tool} "
+                f"Narrow the glob, or split the places over several queries: {ctx.tool} "
                 + compact_json({"path": shown[:MAX_PLACES]})
             ],
         )
     resolved = [target for _raw, target in unique if target is not None]
-    root = Path(os.path.commonpath(resolved)) if resolved else policy.roots[0]
+    root = await anyio.to_thread.run_sync(_common_folder, resolved) if resolved else None
+    root = root or policy.roots[0]
     places = [
         Place(label=_label(root, target) if target else raw, target=str(target or raw))
         for raw, target in unique
@@ -154,57 +149,34 @@ def _resolved(policy: PathPolicy, raw: str) -> Path | None:
         return None
 
 
+def _glob_start(policy: PathPolicy, pattern: str) -> Path:
+    """The folder a glob's fixed part names (its components before the first glob)."""
+    parts = Path(pattern).parts
+    fixed = next(i for i, part in enumerate(parts) if is_glob(part))
+    start = policy.resolve(Path(*parts[:fixed]) if fixed else ".")
+    if not start.is_dir():
+        raise NotFoundError(
+            f"'{pattern}' starts from '{start}', which is not a folder",
+            hints=["Check the spelling; paths are absolute or relative to the first allowed root."],
+        )
+    return start
+
+
+def _common_folder(targets: list[Path]) -> Path:
+    """The folder that holds every target (a file's, its folder): the root of the labels."""
+    return Path(os.path.commonpath([t if t.is_dir() else t.parent for t in targets]))
+
+
 def _label(root: Path, target: Path) -> str:
     relative = os.path.relpath(target, root)
     return relative if relative != "." else target.name or str(target)
 
 
-def _expand(policy: PathPolicy, pattern: str) -> list[Path]:
-    """The directories under the allowed roots that ``pattern`` matches, sorted.
-
-    Each component after the last one without glob characters is matched against directory
-    names (fnmatch, case-sensitive); names starting with a dot only match a component that
-    does too. Directories that resolve outside the roots are left out.
-    """
-    parts = Path(pattern).parts
-    fixed = next(i for i, part in enumerate(parts) if is_glob(part))
-    start = policy.resolve(Path(*parts[:fixed]) if fixed else ".")
-    current = [start]
-    for part in parts[fixed:]:
-        current = [child for directory in current for child in _matching_dirs(directory, part)]
-    inside = sorted({real for real in (p.resolve() for p in current) if policy.root_of(real)})
-    if not inside:
-        raise NotFoundError(
-            f"No directory under the allowed roots matches '{pattern}'",
-            hints=[
-                "See what exists: localViewStructure "
-                + compact_json({"path": str(start), "directoriesOnly": True})
-            ],
-        )
-    return inside
-
-
-def _matching_dirs(directory: Path, part: str) -> list[Path]:
-    if not is_glob(part):
-        child = directory / part
-        return [child] if child.is_dir() else []
-    try:
-        with os.scandir(directory) as entries:
-            return sorted(
-                directory / entry.name
-                for entry in entries
-                if fnmatch.fnmatchcase(entry.name, part)
-                and (part.startswith(".") or not entry.name.startswith("."))
-                and entry.is_dir()
-            )
-    except OSError:
-        return []
-
-
 _SEVERAL = "; up to 10, or a glob."
 
 SearchCodePlaces = with_places(
-    LocalSearchCodeQuery, "Directory or file (absolute or root-relative)" + _SEVERAL
+    LocalSearchCodeQuery,
+    "Directory or file (absolute or root-relative); up to 10, or a glob of both.",
 )
 FindFilesPlaces = with_places(FindFilesQuery, "Directory (absolute or root-relative)" + _SEVERAL)
 ViewStructurePlaces = with_places(

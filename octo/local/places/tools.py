@@ -39,6 +39,7 @@ from octo.local.listing.models import StructureEntry
 from octo.local.listing.models import StructureSummary
 from octo.local.listing.models import ViewStructureQuery
 from octo.local.listing.models import ViewStructureResult
+from octo.local.places.globs import GlobRules
 from octo.local.places.paths import local_places
 from octo.local.places.paths import place_paths
 from octo.local.search import handler as search
@@ -92,9 +93,18 @@ class SearchAnswerFields(TypedDict, total=False):
 
 
 async def _places_named(ctx: QueryContext, query: ToolQuery) -> Places | None:
-    """The places of a query whose path is a list or a glob; None for one plain path."""
+    """The places of a query whose path is a list or a glob; None for one plain path. Its
+    globs follow its walk's opt-ins, and match files where the tool searches a file too."""
     paths = place_paths(query)
-    return None if paths is None else await local_places(ctx.paths, paths, ctx.tool)
+    if paths is None:
+        return None
+    rules = GlobRules(
+        hidden=bool(getattr(query, "hidden", False)),
+        no_ignore=bool(getattr(query, "noIgnore", False)),
+        files=isinstance(query, LocalSearchCodeQuery),
+        include_sensitive=bool(getattr(query, "includeSensitive", False)),
+    )
+    return await local_places(ctx, paths, rules)
 
 
 def _summed_stats(results: Sequence[LocalSearchCodeResult]) -> SearchStats:
@@ -197,18 +207,22 @@ def _find_combine(
     return FindFilesResult(path=root, files=files, totalCount=total, **_listed(results, paging))
 
 
-def _find_rank(item: FoundFile, _position: int) -> Any:
-    return (_newest_first(item.modified), item.path)
+#: A find's sortBy over several places: an answer carries the detail it is sorted by.
+_FIND_RANKS: dict[str, Callable[[FoundFile, int], Any]] = {
+    "modified": lambda item, _p: (_newest_first(item.modified), item.path),
+    "size": lambda item, _p: (-(item.size or 0), item.path),
+    "path": lambda item, _p: item.path,
+}
 
 
 def _found(result: FindFilesResult, _window: int) -> int:
     return result.totalCount
 
 
-def _find_tool(_query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
+def _find_tool(query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
     return PlaceTool(
-        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found, _find_rank,
-        _find_combine,
+        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found,
+        _FIND_RANKS[query.sortBy], _find_combine,
     )  # fmt: skip
 
 

@@ -19,6 +19,7 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.contract.budget_cut import within_budget
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
@@ -75,7 +76,7 @@ async def search_scope(
         with _before_the_deadline():
             counted = await count_matches(config, query, scope)
             if query.outputMode != "groupByFile":
-                answer = await answer_counts(config, query, scope, counted, tool)
+                answer = await answer_counts(ctx, query, scope, counted, tool)
             else:
                 answer = await _page_of_lines(ctx, query, scope, counted, tool)
             if not counted.complete:
@@ -158,7 +159,10 @@ async def _page_of_lines(
     hints, result = answer_of(
         fit_page(shown, config.max_tokens * config.chars_per_token, answer_chars)
     )
+    # A page of paths alone (filesOnly) is not cut by fit_page: the last cut is here.
+    result, cut = await within_budget(ctx, query, result, "files")
     answer = Answer(result, partial=lines_cut)
+    answer.hint(*cut)
     if lines_cut:
         answer.hint(
             "There was no time left to read the page's matching lines: the files and counts "

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract.budget_cut import within_budget
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.config import Config
@@ -33,9 +35,11 @@ from octo.local.search.rg_output import MatchingFile
 
 
 async def answer_counts(
-    config: Config, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
+    ctx: QueryContext, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
 ) -> Answer[LocalSearchCodeResult]:
-    """The answer in ``query``'s outputMode (totalOnly, countOnly or summary)."""
+    """The answer in ``query``'s outputMode (totalOnly, countOnly or summary); countOnly's and
+    summary's whole answer within the token budget, what it leaves out in a handle."""
+    config = ctx.config
     cwd = scope.cwd
     if query.outputMode == "totalOnly":
         answer = Answer(LocalSearchCodeResult(stats=counted.stats()).status_from_stats())
@@ -50,11 +54,16 @@ async def answer_counts(
     if not counted.files:
         one_file = scope.file is not None
         hints = empty_search_hints(query, result, repeat_params(query), tool, one_file=one_file)
+    more = result.pagination is not None and result.pagination.hasMore
     result = with_tokens(
-        result, max_tokens=config.max_tokens, chars_per_token=config.chars_per_token
+        result,
+        max_tokens=config.max_tokens,
+        chars_per_token=config.chars_per_token,
+        next_step=f"countPageNumber={query.countPageNumber + 1}" if more else None,
     )
+    result, cut = await within_budget(ctx, query, result, "files")
     # A count page past the last one holds no file: empty, like every page past the end.
-    return Answer(result, hints)
+    return Answer(result, [*cut, *hints])
 
 
 def _most_matches_first(entry: MatchingFile) -> tuple[int, bytes]:

@@ -22,6 +22,7 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.contract.budget_cut import within_budget
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
@@ -166,7 +167,7 @@ async def navigate(
         position = {"line": found.line, "character": found.character}
         return Target(on.path, on.slot, hints, on.config, resolved, position)
 
-    return await on_servers(ctx, read, lambda on, last: run(at_symbol(on), last))
+    return await on_servers(ctx, query, read, lambda on, last: run(at_symbol(on), last))
 
 
 def _read_and_resolve(
@@ -184,10 +185,11 @@ def _read_and_resolve(
 
 
 async def on_servers(
-    ctx: QueryContext, read: FileRead, run: Run[FileTarget, ResultT]
+    ctx: QueryContext, query: FileQuery, read: FileRead, run: Run[FileTarget, ResultT]
 ) -> Answer[ResultT]:
     """``run`` on the read file with the first server of its language, and with the next
-    one when the first times out or lacks the operation."""
+    one when the first times out or lacks the operation; its answer within the token
+    budget as a whole."""
     pool = ctx.backend(LspPool)
     language = read.language or pool.language(read.source.path)
     commands = (await pool.commands(language.family))[:2]
@@ -199,7 +201,7 @@ async def on_servers(
                 pool, read.source, language, read.allowed_root, command, read.workspace
             )
             target = FileTarget(read.source.path, slot, tuple(notes), ctx.config)
-            return await run(target, last)
+            return await _within_budget(ctx, query, await run(target, last))
         except _FALL_BACK_ON as exc:
             if last:
                 raise exc.with_hints(*notes) from None
@@ -266,6 +268,21 @@ def finished(
     done = Answer(_with_tokens(result, config), partial=partial)
     done.hint(*hints)
     return done
+
+
+async def _within_budget(
+    ctx: QueryContext, query: FileQuery, answered: Answer[ResultT]
+) -> Answer[ResultT]:
+    """``answered`` cut to the token budget by its one list of items (definitions,
+    references, calls, symbols), the rest in a handle; an answer of two lists or none (type
+    hierarchy, hover) is sized by its own limits."""
+    result = answered.result
+    lists = [name for name in type(result).model_fields if isinstance(getattr(result, name), list)]
+    if result.tokens is None or len(lists) != 1:
+        return answered
+    answered.result, cut = await within_budget(ctx, query, result, lists[0])
+    answered.hints[:0] = cut
+    return answered
 
 
 def _with_tokens(result: ResultT, config: Config) -> ResultT:

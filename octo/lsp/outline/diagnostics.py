@@ -115,7 +115,7 @@ async def diagnostics(ctx: QueryContext, query: DiagnosticsQuery) -> Answer[Diag
             )
             return Answer(part, partial=client is not None and client.progress.busy)
 
-        partial = (await on_servers(ctx, read, run)).partial or partial
+        partial = (await on_servers(ctx, query, read, run)).partial or partial
     seen = await see_files(ctx.paths, [path for path, _ in raw], query)
     found: list[Diagnostic] = []
     for path, item in raw:

@@ -118,7 +118,7 @@ async def document_symbols(
         return answer(target, result, hints)
 
     try:
-        return await on_servers(ctx, read, run)
+        return await on_servers(ctx, query, read, run)
     except LspNotAvailableError as exc:
         why = exc.message
     symbols = await anyio.to_thread.run_sync(tree_outline, read.source.path, read.source.text)

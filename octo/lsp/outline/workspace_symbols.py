@@ -147,4 +147,4 @@ async def workspace_symbols(
             )
         return answer(target, result, hints)
 
-    return await on_servers(ctx, read, run)
+    return await on_servers(ctx, query, read, run)

@@ -49,13 +49,8 @@ async def test_name_globs_newest_first(run_one: Any, project: Path) -> None:
     # leaf.py lies 6 levels down, below the default maxDepth of 5.
     assert paths(result) == ["tests/test_app.py", "src/app.py", "src/lib/util.py"]
     first = result["data"]["files"][0]
-    assert first == {
-        "path": "tests/test_app.py",
-        "type": "file",
-        "size": 2,
-        "modified": "2023-11-14T22:14:10Z",
-        "permissions": "644",
-    }
+    # The default sort is by modification time: its date, and nothing the query did not ask.
+    assert first == {"path": "tests/test_app.py", "modified": "2023-11-14T22:14:10Z"}
     assert result["data"]["totalCount"] == 3
     assert result["data"]["path"] == str(project)
 
@@ -435,3 +430,23 @@ async def test_names_that_are_not_utf8_still_serialise(
     assert [f["path"] for f in found_files] == ["bad\ufffd.txt", "ok.txt"]  # newest first
     entries = json.loads(view.to_compact_json())["results"][0]["data"]["entries"]
     assert [e["name"] for e in entries] == ["bad\ufffd.txt", "ok.txt"]
+
+
+async def test_an_entry_carries_the_details_its_query_asks_for(run_one: Any, project: Path) -> None:
+    async def first(**query: Any) -> dict[str, Any]:
+        found: dict[str, Any] = (await run_one(TOOL, {"path": ".", **query}))["data"]["files"][0]
+        return found
+
+    assert await first(name="*.py", sortBy="path") == {"path": "src/app.py"}
+    assert await first(name="*.py", sortBy="size") == {"path": "src/lib/util.py", "size": 5}
+    by_size = await first(name="*.py", sortBy="path", sizeLess="1k")
+    assert by_size == {"path": "src/app.py", "size": 4}
+    dated = await first(name="*.py", sortBy="path", modifiedWithin="3650d")
+    assert set(dated) == {"path", "modified"}
+    moded = await first(name="*.py", sortBy="path", permissions="644")
+    assert moded == {"path": "src/app.py", "permissions": "644"}
+    # Not a plain file: its type says so.
+    assert await first(type="d", sortBy="path") == {"path": "src", "type": "dir"}
+    every = await first(name="*.py", sortBy="path", details=True)
+    assert set(every) == {"path", "type", "size", "modified", "permissions"}
+    assert every["type"] == "file"

@@ -25,7 +25,7 @@ SERVICES = {
 @pytest.fixture
 def services(tree: Tree) -> Path:
     root = tree({**SERVICES, "lib/x.py": "needle lib\n", "services/.hidden/h.py": "needle\n"})
-    (root / "services" / "notes.txt").write_text("a file, not a place\n")
+    (root / "services" / "notes.txt").write_text("a file: a place of a search\n")
     return root
 
 
@@ -33,11 +33,12 @@ async def one(call: Call, tool: str, **query: Any) -> dict[str, Any]:
     return (await call(tool, query))[0]
 
 
-async def test_a_glob_names_the_directories_under_it(call: Call, services: Path) -> None:
+async def test_a_glob_names_the_folders_and_files_under_it(call: Call, services: Path) -> None:
     row = await one(call, "localSearchCode", pattern="needle", path="services/*", filesPerPage=20)
     data = row["data"]
     assert row["status"] == "success"
-    assert data["places"] == ["a", "b", "c"]
+    # A search may name a file, so its glob matches files too, as a shell's does.
+    assert data["places"] == ["a", "b", "c", "notes.txt"]
     assert data["root"] == str(services / "services")
     assert {f["place"] for f in data["files"]} == {"a", "b", "c"}
     assert data["stats"]["filesWithMatches"] == 15
@@ -149,7 +150,7 @@ async def test_a_glob_follows_no_link_out_of_the_roots(
     (outside / "secret.py").write_text("needle outside\n")
     (services / "services" / "escape").symlink_to(outside, target_is_directory=True)
     row = await one(call, "localSearchCode", pattern="needle", path="services/*")
-    assert row["data"]["places"] == ["a", "b", "c"]
+    assert row["data"]["places"] == ["a", "b", "c", "notes.txt"]
     assert "outside" not in json.dumps(row)
 
 
@@ -199,14 +200,17 @@ async def test_large_items_become_previews_with_a_handle(tree: Tree, root: Path)
 
 async def test_a_global_page_fits_the_token_budget(tree: Tree, root: Path) -> None:
     tree({f"p{n}/f.py": "".join(f"needle {n} {'z' * 60}\n" for _ in range(8)) for n in range(3)})
-    async with octo.Gateway(Config(max_tokens=300), roots=[root]) as gateway:
+    async with octo.Gateway(Config(max_tokens=450), roots=[root]) as gateway:
         query = {"pattern": "needle", "path": "p*"}
         data = (await gateway.call("localSearchCode", [query])).to_wire()["results"][0]["data"]
     assert data["tokens"]["truncated"] is True
+    assert data["tokens"]["estimatedTokens"] <= 450
     first, *rest = data["files"]
     assert len(first["matches"]) == 8 and "contentHandle" not in first
-    # Past the budget a file keeps its path and count, as one place's page does.
-    assert rest and all("matches" not in f and f["contentHandle"] for f in rest)
+    # Past the budget a file keeps its path and count, as one place's page does, and what
+    # the whole answer has no room for is one handle away.
+    assert all("matches" not in f and f["contentHandle"] for f in rest)
+    assert "getCachedContent" in data["tokens"]["paginationHint"]
 
 
 async def test_one_plain_path_answers_as_before(call: Call, services: Path) -> None:
