@@ -19,6 +19,7 @@ from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.contract.budget_cut import within_budget
 from octo.core.budget import with_tokens
 
 #: Changed files listed in one answer (their names, stats and patches).
@@ -73,8 +74,12 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
         chars_per_token=ctx.config.chars_per_token,
         truncated=bool(budget.left_out or budget.cut),
     )
+    # The commit's facts and message count too: files the whole answer has no room for go
+    # behind a handle.
+    result, cut = await within_budget(ctx, query, result, "files", local=False)
     answer = Answer(result, cached=reply.cached)
     answer.hint(*reply.notes, *_hints(host, query, detail, budget, len(files) - len(listed)))
+    answer.hint(*cut)
     answer.hint(*follow_up_hints(host))
     return answer
 

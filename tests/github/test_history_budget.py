@@ -1,0 +1,40 @@
+"""A commit's answer fits maxTokensPerRequest as a whole (facts, message and file list
+too): what does not fit goes behind a content handle the answer names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.github.conftest import GatewayFactory
+from tests.github.conftest import Recorded
+
+CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
+SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+REPO = {"owner": "octocat", "repo": "Hello-World"}
+
+
+@pytest.mark.parametrize(
+    ("cassette", "tool", "query"),
+    [
+        ("history", "githubGetCommit", {**REPO, "sha": SHA}),
+        ("history", "githubGetCommit", {**REPO, "sha": SHA, "includePatch": True}),
+    ],
+)
+async def test_the_whole_answer_fits_the_budget(
+    gateway_factory: GatewayFactory,
+    env: Any,
+    recorded: Recorded,
+    cassette: str,
+    tool: str,
+    query: dict[str, Any],
+) -> None:
+    recorded(cassette)
+    gateway = gateway_factory(env(OCTO_MAX_TOKENS="300"))
+    row: dict[str, Any] = (await gateway.call(tool, [{**CONTEXT, **query}])).to_wire()["results"][0]
+    assert row["status"] != "error", row
+    tokens = row["data"]["tokens"]
+    assert tokens["estimatedTokens"] <= tokens["maxTokensPerRequest"] == 300, tokens
+    if tokens["truncated"]:
+        assert "getCachedContent" in " ".join(row["hints"])
