@@ -1,5 +1,6 @@
-"""A commit's answer fits maxTokensPerRequest as a whole (facts, message and file list
-too): what does not fit goes behind a content handle the answer names."""
+"""A commit's and an issue's answers fit maxTokensPerRequest as a whole (facts, message,
+body, file list and comments too): what does not fit goes behind a content handle the answer
+names."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ REPO = {"owner": "octocat", "repo": "Hello-World"}
 @pytest.mark.parametrize(
     ("cassette", "tool", "query"),
     [
+        ("history", "githubSearchIssues", {**REPO, "issueNumber": 1347}),
         ("history", "githubGetCommit", {**REPO, "sha": SHA}),
         ("history", "githubGetCommit", {**REPO, "sha": SHA, "includePatch": True}),
     ],

@@ -3,6 +3,8 @@ a page of its comments, cut to the token budget with a content handle for the re
 
 from __future__ import annotations
 
+from typing import Any
+
 from octo.codehosts.history_models import Issue
 from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_models import SearchIssuesResult
@@ -59,7 +61,9 @@ async def _one_issue(
     ctx: QueryContext, host: CodeHost, query: SearchIssuesQuery
 ) -> Answer[SearchIssuesResult]:
     """The issue ``query.issueNumber`` with its body (cut to half the budget) and a page of
-    comments; a pull request asked for here is pointed to githubSearchPullRequests."""
+    comments, the whole answer within the budget (the page's last comments, then more of the
+    body, behind handles); a pull request asked for here is pointed to
+    githubSearchPullRequests."""
     assert query.owner and query.repo and query.issueNumber is not None
     owner, repo, number = query.owner, query.repo, query.issueNumber
     with not_found_hints(*host.not_found_hints("owner, repo and issueNumber")):
@@ -82,27 +86,63 @@ async def _one_issue(
         }
     )
     more_comments = comments.value.next is not None
-    result = with_tokens(
-        SearchIssuesResult(
-            issues=[shown],
-            totalCount=1,
-            commentPagination=SearchPagination(
-                currentPage=query.commentPage, hasMore=more_comments
+
+    def measured(issue: Issue, truncated: bool) -> SearchIssuesResult:
+        return with_tokens(
+            SearchIssuesResult(
+                issues=[issue],
+                totalCount=1,
+                commentPagination=SearchPagination(
+                    currentPage=query.commentPage, hasMore=more_comments
+                ),
+                contentHandle=handle,
             ),
-            contentHandle=handle,
-        ),
-        max_tokens=ctx.config.max_tokens,
-        chars_per_token=ctx.config.chars_per_token,
-        truncated=handle is not None,
-        next_step=f"commentPage={query.commentPage + 1}" if more_comments else None,
-    )
+            max_tokens=ctx.config.max_tokens,
+            chars_per_token=ctx.config.chars_per_token,
+            truncated=truncated,
+            next_step=f"commentPage={query.commentPage + 1}" if more_comments else None,
+        )
+
+    result = measured(shown, handle is not None)
+    # The page's last comments the whole answer has no room for go behind a handle.
+    kept = list(shown.comments or [])
+    left_out: list[Any] = []
+    while kept and _over(result, ctx.config.max_tokens):
+        left_out.insert(0, kept.pop())
+        result = measured(shown.model_copy(update={"comments": kept or None}), True)
+    if _over(result, ctx.config.max_tokens) and result.tokens is not None:
+        # Even without comments: the body gives up what the rest of the answer needs.
+        budget = ctx.config.max_tokens * ctx.config.chars_per_token
+        room = max(0, len(shown.body or "") - (result.tokens.chars - budget) - _MEASURE_SLACK)
+        if handle is None:
+            handle = await ctx.mint_handle(body, query, local=False)
+        shown = shown.model_copy(update={"body": body[:room] or None, "bodyTruncated": True})
+        result = measured(shown.model_copy(update={"comments": kept or None}), True)
+    comments_handle = None
+    if left_out:
+        rest = [c.model_dump(mode="json", exclude_none=True) for c in left_out]
+        comments_handle = await ctx.mint_handle(compact_json(rest), query, local=False)
     answer = Answer(result, cached=reply.cached and comments.cached)
+    if comments_handle:
+        answer.hint(
+            f"The last {len(left_out)} comments of this page did not fit the token budget: "
+            "getCachedContent " + compact_json({"handle": comments_handle})
+        )
     answer.hint(*reply.notes, *host.remote.hints(comments))
     if handle:
         answer.hint("The whole body: getCachedContent " + compact_json({"handle": handle}))
     answer.hint(*_linked_hints(host, shown, owner, repo))
     answer.hint(*follow_up_hints(host))
     return answer
+
+
+#: Characters kept free when the body is cut to what the answer's frame leaves: the frame's
+#: own numbers (chars, estimatedTokens) grow a digit or two when measured again.
+_MEASURE_SLACK = 64
+
+
+def _over(result: SearchIssuesResult, max_tokens: int) -> bool:
+    return result.tokens is not None and result.tokens.estimatedTokens > max_tokens
 
 
 def _linked_hints(host: CodeHost, issue: Issue, owner: str, repo: str) -> list[str]:
