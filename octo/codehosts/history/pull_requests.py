@@ -16,6 +16,7 @@ from octo.codehosts.routing import more_hint
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.contract.budget_cut import within_budget
 from octo.core.budget import with_tokens
 
 
@@ -37,17 +38,20 @@ async def search_pull_requests(
     found = SearchPullRequestsResult(
         pullRequests=detailed.pulls, totalCount=reply.value.total, pagination=pagination
     )
-    answer = Answer(
-        with_tokens(
-            found,
-            max_tokens=ctx.config.max_tokens,
-            chars_per_token=ctx.config.chars_per_token,
-            truncated=bool(detailed.budget.left_out or detailed.budget.cut),
-            next_step=f"page={query.page + 1}" if more else None,
-        ),
-        cached=reply.cached and detailed.cached,
-        partial=bool(detailed.failed),
+    measured = with_tokens(
+        found,
+        max_tokens=ctx.config.max_tokens,
+        chars_per_token=ctx.config.chars_per_token,
+        truncated=bool(detailed.budget.left_out or detailed.budget.cut),
+        next_step=f"page={query.page + 1}" if more else None,
     )
+    # Bodies, labels and the rest count too: pull requests the whole page has no room for go
+    # behind a handle.
+    measured, cut = await within_budget(ctx, query, measured, "pullRequests", local=False)
+    answer = Answer(
+        measured, cached=reply.cached and detailed.cached, partial=bool(detailed.failed)
+    )
+    answer.hint(*cut)
     answer.hint(*reply.notes, *_hints(host, query, detailed, more), *follow_up_hints(host))
     return answer
 
