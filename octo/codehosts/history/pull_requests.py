@@ -45,9 +45,11 @@ async def search_pull_requests(
         truncated=bool(detailed.budget.left_out or detailed.budget.cut),
         next_step=f"page={query.page + 1}" if more else None,
     )
-    # Bodies, labels and the rest count too: pull requests the whole page has no room for go
-    # behind a handle.
-    measured, cut = await within_budget(ctx, query, measured, "pullRequests", local=False)
+    cut: list[str] = []
+    if len(detailed.pulls) > 1:
+        # Bodies, labels and the rest count too: pull requests the whole page has no room for
+        # go behind a handle (one pull request's diffs are fitted to the budget on their own).
+        measured, cut = await within_budget(ctx, query, measured, "pullRequests", local=False)
     answer = Answer(
         measured, cached=reply.cached and detailed.cached, partial=bool(detailed.failed)
     )
