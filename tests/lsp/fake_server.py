@@ -27,6 +27,8 @@ cannot parse) and answers definition with line 1 of the queried file, except:
   ends 1 s later) and never answers, as tsserver's first request waits for its project;
   later ones answer at once.
 - busy: definition takes 0.2 s; STATE_DIR/most holds the most definitions it ran at once.
+- long-hover: hover answers 30,000 characters of markdown.
+- many-types: the type at any place has 150 supertypes and 150 subtypes, each with none.
 """
 
 from __future__ import annotations
@@ -204,6 +206,46 @@ elif MODE != "nocalls":
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
     def prepare(ls: LanguageServer, params: lsp.CallHierarchyPrepareParams) -> None:
         return None
+
+
+if MODE == "long-hover":
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def long_hover(ls: LanguageServer, params: lsp.HoverParams) -> lsp.Hover:
+        text = "\n".join(f"Line {n} of a long docstring, with some words." for n in range(700))
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+def _type(name: str, uri: str, line: int) -> lsp.TypeHierarchyItem:
+    where = lsp.Range(start=lsp.Position(line, 0), end=lsp.Position(line, 1))
+    return lsp.TypeHierarchyItem(
+        name=name, kind=lsp.SymbolKind.Class, uri=uri, range=where, selection_range=where
+    )
+
+
+if MODE == "many-types":
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY)
+    def prepare_types(
+        ls: LanguageServer, params: lsp.TypeHierarchyPrepareParams
+    ) -> list[lsp.TypeHierarchyItem]:
+        return [_type("Root", params.text_document.uri, 0)]
+
+    @server.feature(lsp.TYPE_HIERARCHY_SUPERTYPES)
+    def supertypes(
+        ls: LanguageServer, params: lsp.TypeHierarchySupertypesParams
+    ) -> list[lsp.TypeHierarchyItem]:
+        if params.item.name != "Root":
+            return []
+        return [_type(f"Base{n:03d}", params.item.uri, n % 5) for n in range(150)]
+
+    @server.feature(lsp.TYPE_HIERARCHY_SUBTYPES)
+    def subtypes(
+        ls: LanguageServer, params: lsp.TypeHierarchySubtypesParams
+    ) -> list[lsp.TypeHierarchyItem]:
+        if params.item.name != "Root":
+            return []
+        return [_type(f"Derived{n:03d}", params.item.uri, n % 5) for n in range(150)]
 
 
 @server.feature(lsp.INITIALIZED)

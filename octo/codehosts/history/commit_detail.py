@@ -72,7 +72,7 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
         ),
         max_tokens=ctx.config.max_tokens,
         chars_per_token=ctx.config.chars_per_token,
-        truncated=bool(budget.left_out or budget.cut),
+        truncated=bool(budget.whole),
     )
     # The commit's facts and message count too: files the whole answer has no room for go
     # behind a handle.

@@ -8,6 +8,7 @@ the rest of the answer stands.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -20,16 +21,24 @@ from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
+from octo.core.config import Config
 from octo.core.queries import ToolQuery
 from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
 
 #: Largest diff of one file that a pull-request answer carries.
 MAX_PATCH_CHARS = 8000
+#: Room below which a diff is left out rather than shown cut to a few characters.
+_SHORTEST_DIFF = 40
 #: Pages of changed files read for type fullContent (100 files a page on GitHub, 50 on GitLab).
 FULL_CONTENT_FILE_PAGES = 3
 #: Pages read to find the files partialContent names (GitHub lists at most 3,000 files).
 PARTIAL_CONTENT_FILE_PAGES = 60
+
+#: Characters of an answer besides its pull requests (totalCount, pagination, the tokens
+#: block with its paginationHint), and of one content handle with its field name.
+_ANSWER_FRAME_CHARS = 400
+_HANDLE_CHARS = 48
 
 COMMENTS, COMMITS, FILES = "comments", "commits", "changed files"
 #: The field of a pull request each part fills.
@@ -54,19 +63,19 @@ class PatchBudget:
         """Per-file diffs until the budget runs out, each capped at MAX_PATCH_CHARS; with
         ``wanted`` (paths) only those files, each up to the whole budget."""
         partial = wanted is not None
-        if wanted is not None:
-            files = [f for f in files if f.filename in wanted or f.previous_filename in wanted]
+        files = _chosen(files, wanted)
         shaped = []
         for f in files:
             patch = f.patch
             if patch is None:
                 shaped.append(f)
                 continue
-            if self.chars <= 0:
+            if self.chars < _SHORTEST_DIFF:
                 self.left_out.append(f"#{number} {f.filename}")
                 self.whole[number, f.filename] = redact(patch)
                 shaped.append(f.model_copy(update={"patch": None, "patchTruncated": True}))
                 continue
+            whole = patch
             limit = self.chars if partial else min(MAX_PATCH_CHARS, self.chars)
             cut = len(patch) > limit
             if cut:
@@ -74,7 +83,11 @@ class PatchBudget:
             if cut and limit == MAX_PATCH_CHARS:
                 self.cut.append(f"#{number} {f.filename}")
             patch = redact(patch[:limit])
-            self.chars -= len(patch)
+            # The answer carries it as JSON: its escapes (a "\n" is two characters) count.
+            while (size := _escaped(patch)) > self.chars:
+                patch, cut = patch[: max(0, len(patch) - (size - self.chars))], True
+                self.whole.setdefault((number, f.filename), redact(whole))
+            self.chars -= _escaped(patch)
             shaped.append(
                 f.model_copy(update={"patch": patch, "patchTruncated": True if cut else None})
             )
@@ -125,8 +138,8 @@ async def detail_pull_requests(
         return await host.files(project, number, file_pages)
 
     outcomes = await map_settled(read, jobs)
-    budget = PatchBudget(config.max_tokens * config.chars_per_token)
     updates: list[dict[str, Any]] = [{} for _ in page.pulls]
+    changed: dict[int, list[PullRequestFile]] = {}
     unread: list[str] = []
     failed: list[str] = []
     cached = True
@@ -140,11 +153,15 @@ async def detail_pull_requests(
         listing = outcome.value.value
         cached = cached and outcome.value.cached
         items = listing.items
-        updates[index][_FIELD[part]] = (
-            budget.shape(items, number, _wanted(query)) if part == FILES else items
-        )
+        if part == FILES:
+            changed[index] = _chosen(items, _wanted(query))
+        else:
+            updates[index][_FIELD[part]] = items
         if listing.next is not None:
             unread.append(f"#{number}: more than {len(items)} {part}")
+    budget = PatchBudget(_room_for_diffs(config, page.pulls, updates, changed))
+    for index, files in changed.items():
+        updates[index]["files"] = budget.shape(files, page.pulls[index].number, _wanted(query))
     for update, pull in zip(updates, page.pulls, strict=True):
         if FILES in _parts(query) and "files" in update:
             update["files"] = [
@@ -156,11 +173,49 @@ async def detail_pull_requests(
     return DetailedPullRequests(pulls, cached, budget, unread, failed)
 
 
+def _room_for_diffs(
+    config: Config,
+    pulls: list[PullRequest],
+    updates: list[dict[str, Any]],
+    changed: dict[int, list[PullRequestFile]],
+) -> int:
+    """Characters the diffs may take: the token budget less the rest of the answer (the
+    pull requests without diffs, a handle for each diff that may be cut, the answer's frame)."""
+    without = [
+        pull.model_copy(
+            update={**update, "files": [f.model_copy(update={"patch": None}) for f in files]}
+            if (files := changed.get(index)) is not None
+            else update
+        )
+        for index, (pull, update) in enumerate(zip(pulls, updates, strict=True))
+    ]
+    rest = json_chars([p.model_dump(mode="json", exclude_none=True) for p in without])
+    handles = _HANDLE_CHARS * sum(1 for files in changed.values() for f in files if f.patch)
+    budget = config.max_tokens * config.chars_per_token
+    return max(0, budget - rest - handles - _ANSWER_FRAME_CHARS)
+
+
+def _chosen(files: list[PullRequestFile], wanted: set[str] | None) -> list[PullRequestFile]:
+    if wanted is None:
+        return files
+    return [f for f in files if f.filename in wanted or f.previous_filename in wanted]
+
+
 def _wanted(query: SearchPullRequestsQuery) -> set[str] | None:
     """The files partialContent names; None when every file is wanted."""
     if query.type != "partialContent":
         return None
     return {p.file.strip("/") for p in query.partialContentMetadata or []}
+
+
+def _escaped(text: str) -> int:
+    """Characters of ``text`` inside its JSON string's quotes."""
+    return json_chars(text) - 2
+
+
+def json_chars(value: Any) -> int:
+    """Characters of ``value`` in the compact JSON an answer is sent as."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 async def with_handle(

@@ -42,7 +42,7 @@ async def search_pull_requests(
         found,
         max_tokens=ctx.config.max_tokens,
         chars_per_token=ctx.config.chars_per_token,
-        truncated=bool(detailed.budget.left_out or detailed.budget.cut),
+        truncated=bool(detailed.budget.whole),
         next_step=f"page={query.page + 1}" if more else None,
     )
     cut: list[str] = []

@@ -52,6 +52,10 @@ def cut_markdown(text: str, limit: int) -> tuple[str, bool]:
     return cut + "\n...", True
 
 
+#: Characters of a hover answer besides its text (the server, position, tokens block).
+_FRAME_CHARS = 600
+
+
 async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
     """The hover text of the symbol at uri near lineHint."""
 
@@ -62,7 +66,12 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
         # Redacted here as well as at the dispatcher: after the cut, a secret split from its
         # shape would no longer be known there.
         text = redact(hover_text(contents).strip())
-        markdown, truncated = cut_markdown(text, query.maxChars)
+        config = ctx.config
+        # The whole answer fits the token budget: the text gets what its frame leaves, less a
+        # fifth for JSON's escapes.
+        room = (config.max_tokens * config.chars_per_token - _FRAME_CHARS) * 4 // 5
+        limit = max(0, min(query.maxChars, room))
+        markdown, truncated = cut_markdown(text, limit)
         where = sent.get("range") if isinstance(sent, Mapping) else None
         result = HoverResult(
             resolved=target.resolved,
@@ -74,7 +83,10 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
         name, line = short_name(query), target.resolved.line
         hints = [f"Where it is defined: {symbol_call('lspGotoDefinition', query.uri, name, line)}"]
         if truncated:
-            hints.append(f"The text was cut at {query.maxChars} characters; raise maxChars.")
+            hints.append(
+                f"The text was cut at {limit} characters; "
+                + ("raise maxChars." if limit == query.maxChars else "that is the token budget.")
+            )
         if not markdown:
             hints.insert(0, f"{target.slot.server_id} has nothing to show for '{name}' here.")
         return answer(target, result, hints)

@@ -19,6 +19,7 @@ from typing import Any
 from typing import TypeVar
 
 import anyio
+from pydantic import BaseModel
 
 from octo.contract import Answer
 from octo.contract import QueryContext
@@ -273,15 +274,22 @@ def finished(
 async def _within_budget(
     ctx: QueryContext, query: FileQuery, answered: Answer[ResultT]
 ) -> Answer[ResultT]:
-    """``answered`` cut to the token budget by its one list of items (definitions,
-    references, calls, symbols), the rest in a handle; an answer of two lists or none (type
-    hierarchy, hover) is sized by its own limits."""
+    """``answered`` cut to the token budget by its lists of items (definitions, references,
+    calls, symbols; a type hierarchy's subtypes, then its supertypes), the rest in handles;
+    an answer without a list (hover) is sized by its own limit."""
     result = answered.result
-    lists = [name for name in type(result).model_fields if isinstance(getattr(result, name), list)]
-    if result.tokens is None or len(lists) != 1:
+    lists = [
+        name
+        for name in type(result).model_fields
+        if isinstance(items := getattr(result, name), list)
+        and all(isinstance(item, BaseModel) for item in items)
+    ]
+    if result.tokens is None:
         return answered
-    answered.result, cut = await within_budget(ctx, query, result, lists[0])
-    answered.hints[:0] = cut
+    for name in reversed(lists):
+        result, cut = await within_budget(ctx, query, result, name)
+        answered.hints[:0] = cut
+    answered.result = result
     return answered
 
 

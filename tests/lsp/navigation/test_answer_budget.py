@@ -1,6 +1,7 @@
 """An LSP answer within maxTokensPerRequest as a whole: a page of references that the budget
 cannot hold keeps what fits and names the handle that holds the rest (a fake server answers
-20,000 references)."""
+20,000 references); a type hierarchy of 300 types is cut list by list; a hover text is cut to
+what the budget leaves it."""
 
 from __future__ import annotations
 
@@ -33,3 +34,22 @@ async def test_a_page_of_references_fits_the_budget(gateway: GatewayFactory) -> 
     rest = result_of(await gw.get_cached_content([{"handle": handle}]))
     assert rest["status"] == "success"
     assert hint.endswith("then page=2")
+
+
+async def test_a_type_hierarchy_of_two_long_lists_fits_the_budget(gateway: GatewayFactory) -> None:
+    gw = await gateway(fake_env("many-types", OCTO_MAX_TOKENS="300"))
+    result = result_of(await gw.lsp_type_hierarchy([{**DEFINITION, "direction": "both"}]))
+    assert result["status"] == "success", result
+    tokens = result["data"]["tokens"]
+    assert tokens["estimatedTokens"] <= 300 and tokens["truncated"] is True
+    assert 1 <= len(result["data"]["subtypes"]) < 150
+    assert sum("getCachedContent" in hint for hint in result["hints"]) >= 1
+
+
+async def test_a_long_hover_is_cut_to_the_budget(gateway: GatewayFactory) -> None:
+    gw = await gateway(fake_env("long-hover", OCTO_MAX_TOKENS="1000"))
+    result = result_of(await gw.lsp_hover([{**DEFINITION, "maxChars": 20000}]))
+    assert result["status"] == "success", result
+    assert result["data"]["truncated"] is True
+    assert result["data"]["tokens"]["estimatedTokens"] <= 1000
+    assert any("token budget" in hint for hint in result["hints"])
