@@ -41,6 +41,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from typing import TypeVar
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -168,11 +169,17 @@ async def references(ls: LanguageServer, params: lsp.ReferenceParams) -> Any:
     return [_location(uri)]
 
 
-def _item(name: str, uri: str) -> lsp.CallHierarchyItem:
-    line = FUNCTIONS[name]
+Item = TypeVar("Item", lsp.CallHierarchyItem, lsp.TypeHierarchyItem)
+
+
+def _hierarchy_item(item: type[Item], name: str, uri: str, line: int, kind: lsp.SymbolKind) -> Item:
     where = lsp.Range(start=lsp.Position(line, 4), end=lsp.Position(line, 4 + len(name)))
-    return lsp.CallHierarchyItem(
-        name=name, kind=lsp.SymbolKind.Function, uri=uri, range=where, selection_range=where
+    return item(name=name, kind=kind, uri=uri, range=where, selection_range=where)
+
+
+def _item(name: str, uri: str) -> lsp.CallHierarchyItem:
+    return _hierarchy_item(
+        lsp.CallHierarchyItem, name, uri, FUNCTIONS[name], lsp.SymbolKind.Function
     )
 
 
@@ -217,10 +224,14 @@ if MODE == "long-hover":
 
 
 def _type(name: str, uri: str, line: int) -> lsp.TypeHierarchyItem:
-    where = lsp.Range(start=lsp.Position(line, 0), end=lsp.Position(line, 1))
-    return lsp.TypeHierarchyItem(
-        name=name, kind=lsp.SymbolKind.Class, uri=uri, range=where, selection_range=where
-    )
+    return _hierarchy_item(lsp.TypeHierarchyItem, name, uri, line, lsp.SymbolKind.Class)
+
+
+def _related(item: lsp.TypeHierarchyItem, prefix: str) -> list[lsp.TypeHierarchyItem]:
+    """The root's 150 related types named ``prefix``NNN; none for any other type."""
+    if item.name != "Root":
+        return []
+    return [_type(f"{prefix}{n:03d}", item.uri, n % 5) for n in range(150)]
 
 
 if MODE == "many-types":
@@ -235,17 +246,13 @@ if MODE == "many-types":
     def supertypes(
         ls: LanguageServer, params: lsp.TypeHierarchySupertypesParams
     ) -> list[lsp.TypeHierarchyItem]:
-        if params.item.name != "Root":
-            return []
-        return [_type(f"Base{n:03d}", params.item.uri, n % 5) for n in range(150)]
+        return _related(params.item, "Base")
 
     @server.feature(lsp.TYPE_HIERARCHY_SUBTYPES)
     def subtypes(
         ls: LanguageServer, params: lsp.TypeHierarchySubtypesParams
     ) -> list[lsp.TypeHierarchyItem]:
-        if params.item.name != "Root":
-            return []
-        return [_type(f"Derived{n:03d}", params.item.uri, n % 5) for n in range(150)]
+        return _related(params.item, "Derived")
 
 
 @server.feature(lsp.INITIALIZED)
