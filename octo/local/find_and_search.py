@@ -28,7 +28,7 @@ from octo.core.formats import compact_json
 from octo.core.queries import FieldAlias
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.checked_paths import opened_directory
-from octo.local.listing.file_walk import Walk
+from octo.local.listing.entries import Walk
 from octo.local.listing.file_walk import walk_listing
 from octo.local.listing.find_select import Check
 from octo.local.listing.find_select import name_type_args

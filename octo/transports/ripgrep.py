@@ -335,7 +335,7 @@ async def _spawn_rg(
             process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
             track("rg", process)
             rg = RgProcess(process, stderr)
-            seconds = _own_limit(timeout_ms)
+            seconds = rg_time_limit(timeout_ms)
             try:
                 with anyio.fail_after(seconds):
                     yield rg
@@ -353,10 +353,11 @@ async def _spawn_rg(
                     await process.aclose()
 
 
-def _own_limit(timeout_ms: int) -> float:
+def rg_time_limit(timeout_ms: int) -> float:
     """rg's own limit, in seconds: ``timeout_ms``, but ending a moment before the deadline
     of the query around it, so that a search its deadline cuts short still answers (with
-    what rg found) instead of being cancelled with nothing."""
+    what rg found) instead of being cancelled with nothing. Work done instead of an rg run
+    (a listing read in-process) keeps the same limit."""
     left = anyio.current_effective_deadline() - anyio.current_time() - _ANSWER_MARGIN
     return min(timeout_ms / 1000, max(_SHORTEST_LIMIT, left))
 

@@ -5,7 +5,8 @@ skips hidden entries unless asked, and never follows symlinks, so the walk canno
 leave the root. ripgrep lists files only, so a directory is shown when it holds at
 least one visible file (as in git, empty and wholly ignored directories are left
 out); symlinks, and empty directories when asked for, are read from those directories
-without being followed.
+without being followed. Where no ignore rule applies, the same walk is read in-process
+(octo.local.listing.plain_walk): rg's start would cost more than a small listing.
 """
 
 from __future__ import annotations
@@ -13,13 +14,10 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
-from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
+from functools import partial
 from pathlib import Path
-from stat import S_IMODE
 
 import anyio
 
@@ -29,83 +27,19 @@ from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
-from octo.core.formats import iso_utc
-from octo.core.secrets.sensitive import is_sensitive
-from octo.local.checked_paths import opened_directory
-from octo.local.checked_paths import start_directory
-from octo.local.listing.models import EntryType
+from octo.local.checked_paths import opened_start
+from octo.local.listing.entries import MAX_SCANNED_FILES
+from octo.local.listing.entries import Walk
+from octo.local.listing.entries import WalkOptions
+from octo.local.listing.entries import split_walk
 from octo.local.listing.models import ListingQuery
+from octo.local.listing.plain_walk import plain_walk
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
+from octo.transports.ripgrep import rg_time_limit
 
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
-
-#: Files read from one walk before it stops and reports ``truncated``.
-MAX_SCANNED_FILES = 200_000
-
-
-@dataclass(frozen=True)
-class WalkOptions:
-    """How deep to walk, what to enter, and which kinds of entries the caller needs."""
-
-    max_depth: int
-    hidden: bool
-    no_ignore: bool
-    exclude_dirs: Sequence[str] = ()
-    need_dirs: bool = True
-    need_symlinks: bool = True
-    need_empty_dirs: bool = False
-    #: More rg filters on files (type, globs), for walks that want files only.
-    file_filters: Sequence[str] = ()
-
-
-@dataclass(frozen=True)
-class Walk:
-    """Visible entries up to ``max_depth``, as paths relative to the start directory."""
-
-    files: list[str]
-    dirs: list[str]
-    symlinks: list[str]
-    truncated: bool
-    empty_dirs: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A walked entry with its lstat."""
-
-    rel: str
-    type: EntryType
-    stat: os.stat_result
-
-    @property
-    def name(self) -> str:
-        return self.rel.rsplit("/", 1)[-1]
-
-    @property
-    def size(self) -> int:
-        return self.stat.st_size if self.type == "file" else 0
-
-    @property
-    def shown(self) -> str:
-        """``rel`` fit for JSON: bytes that are not UTF-8 become U+FFFD."""
-        return self.rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-    @property
-    def modified(self) -> str:
-        """Last modification, ISO 8601 UTC."""
-        return iso_utc(self.stat.st_mtime)
-
-    @property
-    def permissions(self) -> str:
-        """The octal mode, e.g. "644"."""
-        return format(S_IMODE(self.stat.st_mode), "03o")
-
-    @property
-    def sensitive(self) -> bool | None:
-        """True for a file named like a credential file; None (left out) otherwise."""
-        return True if self.type == "file" and is_sensitive(self.rel) else None
 
 
 async def rg_files(
@@ -173,7 +107,6 @@ async def walk_listing(
 ) -> tuple[Path, Walk]:
     """The start directory a listing query names, and the walk below it (under the
     server's rg deadline unless ``timeout_ms`` says otherwise)."""
-    start = await start_directory(ctx.paths, query.path, tool)
     options = WalkOptions(
         max_depth=max_depth,
         hidden=query.hidden,
@@ -184,17 +117,26 @@ async def walk_listing(
         need_empty_dirs=need_empty_dirs,
         file_filters=file_filters,
     )
-    with await opened_directory(ctx.paths, start, query.path) as opened:
-        return start, await walk(opened, options, timeout_ms or ctx.config.rg_timeout_ms)
+    with await opened_start(ctx.paths, query.path, tool) as opened:
+        return opened.path, await walk(opened, options, timeout_ms or ctx.config.rg_timeout_ms)
 
 
 async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
     """The visible entries below the opened directory ``start`` that ``options`` ask for.
 
-    rg walks the opened directory itself, and what rg does not list is read from
-    directories opened below it, so a directory swapped for a link meanwhile leads nowhere
-    outside.
+    rg walks the opened directory itself (or octo does, where no ignore rule applies), and
+    what rg does not list is read from directories opened below it, so a directory swapped
+    for a link meanwhile leads nowhere outside.
     """
+    stop_at = anyio.current_time() + rg_time_limit(timeout_ms)
+    walked = await anyio.to_thread.run_sync(partial(plain_walk, start, options, stop_at))
+    if walked is not None:
+        return walked
+    return await rg_walk(start, options, timeout_ms)
+
+
+async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
+    """:func:`walk` by rg, whatever the rules in force."""
     paths, cut_short = await rg_files(
         _rg_args(options),
         start.child_path(),
@@ -204,35 +146,11 @@ async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
     )
 
     def split() -> Walk:
-        files, dirs = _split_walk(paths, options)
+        files, dirs = split_walk(paths, options)
         links, empty = _unlisted(start, dirs, options)
         return Walk(files, dirs if options.need_dirs else [], links, cut_short, empty)
 
     return await anyio.to_thread.run_sync(split)
-
-
-def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]) -> list[Entry]:
-    """lstat every entry ``keep`` accepts (by path and type); vanished entries are skipped.
-
-    Touches the disk: call it from a worker thread.
-    """
-    entries: list[Entry] = []
-    kinds: list[tuple[list[str], EntryType]] = [
-        (walk.files, "file"),
-        (walk.dirs, "dir"),
-        (walk.symlinks, "symlink"),
-        (walk.empty_dirs, "dir"),
-    ]
-    for rels, kind in kinds:
-        for rel in rels:
-            if not keep(rel, kind):
-                continue
-            try:
-                info = os.lstat(os.path.join(start, rel))
-            except OSError:
-                continue
-            entries.append(Entry(rel, kind, info))
-    return entries
 
 
 def _error_of(rg: RgProcess) -> str:
@@ -254,27 +172,6 @@ def _rg_args(options: WalkOptions) -> list[str]:
         cleaned, anchored = _exclude_pattern(raw)
         args += ["--glob", f"!/{cleaned}/" if anchored else f"!{cleaned}/"]
     return args
-
-
-def _split_walk(paths: list[str], options: WalkOptions) -> tuple[list[str], list[str]]:
-    """Files within the depth window, and every directory within it that holds a listed file."""
-    files: list[str] = []
-    dirs: set[str] = set()
-    for rel in paths:
-        rel = rel.removeprefix("./")
-        depth = rel.count("/") + 1
-        if depth <= options.max_depth:
-            files.append(rel)
-        if not options.need_dirs:
-            continue
-        parent = rel.rpartition("/")[0]
-        # Trim to the window, then add ancestors until one is known (its own are known too).
-        while parent and parent.count("/") + 1 > options.max_depth:
-            parent = parent.rpartition("/")[0]
-        while parent and parent not in dirs:
-            dirs.add(parent)
-            parent = parent.rpartition("/")[0]
-    return files, sorted(dirs)
 
 
 def _exclude_pattern(raw: str) -> tuple[str, bool]:

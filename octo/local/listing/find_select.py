@@ -11,9 +11,9 @@ from pathlib import Path
 
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
-from octo.local.listing.file_walk import Entry
-from octo.local.listing.file_walk import Walk
-from octo.local.listing.file_walk import stat_entries
+from octo.local.listing.entries import Entry
+from octo.local.listing.entries import Walk
+from octo.local.listing.entries import stat_entries
 from octo.local.listing.models import EntryType
 from octo.local.listing.models import FindFilters
 from octo.local.listing.models import FindSort

@@ -11,8 +11,8 @@ from octo.core.budget import page_hints
 from octo.core.files.paths import is_generated
 from octo.core.formats import compact_json
 from octo.local.checked_paths import read_params
-from octo.local.listing.file_walk import MAX_SCANNED_FILES
-from octo.local.listing.file_walk import Walk
+from octo.local.listing.entries import MAX_SCANNED_FILES
+from octo.local.listing.entries import Walk
 from octo.local.listing.models import FindFilesQuery
 from octo.local.listing.models import FindFilesResult
 from octo.local.listing.models import ViewStructureQuery

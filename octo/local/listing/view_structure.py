@@ -17,9 +17,9 @@ import anyio
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_of
-from octo.local.listing.file_walk import Entry
-from octo.local.listing.file_walk import Walk
-from octo.local.listing.file_walk import stat_entries
+from octo.local.listing.entries import Entry
+from octo.local.listing.entries import Walk
+from octo.local.listing.entries import stat_entries
 from octo.local.listing.file_walk import walk_listing
 from octo.local.listing.hints import ListingPage
 from octo.local.listing.hints import structure_hints

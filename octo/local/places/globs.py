@@ -23,7 +23,7 @@ from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.checked_paths import opened_directory
-from octo.local.listing.file_walk import WalkOptions
+from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import walk
 
 _GLOB_CHARS = frozenset("*?[")

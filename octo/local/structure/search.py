@@ -26,7 +26,7 @@ from octo.core.files.paths import PathPolicy
 from octo.core.formats import compact_json
 from octo.core.secrets.sensitive import is_sensitive
 from octo.core.secrets.sensitive import withheld
-from octo.local.listing.file_walk import WalkOptions
+from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import walk
 from octo.local.structure.matching import Matcher
 from octo.local.structure.matching import match_texts
