@@ -98,17 +98,13 @@ async def opened_directory(paths: PathPolicy, start: Path, raw: str) -> Opened:
     return await anyio.to_thread.run_sync(partial(open_confined, root, start, raw, directory=True))
 
 
-async def opened_start(paths: PathPolicy, raw: str, tool: str) -> Opened:
-    """The start directory of a listing, resolved, checked and opened (no link followed) in
-    one worker-thread hop; NOT_FOUND or INVALID_QUERY with a way forward otherwise (the
-    caller closes it)."""
-
-    def check_and_open() -> Opened:
-        start = _start_directory(paths, raw, tool)
-        root = paths.root_of(start) or start
-        return open_confined(root, start, raw, directory=True)
-
-    return await anyio.to_thread.run_sync(check_and_open)
+def open_start(paths: PathPolicy, raw: str, tool: str) -> Opened:
+    """The start directory of a listing, resolved, checked and opened (no link followed);
+    NOT_FOUND or INVALID_QUERY with a way forward otherwise (the caller closes it).
+    Blocking: the listing calls it in the worker thread that walks."""
+    start = _start_directory(paths, raw, tool)
+    root = paths.root_of(start) or start
+    return open_confined(root, start, raw, directory=True)
 
 
 def _open_search(paths: PathPolicy, query: OptedInQuery) -> OpenedSearch:

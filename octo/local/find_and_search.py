@@ -16,7 +16,6 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-import anyio
 from pydantic import BaseModel
 from pydantic import Field
 
@@ -56,20 +55,18 @@ async def find_and_search_code(
     """Find files by name, extension, depth, time and size; search those for a pattern."""
     config = ctx.config
     started = time.monotonic()
-    start, walked = await walk_listing(
+    largest = max_filesize(config, query)
+    start, walked, found = await walk_listing(
         ctx,
         query,
         TOOL,
+        partial(_found, query=query, now=time.time(), largest=largest),
         max_depth=query.maxDepth,
         need_dirs=False,
         need_symlinks=False,
         exclude_dirs=query.excludeDir or (),
         file_filters=[*name_type_args(query, rg_type=query.type), *file_filter_args(query)],
         timeout_ms=timeout_ms(config, query),
-    )
-    largest = max_filesize(config, query)
-    found = await anyio.to_thread.run_sync(
-        partial(_found, start, walked, query, time.time(), largest)
     )
     chosen = found[: query.fileLimit]
     searching = time.monotonic()

@@ -14,10 +14,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 
@@ -26,8 +28,9 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
 from octo.core.files.confined import Opened
+from octo.core.files.confined import closed_on_error
 from octo.core.files.confined import open_below
-from octo.local.checked_paths import opened_start
+from octo.local.checked_paths import open_start
 from octo.local.listing.entries import MAX_SCANNED_FILES
 from octo.local.listing.entries import Walk
 from octo.local.listing.entries import WalkOptions
@@ -38,6 +41,8 @@ from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 from octo.transports.ripgrep import rg_time_limit
+
+T = TypeVar("T")
 
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
@@ -96,6 +101,7 @@ async def walk_listing(
     ctx: QueryContext,
     query: ListingQuery,
     tool: str,
+    select: Callable[[Path, Walk], T],
     *,
     max_depth: int,
     need_dirs: bool,
@@ -104,9 +110,14 @@ async def walk_listing(
     need_empty_dirs: bool = False,
     file_filters: Sequence[str] = (),
     timeout_ms: int | None = None,
-) -> tuple[Path, Walk]:
-    """The start directory a listing query names, and the walk below it (under the
-    server's rg deadline unless ``timeout_ms`` says otherwise)."""
+) -> tuple[Path, Walk, T]:
+    """The start directory a listing query names, the walk below it (under the server's rg
+    deadline unless ``timeout_ms`` says otherwise), and what ``select(start, walk)`` keeps
+    of it (blocking: it runs in a worker thread).
+
+    A walk octo reads itself is checked, opened, walked and selected from in one worker
+    thread hop: on a small tree, hops are much of the time.
+    """
     options = WalkOptions(
         max_depth=max_depth,
         hidden=query.hidden,
@@ -117,8 +128,21 @@ async def walk_listing(
         need_empty_dirs=need_empty_dirs,
         file_filters=file_filters,
     )
-    with await opened_start(ctx.paths, query.path, tool) as opened:
-        return opened.path, await walk(opened, options, timeout_ms or ctx.config.rg_timeout_ms)
+    limit = timeout_ms or ctx.config.rg_timeout_ms
+    stop_at = anyio.current_time() + rg_time_limit(limit)
+
+    def open_and_walk() -> tuple[Opened, tuple[Walk, T] | None]:
+        opened = open_start(ctx.paths, query.path, tool)
+        with closed_on_error(opened):
+            walked = plain_walk(opened, options, stop_at)
+            return opened, None if walked is None else (walked, select(opened.path, walked))
+
+    opened, done = await anyio.to_thread.run_sync(open_and_walk)
+    with opened:
+        if done is None:
+            walked = await rg_walk(opened, options, limit)
+            done = walked, await anyio.to_thread.run_sync(select, opened.path, walked)
+    return opened.path, *done
 
 
 async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:

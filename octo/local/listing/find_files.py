@@ -8,8 +8,6 @@ import time
 from functools import partial
 from pathlib import Path
 
-import anyio
-
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_of
@@ -31,17 +29,17 @@ _TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
 
 async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFilesResult]:
     """Find entries by name, type, depth, time, size and permissions; newest first."""
-    start, walked = await walk_listing(
+    start, walked, found = await walk_listing(
         ctx,
         query,
         "localFindFiles",
+        partial(_select, query=query, now=time.time()),
         max_depth=query.maxDepth,
         need_dirs=query.type in (None, "d", "l"),
         need_symlinks=query.type in (None, "l"),
         exclude_dirs=query.excludeDir or (),
         need_empty_dirs=query.empty and query.type in (None, "d"),
     )
-    found = await anyio.to_thread.run_sync(partial(_select, start, walked, query, time.time()))
     kept = found[: query.limit]
     page, pagination = page_of(kept, query.filesPerPage, query.filePageNumber)
     result = FindFilesResult(

@@ -12,8 +12,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_of
@@ -35,15 +33,15 @@ async def view_structure(
     ctx: QueryContext, query: ViewStructureQuery
 ) -> Answer[ViewStructureResult]:
     """List a directory: filter, sort, summarise, then page."""
-    start, walked = await walk_listing(
+    start, walked, entries = await walk_listing(
         ctx,
         query,
         "localViewStructure",
+        partial(_select, query=query),
         max_depth=query.effective_depth,
         need_dirs=not query.filesOnly,
         need_symlinks=not (query.filesOnly or query.directoriesOnly),
     )
-    entries = await anyio.to_thread.run_sync(partial(_select, start, walked, query))
     files = [e for e in entries if e.type == "file"]
     summary = StructureSummary(
         totalFiles=len(files),
