@@ -59,7 +59,11 @@ async def search_code(
         if searched.file is not None:
             _check_file_size(ctx.config, query, searched.file)
         scope = SearchScope(
-            searched.directory, [searched.arg], walk_args(ctx.config, query), searched.file
+            searched.directory,
+            [searched.arg],
+            walk_args(query),
+            searched.file,
+            largest=None if searched.file is not None else max_filesize(ctx.config, query),
         )
         return await search_scope(ctx, query, scope, "localSearchCode")
     # The path was still being checked (a loaded server's worker threads all busy).
