@@ -51,6 +51,8 @@ class _Seen:
 
     options: WalkOptions
     rules: NameRules | None
+    #: When the walk stops (``time.monotonic()``), what it found marked truncated.
+    stop_at: float
     files: list[str] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     listed: int = 0
@@ -69,8 +71,8 @@ def plain_walk(start: Opened, options: WalkOptions, stop_at: float) -> Walk | No
     if options.file_filters or options.exclude_dirs:
         return None
     try:
-        seen = _Seen(options, None if options.no_ignore else rules_above(start.path))
-        _walk_below(os.dup(start.fd), seen, stop_at)
+        seen = _Seen(options, None if options.no_ignore else rules_above(start.path), stop_at)
+        _walk_below(os.dup(start.fd), seen)
     except RulesUnknown:
         return None
     dirs = sorted(seen.dirs) if options.need_dirs else []
@@ -89,7 +91,7 @@ def plain_walk(start: Opened, options: WalkOptions, stop_at: float) -> Walk | No
     )
 
 
-def _walk_below(top: int, seen: _Seen, stop_at: float) -> None:
+def _walk_below(top: int, seen: _Seen) -> None:
     """Depth first from the directory ``top`` (taken over and closed): one descriptor open
     per level, each directory opened through its parent's without following a link."""
     # A frame is pushed before its scan, so that a scan giving up closes it too.
@@ -101,7 +103,7 @@ def _walk_below(top: int, seen: _Seen, stop_at: float) -> None:
             if not frame.pending:
                 _leave(frames, seen)
                 continue
-            if time.monotonic() > stop_at or seen.listed >= MAX_SCANNED_FILES:
+            if seen.truncated or _out_of_bounds(seen):
                 seen.truncated = True
                 while frames:
                     _leave(frames, seen)
@@ -148,6 +150,10 @@ def _scan(frame: _Frame, seen: _Seen) -> None:
     with entries:
         for item in entries:
             held += 1
+            # A directory of millions of entries is looked at the walk's bounds too.
+            if not held % 4096 and _out_of_bounds(seen):
+                seen.truncated = True
+                break
             name = item.name
             if name.startswith("."):
                 if rules is not None and name in _RULE_NAMES:
@@ -172,6 +178,10 @@ def _scan(frame: _Frame, seen: _Seen) -> None:
                     frame.pending.append(name)
     if not held and frame.rel:
         seen.empty.setdefault(frame.rel.rpartition("/")[0], []).append(frame.rel)
+
+
+def _out_of_bounds(seen: _Seen) -> bool:
+    return time.monotonic() > seen.stop_at or seen.listed >= MAX_SCANNED_FILES
 
 
 def _is_empty(parent: int, name: str) -> bool:
