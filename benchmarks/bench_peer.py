@@ -94,13 +94,21 @@ async def call(client: Client, tool: str, query: Args) -> Answer:
     )
 
 
-async def timed(client: Client, tool: str, query: Args, runs: int) -> Answer:
-    """One warm-up call, then ``runs`` timed ones; the last answer with the median time."""
-    await call(client, tool, query)
-    answers = [await call(client, tool, query) for _ in range(runs)]
-    answer = answers[-1]
-    answer.milliseconds = statistics.median(a.milliseconds for a in answers)
-    return answer
+async def timed_pair(
+    octo: tuple[Client, str, Args], peer: tuple[Client, str, Args], runs: int
+) -> tuple[Answer, Answer]:
+    """One warm-up call each, then ``runs`` timed calls each, octo's and the peer's taking
+    turns so that both meet the same machine load; each side's last answer with its median
+    time."""
+    await call(*octo)
+    await call(*peer)
+    sides: tuple[list[Answer], list[Answer]] = ([], [])
+    for _ in range(runs):
+        sides[0].append(await call(*octo))
+        sides[1].append(await call(*peer))
+    for answers in sides:
+        answers[-1].milliseconds = statistics.median(a.milliseconds for a in answers)
+    return sides[0][-1], sides[1][-1]
 
 
 async def cold_start(params: StdioServerParameters) -> tuple[float, types.ListToolsResult]:
@@ -171,7 +179,8 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
         print(f"corpus: {STDLIB}; peer: {shlex.join(peer_command)}")
         print(
             f"peer local tools: {'split (localSearchCode, ...)' if split else 'unified (localSearch)'}"
-            f"; times: median of {runs} calls after one warm-up; tokens = chars/4; "
+            f"; times: median of {runs} calls after one warm-up, octo and peer taking turns; "
+            "tokens = chars/4; "
             "sc = structuredContent chars"
         )
         octo_local = [t for t in octo_tools if t.name.startswith("local")]
@@ -198,8 +207,11 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
                 if peer_tool not in peer_names:
                     print(f"{case.octo_tool:<20} {case.label:<48} peer has no {peer_tool}")
                     continue
-                octo = await timed(octo_client, case.octo_tool, case.octo_query, runs)
-                peer = await timed(peer_client, peer_tool, peer_query, runs)
+                octo, peer = await timed_pair(
+                    (octo_client, case.octo_tool, case.octo_query),
+                    (peer_client, peer_tool, peer_query),
+                    runs,
+                )
                 asked += 1
                 if not (octo.is_error or peer.is_error):
                     answered += 1
