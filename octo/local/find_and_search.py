@@ -65,7 +65,8 @@ async def find_and_search_code(
         need_dirs=False,
         need_symlinks=False,
         exclude_dirs=query.excludeDir or (),
-        file_filters=[*name_type_args(query, rg_type=query.type), *file_filter_args(query)],
+        file_filters=file_filter_args(query),
+        narrowing=name_type_args(query, rg_type=query.type),
         timeout_ms=timeout_ms(config, query),
     )
     chosen = found[: query.fileLimit]

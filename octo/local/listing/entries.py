@@ -33,6 +33,9 @@ class WalkOptions:
     need_empty_dirs: bool = False
     #: More rg filters on files (type, globs), for walks that want files only.
     file_filters: Sequence[str] = ()
+    #: rg flags that only make its output shorter: the caller keeps just what they keep in
+    #: any case (a walk octo reads itself goes without them).
+    narrowing: Sequence[str] = ()
 
 
 @dataclass(frozen=True)

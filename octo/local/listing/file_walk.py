@@ -109,6 +109,7 @@ async def walk_listing(
     exclude_dirs: Sequence[str] = (),
     need_empty_dirs: bool = False,
     file_filters: Sequence[str] = (),
+    narrowing: Sequence[str] = (),
     timeout_ms: int | None = None,
 ) -> tuple[Path, Walk, T]:
     """The start directory a listing query names, the walk below it (under the server's rg
@@ -127,6 +128,7 @@ async def walk_listing(
         need_symlinks=need_symlinks,
         need_empty_dirs=need_empty_dirs,
         file_filters=file_filters,
+        narrowing=narrowing,
     )
     limit = timeout_ms or ctx.config.rg_timeout_ms
     stop_at = anyio.current_time() + rg_time_limit(limit)
@@ -184,7 +186,7 @@ def _error_of(rg: RgProcess) -> str:
 def _rg_args(options: WalkOptions) -> list[str]:
     # The caller's filters first: of several globs matching a path, rg obeys the last, so
     # the excluded directories below always stay out.
-    args = ["--no-require-git", *options.file_filters]
+    args = ["--no-require-git", *options.narrowing, *options.file_filters]
     if options.hidden:
         # .git internals are noise in a listing even when hidden entries are wanted.
         args += ["--hidden", "--glob", "!.git/"]

@@ -153,6 +153,9 @@ def test_filters_are_rgs(opened: Opened) -> None:
         WalkOptions(max_depth=2, hidden=False, no_ignore=False, file_filters=["--type=py"]),
     ):
         assert plain_walk(opened, options, 1e12) is None
+    # Flags that only shorten rg's output leave the walk octo's.
+    narrowed = WalkOptions(max_depth=2, hidden=False, no_ignore=False, narrowing=["--type=py"])
+    assert plain_walk(opened, narrowed, 1e12) is not None
 
 
 def test_a_walk_out_of_time_is_truncated(opened: Opened) -> None:
