@@ -56,23 +56,17 @@ class LocalGetFileContentQuery(ToolQuery):
 
     path: str = Field(min_length=1, description="File path: absolute or root-relative.")
     fullContent: bool = Field(
-        default=False,
-        description="Whole file past the token budget (up to 300 KB).",
+        default=False, description="Whole file past the token budget (up to 300 KB)."
     )
     startLine: int | None = Field(default=None, ge=1, description="1-based.")
     endLine: int | None = Field(default=None, ge=1, description="1-based, inclusive.")
     matchString: str | None = Field(
-        default=None,
-        min_length=1,
-        description="Text whose lines to return, with context.",
+        default=None, min_length=1, description="Text whose lines to return, with context."
     )
     matchStringContextLines: int = Field(
         default=5, ge=1, le=50, description="Lines around each match."
     )
-    matchStringIsRegex: bool = Field(
-        default=False,
-        description="matchString is an RE2 regex.",
-    )
+    matchStringIsRegex: bool = Field(default=False, description="matchString is an RE2 regex.")
     matchStringCaseSensitive: bool = Field(default=False, description="Case-sensitive matching.")
     charOffset: int = Field(default=0, ge=0, description="Character offset.")
     charLength: int | None = Field(

@@ -65,8 +65,7 @@ class SymbolQuery(FileQuery):
         description="The symbol as written in the file (whole word; for a.b the last part is used).",
     )
     lineHint: int = Field(
-        ge=1,
-        description="1-based line where the symbol appears; lines within +-5 are tried next.",
+        ge=1, description="1-based line where the symbol appears; lines within +-5 are tried next."
     )
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."

@@ -53,34 +53,21 @@ class ListingQuery(ToolQuery):
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = PATH_ALIASES
 
-    path: str = Field(
-        min_length=1,
-        description="Directory: absolute or root-relative.",
-    )
+    path: str = Field(min_length=1, description="Directory: absolute or root-relative.")
     hidden: bool = Field(default=False, description="Dot-entries too.")
-    noIgnore: bool = Field(
-        default=False,
-        description=".gitignored entries too.",
-    )
+    noIgnore: bool = Field(default=False, description=".gitignored entries too.")
 
 
 class ViewStructureQuery(ListingQuery):
     """One localViewStructure query."""
 
     depth: int | None = Field(
-        default=None,
-        ge=1,
-        le=5,
-        description="Levels (1: children; 5 with recursive).",
+        default=None, ge=1, le=5, description="Levels (1: children; 5 with recursive)."
     )
     recursive: bool = Field(default=False, description="Nested levels too.")
-    details: bool = Field(
-        default=False,
-        description="Add size, modified, permissions.",
-    )
+    details: bool = Field(default=False, description="Add size, modified, permissions.")
     sortBy: Literal["name", "size", "time", "extension"] = Field(
-        default="time",
-        description="time newest first, size largest first.",
+        default="time", description="time newest first, size largest first."
     )
     filesOnly: bool = Field(default=False)
     directoriesOnly: bool = Field(default=False)
@@ -89,17 +76,12 @@ class ViewStructureQuery(ListingQuery):
         default=None, min_length=1, description="Only these extensions."
     )
     pattern: str | None = Field(
-        default=None,
-        min_length=1,
-        description="Name glob or substring, case-insensitive.",
+        default=None, min_length=1, description="Name glob or substring, case-insensitive."
     )
     entriesPerPage: int = Field(default=20, ge=1, le=20)
     entryPageNumber: int = Field(default=1, ge=1)
     limit: int | None = Field(
-        default=None,
-        ge=1,
-        le=10000,
-        description="At most this many entries.",
+        default=None, ge=1, le=10000, description="At most this many entries."
     )
 
     @model_validator(mode="after")
@@ -179,39 +161,19 @@ class FindFilters(ListingQuery):
 
     name: str | None = Field(default=None, min_length=1, description="Name glob.")
     iname: str | None = Field(default=None, min_length=1, description="Name glob, any case.")
-    names: list[str] | None = Field(
-        default=None,
-        min_length=1,
-        description="Name globs (any).",
-    )
+    names: list[str] | None = Field(default=None, min_length=1, description="Name globs (any).")
     extensions: list[str] | None = Field(
-        default=None,
-        min_length=1,
-        description='Extensions without dots ("py").',
+        default=None, min_length=1, description='Extensions without dots ("py").'
     )
-    fullPathMatch: bool = Field(
-        default=False,
-        description="Globs match the path below path.",
-    )
+    fullPathMatch: bool = Field(default=False, description="Globs match the path below path.")
     maxDepth: int = Field(default=5, ge=1, le=10, description="Deepest level (1: children).")
-    minDepth: int | None = Field(
-        default=None,
-        ge=0,
-        le=10,
-    )
+    minDepth: int | None = Field(default=None, ge=0, le=10)
     modifiedWithin: str | None = Field(default=None, description='Age below: "30m", "2h", "7d".')
     modifiedBefore: str | None = Field(default=None)
-    sizeGreater: str | None = Field(
-        default=None,
-        description='E.g. "500k", "10M".',
-    )
+    sizeGreater: str | None = Field(default=None, description='E.g. "500k", "10M".')
     sizeLess: str | None = Field(default=None)
-    excludeDir: list[str] | None = Field(
-        default=None,
-    )
-    sortBy: FindSort = Field(
-        default="modified",
-    )
+    excludeDir: list[str] | None = Field(default=None)
+    sortBy: FindSort = Field(default="modified")
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = FIND_ALIASES
 
@@ -310,9 +272,7 @@ class FindFilesQuery(FindFilters):
     type: Literal["f", "d", "l"] | None = Field(
         default=None, description="file, directory, symlink."
     )
-    empty: bool = Field(
-        default=False,
-    )
+    empty: bool = Field(default=False)
     permissions: str | None = Field(default=None, description='Octal mode, e.g. "755".')
     executable: bool | None = Field(default=None)
     readable: bool | None = Field(default=None)

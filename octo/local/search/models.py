@@ -113,9 +113,7 @@ class SearchFields(ToolQuery):
     path: str = Field(
         min_length=1, description="Directory (or file) to search: absolute or root-relative."
     )
-    mode: SearchMode | None = Field(
-        default=None,
-    )
+    mode: SearchMode | None = Field(default=None)
     outputMode: OutputMode = Field(
         default="groupByFile",
         description="totalOnly: counts; countOnly: files with counts; "
@@ -123,27 +121,17 @@ class SearchFields(ToolQuery):
     )
     fixedString: bool = Field(default=False)
     word: bool = Field(default=False)
-    smartCase: bool = Field(
-        default=True,
-        description="Ignore case if pattern is lowercase.",
-    )
-    caseInsensitive: bool = Field(
-        default=False,
-    )
+    smartCase: bool = Field(default=True, description="Ignore case if pattern is lowercase.")
+    caseInsensitive: bool = Field(default=False)
     multiline: bool = Field(default=False)
     type: str | None = Field(
-        default=None,
-        pattern=r"^[A-Za-z0-9_+-]+$",
-        description="ripgrep file type: py, ts, go...",
+        default=None, pattern=r"^[A-Za-z0-9_+-]+$", description="ripgrep file type: py, ts, go..."
     )
     include: list[str] | None = Field(default=None)
     exclude: list[str] | None = Field(default=None)
     filesOnly: bool = Field(default=False)
     contextLines: int | None = Field(
-        default=None,
-        ge=0,
-        le=50,
-        description="Lines around each match.",
+        default=None, ge=0, le=50, description="Lines around each match."
     )
     contextBefore: int | None = Field(default=None, ge=0, le=50)
     contextAfter: int | None = Field(default=None, ge=0, le=50)
@@ -152,20 +140,10 @@ class SearchFields(ToolQuery):
     filePageNumber: int = Field(default=1, ge=1)
     countPageNumber: int = Field(default=1, ge=1)
     columns: bool = Field(default=False)
-    maxFilesize: str | None = Field(
-        default=None,
-        description='E.g. "500k", "10M".',
-    )
-    timeoutMs: int | None = Field(
-        default=None,
-        ge=100,
-        le=MAX_TIMEOUT_MS,
-    )
+    maxFilesize: str | None = Field(default=None, description='E.g. "500k", "10M".')
+    timeoutMs: int | None = Field(default=None, ge=100, le=MAX_TIMEOUT_MS)
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
-    noIgnore: bool = Field(
-        default=False,
-        description=".gitignored files too.",
-    )
+    noIgnore: bool = Field(default=False, description=".gitignored files too.")
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = SEARCH_ALIASES
