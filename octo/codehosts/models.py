@@ -120,7 +120,9 @@ class CodeSearchHit(PlacedItem):
     text_matches: list[TextMatch] | None = None
 
 
-class SearchCodeResult(PlacesPart, ToolResult):
+class SearchCodeResult(PlacesPart):
+    items_field: ClassVar[str] = "results"
+
     results: list[CodeSearchHit]
     totalCount: int
     pagination: SearchPagination
@@ -128,9 +130,6 @@ class SearchCodeResult(PlacesPart, ToolResult):
         default=None, description="True when the host timed out and the results are partial."
     )
     groups: list[SearchCodeResult] | None = groups_field("repository")
-
-    def found_nothing(self) -> bool:
-        return not self.results
 
 
 # githubGetFileContent
@@ -387,12 +386,11 @@ class PullRequest(Thread, PlacedItem):
     files: list[PullRequestFile] | None = None
 
 
-class SearchPullRequestsResult(PlacesPart, ToolResult):
+class SearchPullRequestsResult(PlacesPart):
+    items_field: ClassVar[str] = "pullRequests"
+
     pullRequests: list[PullRequest]
     totalCount: int
     pagination: SearchPagination | None = None
     tokens: TokenInfo | None = None
     groups: list[SearchPullRequestsResult] | None = groups_field("repository")
-
-    def found_nothing(self) -> bool:
-        return not self.pullRequests

@@ -92,8 +92,8 @@ class PlaceError(BaseModel):
     hints: list[str] = Field(default_factory=list)
 
 
-class PlacesPart(BaseModel):
-    """What a result holds when its query named several places."""
+class PlacesPart(ToolResult):
+    """A result whose query may name several places, and what it then holds."""
 
     place: str | None = Field(default=None, description="The place of this group.")
     places: list[str] | None = Field(
@@ -109,8 +109,9 @@ class PlacesPart(BaseModel):
         return self.found_nothing() if self._places_empty is None else self._places_empty
 
     def found_nothing(self) -> bool:
-        """Whether the answer of a single place found nothing."""
-        raise NotImplementedError
+        """Whether the answer of a single place found nothing: by default, its
+        ``items_field`` is empty."""
+        return super().is_empty()
 
 
 def split_evenly(total: int, parts: int) -> list[int]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from collections.abc import Mapping
+from typing import Annotated
 from typing import ClassVar
 from typing import Literal
 
+from pydantic import AfterValidator
 from pydantic import BaseModel
 from pydantic import Field
 from pydantic import field_validator
@@ -26,10 +28,18 @@ from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
-from octo.core.queries import ToolResult
 from octo.core.queries import mendable
 
 EntryType = Literal["file", "dir", "symlink"]
+#: What both listings may say of an entry besides its name, type, size and age.
+Permissions = Annotated[str | None, Field(description='Octal mode, e.g. "644".')]
+Sensitive = Annotated[
+    bool | None,
+    Field(
+        description="True for files that usually hold secrets (.env, keys): "
+        "listed, but reading them needs an explicit opt-in."
+    ),
+]
 
 _OCTAL_MODE = re.compile(r"^[0-7]{3,4}$")
 
@@ -43,6 +53,20 @@ def _below(low: str | None, high: str | None, parse: Callable[[str], int]) -> bo
     """False only when both bounds are given and ``low`` does not parse below ``high``."""
     return low is None or high is None or parse(low) < parse(high)
 
+
+def _read_by(parse: Callable[[str], int]) -> AfterValidator:
+    """A check that a text reads as ``parse`` reads it; the field keeps the text."""
+
+    def check(value: str) -> str:
+        parse(value)
+        return value
+
+    return AfterValidator(check)
+
+
+#: A find filter's age ("30m", "7d") and size ("10M"), kept as written once they read.
+Duration = Annotated[str, _read_by(parse_duration)]
+Size = Annotated[str, _read_by(parse_size)]
 
 #: Names a model reaches for when it means ``path``.
 PATH_ALIASES: dict[str, FieldAlias] = {"dir": FieldAlias("path"), "directory": FieldAlias("path")}
@@ -109,12 +133,8 @@ class StructureEntry(PlacedItem):
     type: EntryType
     size: int | None = Field(default=None, description="Bytes (files, with details).")
     modified: str | None = Field(default=None, description="ISO 8601 UTC (with details).")
-    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
-    sensitive: bool | None = Field(
-        default=None,
-        description="True for files that usually hold secrets (.env, keys): "
-        "listed, but reading them needs an explicit opt-in.",
-    )
+    permissions: Permissions = None
+    sensitive: Sensitive = None
 
 
 class StructureSummary(BaseModel):
@@ -125,8 +145,10 @@ class StructureSummary(BaseModel):
     totalSize: int = Field(description="Bytes of the matched files.")
 
 
-class ViewStructureResult(PlacesPart, ToolResult):
+class ViewStructureResult(PlacesPart):
     """A page of a directory listing."""
+
+    items_field: ClassVar[str] = "entries"
 
     path: str = Field(description="The listed directory (absolute).")
     entries: list[StructureEntry]
@@ -137,9 +159,6 @@ class ViewStructureResult(PlacesPart, ToolResult):
         description="True when the walk stopped early (time or size cap): totals are partial.",
     )
     groups: list[ViewStructureResult] | None = groups_field("place")
-
-    def found_nothing(self) -> bool:
-        return not self.entries
 
 
 FindSort = Literal["modified", "path", "size"]
@@ -168,10 +187,12 @@ class FindFilters(ListingQuery):
     fullPathMatch: bool = Field(default=False, description="Globs match the path below path.")
     maxDepth: int = Field(default=5, ge=1, le=10, description="Deepest level (1: children).")
     minDepth: int | None = Field(default=None, ge=0, le=10)
-    modifiedWithin: str | None = Field(default=None, description='Age below: "30m", "2h", "7d".')
-    modifiedBefore: str | None = Field(default=None)
-    sizeGreater: str | None = Field(default=None, description='E.g. "500k", "10M".')
-    sizeLess: str | None = Field(default=None)
+    modifiedWithin: Duration | None = Field(
+        default=None, description='Age below: "30m", "2h", "7d".'
+    )
+    modifiedBefore: Duration | None = Field(default=None)
+    sizeGreater: Size | None = Field(default=None, description='E.g. "500k", "10M".')
+    sizeLess: Size | None = Field(default=None)
     excludeDir: list[str] | None = Field(default=None)
     sortBy: FindSort = Field(default="modified")
 
@@ -191,20 +212,6 @@ class FindFilters(ListingQuery):
         for item in value or []:
             if not normalize_extension(item) or "/" in item:
                 raise ValueError(f'\'{item}\' is not an extension: use e.g. "py" or "d.ts"')
-        return value
-
-    @field_validator("modifiedWithin", "modifiedBefore")
-    @classmethod
-    def _valid_duration(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_duration(value)
-        return value
-
-    @field_validator("sizeGreater", "sizeLess")
-    @classmethod
-    def _valid_size(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_size(value)
         return value
 
     @field_validator("excludeDir")
@@ -303,16 +310,14 @@ class FoundFile(PlacedItem):
     type: EntryType | None = Field(default=None, description="Absent for a plain file.")
     size: int | None = Field(default=None, description="Bytes (files).")
     modified: str | None = Field(default=None, description="ISO 8601 UTC.")
-    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
-    sensitive: bool | None = Field(
-        default=None,
-        description="True for files that usually hold secrets (.env, keys): "
-        "listed, but reading them needs an explicit opt-in.",
-    )
+    permissions: Permissions = None
+    sensitive: Sensitive = None
 
 
-class FindFilesResult(PlacesPart, ToolResult):
+class FindFilesResult(PlacesPart):
     """A page of entries found, in sortBy order (most recently modified first)."""
+
+    items_field: ClassVar[str] = "files"
 
     path: str = Field(description="The start directory (absolute).")
     files: list[FoundFile]
@@ -323,6 +328,3 @@ class FindFilesResult(PlacesPart, ToolResult):
         description="True when more entries matched than limit, or the walk stopped early.",
     )
     groups: list[FindFilesResult] | None = groups_field("place")
-
-    def found_nothing(self) -> bool:
-        return not self.files

@@ -30,7 +30,6 @@ from octo.core.budget import TokenInfo
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
-from octo.core.queries import ToolResult
 from octo.core.queries import mendable
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
 from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
@@ -255,7 +254,7 @@ class SearchStats(BaseModel):
     complete: bool | None = Field(default=None, description=_COMPLETE)
 
 
-class LocalSearchCodeResult(PlacesPart, ToolResult):
+class LocalSearchCodeResult(PlacesPart):
     """Files matching a pattern: a page of them, their counts, or the counts alone."""
 
     root: str | None = Field(
