@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from pydantic import Field
 
 from octo.core.formats import compact_json
+from octo.core.queries import optional
 
 DataT = TypeVar("DataT", bound=BaseModel)
 A = TypeVar("A")
@@ -128,13 +129,9 @@ class TokenInfo(BaseModel):
     estimatedTokens: int = Field(description="chars / characters per token, rounded up.")
     maxTokensPerRequest: int
     truncated: bool = Field(description="True when the token budget cut the content.")
-    truncatedAtLine: int | None = Field(
-        default=None, description="Last line returned when the budget cut the content."
-    )
+    truncatedAtLine: int | None = optional("Last line returned when the budget cut the content.")
     requiresPagination: bool = Field(description="True when more content exists after this.")
-    paginationHint: str | None = Field(
-        default=None, description="The exact parameters that continue reading."
-    )
+    paginationHint: str | None = optional("The exact parameters that continue reading.")
 
 
 class TokenLimits(Protocol):

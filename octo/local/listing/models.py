@@ -28,7 +28,9 @@ from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
+from octo.core.queries import is_text
 from octo.core.queries import mendable
+from octo.core.queries import optional
 
 EntryType = Literal["file", "dir", "symlink"]
 #: What both listings may say of an entry besides its name, type, size and age.
@@ -58,7 +60,9 @@ def _read_by(parse: Callable[[str], int]) -> AfterValidator:
     """A check that a text reads as ``parse`` reads it; the field keeps the text."""
 
     def check(value: str) -> str:
-        parse(value)
+        # A lone surrogate is not read: ToolQuery's own check names it.
+        if is_text(value):
+            parse(value)
         return value
 
     return AfterValidator(check)
@@ -85,9 +89,7 @@ class ListingQuery(ToolQuery):
 class ViewStructureQuery(ListingQuery):
     """One localViewStructure query."""
 
-    depth: int | None = Field(
-        default=None, ge=1, le=5, description="Levels (1: children; 5 with recursive)."
-    )
+    depth: int | None = optional("Levels (1: children; 5 with recursive).", ge=1, le=5)
     recursive: bool = Field(default=False, description="Nested levels too.")
     details: bool = Field(default=False, description="Add size, modified, permissions.")
     sortBy: Literal["name", "size", "time", "extension"] = Field(
@@ -95,18 +97,12 @@ class ViewStructureQuery(ListingQuery):
     )
     filesOnly: bool = Field(default=False)
     directoriesOnly: bool = Field(default=False)
-    extension: str | None = Field(default=None, min_length=1, description="Only this extension.")
-    extensions: list[str] | None = Field(
-        default=None, min_length=1, description="Only these extensions."
-    )
-    pattern: str | None = Field(
-        default=None, min_length=1, description="Name glob or substring, case-insensitive."
-    )
+    extension: str | None = optional("Only this extension.", min_length=1)
+    extensions: list[str] | None = optional("Only these extensions.", min_length=1)
+    pattern: str | None = optional("Name glob or substring, case-insensitive.", min_length=1)
     entriesPerPage: int = Field(default=20, ge=1, le=20)
     entryPageNumber: int = Field(default=1, ge=1)
-    limit: int | None = Field(
-        default=None, ge=1, le=10000, description="At most this many entries."
-    )
+    limit: int | None = optional("At most this many entries.", ge=1, le=10000)
 
     @model_validator(mode="after")
     def _one_kind_filter(self) -> ViewStructureQuery:
@@ -131,8 +127,8 @@ class StructureEntry(PlacedItem):
 
     name: str = Field(description="Path relative to the listed directory.")
     type: EntryType
-    size: int | None = Field(default=None, description="Bytes (files, with details).")
-    modified: str | None = Field(default=None, description="ISO 8601 UTC (with details).")
+    size: int | None = optional("Bytes (files, with details).")
+    modified: str | None = optional("ISO 8601 UTC (with details).")
     permissions: Permissions = None
     sensitive: Sensitive = None
 
@@ -154,9 +150,8 @@ class ViewStructureResult(PlacesPart):
     entries: list[StructureEntry]
     summary: StructureSummary
     pagination: Pagination | None = None
-    truncated: bool | None = Field(
-        default=None,
-        description="True when the walk stopped early (time or size cap): totals are partial.",
+    truncated: bool | None = optional(
+        "True when the walk stopped early (time or size cap): totals are partial."
     )
     groups: list[ViewStructureResult] | None = groups_field("place")
 
@@ -178,22 +173,18 @@ class FindFilters(ListingQuery):
     """Which entries a find keeps: localFindFiles' filters, which localFindAndSearchCode
     shares."""
 
-    name: str | None = Field(default=None, min_length=1, description="Name glob.")
-    iname: str | None = Field(default=None, min_length=1, description="Name glob, any case.")
-    names: list[str] | None = Field(default=None, min_length=1, description="Name globs (any).")
-    extensions: list[str] | None = Field(
-        default=None, min_length=1, description='Extensions without dots ("py").'
-    )
+    name: str | None = optional("Name glob.", min_length=1)
+    iname: str | None = optional("Name glob, any case.", min_length=1)
+    names: list[str] | None = optional("Name globs (any).", min_length=1)
+    extensions: list[str] | None = optional('Extensions without dots ("py").', min_length=1)
     fullPathMatch: bool = Field(default=False, description="Globs match the path below path.")
     maxDepth: int = Field(default=5, ge=1, le=10, description="Deepest level (1: children).")
     minDepth: int | None = Field(default=None, ge=0, le=10)
-    modifiedWithin: Duration | None = Field(
-        default=None, description='Age below: "30m", "2h", "7d".'
-    )
-    modifiedBefore: Duration | None = Field(default=None)
-    sizeGreater: Size | None = Field(default=None, description='E.g. "500k", "10M".')
-    sizeLess: Size | None = Field(default=None)
-    excludeDir: list[str] | None = Field(default=None)
+    modifiedWithin: Duration | None = optional('Age below: "30m", "2h", "7d".')
+    modifiedBefore: Duration | None = None
+    sizeGreater: Size | None = optional('E.g. "500k", "10M".')
+    sizeLess: Size | None = None
+    excludeDir: list[str] | None = None
     sortBy: FindSort = Field(default="modified")
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = FIND_ALIASES
@@ -276,14 +267,12 @@ class FindFilters(ListingQuery):
 class FindFilesQuery(FindFilters):
     """One localFindFiles query."""
 
-    type: Literal["f", "d", "l"] | None = Field(
-        default=None, description="file, directory, symlink."
-    )
+    type: Literal["f", "d", "l"] | None = optional("file, directory, symlink.")
     empty: bool = Field(default=False)
-    permissions: str | None = Field(default=None, description='Octal mode, e.g. "755".')
-    executable: bool | None = Field(default=None)
-    readable: bool | None = Field(default=None)
-    writable: bool | None = Field(default=None)
+    permissions: str | None = optional('Octal mode, e.g. "755".')
+    executable: bool | None = None
+    readable: bool | None = None
+    writable: bool | None = None
     details: bool = Field(
         default=False,
         description="All details; else path, what sortBy and filters use, type if not a file.",
@@ -307,9 +296,9 @@ class FoundFile(PlacedItem):
     (sorted or filtered by them, or ``details``)."""
 
     path: str = Field(description="Path relative to the start directory.")
-    type: EntryType | None = Field(default=None, description="Absent for a plain file.")
-    size: int | None = Field(default=None, description="Bytes (files).")
-    modified: str | None = Field(default=None, description="ISO 8601 UTC.")
+    type: EntryType | None = optional("Absent for a plain file.")
+    size: int | None = optional("Bytes (files).")
+    modified: str | None = optional("ISO 8601 UTC.")
     permissions: Permissions = None
     sensitive: Sensitive = None
 
@@ -323,8 +312,7 @@ class FindFilesResult(PlacesPart):
     files: list[FoundFile]
     totalCount: int = Field(description="Entries found (at most limit).")
     pagination: Pagination | None = None
-    truncated: bool | None = Field(
-        default=None,
-        description="True when more entries matched than limit, or the walk stopped early.",
+    truncated: bool | None = optional(
+        "True when more entries matched than limit, or the walk stopped early."
     )
     groups: list[FindFilesResult] | None = groups_field("place")
