@@ -26,6 +26,7 @@ from octo.codehosts.models import Thread
 from octo.codehosts.repo_names import check_scope
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 _OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
 _REPO = Field(min_length=1, max_length=150, description="Repository name.")
@@ -48,18 +49,18 @@ class SearchIssuesQuery(RemoteQuery):
 
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
-    issueNumber: int | None = Field(
-        default=None, ge=1, description="One issue with its body and comments (filters ignored)."
+    issueNumber: int | None = optional(
+        "One issue with its body and comments (filters ignored).", ge=1
     )
-    query: str | None = Field(default=None, min_length=1, max_length=256, description="Free text.")
+    query: str | None = optional("Free text.", min_length=1, max_length=256)
     state: Literal["open", "closed"] | None = None
     labels: list[str] | None = Field(default=None, min_length=1, max_length=10)
     author: str | None = Field(default=None, min_length=1, max_length=100)
     assignee: str | None = Field(default=None, min_length=1, max_length=100)
     mentions: str | None = Field(default=None, min_length=1, max_length=100)
-    created: str | None = Field(default=None, description='e.g. ">2024-01-01" or "A..B".')
-    updated: str | None = Field(default=None, description='e.g. "<2025-06-01".')
-    comments: str | None = Field(default=None, description='Comment count range, e.g. ">10".')
+    created: str | None = optional('e.g. ">2024-01-01" or "A..B".')
+    updated: str | None = optional('e.g. "<2025-06-01".')
+    comments: str | None = optional('Comment count range, e.g. ">10".')
     sort: Literal["created", "updated", "comments"] | None = None
     order: Literal["asc", "desc"] = "desc"
     limit: int = Field(default=10, ge=1, le=30, description="Issues per page.")
@@ -91,12 +92,12 @@ class SearchIssuesResult(ToolResult):
     issues: list[Issue]
     totalCount: int
     pagination: SearchPagination | None = None
-    commentPagination: SearchPagination | None = Field(
-        default=None, description="With issueNumber: the page of comments shown."
+    commentPagination: SearchPagination | None = optional(
+        "With issueNumber: the page of comments shown."
     )
     tokens: TokenInfo | None = None
-    contentHandle: str | None = Field(
-        default=None, description="The issue's body was cut: getCachedContent gives all of it."
+    contentHandle: str | None = optional(
+        "The issue's body was cut: getCachedContent gives all of it."
     )
 
 
@@ -108,17 +109,14 @@ class SearchCommitsQuery(RemoteQuery):
 
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
-    query: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=256,
-        description="Keywords of the commit message (the commit search API).",
+    query: str | None = optional(
+        "Keywords of the commit message (the commit search API).", min_length=1, max_length=256
     )
-    path: str | None = Field(default=None, min_length=1, description="Only commits touching it.")
-    ref: str | None = Field(default=None, description="Branch, tag or sha; default branch.")
+    path: str | None = optional("Only commits touching it.", min_length=1)
+    ref: str | None = optional("Branch, tag or sha; default branch.")
     author: str | None = Field(default=None, min_length=1, max_length=100)
-    since: str | None = Field(default=None, description="ISO date, e.g. 2024-01-01.")
-    until: str | None = Field(default=None, description="ISO date, e.g. 2024-12-31.")
+    since: str | None = optional("ISO date, e.g. 2024-01-01.")
+    until: str | None = optional("ISO date, e.g. 2024-12-31.")
     withFiles: bool = Field(default=False, description="The files each commit changed.")
     limit: int = Field(default=10, ge=1, le=30, description="Commits per page.")
     page: int = Field(default=1, ge=1, le=10)
@@ -173,13 +171,11 @@ class GetCommitQuery(RemoteQuery):
 
     owner: str = _OWNER
     repo: str = _REPO
-    sha: str | None = Field(default=None, description="One commit (sha, branch or tag).")
-    base: str | None = Field(default=None, description="Comparison: base...head.")
+    sha: str | None = optional("One commit (sha, branch or tag).")
+    base: str | None = optional("Comparison: base...head.")
     head: str | None = None
     includePatch: bool = Field(default=False, description="Per-file patches.")
-    filePaths: list[str] | None = Field(
-        default=None, min_length=1, max_length=50, description="Only these files."
-    )
+    filePaths: list[str] | None = optional("Only these files.", min_length=1, max_length=50)
 
     @field_validator("sha", "base", "head")
     @classmethod
@@ -210,12 +206,10 @@ class CommitFacts(BaseModel):
     date: str | None = None
     html_url: str | None = None
     stats: CommitStats | None = None
-    status: str | None = Field(default=None, description="Comparison: ahead, behind, diverged.")
+    status: str | None = optional("Comparison: ahead, behind, diverged.")
     aheadBy: int | None = None
     behindBy: int | None = None
-    commits: list[PullRequestCommit] | None = Field(
-        default=None, description="Comparison: the commits from base to head."
-    )
+    commits: list[PullRequestCommit] | None = optional("Comparison: the commits from base to head.")
 
 
 class CommitDetailResult(CommitFacts, ToolResult):
@@ -224,9 +218,7 @@ class CommitDetailResult(CommitFacts, ToolResult):
     base: str | None = None
     head: str | None = None
     files: list[PullRequestFile]
-    filesTruncated: bool | None = Field(
-        default=None, description="The host listed only part of the changed files."
-    )
+    filesTruncated: bool | None = optional("The host listed only part of the changed files.")
     tokens: TokenInfo | None = None
 
     def is_empty(self) -> bool:

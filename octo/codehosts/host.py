@@ -27,6 +27,7 @@ from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
+from octo.codehosts.history_shapes import history_params
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import PullRequestCommit
@@ -73,6 +74,10 @@ class HistoryWords:
     comments: str
     comments_kind: str
     parse_comments: Parser[Listing[PullRequestComment]]
+    #: A page of a repository's history (response, page, per page, owner/repo), and the
+    #: host's name of the ref it starts from.
+    parse_history: Callable[[httpx.Response, int, int, str], CommitPage]
+    ref_param: str
     #: The sha a ref points at: how it is read, and the headers that ask for it.
     parse_sha: Parser[str]
     comment_order: Mapping[str, str] = field(default_factory=dict)
@@ -137,6 +142,14 @@ class CodeHost(ABC):
         as :meth:`RemoteClient.fetch` takes them."""
         fetched = await self.remote.fetch(path, kind=kind, ttl=ttl, parse=parse, **options)
         return self.replied(fetched)
+
+    async def history_reply(
+        self, path: str, kind: str, ttl: float, parse: Parser[T], **options: Any
+    ) -> Reply[T]:
+        """:meth:`fetch_reply` of a history call every host makes alike: ``kind`` is the
+        cache's kind after the host's prefix."""
+        kind = f"{self.history_words.kind_prefix}{kind}"
+        return await self.fetch_reply(path, kind, ttl, parse, **options)
 
     @abstractmethod
     def project_path(self, owner: str, repo: str) -> str:
@@ -208,13 +221,9 @@ class CodeHost(ABC):
 
     async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
         """The one issue ``number`` names, its body whole."""
-        words = self.history_words
-        return await self.fetch_reply(
-            f"{self.project_path(owner, repo)}/issues/{number}",
-            f"{words.kind_prefix}issue",
-            self.settings.ttl_issues,
-            words.parse_issue,
-        )
+        path = f"{self.project_path(owner, repo)}/issues/{number}"
+        parse = self.history_words.parse_issue
+        return await self.history_reply(path, "issue", self.settings.ttl_issues, parse)
 
     async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
         """Page ``page`` (30 a page, oldest first) of an issue's discussion."""
@@ -231,9 +240,18 @@ class CodeHost(ABC):
     async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
         """One page of commits whose messages match ``query.query``."""
 
-    @abstractmethod
     async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
         """One page of a repository's history, filtered by path, ref, author and dates."""
+        assert query.owner and query.repo
+        repository = f"{query.owner}/{query.repo}"
+        words = self.history_words
+        return await self.history_reply(
+            f"{self.code_path(query.owner, query.repo)}/commits",
+            "commit-history",
+            self.settings.ttl_commits,
+            lambda r: words.parse_history(r, query.page, query.limit, repository),
+            params=history_params(query, words.ref_param),
+        )
 
     @abstractmethod
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
@@ -248,12 +266,9 @@ class CodeHost(ABC):
     async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
         """The full sha ``ref`` (the default branch when None) points at."""
         words = self.history_words
-        return await self.fetch_reply(
-            f"{self.code_path(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}",
-            f"{words.kind_prefix}commit-sha",
-            self.settings.ttl_refs,
-            words.parse_sha,
-            headers=words.sha_headers,
+        path = f"{self.code_path(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}"
+        return await self.history_reply(
+            path, "commit-sha", self.settings.ttl_refs, words.parse_sha, headers=words.sha_headers
         )
 
     @abstractmethod

@@ -33,6 +33,7 @@ from octo.core.queries import BudgetHandle
 from octo.core.queries import FileSize
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 CodeHostName = Literal["github", "gitlab"]
 
@@ -68,15 +69,11 @@ class SearchCodeQuery(RemoteQuery):
     )
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
-    extension: str | None = Field(
-        default=None, min_length=1, description='File extension, e.g. "ts".'
-    )
-    filename: str | None = Field(default=None, min_length=1, description="File name.")
-    path: str | None = Field(
-        default=None, min_length=1, description="Directory prefix, e.g. src/auth."
-    )
-    match: Literal["file", "path"] | None = Field(
-        default=None, description="Match keywords in file content or in the path."
+    extension: str | None = optional('File extension, e.g. "ts".', min_length=1)
+    filename: str | None = optional("File name.", min_length=1)
+    path: str | None = optional("Directory prefix, e.g. src/auth.", min_length=1)
+    match: Literal["file", "path"] | None = optional(
+        "Match keywords in file content or in the path."
     )
     limit: int = Field(default=10, ge=1, le=100, description="Results per page.")
     page: int = Field(default=1, ge=1, le=10, description="Page number.")
@@ -120,17 +117,16 @@ class CodeSearchHit(PlacedItem):
     text_matches: list[TextMatch] | None = None
 
 
-class SearchCodeResult(PlacesPart, ToolResult):
+class SearchCodeResult(PlacesPart):
+    items_field: ClassVar[str] = "results"
+
     results: list[CodeSearchHit]
     totalCount: int
     pagination: SearchPagination
-    incompleteResults: bool | None = Field(
-        default=None, description="True when the host timed out and the results are partial."
+    incompleteResults: bool | None = optional(
+        "True when the host timed out and the results are partial."
     )
     groups: list[SearchCodeResult] | None = groups_field("repository")
-
-    def found_nothing(self) -> bool:
-        return not self.results
 
 
 # githubGetFileContent
@@ -142,23 +138,16 @@ class FileContentQuery(RemoteQuery):
     owner: str = _OWNER
     repo: str = _REPO
     path: str = Field(min_length=1, description="File path in the repository.")
-    branch: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=255,
-        description="Branch, tag or SHA; default branch.",
+    branch: str | None = optional(
+        "Branch, tag or SHA; default branch.", min_length=1, max_length=255
     )
     fullContent: bool = Field(default=False, description="Return the entire file.")
-    startLine: int | None = Field(default=None, ge=1, description="First line (1-indexed).")
-    endLine: int | None = Field(default=None, ge=1, description="Last line (inclusive).")
-    matchString: str | None = Field(
-        default=None, min_length=1, description="Return the lines around each occurrence."
-    )
+    startLine: int | None = optional("First line (1-indexed).", ge=1)
+    endLine: int | None = optional("Last line (inclusive).", ge=1)
+    matchString: str | None = optional("Return the lines around each occurrence.", min_length=1)
     matchStringContextLines: int = Field(default=5, ge=1, le=50)
     charOffset: int = Field(default=0, ge=0, description="Character offset for paging.")
-    charLength: int | None = Field(
-        default=None, ge=50, le=50_000, description="Characters to return."
-    )
+    charLength: int | None = optional("Characters to return.", ge=50, le=50_000)
 
     @model_validator(mode="after")
     def _check(self) -> FileContentQuery:
@@ -194,10 +183,10 @@ class FileContentResult(ToolResult):
     encoding: Literal["utf-8", "base64"] = "utf-8"
     size: FileSize
     sha: str
-    startLine: int | None = Field(default=None, description="First line of content.")
-    endLine: int | None = Field(default=None, description="Last line of content.")
+    startLine: int | None = optional("First line of content.")
+    endLine: int | None = optional("Last line of content.")
     totalLines: int | None = None
-    matchCount: int | None = Field(default=None, description="Occurrences of matchString.")
+    matchCount: int | None = optional("Occurrences of matchString.")
     pagination: CharPagination | None = None
     tokens: TokenInfo | None = None
     contentHandle: BudgetHandle = None
@@ -253,10 +242,10 @@ class SearchRepositoriesQuery(RemoteQuery):
     keywordsToSearch: list[str] | None = Field(default=None, min_length=1, max_length=10)
     topicsToSearch: list[str] | None = Field(default=None, min_length=1, max_length=10)
     owner: str | None = Field(default=None, min_length=1, max_length=200)
-    stars: str | None = Field(default=None, description='e.g. ">1000" or "100..500".')
-    size: str | None = Field(default=None, description='Size in KB, e.g. "<1000".')
-    created: str | None = Field(default=None, description='e.g. ">2024-01-01".')
-    updated: str | None = Field(default=None, description="Last push, e.g. >2024-06-01.")
+    stars: str | None = optional('e.g. ">1000" or "100..500".')
+    size: str | None = optional('Size in KB, e.g. "<1000".')
+    created: str | None = optional('e.g. ">2024-01-01".')
+    updated: str | None = optional("Last push, e.g. >2024-06-01.")
     match: list[Literal["name", "description", "readme"]] | None = Field(default=None, min_length=1)
     sort: Literal["forks", "stars", "updated", "best-match"] | None = None
     limit: int = Field(default=10, ge=1, le=100)
@@ -278,7 +267,7 @@ class Repository(BaseModel):
     language: str | None = None
     topics: list[str] = Field(default_factory=list)
     default_branch: str | None = None
-    updated_at: str | None = Field(default=None, description="Last push.")
+    updated_at: str | None = optional("Last push.")
     archived: bool | None = None
     html_url: str
 
@@ -303,9 +292,7 @@ class SearchPullRequestsQuery(RemoteQuery):
 
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
-    prNumber: int | None = Field(
-        default=None, ge=1, description="One pull request (other filters are ignored)."
-    )
+    prNumber: int | None = optional("One pull request (other filters are ignored).", ge=1)
     query: str | None = Field(default=None, min_length=1, max_length=256)
     state: Literal["open", "closed"] | None = None
     author: str | None = Field(default=None, min_length=1)
@@ -313,11 +300,11 @@ class SearchPullRequestsQuery(RemoteQuery):
     label: str | list[str] | None = None
     merged: bool | None = None
     draft: bool | None = None
-    created: str | None = Field(default=None, description='e.g. "2024-01-01..2024-12-31".')
+    created: str | None = optional('e.g. "2024-01-01..2024-12-31".')
     updated: str | None = None
     type: Literal["metadata", "fullContent", "partialContent"] = "metadata"
-    partialContentMetadata: list[PartialContentFile] | None = Field(
-        default=None, min_length=1, description="Files whose diffs partialContent returns."
+    partialContentMetadata: list[PartialContentFile] | None = optional(
+        "Files whose diffs partialContent returns.", min_length=1
     )
     withComments: bool = False
     withCommits: bool = False
@@ -356,9 +343,7 @@ class PullRequestFile(BaseModel):
     previous_filename: str | None = None
     patch: str | None = None
     patchTruncated: bool | None = None
-    contentHandle: str | None = Field(
-        default=None, description="The diff was cut: getCachedContent gives all of it."
-    )
+    contentHandle: str | None = optional("The diff was cut: getCachedContent gives all of it.")
 
 
 class Thread(BaseModel):
@@ -387,12 +372,11 @@ class PullRequest(Thread, PlacedItem):
     files: list[PullRequestFile] | None = None
 
 
-class SearchPullRequestsResult(PlacesPart, ToolResult):
+class SearchPullRequestsResult(PlacesPart):
+    items_field: ClassVar[str] = "pullRequests"
+
     pullRequests: list[PullRequest]
     totalCount: int
     pagination: SearchPagination | None = None
     tokens: TokenInfo | None = None
     groups: list[SearchPullRequestsResult] | None = groups_field("repository")
-
-    def found_nothing(self) -> bool:
-        return not self.pullRequests

@@ -8,9 +8,9 @@ from typing import Any
 from typing import Protocol
 
 from pydantic import AfterValidator
-from pydantic import Field
 
 from octo.contract.places import MAX_PLACES
+from octo.core.queries import optional
 
 
 class NamesRepositories(Protocol):
@@ -36,11 +36,10 @@ RepoName = Annotated[str, AfterValidator(_repo_name)]
 
 
 def repos_field() -> Any:
-    return Field(
-        default=None,
+    return optional(
+        'Several repositories, "owner/repo" (instead of owner/repo).',
         min_length=1,
         max_length=MAX_PLACES,
-        description='Several repositories, "owner/repo" (instead of owner/repo).',
     )
 
 

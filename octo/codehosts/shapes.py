@@ -104,6 +104,11 @@ class PullRequestPage(BaseModel):
     #: the project's numeric id).
     projects: list[str]
 
+    @classmethod
+    def one(cls, pull: PullRequest, project: str) -> PullRequestPage:
+        """The page of the one pull request a number names, its parts read from ``project``."""
+        return cls(pulls=[pull], total=1, has_more=False, projects=[project])
+
 
 class Listing(BaseModel, Generic[ItemT]):
     """Items of one listing as far as it was read; ``next`` is where the host has more."""
@@ -188,3 +193,13 @@ def thread_fields(item: Mapping[str, Any], keys: ThreadKeys) -> dict[str, Any]:
             for label in item.get("labels") or []
         ],
     }
+
+
+def pull_of(
+    item: Mapping[str, Any], keys: ThreadKeys, body_limit: int, **fields: Any
+) -> PullRequest:
+    """A pull request as either host sends it, its description cut to ``body_limit``;
+    ``fields``: what each host says its own way (merged, branches, its repository)."""
+    thread = thread_fields(item, keys)
+    body = short_body(item.get(keys.body), body_limit)
+    return PullRequest(**{**thread, "body": body, **fields})

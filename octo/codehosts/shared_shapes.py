@@ -54,7 +54,7 @@ GITLAB_SHAPES: Mapping[str, Any] = {
     "gitlab-issues": IssuePage,
     "gitlab-issue": IssuePage,
     "gitlab-commit-search": CommitPage,
-    "gitlab-commits": CommitPage,
+    "gitlab-commit-history": CommitPage,
     "gitlab-commit": CommitDetail,
     "gitlab-compare": CommitDetail,
     "gitlab-commit-sha": str,

@@ -99,8 +99,7 @@ async def within_budget(
         step = f"getCachedContent {compact_json({'handle': handle})} ({left_out} left out)"
         return with_tokens(
             cut,
-            max_tokens=config.max_tokens,
-            chars_per_token=config.chars_per_token,
+            config,
             truncated=True,
             truncated_at_line=tokens.truncatedAtLine,
             next_step=f"{step}, then {later}" if later else step,

@@ -304,8 +304,7 @@ async def _combined(
     if "tokens" in type(result).model_fields:
         result = with_tokens(
             result,
-            max_tokens=config.max_tokens,
-            chars_per_token=config.chars_per_token,
+            config,
             next_step=f"{tool.page}={paging.currentPage + 1}"
             if paging.hasMore and tool.page
             else None,

@@ -31,6 +31,7 @@ from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 #: The most places one query may name (a glob's expansion included).
 MAX_PLACES = 10
@@ -62,7 +63,7 @@ def format_field() -> Any:
 
 def groups_field(per: str) -> Any:
     """The ``groups`` field of a result: one answer per place (``per`` names a place)."""
-    return Field(default=None, description=f"Grouped answers of several places: one per {per}.")
+    return optional(f"Grouped answers of several places: one per {per}.")
 
 
 class PlaceOptions(BaseModel):
@@ -79,8 +80,8 @@ _FROM = "The place it came from (flat answers of several places)."
 class PlacedItem(BaseModel):
     """What an item of an answer may carry besides its own fields."""
 
-    place: str | None = Field(default=None, description=_FROM)
-    contentHandle: str | None = Field(default=None, description=_CUT)
+    place: str | None = optional(_FROM)
+    contentHandle: str | None = optional(_CUT)
 
 
 class PlaceError(BaseModel):
@@ -92,16 +93,12 @@ class PlaceError(BaseModel):
     hints: list[str] = Field(default_factory=list)
 
 
-class PlacesPart(BaseModel):
-    """What a result holds when its query named several places."""
+class PlacesPart(ToolResult):
+    """A result whose query may name several places, and what it then holds."""
 
-    place: str | None = Field(default=None, description="The place of this group.")
-    places: list[str] | None = Field(
-        default=None, description="Several places: every place asked, in order."
-    )
-    errors: list[PlaceError] | None = Field(
-        default=None, description="Places that failed; the others answered."
-    )
+    place: str | None = optional("The place of this group.")
+    places: list[str] | None = optional("Several places: every place asked, in order.")
+    errors: list[PlaceError] | None = optional("Places that failed; the others answered.")
     _places_empty: bool | None = PrivateAttr(default=None)
 
     def is_empty(self) -> bool:
@@ -109,8 +106,9 @@ class PlacesPart(BaseModel):
         return self.found_nothing() if self._places_empty is None else self._places_empty
 
     def found_nothing(self) -> bool:
-        """Whether the answer of a single place found nothing."""
-        raise NotImplementedError
+        """Whether the answer of a single place found nothing: by default, its
+        ``items_field`` is empty."""
+        return super().is_empty()
 
 
 def split_evenly(total: int, parts: int) -> list[int]:

@@ -9,12 +9,14 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from typing import Protocol
 from typing import TypeVar
 
 from pydantic import BaseModel
 from pydantic import Field
 
 from octo.core.formats import compact_json
+from octo.core.queries import optional
 
 DataT = TypeVar("DataT", bound=BaseModel)
 A = TypeVar("A")
@@ -127,20 +129,25 @@ class TokenInfo(BaseModel):
     estimatedTokens: int = Field(description="chars / characters per token, rounded up.")
     maxTokensPerRequest: int
     truncated: bool = Field(description="True when the token budget cut the content.")
-    truncatedAtLine: int | None = Field(
-        default=None, description="Last line returned when the budget cut the content."
-    )
+    truncatedAtLine: int | None = optional("Last line returned when the budget cut the content.")
     requiresPagination: bool = Field(description="True when more content exists after this.")
-    paginationHint: str | None = Field(
-        default=None, description="The exact parameters that continue reading."
-    )
+    paginationHint: str | None = optional("The exact parameters that continue reading.")
+
+
+class TokenLimits(Protocol):
+    """The limits an answer is measured against (a :class:`~octo.core.config.Config`)."""
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    @property
+    def chars_per_token(self) -> int: ...
 
 
 def with_tokens(
     data: DataT,
+    limits: TokenLimits,
     *,
-    max_tokens: int,
-    chars_per_token: int = 4,
     truncated: bool = False,
     truncated_at_line: int | None = None,
     next_step: str | None = None,
@@ -150,13 +157,13 @@ def with_tokens(
     info = TokenInfo(
         chars=0,
         estimatedTokens=0,
-        maxTokensPerRequest=max_tokens,
+        maxTokensPerRequest=limits.max_tokens,
         truncated=truncated or truncated_at_line is not None,
         truncatedAtLine=truncated_at_line,
         requiresPagination=next_step is not None,
         paginationHint=f"More content: continue with {next_step}" if next_step else None,
     )
-    return measured(data.model_copy(update={"tokens": info}), chars_per_token)
+    return measured(data.model_copy(update={"tokens": info}), limits.chars_per_token)
 
 
 def measured(data: DataT, chars_per_token: int = 4) -> DataT:

@@ -8,8 +8,11 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import fields
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -17,7 +20,12 @@ from octo.core.errors import ToolNotAvailableError
 from octo.core.formats import parse_size
 from octo.core.shared.store import SharedSettings
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 N = TypeVar("N", int, float)
+T = TypeVar("T")
+S = TypeVar("S", bound="DataclassInstance")
 
 
 class ConfigError(ToolNotAvailableError, ValueError):
@@ -82,6 +90,44 @@ def _size(env: Mapping[str, str], name: str, default: str) -> str:
     """``env[name]`` as written once it reads as a size (rg takes it so), else ``default``."""
     env_bytes(env, name, 0)
     return env.get(name) or default
+
+
+#: How a setting's variable is read: (env, variable, default) to the value; a ConfigError
+#: naming the variable when it is unusable.
+Reader = Callable[[Mapping[str, str], str, Any], Any]
+
+
+def whole(low: int, high: int) -> Reader:
+    """A reader of a whole number in [low, high] (see :func:`env_int`)."""
+    return lambda env, name, default: env_int(env, name, default, low, high)
+
+
+def lifetime(env: Mapping[str, str], name: str, default: float) -> float:
+    """A cache lifetime in seconds, 0 allowed: "always revalidate"."""
+    return env_seconds(env, name, default, zero_ok=True)
+
+
+def setting(default: T, variable: str, read: Reader) -> T:
+    """A settings field declared once: ``default`` unless ``variable`` says otherwise, read by
+    ``read`` when :func:`read_settings` builds the settings."""
+    value: T = field(default=default, metadata={"variable": variable, "read": read})
+    return value
+
+
+def read_settings(cls: type[S], env: Mapping[str, str], /, **given: Any) -> S:
+    """``cls`` (a dataclass) with each of its :func:`setting` fields read from its variable in
+    ``env``; ``given``: the fields read otherwise."""
+    read = {
+        f.name: f.metadata["read"](env, f.metadata["variable"], f.default)
+        for f in fields(cls)
+        if "read" in f.metadata
+    }
+    return cls(**read, **given)
+
+
+def _rg_timeout(env: Mapping[str, str], name: str, default: int) -> int:
+    """rg's timeout in milliseconds, capped at 30 s as spec 003 says."""
+    return min(env_int(env, name, default, 1, 2**31), 30_000)
 
 
 def _shared(env: Mapping[str, str]) -> SharedSettings | None:
@@ -158,19 +204,19 @@ class Config:
     """
 
     roots: tuple[Path, ...] = ()
-    max_tokens: int = 5000
-    chars_per_token: int = 4
-    query_timeout: float = 60.0
-    cache_max_entries: int = 2000
-    cache_max_bytes: int = 64 * 1024 * 1024
-    rg_timeout_ms: int = 4000
-    rg_max_filesize: str = "10M"
+    max_tokens: int = setting(5000, "OCTO_MAX_TOKENS", whole(1, 10**7))
+    chars_per_token: int = setting(4, "OCTO_CHARS_PER_TOKEN", whole(1, 100))
+    query_timeout: float = setting(60.0, "OCTO_QUERY_TIMEOUT", env_seconds)
+    cache_max_entries: int = setting(2000, "OCTO_CACHE_MAX_ENTRIES", whole(1, 10**9))
+    cache_max_bytes: int = setting(64 * 1024 * 1024, "OCTO_CACHE_MAX_BYTES", whole(1, 2**62))
+    rg_timeout_ms: int = setting(4000, "OCTO_RG_TIMEOUT_MS", _rg_timeout)
+    rg_max_filesize: str = setting("10M", "OCTO_RG_MAX_FILESIZE", _size)
     #: rg processes that run at once; more wait their turn (default: the CPU count).
     rg_concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     #: The tokens all the answers of one call may hold together, shared fairly.
-    max_call_tokens: int = 15000
+    max_call_tokens: int = setting(15000, "OCTO_MAX_CALL_TOKENS", whole(1, 10**8))
     #: Seconds a content handle (getCachedContent) stays readable.
-    handle_ttl: float = 900.0
+    handle_ttl: float = setting(900.0, "OCTO_HANDLE_TTL", env_seconds)
     #: Several octo servers sharing one Redis (OCTO_REDIS_URL); None: this process alone.
     shared: SharedSettings | None = None
     #: The managed clone folder (githubCloneRepo): the local tools read it beside the roots.
@@ -184,27 +230,14 @@ class Config:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         """Build from ``OCTO_*`` variables; ``OCTO_ROOTS`` is an os.pathsep-separated list.
 
-        Raises ConfigError naming the variable when a value is unusable; rg's timeout
-        is capped at 30 s as spec 003 says.
+        Raises ConfigError naming the variable when a value is unusable.
         """
         env = dict(os.environ if env is None else env)
-        roots = tuple(Path(p) for p in env.get("OCTO_ROOTS", "").split(os.pathsep) if p)
-        return cls(
-            roots=roots,
-            max_tokens=env_int(env, "OCTO_MAX_TOKENS", cls.max_tokens, 1, 10**7),
-            chars_per_token=env_int(env, "OCTO_CHARS_PER_TOKEN", cls.chars_per_token, 1, 100),
-            query_timeout=env_seconds(env, "OCTO_QUERY_TIMEOUT", cls.query_timeout),
-            cache_max_entries=env_int(
-                env, "OCTO_CACHE_MAX_ENTRIES", cls.cache_max_entries, 1, 10**9
-            ),
-            cache_max_bytes=env_int(env, "OCTO_CACHE_MAX_BYTES", cls.cache_max_bytes, 1, 2**62),
-            rg_timeout_ms=min(
-                env_int(env, "OCTO_RG_TIMEOUT_MS", cls.rg_timeout_ms, 1, 2**31), 30_000
-            ),
-            rg_max_filesize=_size(env, "OCTO_RG_MAX_FILESIZE", cls.rg_max_filesize),
+        return read_settings(
+            cls,
+            env,
+            roots=tuple(Path(p) for p in env.get("OCTO_ROOTS", "").split(os.pathsep) if p),
             rg_concurrency=env_int(env, "OCTO_RG_CONCURRENCY", os.cpu_count() or 1, 1, 1024),
-            max_call_tokens=env_int(env, "OCTO_MAX_CALL_TOKENS", cls.max_call_tokens, 1, 10**8),
-            handle_ttl=env_seconds(env, "OCTO_HANDLE_TTL", cls.handle_ttl),
             shared=_shared(env),
             clone_dir=clone_dir(env),
             toolsets=parse_toolsets(env.get("OCTO_TOOLSETS", ""), "OCTO_TOOLSETS"),

@@ -13,6 +13,7 @@ from pydantic import Field
 from pydantic import field_serializer
 
 from octo.core.errors import ErrorCode
+from octo.core.queries import optional
 
 DataT = TypeVar("DataT", bound=BaseModel)
 
@@ -28,9 +29,7 @@ class ErrorInfo(BaseModel):
 
     code: ErrorCode
     message: str
-    resetAt: str | None = Field(
-        default=None, description="ISO time when an exhausted rate limit resets."
-    )
+    resetAt: str | None = optional("ISO time when an exhausted rate limit resets.")
 
     @field_serializer("code")
     def _plain_code(self, code: ErrorCode) -> str:
@@ -48,10 +47,9 @@ class ResultEnvelope(BaseModel, Generic[DataT]):
     data: DataT | None = None
     error: ErrorInfo | None = None
     hints: list[str] = Field(default_factory=list, description="Concrete next steps.")
-    cached: bool | None = Field(default=None, description="True when served from the cache.")
-    partial: bool | None = Field(
-        default=None,
-        description="True when a limit cut the answer short; the hints say how to get the rest.",
+    cached: bool | None = optional("True when served from the cache.")
+    partial: bool | None = optional(
+        "True when a limit cut the answer short; the hints say how to get the rest."
     )
     mainResearchGoal: str | None = None
     researchGoal: str | None = None

@@ -18,6 +18,13 @@ from pydantic_core import PydanticCustomError
 #: The research-context fields every query may carry; echoed back, never part of the answer.
 CONTEXT_FIELDS = frozenset({"mainResearchGoal", "researchGoal", "reasoning"})
 
+
+def optional(description: str, **constraints: Any) -> Any:
+    """A field that is None unless given, with its words for tools/list; ``constraints``
+    (ge, le, min_length...) as :func:`pydantic.Field` takes them."""
+    return Field(default=None, description=description, **constraints)
+
+
 #: Fields several tools' models hold alike, so the same words give the same schema.
 PageNumber = Annotated[int, Field(ge=1, description="Page number, from 1.")]
 FileSize = Annotated[int, Field(description="File size in bytes.")]
@@ -75,9 +82,9 @@ class ToolQuery(BaseModel):
     #: the others are published by shape only, their words said by another tool.
     described_here: ClassVar[frozenset[str] | None] = None
 
-    mainResearchGoal: str | None = Field(default=None, description="Overall goal.")
-    researchGoal: str | None = Field(default=None, description="This query's goal.")
-    reasoning: str | None = Field(default=None, description="Why this query.")
+    mainResearchGoal: str | None = optional("Overall goal.")
+    researchGoal: str | None = optional("This query's goal.")
+    reasoning: str | None = optional("Why this query.")
 
     @field_validator("*", mode="after")
     @classmethod

@@ -10,6 +10,7 @@ import json
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.core.budget import TokenLimits
 from octo.core.budget import text_pages
 from octo.core.budget import with_tokens
 from octo.core.errors import NotFoundError
@@ -34,12 +35,12 @@ def _as_sent(text: str) -> int:
     return len(json.dumps(text, ensure_ascii=False)) - 2
 
 
-def _frame_chars(max_tokens: int) -> int:
+def _frame_chars(limits: TokenLimits) -> int:
     """Characters of a page's answer beside its content, at their largest."""
     huge = 10**9
     frame = with_tokens(
         GetCachedContentResult(content="", page=huge, totalPages=huge, hasMore=True),
-        max_tokens=max_tokens,
+        limits,
         truncated_at_line=huge,
         next_step=f"page={huge}",
     )
@@ -76,7 +77,7 @@ async def get_cached_content(
 
     config = ctx.config
     # The whole answer fits the budget: the content as sent (JSON escapes), and its frame.
-    budget = config.max_tokens * config.chars_per_token - _frame_chars(config.max_tokens)
+    budget = config.max_tokens * config.chars_per_token - _frame_chars(config)
     pages = text_pages(stored.content, max(budget, _MIN_PAGE_CHARS), _as_sent)
     total = len(pages)
     answer_page = pages[query.page - 1] if query.page <= total else ""
@@ -89,8 +90,7 @@ async def get_cached_content(
         GetCachedContentResult(
             content=answer_page, page=query.page, totalPages=total, hasMore=has_more
         ),
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
+        config,
         truncated_at_line=last_line,
         next_step=f"page={query.page + 1}" if has_more else None,
     )

@@ -13,6 +13,7 @@ from octo.core.budget import TokenInfo
 from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 
 def _without_context_fields(schema: dict[str, Any]) -> None:
@@ -49,7 +50,7 @@ class GetCachedContentResult(ToolResult):
     page: int
     totalPages: int
     hasMore: bool
-    tokens: TokenInfo | None = Field(default=None, description="Always given.")
+    tokens: TokenInfo | None = optional("Always given.")
 
 
 class ToolCategoriesResult(ToolResult):
@@ -57,10 +58,8 @@ class ToolCategoriesResult(ToolResult):
 
     categories: dict[str, list[str]] = Field(description="Tool names by category.")
     totalTools: int = Field(description="Tools published (the length of tools/list).")
-    switchedOff: dict[str, list[str]] | None = Field(
-        default=None,
-        description="Tools by toolset that OCTO_TOOLSETS leaves out of MCP (the CLI and the "
-        "library keep them).",
+    switchedOff: dict[str, list[str]] | None = optional(
+        "Tools by toolset that OCTO_TOOLSETS leaves out of MCP (the CLI and the library keep them)."
     )
 
 

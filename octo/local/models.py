@@ -17,6 +17,7 @@ from octo.core.queries import BudgetHandle
 from octo.core.queries import FileSize
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
 from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
 
@@ -33,18 +34,16 @@ class SearchMatch(BaseModel):
 
     lineNumber: int
     content: str
-    beforeContext: list[str] | None = Field(
-        default=None,
-        description="Lines just before; lines already after the previous match are not repeated.",
+    beforeContext: list[str] | None = optional(
+        "Lines just before; lines already after the previous match are not repeated."
     )
-    afterContext: list[str] | None = Field(default=None, description="Lines just after.")
-    contentHandle: str | None = Field(
-        default=None, description="A line here was clipped: getCachedContent gives them whole."
+    afterContext: list[str] | None = optional("Lines just after.")
+    contentHandle: str | None = optional(
+        "A line here was clipped: getCachedContent gives them whole."
     )
-    columns: list[MatchColumn] | None = Field(
-        default=None,
-        description="With columns: true, each submatch's 0-based character offsets in the "
-        "file's line (content may show it clipped); a multiline match may end past it.",
+    columns: list[MatchColumn] | None = optional(
+        "With columns: true, each submatch's 0-based character offsets in the "
+        "file's line (content may show it clipped); a multiline match may end past it."
     )
 
 
@@ -56,28 +55,18 @@ class LocalGetFileContentQuery(ToolQuery):
 
     path: str = Field(min_length=1, description="File path: absolute or root-relative.")
     fullContent: bool = Field(
-        default=False,
-        description="Whole file past the token budget (up to 300 KB).",
+        default=False, description="Whole file past the token budget (up to 300 KB)."
     )
-    startLine: int | None = Field(default=None, ge=1, description="1-based.")
-    endLine: int | None = Field(default=None, ge=1, description="1-based, inclusive.")
-    matchString: str | None = Field(
-        default=None,
-        min_length=1,
-        description="Text whose lines to return, with context.",
-    )
+    startLine: int | None = optional("1-based.", ge=1)
+    endLine: int | None = optional("1-based, inclusive.", ge=1)
+    matchString: str | None = optional("Text whose lines to return, with context.", min_length=1)
     matchStringContextLines: int = Field(
         default=5, ge=1, le=50, description="Lines around each match."
     )
-    matchStringIsRegex: bool = Field(
-        default=False,
-        description="matchString is an RE2 regex.",
-    )
+    matchStringIsRegex: bool = Field(default=False, description="matchString is an RE2 regex.")
     matchStringCaseSensitive: bool = Field(default=False, description="Case-sensitive matching.")
     charOffset: int = Field(default=0, ge=0, description="Character offset.")
-    charLength: int | None = Field(
-        default=None, ge=1, le=10000, description="Characters to return."
-    )
+    charLength: int | None = optional("Characters to return.", ge=1, le=10000)
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
@@ -125,28 +114,23 @@ class LocalGetFileContentResult(ToolResult):
     """Content of a local file (secrets redacted), cut to the token budget."""
 
     path: str = Field(description="The file, relative to its allowed root.")
-    content: str | None = Field(
-        default=None,
-        description="The text read; with matchString, the matched regions, each headed by "
-        "its line numbers ('--- lines 12-20 ---'), as githubGetFileContent gives them.",
+    content: str | None = optional(
+        "The text read; with matchString, the matched regions, each headed by "
+        "its line numbers ('--- lines 12-20 ---'), as githubGetFileContent gives them."
     )
     size: FileSize
     totalLines: int
-    startLine: int | None = Field(default=None, description="First line in content.")
-    endLine: int | None = Field(default=None, description="Last line in content.")
-    matchCount: int | None = Field(
-        default=None, description="Lines matching matchString in the whole file."
-    )
-    matchedLines: list[int] | None = Field(
-        default=None,
-        description="With matchString: the numbers of the matching lines shown in content "
-        "(each line is in content once, never repeated here).",
+    startLine: int | None = optional("First line in content.")
+    endLine: int | None = optional("Last line in content.")
+    matchCount: int | None = optional("Lines matching matchString in the whole file.")
+    matchedLines: list[int] | None = optional(
+        "With matchString: the numbers of the matching lines shown in content "
+        "(each line is in content once, never repeated here)."
     )
     pagination: CharPagination | None = None
-    tokens: TokenInfo | None = Field(
-        default=None,
-        description="Always given: the answer's size, and whether the token budget cut the "
-        "text read (paginationHint says how to read on).",
+    tokens: TokenInfo | None = optional(
+        "Always given: the answer's size, and whether the token budget cut the "
+        "text read (paginationHint says how to read on)."
     )
     contentHandle: BudgetHandle = None
 

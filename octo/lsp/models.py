@@ -24,6 +24,7 @@ from octo.core.formats import compact_json
 from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
 from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
 from octo.core.secrets.sensitive import Withheld
@@ -65,8 +66,7 @@ class SymbolQuery(FileQuery):
         description="The symbol as written in the file (whole word; for a.b the last part is used).",
     )
     lineHint: int = Field(
-        ge=1,
-        description="1-based line where the symbol appears; lines within +-5 are tried next.",
+        ge=1, description="1-based line where the symbol appears; lines within +-5 are tried next."
     )
     orderHint: int = Field(
         default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
@@ -166,26 +166,22 @@ class CodeLocation(BaseModel):
     uri: str = Field(description=_URI)
     path: str = Field(description=_PATH)
     range: Range
-    content: str | None = Field(
-        default=None,
-        description="The line at range.start (left out for external and withheld files).",
+    content: str | None = optional(
+        "The line at range.start (left out for external and withheld files)."
     )
     contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
     contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
-    external: bool | None = Field(
-        default=None, description="True for a file outside the allowed roots (not read)."
-    )
-    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
+    external: bool | None = optional("True for a file outside the allowed roots (not read).")
+    withheld: Withheld | None = optional(_WITHHELD)
 
 
 class ServerAnswer(ToolResult):
     """What every LSP answer holds: the server that answered, and whether it is whole."""
 
     server: str = Field(description="The language server that answered.")
-    partial: bool | None = Field(
-        default=None,
-        description="True when the answer may be incomplete: the server was still indexing, or"
-        " a limit or a failed request left calls out (call hierarchy); the hints say which.",
+    partial: bool | None = optional(
+        "True when the answer may be incomplete: the server was still indexing, or"
+        " a limit or a failed request left calls out (call hierarchy); the hints say which."
     )
     tokens: TokenInfo | None = None
 
@@ -221,7 +217,7 @@ class CallEnd(BaseModel):
     path: str = Field(description=_PATH)
     range: Range = Field(description="The function's name (its selection range).")
     external: bool | None = None
-    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
+    withheld: Withheld | None = optional(_WITHHELD)
 
 
 class Call(BaseModel):
@@ -230,9 +226,8 @@ class Call(BaseModel):
     from_: CallEnd = Field(alias="from")
     to: CallEnd
     fromRanges: list[Range]
-    content: str | None = Field(
-        default=None,
-        description="The line of the first call site (left out for external and withheld files).",
+    content: str | None = optional(
+        "The line of the first call site (left out for external and withheld files)."
     )
     contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
     contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
@@ -270,7 +265,7 @@ class HoverResult(NavigationResult):
         description="The symbol's signature and documentation as the server renders them."
     )
     truncated: bool = Field(default=False, description="True when markdown was cut to maxChars.")
-    range: Range | None = Field(default=None, description="What the hover is about, if said.")
+    range: Range | None = optional("What the hover is about, if said.")
 
 
 class TypeHierarchyQuery(SymbolQuery):
@@ -296,7 +291,7 @@ class TypeNode(BaseModel):
     depth: int = Field(description="1 for direct super/subtypes, 2-3 beyond.")
     of: str = Field(description="The type it is a super- or subtype of.")
     external: bool | None = None
-    withheld: Withheld | None = Field(default=None, description=_WITHHELD)
+    withheld: Withheld | None = optional(_WITHHELD)
 
 
 class TypeHierarchyResult(NavigationResult):

@@ -12,9 +12,7 @@ from packaging.version import Version
 
 from octo.core.errors import ToolNotAvailableError
 from octo.packages.models import MAX_LISTED_VERSIONS
-from octo.packages.models import PackageRepository
 from octo.packages.models import PackageVersion
-from octo.packages.repository_url import SourceRepository
 
 #: The most a package's whole metadata may hold (an npm packument, a PyPI JSON document,
 #: every release listed): larger than one API page, far below what would strain memory.
@@ -44,19 +42,6 @@ def listed_versions(dates: Mapping[str, str | None]) -> list[PackageVersion]:
     """The newest versions with their dates, newest first."""
     newest_first = sorted(dates, key=version_key, reverse=True)
     return [PackageVersion(version=v, date=dates[v]) for v in newest_first[:MAX_LISTED_VERSIONS]]
-
-
-def repository_model(source: SourceRepository | None) -> PackageRepository | None:
-    """The answer's shape of a normalised source repository."""
-    if source is None:
-        return None
-    return PackageRepository(
-        url=source.url,
-        owner=source.owner,
-        repo=source.repo,
-        directory=source.directory,
-        webUrl=source.web_url,
-    )
 
 
 def json_body(response: httpx.Response, what: str) -> Any:

@@ -12,6 +12,7 @@ from pydantic import model_validator
 
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 Ecosystem = Literal["npm", "python"]
 
@@ -26,18 +27,14 @@ MAX_LISTED_VERSIONS = 20
 class PackageSearchQuery(ToolQuery):
     """Look up a package by name on the configured npm registry or Python index."""
 
-    name: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=214,
-        description='Package name, e.g. "axios", "@babel/core", "requests".',
+    name: str | None = optional(
+        'Package name, e.g. "axios", "@babel/core", "requests".', min_length=1, max_length=214
     )
     ecosystem: Ecosystem = Field(description='"npm" or "python".')
-    keywords: list[str] | None = Field(
-        default=None,
+    keywords: list[str] | None = optional(
+        "npm: find packages by words (names, descriptions, keywords) instead of name.",
         min_length=1,
         max_length=5,
-        description="npm: find packages by words (names, descriptions, keywords) instead of name.",
     )
     page: int = Field(default=1, ge=1, le=10, description="keywords: page of searchLimit results.")
     searchLimit: int = Field(
@@ -83,22 +80,22 @@ class PackageRepository(BaseModel):
 
     type: str = "git"
     url: str = Field(description="Browsable repository root, https://host/owner/repo.")
-    owner: str | None = Field(default=None, description="Owner; a group path on GitLab.")
+    owner: str | None = optional("Owner; a group path on GitLab.")
     repo: str | None = None
-    directory: str | None = Field(default=None, description="The package's folder in a monorepo.")
-    webUrl: str | None = Field(default=None, description="Browsable URL of that folder.")
+    directory: str | None = optional("The package's folder in a monorepo.")
+    webUrl: str | None = optional("Browsable URL of that folder.")
 
 
 class PackageVersion(BaseModel):
     version: str
-    date: str | None = Field(default=None, description="Publish or upload time (ISO 8601).")
+    date: str | None = optional("Publish or upload time (ISO 8601).")
 
 
 class PackageInfo(BaseModel):
     """One package as the npm registry or Python index describes it."""
 
     name: str
-    version: str | None = Field(default=None, description="Latest version.")
+    version: str | None = optional("Latest version.")
     description: str | None = None
     repository: PackageRepository | None = None
     homepage: str | None = None
@@ -107,12 +104,12 @@ class PackageInfo(BaseModel):
     deprecated: bool | None = None
     deprecationMessage: str | None = None
     # Filled with npmFetchMetadata / pythonFetchMetadata:
-    versions: list[PackageVersion] | None = Field(
-        default=None, description=f"Up to {MAX_LISTED_VERSIONS} versions, newest first."
+    versions: list[PackageVersion] | None = optional(
+        f"Up to {MAX_LISTED_VERSIONS} versions, newest first."
     )
     versionCount: int | None = None
-    created: str | None = Field(default=None, description="First publish time.")
-    lastPublished: str | None = Field(default=None, description="Latest publish time.")
+    created: str | None = optional("First publish time.")
+    lastPublished: str | None = optional("Latest publish time.")
     keywords: list[str] | None = None
     requiresPython: str | None = None
 
@@ -140,6 +137,6 @@ class PackageSearchResult(ToolResult):
 
     ecosystem: Ecosystem
     packages: list[PackageInfo]
-    pagination: KeywordPagination | None = Field(
-        default=None, description="keywords: the page shown and whether more follow."
+    pagination: KeywordPagination | None = optional(
+        "keywords: the page shown and whether more follow."
     )

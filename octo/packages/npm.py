@@ -23,7 +23,6 @@ from octo.packages.documents import METADATA_MAX_BYTES
 from octo.packages.documents import json_body
 from octo.packages.documents import listed_versions
 from octo.packages.documents import mapping
-from octo.packages.documents import repository_model
 from octo.packages.documents import text
 from octo.packages.documents import version_key
 from octo.packages.models import KeywordPagination
@@ -68,7 +67,7 @@ def npm_info(manifest: Mapping[str, Any], fallback: Mapping[str, Any] | None = N
         name=str(pick("name") or ""),
         version=text(manifest.get("version")),
         description=text(pick("description")),
-        repository=repository_model(normalize_repository(pick("repository"))),
+        repository=normalize_repository(pick("repository")),
         homepage=text(pick("homepage")),
         author=_person(pick("author")),
         license=_license(manifest) or _license(fallback),
@@ -128,7 +127,7 @@ def parse_npm_search(response: httpx.Response) -> list[PackageInfo]:
                 name=str(package["name"]),
                 version=text(package.get("version")),
                 description=text(package.get("description")),
-                repository=repository_model(normalize_repository(links.get("repository"))),
+                repository=normalize_repository(links.get("repository")),
                 homepage=text(links.get("homepage")),
                 author=_person(package.get("author") or package.get("publisher")),
                 license=text(package.get("license")),

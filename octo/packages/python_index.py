@@ -31,7 +31,6 @@ from octo.packages.documents import METADATA_MAX_BYTES
 from octo.packages.documents import json_body
 from octo.packages.documents import listed_versions
 from octo.packages.documents import mapping
-from octo.packages.documents import repository_model
 from octo.packages.documents import text
 from octo.packages.endpoints import PythonIndex
 from octo.packages.models import PackageInfo
@@ -77,9 +76,7 @@ def python_info(
         name=str(meta.get("name") or ""),
         version=text(meta.get("version")),
         description=text(meta.get("summary")),
-        repository=repository_model(
-            repository_from_project_urls(project_urls, home_page, forge_hosts=forge_hosts)
-        ),
+        repository=repository_from_project_urls(project_urls, home_page, forge_hosts=forge_hosts),
         homepage=text(labelled.get("homepage")) or home_page,
         author=_person(meta.get("author"))
         or _person(meta.get("author_email"))

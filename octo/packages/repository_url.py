@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from collections.abc import Mapping
-from dataclasses import dataclass
 from urllib.parse import quote
 from urllib.parse import urlsplit
+
+from octo.packages.models import PackageRepository
 
 # What npm's shorthands mean (hosted-git-info): the public forges by definition.
 _SHORTHAND_HOSTS = {
@@ -38,23 +39,6 @@ _SHORTHAND = re.compile(r"^(?P<kind>github|gitlab|bitbucket|gist):(?P<path>[^\s]
 _OWNER_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
 # Labels whose URLs sit on a forge without being the repository (sponsor pages).
 _NOT_SOURCE_LABELS = frozenset({"funding", "sponsor", "sponsors", "donate", "donation"})
-
-
-@dataclass(frozen=True)
-class SourceRepository:
-    """A normalised source repository.
-
-    ``url`` is the browsable root (``https://host/owner/repo``); ``owner`` may be a
-    nested group path on GitLab; ``directory`` is the package's folder in a monorepo
-    and ``web_url`` then points at that folder.
-    """
-
-    url: str
-    host: str
-    owner: str | None
-    repo: str | None
-    directory: str | None = None
-    web_url: str | None = None
 
 
 def _strip_git_suffix(path: str) -> str:
@@ -116,7 +100,7 @@ def _to_https(raw: str) -> tuple[str, str] | None:
     return parts.hostname.lower(), parts.path
 
 
-def normalize_repository(value: object) -> SourceRepository | None:
+def normalize_repository(value: object) -> PackageRepository | None:
     """Normalise an npm ``repository`` field (object, URL or shorthand); None when unusable."""
     directory: str | None = None
     if isinstance(value, Mapping):
@@ -132,16 +116,14 @@ def normalize_repository(value: object) -> SourceRepository | None:
     host, path = found
     if host == _GIST_HOST:
         gist = _strip_git_suffix(path)
-        return SourceRepository(url=f"https://{host}/{gist}", host=host, owner=None, repo=gist)
+        return PackageRepository(url=f"https://{host}/{gist}", repo=gist)
     owner, repo, path_directory = _split_owner_repo(host, path)
     if owner is None or repo is None:
         return None
     directory = directory or path_directory
     root = f"https://{host}/{owner}/{repo}"
     web_url = _folder_url(host, root, directory) if directory else None
-    return SourceRepository(
-        url=root, host=host, owner=owner, repo=repo, directory=directory, web_url=web_url
-    )
+    return PackageRepository(url=root, owner=owner, repo=repo, directory=directory, webUrl=web_url)
 
 
 def normalize_label(label: str) -> str:
@@ -159,7 +141,7 @@ def repository_from_project_urls(
     home_page: str | None = None,
     *,
     forge_hosts: Iterable[str] = (),
-) -> SourceRepository | None:
+) -> PackageRepository | None:
     """The source repository among a Python project's labelled URLs (PEP 753 order).
 
     A URL labelled as source wins; then a homepage on a forge; then any URL on a

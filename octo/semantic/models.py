@@ -12,6 +12,7 @@ from pydantic import field_validator
 
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 SymbolType = Literal["function", "class", "method", "interface"]
 MatchType = Literal["semantic", "keyword", "both"]
@@ -27,41 +28,35 @@ class SemanticSearchQuery(ToolQuery):
     """One natural-language search of an index."""
 
     query: str = Field(min_length=1, max_length=2000, description="What to find, in words.")
-    indexName: str | None = Field(
-        default=None,
+    indexName: str | None = optional(
+        "Index to search. Default: the index covering path, else the allowed root.",
         pattern=_NAME_PATTERN,
-        description="Index to search. Default: the index covering path, else the allowed root.",
     )
-    path: str | None = Field(
-        default=None,
-        min_length=1,
-        description="Directory or file: picks the index covering it and keeps hits under it.",
+    path: str | None = optional(
+        "Directory or file: picks the index covering it and keeps hits under it.", min_length=1
     )
     limit: int = Field(default=10, ge=1, le=50, description="Results to return (1-50).")
-    language: list[str] | str | None = Field(
-        default=None,
-        description="Language name(s), a list or comma-separated (python, typescript, go...);"
-        " aliases: terraform = hcl, shell/sh = bash.",
+    language: list[str] | str | None = optional(
+        "Language name(s), a list or comma-separated (python, typescript, go...);"
+        " aliases: terraform = hcl, shell/sh = bash."
     )
-    useHybridSearch: bool | None = Field(
-        default=None,
-        description="null = auto (hybrid once vectors exist), true = vectors and keywords fused,"
-        " false = vectors only (chunks not embedded yet still rank by keyword).",
+    useHybridSearch: bool | None = optional(
+        "null = auto (hybrid once vectors exist), true = vectors and keywords fused,"
+        " false = vectors only (chunks not embedded yet still rank by keyword)."
     )
-    symbolType: list[SymbolType] | SymbolType | None = Field(
-        default=None, description="function | class | method | interface, one or a list."
+    symbolType: list[SymbolType] | SymbolType | None = optional(
+        "function | class | method | interface, one or a list."
     )
-    symbolName: str | None = Field(
-        default=None,
+    symbolName: str | None = optional(
+        "Case-insensitive glob on the symbol name: get*, User*Service, *Handler.",
         min_length=1,
         max_length=200,
-        description="Case-insensitive glob on the symbol name: get*, User*Service, *Handler.",
     )
-    contextBefore: int | None = Field(
-        default=None, ge=0, le=50, description="Lines before each hit (overrides smartContext)."
+    contextBefore: int | None = optional(
+        "Lines before each hit (overrides smartContext).", ge=0, le=50
     )
-    contextAfter: int | None = Field(
-        default=None, ge=0, le=50, description="Lines after each hit (overrides smartContext)."
+    contextAfter: int | None = optional(
+        "Lines after each hit (overrides smartContext).", ge=0, le=50
     )
     smartContext: bool = Field(
         default=True, description="Widen each hit to its enclosing function or class."
@@ -99,7 +94,7 @@ class IndexCodebaseQuery(ToolQuery):
     """Index (or update) one tree."""
 
     path: str = Field(min_length=1, description="Directory to index: absolute or root-relative.")
-    indexName: str | None = Field(default=None, pattern=_NAME_PATTERN, description=_INDEX_NAME)
+    indexName: str | None = optional(_INDEX_NAME, pattern=_NAME_PATTERN)
     waitForEmbeddings: bool = Field(
         default=False,
         description="false: answer once the keyword index is written (seconds) while vectors"
@@ -110,10 +105,8 @@ class IndexCodebaseQuery(ToolQuery):
 class ListIndexesQuery(ToolQuery):
     """All indexes, or those of one tree."""
 
-    path: str | None = Field(
-        default=None,
-        min_length=1,
-        description="octo extension: only indexes covering this directory or inside it.",
+    path: str | None = optional(
+        "octo extension: only indexes covering this directory or inside it.", min_length=1
     )
 
 
@@ -126,10 +119,8 @@ class IndexNameQuery(ToolQuery):
 class IndexStatsQuery(ToolQuery):
     """One index by name, or every index under the allowed roots."""
 
-    indexName: str | None = Field(
-        default=None,
-        pattern=_NAME_PATTERN,
-        description="Name of the index. Default: every index under the allowed roots.",
+    indexName: str | None = optional(
+        "Name of the index. Default: every index under the allowed roots.", pattern=_NAME_PATTERN
     )
 
 
@@ -150,17 +141,12 @@ class SearchHit(BaseModel):
     contextBefore: str | None = None
     contextAfter: str | None = None
     matchType: MatchType
-    vectorScore: float | None = Field(default=None, description="Cosine similarity.")
-    keywordScore: float | None = Field(
-        default=None, description="BM25 relative to the best keyword hit (0-1)."
-    )
-    truncated: bool | None = Field(
-        default=None, description="True when the token budget cut the content."
-    )
-    weak: bool | None = Field(
-        default=None,
-        description="True when the hit holds few of the query's words and is far from it in"
-        " meaning: the best of a bad lot, not an answer.",
+    vectorScore: float | None = optional("Cosine similarity.")
+    keywordScore: float | None = optional("BM25 relative to the best keyword hit (0-1).")
+    truncated: bool | None = optional("True when the token budget cut the content.")
+    weak: bool | None = optional(
+        "True when the hit holds few of the query's words and is far from it in"
+        " meaning: the best of a bad lot, not an answer."
     )
 
 
@@ -170,7 +156,7 @@ class SearchContext(BaseModel):
     indexName: str
     root: str
     resolvedFrom: Literal["indexName", "path", "root"]
-    path: str | None = Field(default=None, description="Hits are limited to this sub-path.")
+    path: str | None = optional("Hits are limited to this sub-path.")
     mode: SearchMode
     ranking: str = Field(description="How the hits were ranked (fusion while partly embedded).")
     model: str

@@ -12,6 +12,7 @@ from octo.core.budget import TokenInfo
 from octo.core.budget import cut_lines
 from octo.core.budget import estimate_tokens
 from octo.core.budget import with_tokens
+from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import PathNotAllowedError
 from octo.core.files.paths import PathPolicy
@@ -48,12 +49,12 @@ class _Answer(BaseModel):
 
 def test_token_info_names_the_continuation() -> None:
     info = with_tokens(
-        _Answer(text="abc"), max_tokens=5000, truncated_at_line=180, next_step="startLine=181"
+        _Answer(text="abc"), Config(), truncated_at_line=180, next_step="startLine=181"
     ).tokens
     assert info is not None and info.truncated and info.requiresPagination
     assert info.truncatedAtLine == 180
     assert info.paginationHint is not None and "startLine=181" in info.paginationHint
-    done = with_tokens(_Answer(text="abc"), max_tokens=5000).tokens
+    done = with_tokens(_Answer(text="abc"), Config()).tokens
     assert done is not None
     assert not done.truncated and not done.requiresPagination and done.paginationHint is None
 
@@ -62,7 +63,7 @@ def test_token_info_names_the_continuation() -> None:
 def test_tokens_count_the_whole_data_as_sent_their_own_block_included(size: int) -> None:
     """The estimate covers every serialized character, not only the text: the block's own
     digits included, wherever they cross a power of ten."""
-    answer = with_tokens(_Answer(text="x" * size), max_tokens=5000, chars_per_token=3)
+    answer = with_tokens(_Answer(text="x" * size), Config(chars_per_token=3))
     assert answer.tokens is not None
     sent = answer.model_dump_json(exclude_none=True)
     assert answer.tokens.chars == len(sent)

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from octo.packages.repository_url import SourceRepository
+from octo.packages.models import PackageRepository
 from octo.packages.repository_url import normalize_label
 from octo.packages.repository_url import normalize_repository
 from octo.packages.repository_url import repository_from_project_urls
 
 
-def gh(owner: str, repo: str, **extra: str | None) -> SourceRepository:
-    return SourceRepository(
-        url=f"https://github.com/{owner}/{repo}", host="github.com", owner=owner, repo=repo, **extra
+def gh(
+    owner: str, repo: str, directory: str | None = None, webUrl: str | None = None
+) -> PackageRepository:
+    return PackageRepository(
+        url=f"https://github.com/{owner}/{repo}",
+        owner=owner,
+        repo=repo,
+        directory=directory,
+        webUrl=webUrl,
     )
 
 
@@ -34,34 +40,30 @@ def gh(owner: str, repo: str, **extra: str | None) -> SourceRepository:
         ("github:sindresorhus/got", gh("sindresorhus", "got")),
         (
             "gitlab:group/sub/project",
-            SourceRepository(
+            PackageRepository(
                 url="https://gitlab.com/group/sub/project",
-                host="gitlab.com",
                 owner="group/sub",
                 repo="project",
             ),
         ),
         (
             "bitbucket:atlassian/pkg",
-            SourceRepository(
+            PackageRepository(
                 url="https://bitbucket.org/atlassian/pkg",
-                host="bitbucket.org",
                 owner="atlassian",
                 repo="pkg",
             ),
         ),
         (
             "gist:11081aaa281",
-            SourceRepository(
+            PackageRepository(
                 url="https://gist.github.com/11081aaa281",
-                host="gist.github.com",
-                owner=None,
                 repo="11081aaa281",
             ),
         ),
     ],
 )
-def test_repository_forms(value: object, expected: SourceRepository) -> None:
+def test_repository_forms(value: object, expected: PackageRepository) -> None:
     assert normalize_repository(value) == expected
 
 
@@ -77,7 +79,7 @@ def test_monorepo_directory_object() -> None:
         "babel",
         "babel",
         directory="packages/babel-core",
-        web_url="https://github.com/babel/babel/tree/HEAD/packages/babel-core",
+        webUrl="https://github.com/babel/babel/tree/HEAD/packages/babel-core",
     )
 
 
@@ -93,7 +95,7 @@ def test_gitlab_nested_groups_and_folder() -> None:
     )
     assert found is not None
     assert (found.owner, found.repo) == ("a/b", "c")
-    assert found.web_url == "https://gitlab.example.test/a/b/c/-/tree/HEAD/libs/x"
+    assert found.webUrl == "https://gitlab.example.test/a/b/c/-/tree/HEAD/libs/x"
     page = normalize_repository("https://gitlab.com/g/sub/p/-/tree/main/src/lib")
     assert page is not None
     assert (page.owner, page.repo, page.directory) == ("g/sub", "p", "src/lib")

@@ -8,6 +8,7 @@ from pydantic import field_validator
 from octo.codehosts.history_models import check_ref
 from octo.codehosts.models import RemoteQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 
 
 class CloneRepoQuery(RemoteQuery):
@@ -15,10 +16,8 @@ class CloneRepoQuery(RemoteQuery):
 
     owner: str = Field(min_length=1, max_length=200, description="Repository owner or group.")
     repo: str = Field(min_length=1, max_length=150, description="Repository name.")
-    ref: str | None = Field(default=None, description="Branch, tag or sha; default branch.")
-    sparsePath: str | None = Field(
-        default=None, min_length=1, max_length=500, description="Only this folder (or file)."
-    )
+    ref: str | None = optional("Branch, tag or sha; default branch.")
+    sparsePath: str | None = optional("Only this folder (or file).", min_length=1, max_length=500)
     forceRefresh: bool = Field(
         default=False, description="Download again even when this commit is already cloned."
     )

@@ -177,8 +177,7 @@ def _cut_answer(
     )
     result = with_tokens(
         result,
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
+        config,
         truncated_at_line=last if cut_from is not None and query.matchString is None else None,
         truncated=cut_from is not None,
         next_step=next_step,

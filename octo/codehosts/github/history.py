@@ -21,7 +21,6 @@ from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.history_shapes import given
-from octo.codehosts.history_shapes import history_params
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.shapes import Reply
@@ -45,6 +44,8 @@ class GitHubHistory(CodeHost):
         comments="comments",
         comments_kind="pull-comments",
         parse_comments=parse_comments,
+        parse_history=parse.parse_history,
+        ref_param="sha",
         parse_sha=parse.parse_sha,
         sha_headers={"Accept": "application/vnd.github.sha"},
     )
@@ -96,17 +97,6 @@ class GitHubHistory(CodeHost):
             ttl=self.settings.ttl_commits,
         )
         return self.replied(fetched)
-
-    async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
-        assert query.owner and query.repo
-        repository = f"{query.owner}/{query.repo}"
-        return await self.fetch_reply(
-            f"{repo_path(query.owner, query.repo)}/commits",
-            "commit-history",
-            self.settings.ttl_commits,
-            lambda r: parse.parse_history(r, repository),
-            params=history_params(query, "sha"),
-        )
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
         return await self.fetch_reply(

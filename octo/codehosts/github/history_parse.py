@@ -75,8 +75,11 @@ def parse_commit_search(response: httpx.Response, page: int, per_page: int) -> C
     )
 
 
-def parse_history(response: httpx.Response, repository: str) -> CommitPage:
-    """A page of ``/repos/{o}/{r}/commits``; more when the ``link`` header says so."""
+def parse_history(
+    response: httpx.Response, _page: int, _per_page: int, repository: str
+) -> CommitPage:
+    """A page of ``/repos/{o}/{r}/commits``; more when the ``link`` header says so (the page
+    asked is not needed: GitHub counts no total)."""
     return CommitPage(
         commits=[_summary(item, repository) for item in response.json()],
         total=None,

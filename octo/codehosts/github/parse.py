@@ -29,8 +29,7 @@ from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import ThreadKeys
 from octo.codehosts.shapes import blob_from_bytes
 from octo.codehosts.shapes import comment
-from octo.codehosts.shapes import short_body
-from octo.codehosts.shapes import thread_fields
+from octo.codehosts.shapes import pull_of
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
 
@@ -184,12 +183,7 @@ THREAD_KEYS = ThreadKeys(
 
 def _pull(item: Mapping[str, Any], body_limit: int, **fields: Any) -> PullRequest:
     """A pull request from the fields an issue and a pull request share, plus ``fields``."""
-    return PullRequest(
-        **thread_fields(item, THREAD_KEYS),
-        draft=item.get("draft"),
-        body=short_body(item.get("body"), body_limit),
-        **fields,
-    )
+    return pull_of(item, THREAD_KEYS, body_limit, draft=item.get("draft"), **fields)
 
 
 def parse_pull_search(
@@ -231,7 +225,7 @@ def parse_pull(response: httpx.Response, body_limit: int) -> PullRequestPage:
         head=(item.get("head") or {}).get("ref"),
         base=(item.get("base") or {}).get("ref"),
     )
-    return PullRequestPage(pulls=[pull], total=1, has_more=False, projects=[pull.repository])
+    return PullRequestPage.one(pull, pull.repository)
 
 
 def listing(response: httpx.Response, make: Callable[[Mapping[str, Any]], ItemT]) -> Listing[ItemT]:

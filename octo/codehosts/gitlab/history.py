@@ -17,7 +17,6 @@ from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
-from octo.codehosts.history_shapes import history_params
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.models import PullRequestFile
@@ -41,6 +40,8 @@ class GitLabHistory(CodeHost):
         comments_kind="gitlab-mr-notes",
         parse_comments=parse_notes,
         comment_order={"sort": "asc", "order_by": "created_at"},
+        parse_history=parse.parse_history,
+        ref_param="ref_name",
         parse_sha=parse.parse_sha,
     )
 
@@ -78,19 +79,6 @@ class GitLabHistory(CodeHost):
             self.settings.ttl_commits,
             lambda r: parse.parse_commit_page(r, query.page, query.limit, repository, counted=True),
             params={**params, "page": query.page},
-        )
-
-    async def history(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
-        assert query.owner and query.repo
-        repository = f"{query.owner}/{query.repo}"
-        return await self.fetch_reply(
-            f"{self.code_path(query.owner, query.repo)}/commits",
-            "gitlab-commits",
-            self.settings.ttl_commits,
-            lambda r: parse.parse_commit_page(
-                r, query.page, query.limit, repository, counted=False
-            ),
-            params=history_params(query, "ref_name"),
         )
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:

@@ -70,6 +70,13 @@ def parse_commit_page(
     )
 
 
+def parse_history(
+    response: httpx.Response, page: int, per_page: int, repository: str
+) -> CommitPage:
+    """A page of ``/repository/commits``: GitLab counts no total of a history."""
+    return parse_commit_page(response, page, per_page, repository, counted=False)
+
+
 def parse_commit(response: httpx.Response, repository: str) -> CommitDetail:
     """``/repository/commits/:sha``: the commit and its stats; files come from ``/diff``."""
     item = response.json()

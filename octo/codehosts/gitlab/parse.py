@@ -30,8 +30,7 @@ from octo.codehosts.shapes import ThreadKeys
 from octo.codehosts.shapes import TreeRow
 from octo.codehosts.shapes import blob_from_bytes
 from octo.codehosts.shapes import comment
-from octo.codehosts.shapes import short_body
-from octo.codehosts.shapes import thread_fields
+from octo.codehosts.shapes import pull_of
 from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
 
@@ -197,19 +196,19 @@ THREAD_KEYS = ThreadKeys(
 
 
 def _merge_request(item: Mapping[str, Any], body_limit: int) -> PullRequest:
-    fields = thread_fields(item, THREAD_KEYS)
     state = item.get("state")
-    # A merge request is opened, locked (open), closed or merged.
-    fields["state"] = "open" if state in ("opened", "locked") else "closed"
-    return PullRequest(
-        **fields,
+    return pull_of(
+        item,
+        THREAD_KEYS,
+        body_limit,
+        # A merge request is opened, locked (open), closed or merged.
+        state="open" if state in ("opened", "locked") else "closed",
         merged=state == "merged",
         draft=item.get("draft", item.get("work_in_progress")),
         repository=project_path(item),
         merged_at=item.get("merged_at"),
         head=item.get("source_branch"),
         base=item.get("target_branch"),
-        body=short_body(item.get("description"), body_limit),
     )
 
 
@@ -227,12 +226,7 @@ def parse_merge_requests(
 
 def parse_merge_request(response: httpx.Response, body_limit: int) -> PullRequestPage:
     item = response.json()
-    return PullRequestPage(
-        pulls=[_merge_request(item, body_limit)],
-        total=1,
-        has_more=False,
-        projects=[str(item["project_id"])],
-    )
+    return PullRequestPage.one(_merge_request(item, body_limit), str(item["project_id"]))
 
 
 def parse_notes(response: httpx.Response) -> Listing[PullRequestComment]:

@@ -70,8 +70,7 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
             files=listed,
             filesTruncated=True if detail.files_truncated or len(files) > len(listed) else None,
         ),
-        max_tokens=ctx.config.max_tokens,
-        chars_per_token=ctx.config.chars_per_token,
+        ctx.config,
         truncated=bool(budget.whole),
     )
     # The commit's facts and message count too: files the whole answer has no room for go

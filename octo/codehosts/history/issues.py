@@ -97,8 +97,7 @@ async def _one_issue(
                 ),
                 contentHandle=handle,
             ),
-            max_tokens=ctx.config.max_tokens,
-            chars_per_token=ctx.config.chars_per_token,
+            ctx.config,
             truncated=truncated,
             next_step=f"commentPage={query.commentPage + 1}" if more_comments else None,
         )

@@ -40,8 +40,7 @@ async def search_pull_requests(
     )
     measured = with_tokens(
         found,
-        max_tokens=ctx.config.max_tokens,
-        chars_per_token=ctx.config.chars_per_token,
+        ctx.config,
         truncated=bool(detailed.budget.whole),
         next_step=f"page={query.page + 1}" if more else None,
     )

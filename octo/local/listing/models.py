@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from collections.abc import Mapping
+from typing import Annotated
 from typing import ClassVar
 from typing import Literal
 
+from pydantic import AfterValidator
 from pydantic import BaseModel
 from pydantic import Field
 from pydantic import field_validator
@@ -26,10 +28,20 @@ from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
-from octo.core.queries import ToolResult
+from octo.core.queries import is_text
 from octo.core.queries import mendable
+from octo.core.queries import optional
 
 EntryType = Literal["file", "dir", "symlink"]
+#: What both listings may say of an entry besides its name, type, size and age.
+Permissions = Annotated[str | None, Field(description='Octal mode, e.g. "644".')]
+Sensitive = Annotated[
+    bool | None,
+    Field(
+        description="True for files that usually hold secrets (.env, keys): "
+        "listed, but reading them needs an explicit opt-in."
+    ),
+]
 
 _OCTAL_MODE = re.compile(r"^[0-7]{3,4}$")
 
@@ -44,6 +56,22 @@ def _below(low: str | None, high: str | None, parse: Callable[[str], int]) -> bo
     return low is None or high is None or parse(low) < parse(high)
 
 
+def _read_by(parse: Callable[[str], int]) -> AfterValidator:
+    """A check that a text reads as ``parse`` reads it; the field keeps the text."""
+
+    def check(value: str) -> str:
+        # A lone surrogate is not read: ToolQuery's own check names it.
+        if is_text(value):
+            parse(value)
+        return value
+
+    return AfterValidator(check)
+
+
+#: A find filter's age ("30m", "7d") and size ("10M"), kept as written once they read.
+Duration = Annotated[str, _read_by(parse_duration)]
+Size = Annotated[str, _read_by(parse_size)]
+
 #: Names a model reaches for when it means ``path``.
 PATH_ALIASES: dict[str, FieldAlias] = {"dir": FieldAlias("path"), "directory": FieldAlias("path")}
 
@@ -53,54 +81,28 @@ class ListingQuery(ToolQuery):
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = PATH_ALIASES
 
-    path: str = Field(
-        min_length=1,
-        description="Directory: absolute or root-relative.",
-    )
+    path: str = Field(min_length=1, description="Directory: absolute or root-relative.")
     hidden: bool = Field(default=False, description="Dot-entries too.")
-    noIgnore: bool = Field(
-        default=False,
-        description=".gitignored entries too.",
-    )
+    noIgnore: bool = Field(default=False, description=".gitignored entries too.")
 
 
 class ViewStructureQuery(ListingQuery):
     """One localViewStructure query."""
 
-    depth: int | None = Field(
-        default=None,
-        ge=1,
-        le=5,
-        description="Levels (1: children; 5 with recursive).",
-    )
+    depth: int | None = optional("Levels (1: children; 5 with recursive).", ge=1, le=5)
     recursive: bool = Field(default=False, description="Nested levels too.")
-    details: bool = Field(
-        default=False,
-        description="Add size, modified, permissions.",
-    )
+    details: bool = Field(default=False, description="Add size, modified, permissions.")
     sortBy: Literal["name", "size", "time", "extension"] = Field(
-        default="time",
-        description="time newest first, size largest first.",
+        default="time", description="time newest first, size largest first."
     )
     filesOnly: bool = Field(default=False)
     directoriesOnly: bool = Field(default=False)
-    extension: str | None = Field(default=None, min_length=1, description="Only this extension.")
-    extensions: list[str] | None = Field(
-        default=None, min_length=1, description="Only these extensions."
-    )
-    pattern: str | None = Field(
-        default=None,
-        min_length=1,
-        description="Name glob or substring, case-insensitive.",
-    )
+    extension: str | None = optional("Only this extension.", min_length=1)
+    extensions: list[str] | None = optional("Only these extensions.", min_length=1)
+    pattern: str | None = optional("Name glob or substring, case-insensitive.", min_length=1)
     entriesPerPage: int = Field(default=20, ge=1, le=20)
     entryPageNumber: int = Field(default=1, ge=1)
-    limit: int | None = Field(
-        default=None,
-        ge=1,
-        le=10000,
-        description="At most this many entries.",
-    )
+    limit: int | None = optional("At most this many entries.", ge=1, le=10000)
 
     @model_validator(mode="after")
     def _one_kind_filter(self) -> ViewStructureQuery:
@@ -125,14 +127,10 @@ class StructureEntry(PlacedItem):
 
     name: str = Field(description="Path relative to the listed directory.")
     type: EntryType
-    size: int | None = Field(default=None, description="Bytes (files, with details).")
-    modified: str | None = Field(default=None, description="ISO 8601 UTC (with details).")
-    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
-    sensitive: bool | None = Field(
-        default=None,
-        description="True for files that usually hold secrets (.env, keys): "
-        "listed, but reading them needs an explicit opt-in.",
-    )
+    size: int | None = optional("Bytes (files, with details).")
+    modified: str | None = optional("ISO 8601 UTC (with details).")
+    permissions: Permissions = None
+    sensitive: Sensitive = None
 
 
 class StructureSummary(BaseModel):
@@ -143,21 +141,19 @@ class StructureSummary(BaseModel):
     totalSize: int = Field(description="Bytes of the matched files.")
 
 
-class ViewStructureResult(PlacesPart, ToolResult):
+class ViewStructureResult(PlacesPart):
     """A page of a directory listing."""
+
+    items_field: ClassVar[str] = "entries"
 
     path: str = Field(description="The listed directory (absolute).")
     entries: list[StructureEntry]
     summary: StructureSummary
     pagination: Pagination | None = None
-    truncated: bool | None = Field(
-        default=None,
-        description="True when the walk stopped early (time or size cap): totals are partial.",
+    truncated: bool | None = optional(
+        "True when the walk stopped early (time or size cap): totals are partial."
     )
     groups: list[ViewStructureResult] | None = groups_field("place")
-
-    def found_nothing(self) -> bool:
-        return not self.entries
 
 
 FindSort = Literal["modified", "path", "size"]
@@ -177,41 +173,19 @@ class FindFilters(ListingQuery):
     """Which entries a find keeps: localFindFiles' filters, which localFindAndSearchCode
     shares."""
 
-    name: str | None = Field(default=None, min_length=1, description="Name glob.")
-    iname: str | None = Field(default=None, min_length=1, description="Name glob, any case.")
-    names: list[str] | None = Field(
-        default=None,
-        min_length=1,
-        description="Name globs (any).",
-    )
-    extensions: list[str] | None = Field(
-        default=None,
-        min_length=1,
-        description='Extensions without dots ("py").',
-    )
-    fullPathMatch: bool = Field(
-        default=False,
-        description="Globs match the path below path.",
-    )
+    name: str | None = optional("Name glob.", min_length=1)
+    iname: str | None = optional("Name glob, any case.", min_length=1)
+    names: list[str] | None = optional("Name globs (any).", min_length=1)
+    extensions: list[str] | None = optional('Extensions without dots ("py").', min_length=1)
+    fullPathMatch: bool = Field(default=False, description="Globs match the path below path.")
     maxDepth: int = Field(default=5, ge=1, le=10, description="Deepest level (1: children).")
-    minDepth: int | None = Field(
-        default=None,
-        ge=0,
-        le=10,
-    )
-    modifiedWithin: str | None = Field(default=None, description='Age below: "30m", "2h", "7d".')
-    modifiedBefore: str | None = Field(default=None)
-    sizeGreater: str | None = Field(
-        default=None,
-        description='E.g. "500k", "10M".',
-    )
-    sizeLess: str | None = Field(default=None)
-    excludeDir: list[str] | None = Field(
-        default=None,
-    )
-    sortBy: FindSort = Field(
-        default="modified",
-    )
+    minDepth: int | None = Field(default=None, ge=0, le=10)
+    modifiedWithin: Duration | None = optional('Age below: "30m", "2h", "7d".')
+    modifiedBefore: Duration | None = None
+    sizeGreater: Size | None = optional('E.g. "500k", "10M".')
+    sizeLess: Size | None = None
+    excludeDir: list[str] | None = None
+    sortBy: FindSort = Field(default="modified")
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = FIND_ALIASES
 
@@ -229,20 +203,6 @@ class FindFilters(ListingQuery):
         for item in value or []:
             if not normalize_extension(item) or "/" in item:
                 raise ValueError(f'\'{item}\' is not an extension: use e.g. "py" or "d.ts"')
-        return value
-
-    @field_validator("modifiedWithin", "modifiedBefore")
-    @classmethod
-    def _valid_duration(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_duration(value)
-        return value
-
-    @field_validator("sizeGreater", "sizeLess")
-    @classmethod
-    def _valid_size(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_size(value)
         return value
 
     @field_validator("excludeDir")
@@ -307,16 +267,12 @@ class FindFilters(ListingQuery):
 class FindFilesQuery(FindFilters):
     """One localFindFiles query."""
 
-    type: Literal["f", "d", "l"] | None = Field(
-        default=None, description="file, directory, symlink."
-    )
-    empty: bool = Field(
-        default=False,
-    )
-    permissions: str | None = Field(default=None, description='Octal mode, e.g. "755".')
-    executable: bool | None = Field(default=None)
-    readable: bool | None = Field(default=None)
-    writable: bool | None = Field(default=None)
+    type: Literal["f", "d", "l"] | None = optional("file, directory, symlink.")
+    empty: bool = Field(default=False)
+    permissions: str | None = optional('Octal mode, e.g. "755".')
+    executable: bool | None = None
+    readable: bool | None = None
+    writable: bool | None = None
     details: bool = Field(
         default=False,
         description="All details; else path, what sortBy and filters use, type if not a file.",
@@ -340,29 +296,23 @@ class FoundFile(PlacedItem):
     (sorted or filtered by them, or ``details``)."""
 
     path: str = Field(description="Path relative to the start directory.")
-    type: EntryType | None = Field(default=None, description="Absent for a plain file.")
-    size: int | None = Field(default=None, description="Bytes (files).")
-    modified: str | None = Field(default=None, description="ISO 8601 UTC.")
-    permissions: str | None = Field(default=None, description='Octal mode, e.g. "644".')
-    sensitive: bool | None = Field(
-        default=None,
-        description="True for files that usually hold secrets (.env, keys): "
-        "listed, but reading them needs an explicit opt-in.",
-    )
+    type: EntryType | None = optional("Absent for a plain file.")
+    size: int | None = optional("Bytes (files).")
+    modified: str | None = optional("ISO 8601 UTC.")
+    permissions: Permissions = None
+    sensitive: Sensitive = None
 
 
-class FindFilesResult(PlacesPart, ToolResult):
+class FindFilesResult(PlacesPart):
     """A page of entries found, in sortBy order (most recently modified first)."""
+
+    items_field: ClassVar[str] = "files"
 
     path: str = Field(description="The start directory (absolute).")
     files: list[FoundFile]
     totalCount: int = Field(description="Entries found (at most limit).")
     pagination: Pagination | None = None
-    truncated: bool | None = Field(
-        default=None,
-        description="True when more entries matched than limit, or the walk stopped early.",
+    truncated: bool | None = optional(
+        "True when more entries matched than limit, or the walk stopped early."
     )
     groups: list[FindFilesResult] | None = groups_field("place")
-
-    def found_nothing(self) -> bool:
-        return not self.files

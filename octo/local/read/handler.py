@@ -212,8 +212,7 @@ class _FileRead:
     ) -> LocalGetFileContentResult:
         return with_tokens(
             result,
-            max_tokens=self.config.max_tokens,
-            chars_per_token=self.config.chars_per_token,
+            self.config,
             truncated_at_line=truncated_at_line,
             next_step=next_step,
         )

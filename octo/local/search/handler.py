@@ -147,8 +147,7 @@ async def _page_of_lines(
             LocalSearchCodeResult(
                 root=str(cwd), files=fit.files, stats=stats, pagination=pagination
             ),
-            max_tokens=config.max_tokens,
-            chars_per_token=config.chars_per_token,
+            config,
             truncated=fit.cut is not None,
             truncated_at_line=fit.cut_after_line,
             next_step=next_step,

@@ -30,8 +30,8 @@ from octo.core.budget import TokenInfo
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
-from octo.core.queries import ToolResult
 from octo.core.queries import mendable
+from octo.core.queries import optional
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
 from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
 from octo.local.models import SearchMatch
@@ -113,9 +113,7 @@ class SearchFields(ToolQuery):
     path: str = Field(
         min_length=1, description="Directory (or file) to search: absolute or root-relative."
     )
-    mode: SearchMode | None = Field(
-        default=None,
-    )
+    mode: SearchMode | None = None
     outputMode: OutputMode = Field(
         default="groupByFile",
         description="totalOnly: counts; countOnly: files with counts; "
@@ -123,28 +121,14 @@ class SearchFields(ToolQuery):
     )
     fixedString: bool = Field(default=False)
     word: bool = Field(default=False)
-    smartCase: bool = Field(
-        default=True,
-        description="Ignore case if pattern is lowercase.",
-    )
-    caseInsensitive: bool = Field(
-        default=False,
-    )
+    smartCase: bool = Field(default=True, description="Ignore case if pattern is lowercase.")
+    caseInsensitive: bool = Field(default=False)
     multiline: bool = Field(default=False)
-    type: str | None = Field(
-        default=None,
-        pattern=r"^[A-Za-z0-9_+-]+$",
-        description="ripgrep file type: py, ts, go...",
-    )
-    include: list[str] | None = Field(default=None)
-    exclude: list[str] | None = Field(default=None)
+    type: str | None = optional("ripgrep file type: py, ts, go...", pattern=r"^[A-Za-z0-9_+-]+$")
+    include: list[str] | None = None
+    exclude: list[str] | None = None
     filesOnly: bool = Field(default=False)
-    contextLines: int | None = Field(
-        default=None,
-        ge=0,
-        le=50,
-        description="Lines around each match.",
-    )
+    contextLines: int | None = optional("Lines around each match.", ge=0, le=50)
     contextBefore: int | None = Field(default=None, ge=0, le=50)
     contextAfter: int | None = Field(default=None, ge=0, le=50)
     matchesPerPage: int = Field(default=10, ge=1, le=100, description="Matches per file.")
@@ -152,20 +136,10 @@ class SearchFields(ToolQuery):
     filePageNumber: int = Field(default=1, ge=1)
     countPageNumber: int = Field(default=1, ge=1)
     columns: bool = Field(default=False)
-    maxFilesize: str | None = Field(
-        default=None,
-        description='E.g. "500k", "10M".',
-    )
-    timeoutMs: int | None = Field(
-        default=None,
-        ge=100,
-        le=MAX_TIMEOUT_MS,
-    )
+    maxFilesize: str | None = optional('E.g. "500k", "10M".')
+    timeoutMs: int | None = Field(default=None, ge=100, le=MAX_TIMEOUT_MS)
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
-    noIgnore: bool = Field(
-        default=False,
-        description=".gitignored files too.",
-    )
+    noIgnore: bool = Field(default=False, description=".gitignored files too.")
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
 
     field_aliases: ClassVar[Mapping[str, FieldAlias]] = SEARCH_ALIASES
@@ -252,13 +226,10 @@ class SearchFile(PlacedItem):
     """A file with matches; ``path`` is relative to the result's ``root`` (and ``place``)."""
 
     path: str
-    matchCount: int | None = Field(
-        default=None, description="Matching lines in the file (absent with filesOnly)."
-    )
-    matches: list[SearchMatch] | None = Field(
-        default=None,
-        description="The first matchesPerPage matching lines (summary: sample matches; absent "
-        "with filesOnly and countOnly).",
+    matchCount: int | None = optional("Matching lines in the file (absent with filesOnly).")
+    matches: list[SearchMatch] | None = optional(
+        "The first matchesPerPage matching lines (summary: sample matches; absent "
+        "with filesOnly and countOnly)."
     )
     pagination: MatchPagination | None = None
 
@@ -266,35 +237,27 @@ class SearchFile(PlacedItem):
 class SearchStats(BaseModel):
     """What the search covered."""
 
-    filesSearched: int | None = Field(
-        default=None,
-        description="Files rg read, as it counted them (credential files included: without "
-        "includeSensitive their matches are dropped, never shown).",
+    filesSearched: int | None = optional(
+        "Files rg read, as it counted them (credential files included: without "
+        "includeSensitive their matches are dropped, never shown)."
     )
     filesWithMatches: int
     totalMatches: int = Field(description="Matching lines.")
     searchTimeMs: int
-    complete: bool | None = Field(default=None, description=_COMPLETE)
+    complete: bool | None = optional(_COMPLETE)
 
 
-class LocalSearchCodeResult(PlacesPart, ToolResult):
+class LocalSearchCodeResult(PlacesPart):
     """Files matching a pattern: a page of them, their counts, or the counts alone."""
 
-    root: str | None = Field(
-        default=None, description="The searched directory; file paths are relative to it."
-    )
-    files: list[SearchFile] | None = Field(default=None, description=_FILES)
-    otherFiles: int | None = Field(
-        default=None, description="summary: files with matches beyond those shown."
-    )
+    root: str | None = optional("The searched directory; file paths are relative to it.")
+    files: list[SearchFile] | None = optional(_FILES)
+    otherFiles: int | None = optional("summary: files with matches beyond those shown.")
     stats: SearchStats
-    pagination: Pagination | None = Field(
-        default=None, description="groupByFile: file pages; countOnly: count pages."
-    )
-    tokens: TokenInfo | None = Field(
-        default=None,
-        description="Size of the answer; matches beyond the token budget are left out "
-        "(truncated) and paginationHint says how to read them.",
+    pagination: Pagination | None = optional("groupByFile: file pages; countOnly: count pages.")
+    tokens: TokenInfo | None = optional(
+        "Size of the answer; matches beyond the token budget are left out "
+        "(truncated) and paginationHint says how to read them."
     )
     # Pages of lines may run past the last file; count answers are empty only without matches.
     groups: list[LocalSearchCodeResult] | None = groups_field("place")

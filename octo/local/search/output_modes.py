@@ -57,8 +57,7 @@ async def answer_counts(
     more = result.pagination is not None and result.pagination.hasMore
     result = with_tokens(
         result,
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
+        config,
         next_step=f"countPageNumber={query.countPageNumber + 1}" if more else None,
     )
     result, cut = await within_budget(ctx, query, result, "files")

@@ -17,6 +17,7 @@ from octo.core.budget import TokenInfo
 from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.queries import optional
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
 from octo.core.secrets.sensitive import SENSITIVE_DESCRIPTION
 
@@ -57,29 +58,28 @@ Language = Literal[
 class SearchStructureQuery(ToolQuery):
     """One localSearchStructure query."""
 
-    pattern: str | None = Field(
-        default=None,
+    pattern: str | None = optional(
+        (
+            "Code with meta-variables: $NAME matches one node, $$$ARGS any number"
+            " (e.g. 'def $NAME($$$ARGS): $$$BODY', 'console.log($X)')."
+        ),
         min_length=1,
         max_length=2000,
-        description="Code with meta-variables: $NAME matches one node, $$$ARGS any number"
-        " (e.g. 'def $NAME($$$ARGS): $$$BODY', 'console.log($X)').",
     )
-    rule: dict[str, Any] | None = Field(
-        default=None,
-        description="An ast-grep rule as JSON instead of pattern: pattern, kind, regex, has,"
+    rule: dict[str, Any] | None = optional(
+        "An ast-grep rule as JSON instead of pattern: pattern, kind, regex, has,"
         ' inside, not, all, any (e.g. {"kind": "call", "inside": {"kind": "class_definition",'
-        ' "stopBy": "end"}}).',
+        ' "stopBy": "end"}}).'
     )
     language: Language = Field(description="The language the files are parsed as.")
     path: str | list[str] = Field(
         default=".",
         description="A directory or file (absolute or root-relative), or a list of up to 10.",
     )
-    include: list[str] | None = Field(
-        default=None,
-        description="Only files matching these globs (default: the language's extensions).",
+    include: list[str] | None = optional(
+        "Only files matching these globs (default: the language's extensions)."
     )
-    exclude: list[str] | None = Field(default=None, description="Leave out files matching these.")
+    exclude: list[str] | None = optional("Leave out files matching these.")
     noIgnore: bool = Field(default=False, description="Also search .gitignore'd files.")
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
@@ -131,8 +131,7 @@ class SearchStructureResult(ToolResult):
     filesSearched: int
     root: str = Field(description="The directory paths are relative to.")
     pagination: Pagination
-    partial: bool | None = Field(
-        default=None,
-        description="True when the deadline or the match cap stopped the search early.",
+    partial: bool | None = optional(
+        "True when the deadline or the match cap stopped the search early."
     )
     tokens: TokenInfo | None = None

@@ -177,8 +177,7 @@ async def search_structure(
     next_step = f"page={query.page + 1}" if pagination.hasMore else None
     result = with_tokens(
         result,
-        max_tokens=ctx.config.max_tokens,
-        chars_per_token=ctx.config.chars_per_token,
+        ctx.config,
         next_step=next_step,
     )
     result, cut_hints = await within_budget(ctx, query, result, "matches")

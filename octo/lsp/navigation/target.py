@@ -301,8 +301,7 @@ def _with_tokens(result: ResultT, config: Config) -> ResultT:
         next_step = f"page={pagination.currentPage + 1}"
     return with_tokens(
         result,
-        max_tokens=config.max_tokens,
-        chars_per_token=config.chars_per_token,
+        config,
         next_step=next_step,
     )
 

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from octo.core.budget import Pagination
 from octo.core.queries import PageNumber
+from octo.core.queries import optional
 from octo.lsp.models import FileQuery
 from octo.lsp.models import Line
 from octo.lsp.models import ServerAnswer
@@ -39,11 +40,9 @@ class OutlineSymbol(BaseModel):
     kind: str = Field(description="LSP symbol kind (class, method, function, variable...).")
     startLine: int = Field(description="1-based first line of the whole declaration.")
     endLine: int = Field(description="1-based last line of the whole declaration.")
-    detail: str | None = Field(default=None, description="Signature or type, when known.")
+    detail: str | None = optional("Signature or type, when known.")
     children: list[OutlineSymbol] = Field(default_factory=list)
-    hiddenChildren: int | None = Field(
-        default=None, description="Symbols inside it left out by depth."
-    )
+    hiddenChildren: int | None = optional("Symbols inside it left out by depth.")
 
 
 class DocumentSymbolsResult(ServerAnswer):
@@ -72,9 +71,8 @@ class WorkspaceSymbolsQuery(FileQuery):
         " and only symbols under it are listed. Default: the first allowed root.",
     )
     query: str = Field(min_length=1, max_length=255, description="The name, or part of it.")
-    kinds: list[str] | None = Field(
-        default=None,
-        description="Only these LSP symbol kinds (class, function, method, interface...).",
+    kinds: list[str] | None = optional(
+        "Only these LSP symbol kinds (class, function, method, interface...)."
     )
     symbolsPerPage: int = Field(default=30, ge=1, le=100, description="Symbols per page.")
     page: PageNumber = 1
@@ -85,7 +83,7 @@ class FoundSymbolEntry(BaseModel):
 
     name: str
     kind: str
-    container: str | None = Field(default=None, description="The class or module holding it.")
+    container: str | None = optional("The class or module holding it.")
     uri: str
     path: str
     line: int = Field(description="1-based line of its name.")
@@ -108,9 +106,7 @@ class DiagnosticsQuery(FileQuery):
     uri: str = Field(
         min_length=1, description="A file or a folder (its source files, up to 30, are checked)."
     )
-    severity: Severity | None = Field(
-        default=None, description="Only this severity and worse (error is the worst)."
-    )
+    severity: Severity | None = optional("Only this severity and worse (error is the worst).")
     diagnosticsPerPage: int = Field(default=30, ge=1, le=100, description="Diagnostics per page.")
     page: PageNumber = 1
 
@@ -125,9 +121,9 @@ class Diagnostic(BaseModel):
     endLine: int
     severity: Severity
     code: str | None = None
-    source: str | None = Field(default=None, description="Who reported it (the checker).")
+    source: str | None = optional("Who reported it (the checker).")
     message: str
-    content: str | None = Field(default=None, description="The line of code.")
+    content: str | None = optional("The line of code.")
 
 
 class DiagnosticsResult(ServerAnswer):

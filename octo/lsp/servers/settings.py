@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from octo.core.config import env_int
 from octo.core.config import env_seconds
+from octo.core.config import read_settings
+from octo.core.config import setting
+from octo.core.config import whole
 
 
 @dataclass(frozen=True)
@@ -17,21 +19,18 @@ class LspSettings:
     each server's own cap on the wait for indexing after it starts.
     """
 
-    idle_timeout: float = 600.0
-    max_servers: int = 4
-    init_timeout: float = 60.0
-    request_timeout: float = 20.0
-    calls_deadline: float = 40.0
+    idle_timeout: float = setting(600.0, "OCTO_LSP_IDLE_TIMEOUT", env_seconds)
+    max_servers: int = setting(4, "OCTO_LSP_MAX_SERVERS", whole(1, 64))
+    init_timeout: float = setting(60.0, "OCTO_LSP_INIT_TIMEOUT", env_seconds)
+    request_timeout: float = setting(20.0, "OCTO_LSP_REQUEST_TIMEOUT", env_seconds)
+    calls_deadline: float = setting(40.0, "OCTO_LSP_CALLS_DEADLINE", env_seconds)
     settle_timeout: float | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> LspSettings:
-        return cls(
-            idle_timeout=env_seconds(env, "OCTO_LSP_IDLE_TIMEOUT", cls.idle_timeout),
-            max_servers=env_int(env, "OCTO_LSP_MAX_SERVERS", cls.max_servers, 1, 64),
-            init_timeout=env_seconds(env, "OCTO_LSP_INIT_TIMEOUT", cls.init_timeout),
-            request_timeout=env_seconds(env, "OCTO_LSP_REQUEST_TIMEOUT", cls.request_timeout),
-            calls_deadline=env_seconds(env, "OCTO_LSP_CALLS_DEADLINE", cls.calls_deadline),
+        return read_settings(
+            cls,
+            env,
             settle_timeout=(
                 env_seconds(env, "OCTO_LSP_SETTLE_TIMEOUT", 1.0)
                 if env.get("OCTO_LSP_SETTLE_TIMEOUT")
