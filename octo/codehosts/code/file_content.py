@@ -3,7 +3,7 @@ a character page), cut to the token budget and with secrets redacted."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
@@ -46,8 +46,10 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
     return answer
 
 
-@dataclass(frozen=True)
-class _Selection:
+class _Selection(NamedTuple):
+    """The lines a read shows, where they start, the file's line count, and matchString's
+    hits."""
+
     text: str
     first_line: int
     total_lines: int
