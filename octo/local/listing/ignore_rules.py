@@ -15,10 +15,14 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import threading
 from collections.abc import Iterable
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+
+from cachetools import LRUCache
 
 #: The ignore files rg reads in every directory.
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
@@ -73,16 +77,80 @@ def rules_above(start: Path) -> NameRules:
     return NameRules(_joined(names), _joined(dir_names))
 
 
-def _patterns(directory: Path) -> Iterator[str]:
+#: What tells whether a file or directory changed: inode, size, modification and change times.
+_Stamp = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One directory's patterns (None: a kind octo does not apply), with the stamps of the
+    directory and of what was read in it."""
+
+    own: _Stamp
+    files: tuple[tuple[Path, _Stamp], ...]
+    patterns: tuple[str, ...] | None
+
+
+#: Directories read, by path: one is read again only when an ignore file in it appeared, went
+#: or changed (its own stamp, or theirs, differs), so a listing costs a stat per parent.
+_READS: LRUCache[Path, _Read] = LRUCache(maxsize=4096)
+_READS_LOCK = threading.Lock()
+
+
+def _patterns(directory: Path) -> tuple[str, ...]:
     """The patterns of ``directory``'s ignore files (its repository's excludes included)."""
+    try:
+        own = _stamp(directory)
+    except OSError:
+        return ()
+    with _READS_LOCK:
+        known = _READS.get(directory)
+    if known is None or known.own != own or not all(_same(f, stamp) for f, stamp in known.files):
+        read: list[tuple[Path, _Stamp]] = []
+        try:
+            patterns: tuple[str, ...] | None = tuple(_read(directory, read))
+        except RulesUnknown:
+            patterns = None
+        known = _Read(own, tuple(read), patterns)
+        with _READS_LOCK:
+            _READS[directory] = known
+    if known.patterns is None:
+        raise RulesUnknown
+    return known.patterns
+
+
+def _read(directory: Path, read: list[tuple[Path, _Stamp]]) -> Iterator[str]:
+    """Read ``directory``'s ignore files, noting each one found (and a repository's info
+    folder, where its excludes file may appear) in ``read``."""
     files = [directory / name for name in IGNORE_FILES]
     git = directory / ".git"
     if os.path.lexists(git):
         if not git.is_dir() or git.is_symlink():
             raise RulesUnknown  # a worktree's or submodule's pointer: its excludes live elsewhere
+        with suppress(OSError):
+            read.append((git / "info", _stamp(git / "info")))
         files.append(git / "info" / "exclude")
     for file in files:
+        try:
+            stamp = _stamp(file)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            raise RulesUnknown from None
+        read.append((file, stamp))
         yield from _lines(file)
+
+
+def _stamp(path: Path) -> _Stamp:
+    info = os.stat(path)
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _same(path: Path, stamp: _Stamp) -> bool:
+    try:
+        return _stamp(path) == stamp
+    except OSError:
+        return False
 
 
 def _lines(file: Path) -> Iterable[str]:
@@ -146,11 +214,32 @@ def _global_excludes() -> bool:
     config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     if (config_home / "git" / "ignore").exists():
         return True
-    for config in (config_home / "git" / "config", Path.home() / ".gitconfig"):
-        try:
-            text = config.read_text("utf-8", "replace").lower()
-        except OSError:
-            continue
-        if "excludesfile" in text or "[include" in text:
-            return True
-    return False
+    return any(
+        _names_excludes(config)
+        for config in (config_home / "git" / "config", Path.home() / ".gitconfig")
+    )
+
+
+def _names_excludes(config: Path) -> bool:
+    """True when the git configuration file ``config`` may name an excludes file (read
+    again only when it changed)."""
+    try:
+        stamp = _stamp(config)
+    except OSError:
+        return False
+    with _READS_LOCK:
+        known = _CONFIGS.get(config)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    try:
+        text = config.read_text("utf-8", "replace").lower()
+    except OSError:
+        return True
+    verdict = "excludesfile" in text or "[include" in text
+    with _READS_LOCK:
+        _CONFIGS[config] = (stamp, verdict)
+    return verdict
+
+
+#: Git configuration files read, by path, with their stamp and whether they may name one.
+_CONFIGS: LRUCache[Path, tuple[_Stamp, bool]] = LRUCache(maxsize=64)

@@ -161,3 +161,19 @@ def test_filters_are_rgs(opened: Opened) -> None:
 def test_a_walk_out_of_time_is_truncated(opened: Opened) -> None:
     walked = plain_walk(opened, WalkOptions(max_depth=4, hidden=False, no_ignore=False), 0.0)
     assert walked is not None and walked.truncated
+
+
+def test_a_parent_rule_changed_between_walks_is_obeyed(walked_tree: Path, opened: Opened) -> None:
+    options = WalkOptions(max_depth=2, hidden=False, no_ignore=False)
+    assert "a.py" in _in_process(opened, options).files
+    outer = walked_tree.parent.parent
+    with (outer / ".gitignore").open("a") as rules:
+        rules.write("a.py\n")  # an ignore file edited in place
+    assert "a.py" not in _in_process(opened, options).files
+    (walked_tree.parent / ".rgignore").write_text("keep/\n")  # one that appeared
+    assert (
+        "keep"
+        not in _in_process(opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False)).dirs
+    )
+    (walked_tree.parent / ".rgignore").unlink()  # and went
+    assert "keep" in _in_process(opened, options).dirs
