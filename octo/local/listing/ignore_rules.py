@@ -66,8 +66,11 @@ def rules_above(start: Path) -> NameRules:
         raise RulesUnknown
     names: list[str] = []
     dir_names: list[str] = []
-    for parent in start.parents:
-        below = start.relative_to(parent).parts
+    # Strings, not pathlib: this runs for every listing, a parent at a time.
+    parts = str(start).split(os.sep)
+    for depth in range(len(parts) - 1, 0, -1):
+        parent = os.sep.join(parts[:depth]) or os.sep
+        below = tuple(parts[depth:])
         for pattern in _patterns(parent):
             kept = _name_glob(pattern, below)
             if kept is None:
@@ -87,17 +90,17 @@ class _Read:
     directory and of what was read in it."""
 
     own: _Stamp
-    files: tuple[tuple[Path, _Stamp], ...]
+    files: tuple[tuple[str, _Stamp], ...]
     patterns: tuple[str, ...] | None
 
 
 #: Directories read, by path: one is read again only when an ignore file in it appeared, went
 #: or changed (its own stamp, or theirs, differs), so a listing costs a stat per parent.
-_READS: LRUCache[Path, _Read] = LRUCache(maxsize=4096)
+_READS: LRUCache[str, _Read] = LRUCache(maxsize=4096)
 _READS_LOCK = threading.Lock()
 
 
-def _patterns(directory: Path) -> tuple[str, ...]:
+def _patterns(directory: str) -> tuple[str, ...]:
     """The patterns of ``directory``'s ignore files (its repository's excludes included)."""
     try:
         own = _stamp(directory)
@@ -106,7 +109,7 @@ def _patterns(directory: Path) -> tuple[str, ...]:
     with _READS_LOCK:
         known = _READS.get(directory)
     if known is None or known.own != own or not all(_same(f, stamp) for f, stamp in known.files):
-        read: list[tuple[Path, _Stamp]] = []
+        read: list[tuple[str, _Stamp]] = []
         try:
             patterns: tuple[str, ...] | None = tuple(_read(directory, read))
         except RulesUnknown:
@@ -119,17 +122,18 @@ def _patterns(directory: Path) -> tuple[str, ...]:
     return known.patterns
 
 
-def _read(directory: Path, read: list[tuple[Path, _Stamp]]) -> Iterator[str]:
+def _read(directory: str, read: list[tuple[str, _Stamp]]) -> Iterator[str]:
     """Read ``directory``'s ignore files, noting each one found (and a repository's info
     folder, where its excludes file may appear) in ``read``."""
-    files = [directory / name for name in IGNORE_FILES]
-    git = directory / ".git"
+    files = [os.path.join(directory, name) for name in IGNORE_FILES]
+    git = os.path.join(directory, ".git")
     if os.path.lexists(git):
-        if not git.is_dir() or git.is_symlink():
+        if not os.path.isdir(git) or os.path.islink(git):
             raise RulesUnknown  # a worktree's or submodule's pointer: its excludes live elsewhere
+        info = os.path.join(git, "info")
         with suppress(OSError):
-            read.append((git / "info", _stamp(git / "info")))
-        files.append(git / "info" / "exclude")
+            read.append((info, _stamp(info)))
+        files.append(os.path.join(info, "exclude"))
     for file in files:
         try:
             stamp = _stamp(file)
@@ -141,22 +145,22 @@ def _read(directory: Path, read: list[tuple[Path, _Stamp]]) -> Iterator[str]:
         yield from _lines(file)
 
 
-def _stamp(path: Path) -> _Stamp:
+def _stamp(path: str | Path) -> _Stamp:
     info = os.stat(path)
     return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def _same(path: Path, stamp: _Stamp) -> bool:
+def _same(path: str, stamp: _Stamp) -> bool:
     try:
         return _stamp(path) == stamp
     except OSError:
         return False
 
 
-def _lines(file: Path) -> Iterable[str]:
+def _lines(file: str) -> Iterable[str]:
     """The pattern lines of one ignore file (none when it does not exist)."""
     try:
-        with file.open("rb") as opened:
+        with open(file, "rb") as opened:
             data = opened.read(_LARGEST + 1)
     except FileNotFoundError:
         return []
