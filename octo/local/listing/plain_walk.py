@@ -128,9 +128,19 @@ def _leave(frames: list[_Frame], seen: _Seen) -> None:
     frame = frames.pop()
     os.close(frame.fd)
     if frame.holds and frames:
-        frames[-1].holds = True
+        parent = frames[-1]
+        parent.holds = True
         if frame.depth <= seen.options.max_depth:
             seen.dirs.append(frame.rel)
+        _enough(parent, seen)
+
+
+def _enough(frame: _Frame, seen: _Seen) -> None:
+    """Below the depth window a directory matters only as holding a file or not: once it
+    does, the rest of its tree is left unread (rg would read all of it to no end). Rules in
+    that rest could hide only files in it."""
+    if frame.holds and frame.depth >= seen.options.max_depth:
+        frame.pending.clear()
 
 
 def _scan(frame: _Frame, seen: _Seen) -> None:
@@ -178,6 +188,7 @@ def _scan(frame: _Frame, seen: _Seen) -> None:
                     frame.pending.append(name)
     if not held and frame.rel:
         seen.empty.setdefault(frame.rel.rpartition("/")[0], []).append(frame.rel)
+    _enough(frame, seen)
 
 
 def _out_of_bounds(seen: _Seen) -> bool:
