@@ -58,7 +58,7 @@ def structure_hints(
     if dirs and query.effective_depth == 1 and not query.recursive:
         inside = compact_json({"path": str(start / dirs[0])})
         hints.append(f'Look inside: localViewStructure {inside} or add "depth":2.')
-    files = [(e.name, bool(e.sensitive)) for e in result.entries if e.type == "file"]
+    files = [(e.name, bool(e.sensitive)) for e in result.entries if e.type is None]
     return hints + _next_steps(start, files)
 
 

@@ -126,7 +126,7 @@ class StructureEntry(PlacedItem):
     """One entry of a directory listing."""
 
     name: str = Field(description="Path relative to the listed directory.")
-    type: EntryType
+    type: EntryType | None = optional("Absent for a plain file (unless details).")
     size: int | None = optional("Bytes (files, with details).")
     modified: str | None = optional("ISO 8601 UTC (with details).")
     permissions: Permissions = None

@@ -111,7 +111,7 @@ def _select(start: Path, walked: Walk, query: ViewStructureQuery) -> list[Entry]
 def _structure_entry(entry: Entry, details: bool) -> StructureEntry:
     return StructureEntry(
         name=entry.shown,
-        type=entry.type,
+        type=entry.type if details or entry.type != "file" else None,
         size=entry.stat.st_size if details and entry.type == "file" else None,
         modified=entry.modified if details else None,
         permissions=entry.permissions if details else None,
