@@ -23,6 +23,9 @@ from octo.local.listing.plain_walk import plain_walk
 PARENT_RULES = "# generated\n*.log\nbuild/\ntmp?\n.idea\n/top-only\n/outer/other/*.txt\n\n"
 
 
+_FAST = {(1, False, False), (2, True, False), (4, False, True)}
+
+
 @pytest.fixture(autouse=True)
 def no_global_excludes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A home without git configuration, for octo and the rg it starts."""
@@ -87,14 +90,18 @@ def _in_process(start: Opened, options: WalkOptions) -> Walk:
     return walked
 
 
+#: Every combination; three of them in the fast lane (rg starts for each).
 OPTIONS = [
-    WalkOptions(
-        max_depth=depth,
-        hidden=hidden,
-        no_ignore=no_ignore,
-        need_dirs=need_dirs,
-        need_symlinks=True,
-        need_empty_dirs=need_dirs,
+    pytest.param(
+        WalkOptions(
+            max_depth=depth,
+            hidden=hidden,
+            no_ignore=no_ignore,
+            need_dirs=need_dirs,
+            need_symlinks=True,
+            need_empty_dirs=need_dirs,
+        ),
+        marks=() if (depth, hidden, no_ignore) in _FAST else pytest.mark.slow,
     )
     for depth, hidden, no_ignore, need_dirs in itertools.product(
         (1, 2, 4), (False, True), (False, True), (False, True)
