@@ -68,7 +68,8 @@ def plain_walk(start: Opened, options: WalkOptions, stop_at: float) -> Walk | No
     found marked truncated, as an rg walk cut short is. Blocking: call it from a worker
     thread.
     """
-    if options.file_filters or options.exclude_dirs:
+    # (Without scandir on a descriptor, as on Windows, rg walks.)
+    if options.file_filters or options.exclude_dirs or os.scandir not in os.supports_fd:
         return None
     try:
         seen = _Seen(options, None if options.no_ignore else rules_above(start.path), stop_at)
