@@ -29,7 +29,13 @@ from octo.local.listing.ignore_rules import rules_above
 #: Names that bring rules of their own to a directory and everything below it.
 _RULE_NAMES = frozenset({*IGNORE_FILES, ".git"})
 
-_OPEN_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+#: Each directory is opened through its parent's descriptor, never through a link.
+_OPEN_DIRECTORY = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+#: Where a platform cannot open so, or read a directory through its descriptor (Windows),
+#: rg walks.
+_PLATFORM_CAN = bool(_NOFOLLOW and _DIRECTORY) and os.scandir in os.supports_fd
 
 
 @dataclass
@@ -68,8 +74,7 @@ def plain_walk(start: Opened, options: WalkOptions, stop_at: float) -> Walk | No
     found marked truncated, as an rg walk cut short is. Blocking: call it from a worker
     thread.
     """
-    # (Without scandir on a descriptor, as on Windows, rg walks.)
-    if options.file_filters or options.exclude_dirs or os.scandir not in os.supports_fd:
+    if options.file_filters or options.exclude_dirs or not _PLATFORM_CAN:
         return None
     try:
         seen = _Seen(options, None if options.no_ignore else rules_above(start.path), stop_at)
