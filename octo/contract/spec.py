@@ -229,24 +229,21 @@ def _leaves_inlined(schema: dict[str, Any]) -> dict[str, Any]:
     defs: dict[str, Any] = schema.get("$defs", {})
     # A definition that referred only to leaves is a leaf once they are written in.
     while leaves := {f"#/$defs/{name}": node for name, node in defs.items() if not _refers(node)}:
-        body = _written_in(body, leaves)
+
+        def inlined(node: Any, leaves: dict[str, Any] = leaves) -> Any:
+            if isinstance(node, list):
+                return [inlined(item) for item in node]
+            if not isinstance(node, dict):
+                return node
+            if set(node) == {"$ref"} and node["$ref"] in leaves:
+                return leaves[node["$ref"]]
+            return {key: inlined(value) for key, value in node.items()}
+
+        body = inlined(body)
         defs = {
-            name: _written_in(node, leaves)
-            for name, node in defs.items()
-            if f"#/$defs/{name}" not in leaves
+            name: inlined(node) for name, node in defs.items() if f"#/$defs/{name}" not in leaves
         }
     return {**body, "$defs": defs} if defs else body
-
-
-def _written_in(node: Any, leaves: dict[str, Any]) -> Any:
-    """``node`` with each reference to one of ``leaves`` replaced by the leaf itself."""
-    if isinstance(node, list):
-        return [_written_in(item, leaves) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if set(node) == {"$ref"} and node["$ref"] in leaves:
-        return leaves[node["$ref"]]
-    return {key: _written_in(value, leaves) for key, value in node.items()}
 
 
 def _refers(node: Any) -> bool:
