@@ -3,6 +3,7 @@ clock for the pool, and gateways over a small project served by tests/lsp/fake_s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -133,6 +134,16 @@ async def assert_no_leftovers(sessions: Iterable[int], *, descendants: bool = Tr
     assert left == [], f"processes left behind: {left}"
 
 
+def open_pipes() -> set[int]:
+    """This process's file descriptors that are pipes (a server's stdin, stdout, stderr)."""
+    found = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                found.add(int(fd))
+    return found
+
+
 class ManualClock:
     """Time for the pool that moves only when a test says so.
 
@@ -185,7 +196,9 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def gateway(project: Path) -> AsyncIterator[GatewayFactory]:
-    """Open gateways over ``project``; on teardown close them and check no process is left."""
+    """Open gateways over ``project``; on teardown close them and check that no process and
+    no pipe to one is left."""
+    pipes = open_pipes()
     async with AsyncExitStack() as stack:
 
         async def make(env: dict[str, str]) -> Gateway:
@@ -194,6 +207,7 @@ async def gateway(project: Path) -> AsyncIterator[GatewayFactory]:
         yield make
         sessions = server_sessions()
     await assert_no_leftovers(sessions)
+    assert open_pipes() <= pipes
 
 
 def pool_of(gw: Gateway) -> LspPool:

@@ -310,3 +310,5 @@ class LspClient:
             await end_group(process, polite=polite)
         with anyio.move_on_after(5.0):
             await self._client.stop()  # type: ignore[no-untyped-call]
+        self._client.close_pipes()
+        await anyio.lowlevel.checkpoint()  # the pipes close on the loop's next turn

@@ -25,6 +25,8 @@ logger = logging.getLogger("octo.lsp")
 
 #: The largest message octo reads from a language server (a reply with ~100,000 locations).
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+#: asyncio's buffer limit for a subprocess's streams (its default).
+_STREAM_LIMIT = 2**16
 
 
 class CappedReader:
@@ -68,10 +70,14 @@ class CappedLanguageClient(LanguageClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.refused: str | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
 
     async def start_io(self, cmd: str, *args: str, **kwargs: Any) -> None:
         """pygls' start_io, reading the server's stdout through a CappedReader."""
-        server = await asyncio.create_subprocess_exec(
+        # asyncio.create_subprocess_exec, keeping the transport: close_pipes needs it.
+        loop = asyncio.get_running_loop()
+        transport, streams = await loop.subprocess_exec(
+            lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=_STREAM_LIMIT, loop=loop),
             cmd,
             *args,
             stdout=asyncio.subprocess.PIPE,
@@ -79,6 +85,8 @@ class CappedLanguageClient(LanguageClient):
             stderr=asyncio.subprocess.PIPE,
             **kwargs,
         )
+        self._transport = transport
+        server = asyncio.subprocess.Process(transport, streams, loop)
         assert server.stdout is not None and server.stdin is not None
         self.protocol.set_writer(server.stdin)
         reader = CappedReader(server.stdout, MAX_MESSAGE_BYTES, self._refuse)
@@ -94,6 +102,16 @@ class CappedLanguageClient(LanguageClient):
         self._server = server
         exited = asyncio.create_task(self._server_exit())  # type: ignore[no-untyped-call]
         self._async_tasks.extend([connection, exited])
+
+    def close_pipes(self) -> None:
+        """Close the server's three pipes (once it is gone).
+
+        pygls stops reading stdout at its stop event, and the stderr reader may end with the
+        runtime: a pipe whose reading paused on a full buffer would never see its end of
+        file, and stay open until the garbage collector finds it.
+        """
+        if self._transport is not None:
+            self._transport.close()
 
     def _refuse(self, what: str) -> None:
         self.refused = self.refused or what

@@ -26,6 +26,7 @@ from tests.lsp.conftest import assert_no_leftovers
 from tests.lsp.conftest import command_line
 from tests.lsp.conftest import fake_env
 from tests.lsp.conftest import leftovers
+from tests.lsp.conftest import open_pipes
 from tests.lsp.conftest import server_pids
 from tests.lsp.conftest import server_sessions
 
@@ -79,6 +80,7 @@ async def test_a_client_announcing_roots_finds_its_server_warm(project: Path) ->
     async def list_roots(context: Any) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=FileUrl(project.as_uri()))])
 
+    pipes = open_pipes()
     server = build_server(replace(Config.from_env(fake_env("plain")), roots=(project,)))
     async with Client(server, mode="legacy", list_roots_callback=list_roots) as client:
         # Nothing asked yet: the announced roots alone start the server.
@@ -89,6 +91,7 @@ async def test_a_client_announcing_roots_finds_its_server_warm(project: Path) ->
         assert result.structured_content["results"][0]["status"] == "success"
         assert _fake_servers() == [warm]  # the query used the warm server
     await assert_no_leftovers(sessions)
+    assert open_pipes() <= pipes
 
 
 @pytest.mark.slow
@@ -98,6 +101,7 @@ async def test_warming_never_delays_initialize_or_tools_list(project: Path) -> N
 
     # This server would hang in its own initialize for a minute.
     config = replace(Config.from_env(fake_env("slow-start")), roots=(project,))
+    pipes = open_pipes()
     with anyio.fail_after(10):
         async with Client(
             build_server(config), mode="legacy", list_roots_callback=list_roots
@@ -107,6 +111,7 @@ async def test_warming_never_delays_initialize_or_tools_list(project: Path) -> N
             await _until_a_server_runs()  # still starting, in the background
             sessions = server_sessions()
     await assert_no_leftovers(sessions)
+    assert open_pipes() <= pipes
 
 
 async def test_a_root_without_source_files_starts_nothing(tmp_path: Path) -> None:
