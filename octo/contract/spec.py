@@ -162,10 +162,18 @@ class ToolSpec:
         return _published_input(schema, self.query_model.described_here)
 
     def output_schema(self) -> dict[str, Any]:
-        """JSON schema of the bulk response; field prose lives in the input schema and docs."""
+        """JSON schema of the bulk response; field prose lives in the input schema and docs.
+
+        An answer leaves out what is None (``to_compact_json``), so no field is ever null on
+        the wire: optional fields are published as their type alone. Definitions that refer
+        to nothing are written where they are used. Both spare a validating client work on
+        every item of every answer (an ``anyOf`` per field, a ``$ref`` per item).
+        """
         schema = self.bulk_model.model_json_schema()
-        compact: dict[str, Any] = _compact_schema(schema, drop=("title", "description"))
-        return compact
+        compact: dict[str, Any] = _without_nullable(
+            _compact_schema(schema, drop=("title", "description"))
+        )
+        return _leaves_inlined(compact)
 
 
 def _published_input(schema: dict[str, Any], described: frozenset[str] | None) -> dict[str, Any]:
@@ -212,6 +220,39 @@ def _without_nullable(node: Any) -> Any:
     if node.get("type") == "boolean" and node.get("default") is False:
         del node["default"]
     return node
+
+
+def _leaves_inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with each definition that holds no ``$ref`` written in place of the
+    references to it (a recursive or referring definition stays in ``$defs``)."""
+    body = {key: value for key, value in schema.items() if key != "$defs"}
+    defs: dict[str, Any] = schema.get("$defs", {})
+    # A definition that referred only to leaves is a leaf once they are written in.
+    while leaves := {f"#/$defs/{name}": node for name, node in defs.items() if not _refers(node)}:
+        body = _written_in(body, leaves)
+        defs = {
+            name: _written_in(node, leaves)
+            for name, node in defs.items()
+            if f"#/$defs/{name}" not in leaves
+        }
+    return {**body, "$defs": defs} if defs else body
+
+
+def _written_in(node: Any, leaves: dict[str, Any]) -> Any:
+    """``node`` with each reference to one of ``leaves`` replaced by the leaf itself."""
+    if isinstance(node, list):
+        return [_written_in(item, leaves) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if set(node) == {"$ref"} and node["$ref"] in leaves:
+        return leaves[node["$ref"]]
+    return {key: _written_in(value, leaves) for key, value in node.items()}
+
+
+def _refers(node: Any) -> bool:
+    if isinstance(node, list):
+        return any(_refers(item) for item in node)
+    return isinstance(node, dict) and ("$ref" in node or any(_refers(v) for v in node.values()))
 
 
 def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:
