@@ -246,7 +246,7 @@ class CodeHost(ABC):
             f"{path}/{words.path}",
             kind=words.kind,
             ttl=ttl,
-            params={**words.order, "per_page": 30, **({"page": page} if page else {})},
+            params={**words.order, "per_page": 30, **({"page": page} if page is not None else {})},
             parse=words.parse,
         )
 
