@@ -63,24 +63,32 @@ FileList = Fetched[Listing[PullRequestFile]]
 
 
 @dataclass(frozen=True)
+class Discussion:
+    """How a host lists an issue's (or a pull request's) discussion."""
+
+    #: The path below the issue or pull request: "comments", "notes".
+    path: str
+    #: The cache's kind: an issue's discussion is stored as a pull request's.
+    kind: str
+    parse: Parser[Listing[PullRequestComment]]
+    #: The parameters that ask for the oldest first, where that is not the host's default.
+    order: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class HistoryWords:
     """How a host's API differs in the history calls octo makes alike on every host."""
 
     #: The start of the cache's kinds of the host's answers: "" (GitHub), "gitlab-".
     kind_prefix: str
     parse_issue: Parser[IssuePage]
-    #: An issue's discussion: the path below the issue, the cache's kind (the one of a
-    #: pull request's discussion), its parser and the order the host is asked for.
-    comments: str
-    comments_kind: str
-    parse_comments: Parser[Listing[PullRequestComment]]
+    comments: Discussion
     #: A page of a repository's history (response, page, per page, owner/repo), and the
     #: host's name of the ref it starts from.
     parse_history: Callable[[httpx.Response, int, int, str], CommitPage]
     ref_param: str
     #: The sha a ref points at: how it is read, and the headers that ask for it.
     parse_sha: Parser[str]
-    comment_order: Mapping[str, str] = field(default_factory=dict)
     sha_headers: Mapping[str, str] | None = None
 
 
@@ -227,13 +235,19 @@ class CodeHost(ABC):
 
     async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
         """Page ``page`` (30 a page, oldest first) of an issue's discussion."""
-        words = self.history_words
+        path = f"{self.project_path(owner, repo)}/issues/{number}"
+        return await self.discussion(path, self.settings.ttl_issues, page)
+
+    async def discussion(self, path: str, ttl: float, page: int | None = None) -> CommentPage:
+        """Page ``page`` (30 a page, oldest first; without a page parameter when None) of
+        the discussion of the issue or pull request at API path ``path``."""
+        words = self.history_words.comments
         return await self.remote.fetch(
-            f"{self.project_path(owner, repo)}/issues/{number}/{words.comments}",
-            kind=words.comments_kind,
-            ttl=self.settings.ttl_issues,
-            params={**words.comment_order, "per_page": 30, "page": page},
-            parse=words.parse_comments,
+            f"{path}/{words.path}",
+            kind=words.kind,
+            ttl=ttl,
+            params={**words.order, "per_page": 30, **({"page": page} if page is not None else {})},
+            parse=words.parse,
         )
 
     @abstractmethod

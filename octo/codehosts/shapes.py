@@ -164,9 +164,10 @@ def comment(author: str, body: str | None, created_at: str) -> PullRequestCommen
 
 @dataclass(frozen=True)
 class ThreadKeys:
-    """Where a host's JSON of an issue or pull request keeps its number, its author (the
-    object and its login, a user's login also in assignees), its web page, its description
-    and an issue's comment count."""
+    """Where a host's JSON of an issue or pull request keeps, in the order of the fields
+    (each host's keys are one row): its number, its author (the object and its login, a
+    user's login also in assignees), its web page, its description and an issue's comment
+    count."""
 
     number: str
     user: str

@@ -21,7 +21,6 @@ from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.errors import CallError
-from octo.core.files.paths import PathPolicy
 from octo.core.handles import HandleStore
 from octo.core.meters import Meters
 from octo.core.queries import ToolQuery
@@ -126,19 +125,11 @@ class Gateway(AsyncResource):
 
         ``roots`` narrows the allowed roots for this call (an MCP client's roots): the
         configured roots stay the ceiling (see :meth:`PathPolicy.narrowed`);
-        ``progress(done, total, message)`` hears how far long queries got.
+        ``progress(done, total, message)`` hears how far long queries got. The call is
+        counted and its line logged (:mod:`octo.faces.call_log`).
         """
+        spec = _get_tool(tool)
         paths = self.runtime.paths.narrowed(roots) if roots is not None else None
-        return await self._dispatch(_get_tool(tool), queries, paths, progress)
-
-    async def _dispatch(
-        self,
-        spec: ToolSpec,
-        queries: Queries,
-        paths: PathPolicy | None = None,
-        progress: ProgressReporter | None = None,
-    ) -> BulkResponse[Any]:
-        """Run a call, then count it and log its line (:mod:`octo.faces.call_log`)."""
         started = time.perf_counter()
         try:
             response = await dispatch(spec, self.runtime, queries, paths=paths, progress=progress)
@@ -172,7 +163,7 @@ class Gateway(AsyncResource):
 
     def _tool_method(self, spec: ToolSpec) -> Any:
         async def method(queries: Queries) -> BulkResponse[Any]:
-            return await self._dispatch(spec, queries)
+            return await self.call(spec.name, queries)
 
         method.__name__ = spec.python_name
         method.__doc__ = spec.description

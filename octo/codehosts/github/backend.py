@@ -161,7 +161,9 @@ class GitHubBackend(GitHubHistory):
         return self.replied(fetched)
 
     async def comments(self, project: str, number: int) -> CommentPage:
-        return await self._pull_page(project, f"issues/{number}/comments", 30, parse.parse_comments)
+        return await self.discussion(
+            f"/repos/{project}/issues/{number}", self.settings.ttl_pull_requests
+        )
 
     async def commits(self, project: str, number: int) -> PullCommitPage:
         return await self._pull_page(project, f"pulls/{number}/commits", 100, parse.parse_commits)

@@ -22,6 +22,7 @@ from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.history_shapes import given
 from octo.codehosts.host import CodeHost
+from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.shapes import Reply
 from octo.transports.http_client import Fetched
@@ -40,10 +41,7 @@ class GitHubHistory(CodeHost):
     history_words = HistoryWords(
         kind_prefix="",
         parse_issue=parse.parse_issue,
-        # An issue's comments are a pull request's: one kind in the cache.
-        comments="comments",
-        comments_kind="pull-comments",
-        parse_comments=parse_comments,
+        comments=Discussion("comments", "pull-comments", parse_comments),
         parse_history=parse.parse_history,
         ref_param="sha",
         parse_sha=parse.parse_sha,

@@ -170,15 +170,9 @@ def repository_of(url: str) -> str:
     return "/".join(parts[at + 1 : at + 3])
 
 
-#: Where GitHub keeps an issue's or pull request's number, author and web page.
-THREAD_KEYS = ThreadKeys(
-    number="number",
-    user="user",
-    login="login",
-    url="html_url",
-    body="body",
-    comment_count="comments",
-)
+#: Where GitHub keeps an issue's or pull request's number, author, web page, description and
+#: comment count.
+THREAD_KEYS = ThreadKeys("number", "user", "login", "html_url", "body", "comments")
 
 
 def _pull(item: Mapping[str, Any], body_limit: int, **fields: Any) -> PullRequest:

@@ -340,13 +340,8 @@ class GitLabBackend(GitLabHistory):
         return self.reply(page, fetched, *notes)
 
     async def comments(self, project: str, number: int) -> CommentPage:
-        return await self.remote.fetch(
-            f"/projects/{project}/merge_requests/{number}/notes",
-            kind="gitlab-mr-notes",
-            ttl=self.settings.ttl_pull_requests,
-            params={"sort": "asc", "order_by": "created_at", "per_page": 30},
-            parse=parse.parse_notes,
-        )
+        path = f"/projects/{project}/merge_requests/{number}"
+        return await self.discussion(path, self.settings.ttl_pull_requests)
 
     async def commits(self, project: str, number: int) -> PullCommitPage:
         return await self.remote.fetch(

@@ -18,6 +18,7 @@ from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.host import CodeHost
+from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.shapes import Listing
@@ -35,11 +36,9 @@ class GitLabHistory(CodeHost):
     history_words = HistoryWords(
         kind_prefix="gitlab-",
         parse_issue=parse.parse_issue,
-        # An issue's notes are a merge request's: one kind in the cache.
-        comments="notes",
-        comments_kind="gitlab-mr-notes",
-        parse_comments=parse_notes,
-        comment_order={"sort": "asc", "order_by": "created_at"},
+        comments=Discussion(
+            "notes", "gitlab-mr-notes", parse_notes, {"sort": "asc", "order_by": "created_at"}
+        ),
         parse_history=parse.parse_history,
         ref_param="ref_name",
         parse_sha=parse.parse_sha,

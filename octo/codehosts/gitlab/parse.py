@@ -184,15 +184,9 @@ def project_path(item: Mapping[str, Any]) -> str:
     return path.split("/-/", 1)[0].strip("/")
 
 
-#: Where GitLab keeps an issue's or merge request's number, author and web page.
-THREAD_KEYS = ThreadKeys(
-    number="iid",
-    user="author",
-    login="username",
-    url="web_url",
-    body="description",
-    comment_count="user_notes_count",
-)
+#: Where GitLab keeps an issue's or merge request's number, author, web page, description and
+#: comment count.
+THREAD_KEYS = ThreadKeys("iid", "author", "username", "web_url", "description", "user_notes_count")
 
 
 def _merge_request(item: Mapping[str, Any], body_limit: int) -> PullRequest:

@@ -58,6 +58,7 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
         ]
     else:
         listed = [f.model_copy(update={"patch": None}) for f in listed]
+    not_all_listed = detail.files_truncated or len(files) > len(listed)
     facts = {name: getattr(detail, name) for name in CommitFacts.model_fields}
     facts["message"] = detail.message or None  # a comparison has no message
     result = with_tokens(
@@ -68,7 +69,7 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
             base=query.base,
             head=query.head,
             files=listed,
-            filesTruncated=True if detail.files_truncated or len(files) > len(listed) else None,
+            filesTruncated=True if not_all_listed else None,
         ),
         ctx.config,
         truncated=bool(budget.whole),
@@ -77,20 +78,15 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
     # behind a handle.
     result, cut = await within_budget(ctx, query, result, "files", local=False)
     answer = Answer(result, cached=reply.cached)
-    answer.hint(*reply.notes, *_hints(host, query, detail, budget, len(files) - len(listed)))
+    answer.hint(*reply.notes, *_cut_hints(budget, not_all_listed))
+    answer.hint(*_next_calls(host, query, detail))
     answer.hint(*cut)
     answer.hint(*follow_up_hints(host))
     return answer
 
 
-def _hints(
-    host: CodeHost,
-    query: GetCommitQuery,
-    detail: CommitDetail,
-    budget: PatchBudget,
-    unlisted: int,
-) -> list[str]:
-    """What was cut, and the calls that read on: a file at that commit, the patches."""
+def _cut_hints(budget: PatchBudget, not_all_listed: bool) -> list[str]:
+    """What was cut: patches over the token budget, files not listed."""
     hints: list[str] = []
     if budget.left_out or budget.cut:
         hints.append(
@@ -99,13 +95,20 @@ def _hints(
             '{"handle": contentHandle} reads one whole, or filePaths=[...] gives the files '
             "named the whole budget."
         )
-    if unlisted or detail.files_truncated:
+    if not_all_listed:
         hints.append(
             "Not every changed file is listed: name the ones you need with filePaths "
             "(a path or a folder)."
         )
+    return hints
+
+
+def _next_calls(host: CodeHost, query: GetCommitQuery, detail: CommitDetail) -> list[str]:
+    """The calls that read on: a file at that commit, the patches (none when filePaths was
+    given and the host lists no changed file)."""
     if query.filePaths and not detail.files:
-        return hints
+        return []
+    hints: list[str] = []
     if not query.includePatch and detail.files:
         hints.append("The patches: the same query with includePatch=true.")
     ref = detail.sha or query.head
