@@ -13,6 +13,7 @@ leave the walk to rg.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import threading
@@ -64,14 +65,24 @@ def rules_above(start: Path) -> NameRules:
     """
     if _global_excludes():
         raise RulesUnknown
-    names: list[str] = []
-    dir_names: list[str] = []
+    found: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     # Strings, not pathlib: this runs for every listing, a parent at a time.
     parts = str(start).split(os.sep)
     for depth in range(len(parts) - 1, 0, -1):
-        parent = os.sep.join(parts[:depth]) or os.sep
-        below = tuple(parts[depth:])
-        for pattern in _patterns(parent):
+        patterns = _patterns(os.sep.join(parts[:depth]) or os.sep)
+        if patterns:
+            found.append((patterns, tuple(parts[depth:])))
+    return _name_rules(tuple(found))
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_rules(found: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]) -> NameRules:
+    """The rules of ``found`` (each parent's patterns, and the start's path from it); the
+    same ignore files above the same start give the same rules, compiled once."""
+    names: list[str] = []
+    dir_names: list[str] = []
+    for patterns, below in found:
+        for pattern in patterns:
             kept = _name_glob(pattern, below)
             if kept is None:
                 continue
@@ -215,16 +226,20 @@ def _joined(regexes: list[str]) -> re.Pattern[str] | None:
 
 def _global_excludes() -> bool:
     """True when git may name a global excludes file, which rg obeys too."""
-    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    if (config_home / "git" / "ignore").exists():
+    home = os.path.expanduser("~")
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    if os.path.exists(os.path.join(config_home, "git", "ignore")):
         return True
     return any(
         _names_excludes(config)
-        for config in (config_home / "git" / "config", Path.home() / ".gitconfig")
+        for config in (
+            os.path.join(config_home, "git", "config"),
+            os.path.join(home, ".gitconfig"),
+        )
     )
 
 
-def _names_excludes(config: Path) -> bool:
+def _names_excludes(config: str) -> bool:
     """True when the git configuration file ``config`` may name an excludes file (read
     again only when it changed)."""
     try:
@@ -236,7 +251,8 @@ def _names_excludes(config: Path) -> bool:
     if known is not None and known[0] == stamp:
         return known[1]
     try:
-        text = config.read_text("utf-8", "replace").lower()
+        with open(config, encoding="utf-8", errors="replace") as file:
+            text = file.read().lower()
     except OSError:
         return True
     verdict = "excludesfile" in text or "[include" in text
@@ -246,4 +262,4 @@ def _names_excludes(config: Path) -> bool:
 
 
 #: Git configuration files read, by path, with their stamp and whether they may name one.
-_CONFIGS: LRUCache[Path, tuple[_Stamp, bool]] = LRUCache(maxsize=64)
+_CONFIGS: LRUCache[str, tuple[_Stamp, bool]] = LRUCache(maxsize=64)

@@ -143,8 +143,9 @@ def _leave(frames: list[_Frame], seen: _Seen) -> None:
 
 def _enough(frame: _Frame, seen: _Seen) -> None:
     """Below the depth window a directory matters only as holding a file or not: once it
-    does, the rest of its tree is left unread (rg would read all of it to no end). Rules in
-    that rest could hide only files in it."""
+    does, the rest of its tree is left unread, and :func:`_scan` reads no further in its
+    own listing (rg would read all of it to no end). Rules in that rest could hide only
+    files in it; an ignore file beside the file found is looked for by name."""
     if frame.holds and frame.depth >= seen.options.max_depth:
         frame.pending.clear()
 
@@ -185,6 +186,8 @@ def _scan(frame: _Frame, seen: _Seen) -> None:
                     seen.listed += 1
                     if in_window:
                         seen.files.append(prefix + name)
+                    elif rules is None or not _brings_rules(frame.fd):
+                        break  # below the window one listed file says all (see _enough)
             elif item.is_dir(follow_symlinks=False) and name != ".git":
                 if ignores is not None and ignores(name, is_dir=True):
                     # rg's walk lists an empty directory even where a rule ignores it.
@@ -195,6 +198,18 @@ def _scan(frame: _Frame, seen: _Seen) -> None:
     if not held and frame.rel:
         seen.empty.setdefault(frame.rel.rpartition("/")[0], []).append(frame.rel)
     _enough(frame, seen)
+
+
+def _brings_rules(directory: int) -> bool:
+    """Whether ``directory`` holds an ignore file or a .git (the rest of a scan that stops
+    early would have met it)."""
+    for name in _RULE_NAMES:
+        try:
+            os.stat(name, dir_fd=directory, follow_symlinks=False)
+        except OSError:
+            continue
+        return True
+    return False
 
 
 def _out_of_bounds(seen: _Seen) -> bool:

@@ -47,6 +47,8 @@ MAX_FULL_CONTENT_BYTES = 300 * 1024
 MAX_CHAR_LENGTH = 10_000
 _BINARY_SNIFF_BYTES = 8192
 _FILE_TEXT_TTL = 300.0
+#: Up to this size a file's text is split and cut on the event loop (half a millisecond at most).
+_SPLIT_ON_LOOP_CHARS = 32 * 1024
 #: Lines before and after the first match that the "read around it" hint asks for.
 _AROUND_MATCH_BEFORE = 10
 _AROUND_MATCH_AFTER = 40
@@ -70,8 +72,12 @@ async def get_file_content(
         )
 
     # Splitting and cutting a large file takes a while: off the event loop, and the query
-    # is answered at its deadline even if the thread is still at it.
-    lines, answer = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+    # is answered at its deadline even if the thread is still at it. A small file's take
+    # less time than the hop to a thread.
+    if len(text) <= _SPLIT_ON_LOOP_CHARS:
+        lines, answer = read()
+    else:
+        lines, answer = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
     answer.cached = cached
     asked = _lines_asked(query, text, lines)
     tokens = answer.result.tokens
@@ -310,7 +316,6 @@ class _FileRead:
 
     def _matches(self, match_string: str, found: FileMatches) -> Answer[LocalGetFileContentResult]:
         query, lines = self.query, self.lines
-        bare = [strip_newline(line) for line in lines]
         columns = dict(found.lines)
         hits = list(columns)
         hit_set = set(hits)
@@ -325,7 +330,7 @@ class _FileRead:
             window = range(max(hit - context, covered + 1), min(hit + context, len(lines)) + 1)
             window_lines = []
             for number in window:
-                text = bare[number - 1]
+                text = strip_newline(lines[number - 1])
                 if number in hit_set:
                     window_lines.append((number, clip_line(text, columns[number]), True))
                 else:
