@@ -332,7 +332,11 @@ async def _spawn_rg(
     async with _turn():
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
-            process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
+            # Shielded: cancelled while it connects a child's pipes, asyncio (3.11) goes on
+            # to connect the rest, which nobody closes. A cancellation now comes at the next
+            # await, where the finally below stops rg.
+            with anyio.CancelScope(shield=True):
+                process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
             track("rg", process)
             rg = RgProcess(process, stderr)
             seconds = rg_time_limit(timeout_ms)

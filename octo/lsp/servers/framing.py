@@ -18,6 +18,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
@@ -75,16 +76,20 @@ class CappedLanguageClient(LanguageClient):
     async def start_io(self, cmd: str, *args: str, **kwargs: Any) -> None:
         """pygls' start_io, reading the server's stdout through a CappedReader."""
         # asyncio.create_subprocess_exec, keeping the transport: close_pipes needs it.
+        # Shielded: cancelled while it connects a child's pipes, asyncio (3.11) goes on to
+        # connect the rest, which nobody closes. A cancellation now comes at the caller's
+        # next await, and the caller stops the server it started.
         loop = asyncio.get_running_loop()
-        transport, streams = await loop.subprocess_exec(
-            lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=_STREAM_LIMIT, loop=loop),
-            cmd,
-            *args,
-            stdout=asyncio.subprocess.PIPE,
-            stdin=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            **kwargs,
-        )
+        with anyio.CancelScope(shield=True):
+            transport, streams = await loop.subprocess_exec(
+                lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=_STREAM_LIMIT, loop=loop),
+                cmd,
+                *args,
+                stdout=asyncio.subprocess.PIPE,
+                stdin=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                **kwargs,
+            )
         self._transport = transport
         server = asyncio.subprocess.Process(transport, streams, loop)
         assert server.stdout is not None and server.stdin is not None

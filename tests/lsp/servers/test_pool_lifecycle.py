@@ -4,6 +4,8 @@ cancelled, the gateway closes (also by cancellation) or octo itself dies."""
 
 from __future__ import annotations
 
+import gc
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,9 +17,11 @@ from lsprotocol import types as lsp
 
 from octo import Gateway
 from octo.core.config import Config
+from octo.lsp.servers.client import LspClient
 from octo.lsp.servers.pool import LspPool
 from octo.lsp.servers.pool import ServerSlot
 from tests.lsp.conftest import DEFINITION
+from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import SOURCE
 from tests.lsp.conftest import GatewayFactory
 from tests.lsp.conftest import ManualClock
@@ -120,6 +124,22 @@ async def test_cancelling_a_query_leaves_no_process(gateway: GatewayFactory) -> 
     pids = server_pids()
     await gw.aclose()
     await assert_no_leftovers(pids)
+
+
+async def test_a_start_cancelled_at_any_moment_leaves_no_pipe_open(
+    gateway: GatewayFactory, project: Path
+) -> None:
+    # Cancelled while asyncio connects the new server's pipes, the pipes it connected after
+    # the cancellation stayed open. The fixture checks that no pipe and no process is left.
+    gw = await gateway(fake_env("plain"))
+    argv = (sys.executable, str(FAKE_SERVER), "plain")
+    for step in range(60):
+        with anyio.move_on_after(step / 5000):
+            client = await LspClient.start(
+                "fake", argv, project, dict(os.environ), init_timeout=10, runtime=gw.runtime
+            )
+            await client.aclose()
+    gc.collect()  # a leaked pipe's transport warns as it is collected: an error in tests
 
 
 async def test_a_cancelled_gateway_scope_stops_every_server(project: Path) -> None:
