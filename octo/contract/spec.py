@@ -4,8 +4,10 @@ the CLI and docs/tools.md are all derived from a :class:`ToolSpec`."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -173,7 +175,7 @@ class ToolSpec:
         compact: dict[str, Any] = _without_nullable(
             _compact_schema(schema, drop=("title", "description"))
         )
-        return _leaves_inlined(compact)
+        return _single_uses_inlined(_leaves_inlined(compact))
 
 
 def _published_input(schema: dict[str, Any], described: frozenset[str] | None) -> dict[str, Any]:
@@ -236,6 +238,51 @@ def _leaves_inlined(schema: dict[str, Any]) -> dict[str, Any]:
             if f"#/$defs/{name}" not in leaves
         }
     return {**body, "$defs": defs} if defs else body
+
+
+def _single_uses_inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with each definition the body refers to once, and that does not lead
+    back to itself, written where it is used and dropped from ``$defs``. A validating
+    client resolves each ``$ref`` at a cost of its own: an answer's envelope is then
+    reached without one, and nothing is published twice."""
+    body = {key: value for key, value in schema.items() if key != "$defs"}
+    defs: dict[str, Any] = schema.get("$defs", {})
+    while once := {
+        ref: defs[ref.removeprefix("#/$defs/")]
+        for ref, uses in Counter(_references(body)).items()
+        if uses == 1 and ref not in _reached(defs, ref) and not _used_in(defs, ref)
+    }:
+        body = _written_in(body, once)
+        defs = {name: node for name, node in defs.items() if f"#/$defs/{name}" not in once}
+    return {**body, "$defs": defs} if defs else body
+
+
+def _reached(defs: dict[str, Any], ref: str) -> set[str]:
+    """The references reached from the definition ``ref`` names, at any depth."""
+    reached: set[str] = set()
+    pending = list(_references(defs[ref.removeprefix("#/$defs/")]))
+    while pending:
+        if (found := pending.pop()) not in reached:
+            reached.add(found)
+            pending.extend(_references(defs[found.removeprefix("#/$defs/")]))
+    return reached
+
+
+def _used_in(defs: dict[str, Any], ref: str) -> bool:
+    """Whether another definition refers to ``ref`` (it must then stay in ``$defs``)."""
+    return any(ref in _references(node) for node in defs.values())
+
+
+def _references(node: Any) -> Iterator[str]:
+    """Every ``$ref`` in ``node``, as often as it occurs."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _references(item)
+    elif isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for value in node.values():
+            yield from _references(value)
 
 
 def _written_in(node: Any, leaves: dict[str, Any]) -> Any:
