@@ -88,6 +88,7 @@ class PostgresStore:
         self._idle: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
         self._ready = False
+        self._closed = False
 
     def _connect(self) -> psycopg.Connection[Any]:
         import psycopg
@@ -100,12 +101,16 @@ class PostgresStore:
                 f"Cannot reach the index database (OCTO_INDEX_URL): {exc}".strip()[:400],
                 hints=["Check OCTO_INDEX_URL, or unset it to keep indexes in local files."],
             ) from None
-        if not self._ready:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                conn.execute(_SCHEMA)
-            self._ready = True
-        register_vector(conn)
+        try:
+            if not self._ready:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                    conn.execute(_SCHEMA)
+                self._ready = True
+            register_vector(conn)
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     @contextmanager
@@ -131,7 +136,11 @@ class PostgresStore:
             conn.close()
             raise
         with self._lock:
-            self._idle.append(conn)
+            # A thread abandoned at its query's deadline may come back after close().
+            if not self._closed:
+                self._idle.append(conn)
+                return
+        conn.close()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows one statement selects, in its own transaction."""
@@ -366,6 +375,7 @@ class PostgresStore:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
