@@ -230,7 +230,11 @@ def _leaves_inlined(schema: dict[str, Any]) -> dict[str, Any]:
     body = {key: value for key, value in schema.items() if key != "$defs"}
     defs: dict[str, Any] = schema.get("$defs", {})
     # A definition that referred only to leaves is a leaf once they are written in.
-    while leaves := {f"#/$defs/{name}": node for name, node in defs.items() if not _refers(node)}:
+    while leaves := {
+        f"#/$defs/{name}": node
+        for name, node in defs.items()
+        if next(_references(node), None) is None
+    }:
         body = _written_in(body, leaves)
         defs = {
             name: _written_in(node, leaves)
@@ -294,12 +298,6 @@ def _written_in(node: Any, leaves: dict[str, Any]) -> Any:
     if set(node) == {"$ref"} and node["$ref"] in leaves:
         return leaves[node["$ref"]]
     return {key: _written_in(value, leaves) for key, value in node.items()}
-
-
-def _refers(node: Any) -> bool:
-    if isinstance(node, list):
-        return any(_refers(item) for item in node)
-    return isinstance(node, dict) and ("$ref" in node or any(_refers(v) for v in node.values()))
 
 
 def _compact_schema(node: Any, drop: tuple[str, ...]) -> Any:

@@ -332,9 +332,8 @@ async def _spawn_rg(
     async with _turn():
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
-            # Shielded: cancelled while it connects a child's pipes, asyncio (3.11) goes on
-            # to connect the rest, which nobody closes. A cancellation now comes at the next
-            # await, where the finally below stops rg.
+            # Shielded: asyncio (3.11), cancelled while it connects a child's pipes, leaves
+            # the rest open. A cancellation comes at the next await; the finally stops rg.
             with anyio.CancelScope(shield=True):
                 process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
             track("rg", process)
