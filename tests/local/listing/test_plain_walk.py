@@ -141,12 +141,20 @@ def test_rules_octo_does_not_apply_are_rgs(walked_tree: Path, opened: Opened, ru
 
 
 @pytest.mark.parametrize("name", [".gitignore", ".ignore", ".rgignore", ".git"])
-async def test_rules_inside_the_tree_are_rgs(walked_tree: Path, opened: Opened, name: str) -> None:
-    (walked_tree / "src" / name).mkdir()
-    options = WalkOptions(max_depth=3, hidden=False, no_ignore=False)
+# At depth 1, "many" lies below the window: its scan stops at its first file, and the ignore
+# file among its 40 files (almost surely met later) must still be found.
+@pytest.mark.parametrize("depth", [1, 3])
+async def test_rules_inside_the_tree_are_rgs(
+    walked_tree: Path, opened: Opened, name: str, depth: int
+) -> None:
+    (walked_tree / "many").mkdir()
+    for number in range(40):
+        (walked_tree / "many" / f"f{number}.py").write_text("x\n")
+    (walked_tree / "many" / name).mkdir()
+    options = WalkOptions(max_depth=depth, hidden=False, no_ignore=False)
     assert plain_walk(opened, options, time.monotonic() + 30) is None
     # Without ignore rules the tree is octo's again.
-    assert plain_walk(opened, WalkOptions(max_depth=3, hidden=False, no_ignore=True), 1e12)
+    assert plain_walk(opened, WalkOptions(max_depth=depth, hidden=False, no_ignore=True), 1e12)
 
 
 def test_global_excludes_are_rgs(tmp_path: Path, opened: Opened) -> None:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 from pathlib import Path
 
-import anyio
 import pytest
 
 from octo.core.errors import QueryTimeoutError
@@ -93,25 +90,3 @@ def _cmdline(pid: str) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
-
-
-@pytest.mark.slow
-async def test_an_rg_start_cancelled_at_any_moment_leaves_no_pipe_open(tmp_path: Path) -> None:
-    # asyncio (3.11), cancelled while it connects a child's pipes, goes on to connect the
-    # rest and leaves them open (a language server's did); rg's start is shielded too.
-    (tmp_path / "a.txt").write_text("needle\n")
-    pipes = _pipes()
-    for step in range(60):
-        with anyio.move_on_after(step / 5000):
-            await run_rg(["needle", str(tmp_path)], timeout_ms=5000)
-    gc.collect()
-    assert _pipes() <= pipes
-
-
-def _pipes() -> set[str]:
-    found = set()
-    for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
-                found.add(fd)
-    return found
