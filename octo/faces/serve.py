@@ -78,6 +78,9 @@ async def serve_stdio(config: Config | None = None) -> None:
     """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled."""
     from mcp.server.stdio import stdio_server
 
+    from octo.faces.stdio_wire import stdio_is_piped
+    from octo.faces.stdio_wire import stdio_wire
+
     if sys.stdin.isatty():
         # Started by hand rather than by an MCP client: say what octo is waiting for.
         print(
@@ -90,7 +93,8 @@ async def serve_stdio(config: Config | None = None) -> None:
     server = build_server(config, closed=closed)
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        transport = stdio_wire() if stdio_is_piped() else stdio_server()
+        async with transport as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     await _until_signalled(serve, closed)
