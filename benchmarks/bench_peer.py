@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import statistics
@@ -46,6 +47,29 @@ class Answer:
     structured: Json | None
     is_error: bool
     milliseconds: float
+
+
+@dataclass
+class PairedRatio:
+    """octo's time over the peer's, call by call (the two take turns), as a median and the
+    distribution-free 95% interval of that median: a task whose interval holds 1.00 is at
+    parity within this machine's noise."""
+
+    median: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, octo: list[float], peer: list[float]) -> PairedRatio:
+        ratios = sorted(o / p for o, p in zip(octo, peer, strict=True) if p)
+        n = len(ratios)
+        # The order statistics around the median that hold it with 95% confidence
+        # (binomial, normal approximation); with few calls, the whole range.
+        k = max(0, math.floor((n - 1.96 * math.sqrt(n)) / 2))
+        return cls(statistics.median(ratios), ratios[k], ratios[n - 1 - k])
+
+    def __str__(self) -> str:
+        return f"{self.median:.2f}x [{self.low:.2f}-{self.high:.2f}]"
 
 
 def _env(home: str) -> dict[str, str]:
@@ -96,19 +120,20 @@ async def call(client: Client, tool: str, query: Args) -> Answer:
 
 async def timed_pair(
     octo: tuple[Client, str, Args], peer: tuple[Client, str, Args], runs: int
-) -> tuple[Answer, Answer]:
+) -> tuple[Answer, Answer, PairedRatio]:
     """One warm-up call each, then ``runs`` timed calls each, octo's and the peer's taking
     turns so that both meet the same machine load; each side's last answer with its median
-    time."""
+    time, and the call-by-call ratio."""
     await call(*octo)
     await call(*peer)
     sides: tuple[list[Answer], list[Answer]] = ([], [])
     for _ in range(runs):
         sides[0].append(await call(*octo))
         sides[1].append(await call(*peer))
-    for answers in sides:
-        answers[-1].milliseconds = statistics.median(a.milliseconds for a in answers)
-    return sides[0][-1], sides[1][-1]
+    times = [[a.milliseconds for a in answers] for answers in sides]
+    for answers, milliseconds in zip(sides, times, strict=True):
+        answers[-1].milliseconds = statistics.median(milliseconds)
+    return sides[0][-1], sides[1][-1], PairedRatio.of(*times)
 
 
 async def cold_start(params: StdioServerParameters) -> tuple[float, types.ListToolsResult]:
@@ -143,11 +168,11 @@ def _ratio(octo: float, peer: float) -> str:
     return f"{octo / peer:.2f}x" if peer else "n/a"
 
 
-def case_lines(case: Case, octo: Answer, peer: Answer) -> Iterator[str]:
+def case_lines(case: Case, octo: Answer, peer: Answer, paired: PairedRatio) -> Iterator[str]:
     yield (
         f"{case.octo_tool:<20} {case.label:<48} octo {_size(octo)} | peer {_size(peer)} | "
         f"octo/peer chars {_ratio(len(octo.text), len(peer.text))}, "
-        f"ms {_ratio(octo.milliseconds, peer.milliseconds)}"
+        f"ms {_ratio(octo.milliseconds, peer.milliseconds)} (paired {paired})"
     )
     for side, answer in (("octo", octo), ("peer", peer)):
         if answer.is_error:
@@ -202,12 +227,13 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
             peer_client = await stack.enter_async_context(Client(peer_params))
             totals, answered, asked = [0, 0], 0, 0
             slower: list[str] = []
+            beyond_noise: list[str] = []
             for case in cases():
                 peer_tool, peer_query = case.peer_split if split else case.peer_unified
                 if peer_tool not in peer_names:
                     print(f"{case.octo_tool:<20} {case.label:<48} peer has no {peer_tool}")
                     continue
-                octo, peer = await timed_pair(
+                octo, peer, paired = await timed_pair(
                     (octo_client, case.octo_tool, case.octo_query),
                     (peer_client, peer_tool, peer_query),
                     runs,
@@ -221,7 +247,9 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
                         slower.append(
                             f"{case.label} {_ratio(octo.milliseconds, peer.milliseconds)}"
                         )
-                for line in case_lines(case, octo, peer):
+                    if paired.low > 1:
+                        beyond_noise.append(f"{case.label} {paired}")
+                for line in case_lines(case, octo, peer, paired):
                     print(line, flush=True)
             print(
                 f"all {answered} queries both answered (of {asked}): "
@@ -232,6 +260,11 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
             print(
                 f"tasks where octo is slower than the peer: {len(slower)} of {answered}"
                 + (f" ({'; '.join(slower)})" if slower else "")
+            )
+            print(
+                "tasks where octo is slower beyond the noise (the paired ratio's 95% interval "
+                f"above 1.00): {len(beyond_noise)} of {answered}"
+                + (f" ({'; '.join(beyond_noise)})" if beyond_noise else "")
             )
 
 
