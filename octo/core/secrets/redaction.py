@@ -279,8 +279,7 @@ def _walk(value: Any) -> Any:
         return redact(value)
     if isinstance(value, BaseModel):
         changes = {}
-        for name in type(value).model_fields:
-            item = getattr(value, name)
+        for name, item in value.__dict__.items():  # a model's fields, without a getattr each
             new = _walk(item)
             if new is not item:
                 changes[name] = new
