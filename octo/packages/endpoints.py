@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import subprocess
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,8 +32,7 @@ from octo.core.registries import parse_npmrc
 from octo.core.registries import pip_config_files
 from octo.core.registries import pip_file_values
 from octo.core.registries import read_text
-from octo.transports.processes import child_command
-from octo.transports.processes import child_environment
+from octo.transports.processes import command_output
 
 logger = logging.getLogger("octo.packages")
 
@@ -125,27 +123,6 @@ def with_trailing_slash(url: str) -> str:
 # --- npm ----------------------------------------------------------------------------------
 
 
-async def _run_command(argv: list[str], env: Mapping[str, str], cwd: Path) -> str | None:
-    """stdout of a configuration command, or None when it fails or hangs."""
-    try:
-        with anyio.fail_after(COMMAND_TIMEOUT):
-            result = await anyio.run_process(
-                child_command(argv),
-                env=child_environment(env),
-                cwd=cwd,
-                check=False,
-                stdin=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-    except (OSError, TimeoutError) as exc:
-        logger.info("%s failed: %s", argv[0], exc)
-        return None
-    if result.returncode != 0:
-        return None
-    return result.stdout.decode("utf-8", "replace").strip() or None
-
-
 @dataclass
 class _NpmSettings:
     """What npm's environment settings and ``.npmrc`` files say."""
@@ -189,7 +166,9 @@ async def discover_npm_registry(env: Mapping[str, str], cwd: Path) -> NpmRegistr
     settings = await anyio.to_thread.run_sync(_read_npm_settings, env, cwd)
     found = settings.found
     if found is None and settings.npm is not None:
-        answer = await _run_command([settings.npm, "config", "get", "registry"], env, cwd)
+        answer = None
+        with anyio.move_on_after(COMMAND_TIMEOUT):
+            answer = await command_output([settings.npm, "config", "get", "registry"], env, cwd=cwd)
         if answer and is_http_url(answer):
             found = (answer, "npm config get registry")
     if found is None:
@@ -241,7 +220,9 @@ async def discover_python_index(env: Mapping[str, str], cwd: Path) -> PythonInde
     configured, python = await anyio.to_thread.run_sync(_read_pip_settings, env)
     if configured is not None or python is None:
         return configured
-    answer = await _run_command([python, "-c", _PIP_DEFAULT_INDEX_SCRIPT], env, cwd)
+    answer = None
+    with anyio.move_on_after(COMMAND_TIMEOUT):
+        answer = await command_output([python, "-c", _PIP_DEFAULT_INDEX_SCRIPT], env, cwd=cwd)
     if answer and is_http_url(answer):
         return PythonIndex.from_url(answer, "pip's default index")
     return None

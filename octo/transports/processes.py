@@ -1,26 +1,33 @@
-"""Child processes octo starts (ripgrep, language servers): the command that makes them die
-with octo, and the environment they may see.
+"""Child processes octo starts (ripgrep, language servers, configuration commands): the
+command that makes them die with octo, and the environment they may see.
 
 Every child runs in its own session (so its whole process group can be killed) and, on
 Linux, under ``setpriv --pdeathsig``: the kernel kills it when octo dies, SIGKILL included,
 with no ``preexec_fn`` (unsafe once threads run); a child with children of its own (a
 language server) runs under a shell that then kills their whole group. Its environment
-keeps what a tool needs to run and drops every credential. ``children`` counts the rg and
+keeps what a tool needs to run and drops every credential. ``running()`` counts the rg and
 language-server processes running (the metrics' processes in use).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
+import subprocess
 import sys
 import weakref
 from collections.abc import Mapping
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from typing import Protocol
 
+import anyio
+
 from octo.core.secrets.redaction import redact
+
+logger = logging.getLogger(__name__)
 
 #: Credentials octo itself reads; never handed to a child.
 _CREDENTIALS = frozenset(
@@ -70,6 +77,46 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
         for name, value in env.items()
         if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and redact(value) == value
     }
+
+
+#: The most a configuration command may print: more is not a setting.
+_MAX_OUTPUT = 1 << 20
+
+
+async def command_output(
+    argv: Sequence[str], env: Mapping[str, str], *, cwd: Path | None = None
+) -> str | None:
+    """The stdout of a short command that reads a setting (``npm config get``, ``gh auth
+    token``), stripped; None when it cannot start, fails, or prints nothing or more than
+    1 MiB. Cancelled (the caller's deadline), it kills the command.
+
+    stdout is its only pipe: asyncio (3.11), cancelled while it connects a child's pipes,
+    leaves those it connects afterwards open, and here there is no second one.
+    """
+    output = bytearray()
+    try:
+        process = await anyio.open_process(
+            child_command(argv),
+            env=child_environment(env),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        logger.info("%s could not start: %s", argv[0], exc)
+        return None
+    async with process:
+        assert process.stdout is not None  # (stdout is a pipe: open_process's default)
+        async for chunk in process.stdout:
+            output += chunk
+            if len(output) > _MAX_OUTPUT:
+                process.kill()
+                return None
+        await process.wait()
+    if process.returncode != 0:
+        return None
+    return output.decode("utf-8", "replace").strip() or None
 
 
 class Child(Protocol):

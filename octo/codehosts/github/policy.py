@@ -19,7 +19,7 @@ from octo.transports.http_policy import Backoff
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import rate_limit_from_headers
-from octo.transports.processes import child_environment
+from octo.transports.processes import command_output
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -76,16 +76,9 @@ class GitHubAuth:
         args = [gh, "auth", "token"]
         if self._host != "github.com":
             args += ["--hostname", self._host]
-        try:
-            with anyio.fail_after(_GH_TIMEOUT):
-                done = await anyio.run_process(
-                    args, check=False, env=child_environment(self._env or os.environ)
-                )
-        except (TimeoutError, OSError):
-            return None
-        if done.returncode != 0:
-            return None
-        return done.stdout.decode(errors="replace").strip() or None
+        with anyio.move_on_after(_GH_TIMEOUT):
+            return await command_output(args, self._env or os.environ)
+        return None
 
 
 class GitHubPolicy(HostPolicy):
