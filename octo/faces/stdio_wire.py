@@ -53,7 +53,7 @@ async def stdio_wire() -> AsyncIterator[Wire]:
     """The server's read and write streams over this process's piped stdin and stdout."""
     with (
         _claimed(0, divert_to=os.open(os.devnull, os.O_RDONLY)) as wire_in,
-        _claimed(1, divert_to=os.dup(2)) as wire_out,
+        _claimed(1, divert_to=_stderr_or_null()) as wire_out,
     ):
         to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         to_wire, from_server = anyio.create_memory_object_stream[SessionMessage](0)
@@ -61,6 +61,13 @@ async def stdio_wire() -> AsyncIterator[Wire]:
             tg.start_soon(_read_messages, wire_in, to_server)
             tg.start_soon(_write_messages, wire_out, from_server)
             yield from_wire, to_wire
+
+
+def _stderr_or_null() -> int:
+    try:
+        return os.dup(2)
+    except OSError:  # no stderr: stray output goes nowhere
+        return os.open(os.devnull, os.O_WRONLY)
 
 
 def _is_pipe(fd: int) -> bool:

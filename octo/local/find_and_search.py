@@ -22,6 +22,7 @@ from pydantic import Field
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import measured
+from octo.core.files.confined import Opened
 from octo.core.files.paths import is_hidden
 from octo.core.formats import compact_json
 from octo.core.queries import FieldAlias
@@ -101,7 +102,7 @@ async def find_and_search_code(
 
 
 def _found(
-    start: Path, walked: Walk, query: FindAndSearchQuery, now: float, largest: int
+    start: Opened, walked: Walk, query: FindAndSearchQuery, now: float, largest: int
 ) -> list[str]:
     """The files every find filter keeps, up to ``largest`` bytes, in sortBy order; hidden
     and credential files only when asked for (in a worker thread)."""

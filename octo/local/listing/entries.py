@@ -9,9 +9,9 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from pathlib import Path
 from stat import S_IMODE
 
+from octo.core.files.confined import Opened
 from octo.core.formats import iso_utc
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.listing.models import EntryType
@@ -86,10 +86,12 @@ class Entry:
         return True if self.type == "file" and is_sensitive(self.rel) else None
 
 
-def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]) -> list[Entry]:
-    """lstat every entry ``keep`` accepts (by path and type); vanished entries are skipped.
+def stat_entries(start: Opened, walk: Walk, keep: Callable[[str, EntryType], bool]) -> list[Entry]:
+    """lstat every entry ``keep`` accepts (by path and type) below the opened directory
+    ``start``; vanished entries are skipped.
 
-    Touches the disk: call it from a worker thread.
+    Relative to the descriptor, each lstat resolves only the walked part of its path (and
+    no component of the checked one again). Touches the disk: call it from a worker thread.
     """
     entries: list[Entry] = []
     kinds: list[tuple[list[str], EntryType]] = [
@@ -103,7 +105,7 @@ def stat_entries(start: Path, walk: Walk, keep: Callable[[str, EntryType], bool]
             if not keep(rel, kind):
                 continue
             try:
-                info = os.lstat(os.path.join(start, rel))
+                info = os.lstat(rel, dir_fd=start.fd)
             except OSError:
                 continue
             entries.append(Entry(rel, kind, info))

@@ -101,7 +101,7 @@ async def walk_listing(
     ctx: QueryContext,
     query: ListingQuery,
     tool: str,
-    select: Callable[[Path, Walk], T],
+    select: Callable[[Opened, Walk], T],
     *,
     max_depth: int,
     need_dirs: bool,
@@ -137,13 +137,13 @@ async def walk_listing(
         opened = open_start(ctx.paths, query.path, tool)
         with closed_on_error(opened):
             walked = plain_walk(opened, options, stop_at)
-            return opened, None if walked is None else (walked, select(opened.path, walked))
+            return opened, None if walked is None else (walked, select(opened, walked))
 
     opened, done = await anyio.to_thread.run_sync(open_and_walk)
     with opened:
         if done is None:
             walked = await rg_walk(opened, options, limit)
-            done = walked, await anyio.to_thread.run_sync(select, opened.path, walked)
+            done = walked, await anyio.to_thread.run_sync(select, opened, walked)
     return opened.path, *done
 
 

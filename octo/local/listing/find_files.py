@@ -11,6 +11,7 @@ from pathlib import Path
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_of
+from octo.core.files.confined import Opened
 from octo.local.listing.entries import Entry
 from octo.local.listing.entries import Walk
 from octo.local.listing.file_walk import walk_listing
@@ -66,11 +67,11 @@ def _access(path: Path, mode: int, kind: EntryType) -> bool:
     return os.access(path, mode)
 
 
-def _access_is(start: Path, mode: int, wanted: bool, entry: Entry) -> bool:
-    return _access(start / entry.rel, mode, entry.type) == wanted
+def _access_is(start: Opened, mode: int, wanted: bool, entry: Entry) -> bool:
+    return _access(start.path / entry.rel, mode, entry.type) == wanted
 
 
-def _select(start: Path, walked: Walk, query: FindFilesQuery, now: float) -> list[Entry]:
+def _select(start: Opened, walked: Walk, query: FindFilesQuery, now: float) -> list[Entry]:
     """The entries every filter keeps, in sortBy order (in a worker thread)."""
     checks: list[Check] = []
     if query.empty:

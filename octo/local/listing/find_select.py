@@ -7,8 +7,8 @@ import fnmatch
 import re
 from collections.abc import Callable
 from collections.abc import Sequence
-from pathlib import Path
 
+from octo.core.files.confined import Opened
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.local.listing.entries import Entry
@@ -22,7 +22,7 @@ Check = Callable[[Entry], bool]
 
 
 def select_entries(
-    start: Path,
+    start: Opened,
     walked: Walk,
     filters: FindFilters,
     now: float,

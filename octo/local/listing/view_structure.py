@@ -9,12 +9,12 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_of
+from octo.core.files.confined import Opened
 from octo.local.listing.entries import Entry
 from octo.local.listing.entries import Walk
 from octo.local.listing.entries import stat_entries
@@ -86,7 +86,7 @@ _ORDER: dict[str, Callable[[Entry], Any]] = {
 }
 
 
-def _select(start: Path, walked: Walk, query: ViewStructureQuery) -> list[Entry]:
+def _select(start: Opened, walked: Walk, query: ViewStructureQuery) -> list[Entry]:
     """The entries the query keeps, lstat'ed and sorted (in a worker thread)."""
     extensions = query.wanted_extensions
 
