@@ -37,7 +37,7 @@ async def test_the_answer_is_what_the_command_prints() -> None:
     assert await command_output(endless, env) is None
 
 
-async def test_the_command_sees_no_credential(tmp_path: Path) -> None:
+async def test_the_command_sees_no_credential() -> None:
     env = {**os.environ, "GITHUB_TOKEN": "ghp_" + "a" * 36, "SETTING": "plain"}
     printed = await command_output(["sh", "-c", 'echo "$SETTING:${GITHUB_TOKEN:-none}"'], env)
     assert printed == "plain:none"
