@@ -29,6 +29,7 @@ from octo.faces.readable import render_readable
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1
 EXIT_BAD_CALL = 2
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -135,10 +136,15 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--name", help="index name (default: folder name + short path hash)")
     _root_option(index, "allowed root (repeatable; default OCTO_ROOTS, else PATH itself)")
 
-    docs = commands.add_parser("docs", help="write docs/tools.md from the registry")
+    docs = commands.add_parser(
+        "docs",
+        help="(developers) write a checkout's docs/tools.md from the registry",
+        description="In a checkout of octo: write its docs/tools.md and tools/list snapshot. "
+        "Anywhere: --output PATH writes the reference to PATH (- prints it).",
+    )
     docs.add_argument("--check", action="store_true", help="fail if the file is out of date")
     docs.add_argument(
-        "--output", type=Path, default=Path("docs/tools.md"), help="default docs/tools.md"
+        "--output", metavar="PATH", help="write only the reference here (- : standard output)"
     )
     return parser
 
@@ -156,12 +162,12 @@ def _root_option(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def _load_queries(raw_queries: Sequence[str]) -> list[Any]:
-    """Each ``--query`` is a JSON object, or ``@file`` holding an object or a list of them."""
+    """Each ``--query`` is a JSON object or a list of them, inline or from ``@file``."""
     queries: list[Any] = []
     for raw in raw_queries:
         text = Path(raw[1:]).read_text(encoding="utf-8") if raw.startswith("@") else raw
         value = json.loads(text)
-        if raw.startswith("@") and isinstance(value, list):
+        if isinstance(value, list):
             queries.extend(value)
         else:
             queries.append(value)
@@ -247,7 +253,10 @@ def _index(config: Config, args: argparse.Namespace) -> int:
     """``octo index PATH``: semanticIndexCodebase waiting for every vector, with progress."""
     from octo.faces.index_progress import run_index
 
-    response = anyio.run(run_index, config, args.path, args.name, args.roots, args.no_wait)
+    # Absolute before it is both the root and the query's path: a relative PATH would
+    # otherwise be read again under itself (SUBDIR/SUBDIR).
+    path = str(Path(args.path).resolve())
+    response = anyio.run(run_index, config, path, args.name, args.roots, args.no_wait)
     print(render_readable(response.to_wire()))
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
@@ -290,19 +299,48 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         else:
             anyio.run(serve.serve_stdio, config)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     return EXIT_OK
 
 
-def _docs(output: Path, check: bool) -> int:
-    """docs/tools.md and the published tools/list snapshot, both from the registry."""
+def checkout_root() -> Path | None:
+    """The checkout this octo is imported from (its pyproject.toml names octo-gateway), or None
+    for an installed package: `octo docs` writes a checkout's files, never a site-packages'."""
+    root = Path(__file__).resolve().parents[2]
+    project = root / "pyproject.toml"
+    try:
+        named = 'name = "octo-gateway"' in project.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return root if named else None
+
+
+def _docs(output: str | None, check: bool) -> int:
+    """docs/tools.md and the published tools/list snapshot of a checkout, both from the
+    registry; or the reference alone to ``output``."""
     from octo.faces import tools_snapshot
     from octo.faces.tool_docs import render_tools_markdown
 
-    targets = (
-        (output, render_tools_markdown()),
-        (tools_snapshot.SNAPSHOT, tools_snapshot.render()),
-    )
+    if output == "-":
+        sys.stdout.write(render_tools_markdown())
+        return EXIT_OK
+    targets: list[tuple[Path, str]]
+    if output is not None:
+        targets = [(Path(output), render_tools_markdown())]
+    else:
+        root = checkout_root()
+        if root is None:
+            print(
+                "octo docs: octo is installed here, not a checkout: it writes a checkout's "
+                "docs/tools.md; `octo docs --output PATH` writes the reference to PATH "
+                "(- prints it)",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_CALL
+        targets = [
+            (root / "docs" / "tools.md", render_tools_markdown()),
+            (tools_snapshot.SNAPSHOT, tools_snapshot.render()),
+        ]
     for path, fresh in targets:
         if check:
             current = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -334,6 +372,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``octo`` command; returns the exit code."""
     try:
         return _run(argv)
+    except KeyboardInterrupt:
+        # Ctrl+C is the user's choice, not a failure to explain: one line, the shell's 130.
+        print("octo: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader left early (`octo call ... | head`): not a failure of the call. Point
         # stdout at /dev/null so the interpreter's final flush does not complain again.
@@ -358,16 +400,16 @@ def _run(argv: Sequence[str] | None) -> int:
     if logging.getLogger().level > logging.DEBUG:
         # httpx logs each request's URL (a query's values) at INFO; the call line is enough.
         logging.getLogger("httpx").setLevel(logging.WARNING)
-    if args.command == "tools":
-        return _tools(args.name)
     if args.command == "docs":
         return _docs(args.output, args.check)
     try:
-        # Read before anything runs, so a bad variable stops `octo serve` at start-up.
+        # Read before anything runs, so a bad variable stops any command at once, with its name.
         config = Config.from_env()
     except ConfigError as exc:
         print(f"octo: {exc}", file=sys.stderr)
         return EXIT_BAD_CALL
+    if args.command == "tools":
+        return _tools(args.name)
     if args.command == "serve":
         return _serve(config, args)
     missing = _missing_root(args.roots, config)

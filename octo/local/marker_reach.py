@@ -58,9 +58,16 @@ def may_match_marker(pattern: str, *, fixed: bool, case_sensitive: bool) -> bool
     return _in_marker(pattern, case_sensitive) or _may_match_bracket(pattern)
 
 
+def _quiet_options(case_sensitive: bool) -> Any:
+    options = re2.Options()
+    options.case_sensitive = case_sensitive
+    options.log_errors = False  # a caller's bad regex is their error, not lines on our stderr
+    return options
+
+
 def _in_marker(pattern: str, case_sensitive: bool) -> bool:
     try:
-        compiled = re2.compile(pattern if case_sensitive else f"(?i:{pattern})")
+        compiled = re2.compile(pattern, options=_quiet_options(case_sensitive))
     except re2.error:
         return True
     return any(compiled.search(marker) for marker in MARKERS)

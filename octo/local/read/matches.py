@@ -72,6 +72,7 @@ def _compiled(query: LocalGetFileContentQuery) -> Any:
     options = re2.Options()
     options.never_nl = True  # a match never spans lines, as in a search line by line
     options.case_sensitive = query.matchStringCaseSensitive
+    options.log_errors = False  # the caller's bad regex is answered, not logged on stderr
     pattern = query.matchString if query.matchStringIsRegex else re2.escape(query.matchString)
     try:
         return re2.compile(f"(?m){pattern}", options=options)
