@@ -93,7 +93,7 @@ class ViewStructureQuery(ListingQuery):
     recursive: bool = Field(default=False, description="Nested levels too.")
     details: bool = Field(default=False, description="Add size, modified, permissions.")
     sortBy: Literal["name", "size", "time", "extension"] = Field(
-        default="time", description="time newest first, size largest first."
+        default="name", description="time newest first, size largest first."
     )
     filesOnly: bool = Field(default=False)
     directoriesOnly: bool = Field(default=False)

@@ -35,18 +35,19 @@ def project(tree: Any) -> Path:
     return root
 
 
-async def test_default_lists_direct_children_newest_first(run_one: Any, project: Path) -> None:
+async def test_default_lists_direct_children_by_name(run_one: Any, project: Path) -> None:
+    # By name, not time: page 1 of an installed package is its modules, not __pycache__.
     result = await run_one(TOOL, {"path": str(project)})
     assert result["status"] == "success"
     data = result["data"]
     assert data["path"] == str(project)
-    assert names(result) == ["README.md", "src", "setup.cfg", "docs"]
-    assert data["entries"][1] == {"name": "src", "type": "dir"}
+    assert names(result) == ["docs", "README.md", "setup.cfg", "src"]
+    assert data["entries"][3] == {"name": "src", "type": "dir"}
     assert data["summary"] == {"totalFiles": 2, "totalDirs": 2, "totalSize": 11}
     assert data["pagination"] == {"currentPage": 1, "totalPages": 1, "hasMore": False}
     hints = " ".join(result["hints"])
     assert "localGetFileContent" in hints and "localSearchCode" in hints
-    assert f'"path":"{project / "src"}"' in hints
+    assert f'"path":"{project / "docs"}"' in hints
 
 
 async def test_relative_path_resolves_against_the_root(run_one: Any, project: Path) -> None:
@@ -189,14 +190,14 @@ async def test_pattern_glob_substring_and_path(run_one: Any, project: Path) -> N
 async def test_paging_with_next_page_hint(run_one: Any, tree: Any) -> None:
     tree({f"f{i:02}.txt": "x" for i in range(45)}, mtimes={f"f{i:02}.txt": i for i in range(45)})
     first = await run_one(TOOL, {"path": ".", "entriesPerPage": 20})
-    assert names(first)[:2] == ["f44.txt", "f43.txt"]
+    assert names(first)[:2] == ["f00.txt", "f01.txt"]
     assert first["data"]["pagination"] == {"currentPage": 1, "totalPages": 3, "hasMore": True}
     assert first["data"]["summary"]["totalFiles"] == 45
     next_hint = next(h for h in first["hints"] if h.startswith("Next page"))
     params = json.loads(next_hint.split(f"{TOOL} ", 1)[1])
     assert params == {"path": ".", "entryPageNumber": 2}
     third = await run_one(TOOL, params | {"entryPageNumber": 3})
-    assert names(third) == ["f04.txt", "f03.txt", "f02.txt", "f01.txt", "f00.txt"]
+    assert names(third) == ["f40.txt", "f41.txt", "f42.txt", "f43.txt", "f44.txt"]
     assert third["data"]["pagination"]["hasMore"] is False
     assert not any(h.startswith("Next page") for h in third["hints"])
     past = await run_one(TOOL, {"path": ".", "entryPageNumber": 9})
