@@ -31,18 +31,16 @@ class ToolCategory(StrEnum):
 
     LOCAL = "local"
     GITHUB = "github"
-    PACKAGE = "package"
+    PACKAGE = "packages"
     LSP = "lsp"
     SEMANTIC = "semantic"
     DISCOVERY = "discovery"
 
     @property
     def toolset(self) -> str:
-        """The toolset (``OCTO_TOOLSETS``) that publishes this category's tools over MCP."""
-        return _TOOLSETS.get(self, self.value)
-
-
-_TOOLSETS = {ToolCategory.PACKAGE: "packages"}
+        """The toolset (``OCTO_TOOLSETS``) that publishes this category's tools over MCP: the
+        category's own name, so `octo tools` and OCTO_TOOLSETS say the same word."""
+        return self.value
 
 
 def published(specs: tuple[ToolSpec, ...], toolsets: frozenset[str] | None) -> tuple[ToolSpec, ...]:

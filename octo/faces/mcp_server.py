@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -191,6 +192,8 @@ async def _call_tool(
         )
     except CallError as exc:
         return _call_error_result(exc)
+    if toolsets is not None:
+        _drop_unpublished_hints(response.results, toolsets)
     text = response.to_compact_json()
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
@@ -198,6 +201,19 @@ async def _call_tool(
         structured_content=json.loads(text),
         is_error=response.all_failed,
     )
+
+
+def _drop_unpublished_hints(results: Sequence[Any], toolsets: frozenset[str]) -> None:
+    """Leave out the hints that send this client to a tool its toolsets switch off: it could
+    not call it (the command line and the library keep every tool, and every hint)."""
+    from octo.registry import all_tools
+
+    hidden = [spec.name for spec in all_tools() if spec.category.toolset not in toolsets]
+    if not hidden:
+        return
+    names = re.compile(r"\b(?:" + "|".join(map(re.escape, hidden)) + r")\b")
+    for result in results:
+        result.hints[:] = [hint for hint in result.hints if not names.search(hint)]
 
 
 async def _roots_changed(ctx: Context, params: types.NotificationParams) -> None:

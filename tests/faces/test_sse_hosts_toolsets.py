@@ -91,3 +91,19 @@ def test_an_unknown_toolset_is_one_line_and_exit_2(run_octo: RunOcto) -> None:
             f"octo: {source} names no toolset web: choose from all, local, lsp, semantic, "
             "github, packages, discovery\n"
         )
+
+
+async def test_hints_never_send_a_client_to_a_switched_off_tool(tree: Path) -> None:
+    # A large file read from its top: its hints name lspDocumentSymbols for the outline.
+    (tree / "big.py").write_text("".join(f"def f{i}():\n    return {i}\n" for i in range(4000)))
+    query = {"queries": [{"path": "big.py"}]}
+    hints: dict[str, list[str]] = {}
+    for toolsets in (None, frozenset({"local"})):
+        config = Config(roots=(tree,), toolsets=toolsets)
+        async with Client(build_server(config), raise_exceptions=True) as client:
+            answer = await client.call_tool("localGetFileContent", query)
+        assert answer.structured_content is not None
+        hints[str(toolsets)] = answer.structured_content["results"][0]["hints"]
+    assert any("lspDocumentSymbols" in hint for hint in hints["None"])
+    local_only = hints[str(frozenset({"local"}))]
+    assert local_only and not any("lsp" in hint for hint in local_only)

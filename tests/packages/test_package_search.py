@@ -335,7 +335,7 @@ async def test_mcp_schema_lists_package_search() -> None:
     props = schema["properties"]["queries"]["items"]["properties"]
     assert props["ecosystem"]["enum"] == ["npm", "python"]
     assert props["searchLimit"]["maximum"] == 10 and props["searchLimit"]["default"] == 1
-    assert spec.category == "package" and spec.open_world
+    assert spec.category == "packages" and spec.open_world
 
 
 async def test_index_credentials_leave_the_url_and_never_show(
