@@ -86,13 +86,15 @@ def text_pages(text: str, budget_chars: int, size: Callable[[str], int] = len) -
     """``text`` in pages of at most ``budget_chars`` (as ``size`` measures a piece of text:
     its characters, or its characters as sent), cut at line boundaries.
 
-    A line longer than a page is split across pages of its own; nothing is lost, and
-    joining the pages gives ``text`` back. An empty text is one empty page.
+    A line ends at ``\n`` only, as a file's lines are numbered everywhere else in octo (not
+    at the form feeds and lone carriage returns ``str.splitlines`` also cuts at). A line
+    longer than a page is split across pages of its own; nothing is lost, and joining the
+    pages gives ``text`` back. An empty text is one empty page.
     """
     pages: list[str] = []
     current: list[str] = []
     used = 0
-    for line in text.splitlines(keepends=True):
+    for line in _lines(text):
         cost = size(line)
         if current and used + cost > budget_chars:
             pages.append("".join(current))
@@ -108,6 +110,13 @@ def text_pages(text: str, budget_chars: int, size: Callable[[str], int] = len) -
     if current or not pages:
         pages.append("".join(current))
     return pages
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines, each with its ``\n`` (the last without one when the text ends so)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 def _prefix_within(line: str, budget_chars: int, size: Callable[[str], int]) -> int:

@@ -39,7 +39,9 @@ def _frame_chars(limits: TokenLimits) -> int:
     """Characters of a page's answer beside its content, at their largest."""
     huge = 10**9
     frame = with_tokens(
-        GetCachedContentResult(content="", page=huge, totalPages=huge, hasMore=True),
+        GetCachedContentResult(
+            content="", page=huge, totalPages=huge, hasMore=True, startLine=huge, endLine=huge
+        ),
         limits,
         truncated_at_line=huge,
         next_step=f"page={huge}",
@@ -82,16 +84,19 @@ async def get_cached_content(
     total = len(pages)
     answer_page = pages[query.page - 1] if query.page <= total else ""
     has_more = query.page < total
-    last_line = None
-    if has_more:
-        before = "".join(pages[: query.page])
-        last_line = before.count("\n") + (0 if before.endswith("\n") else 1)
+    start_line = 1 + sum(page.count("\n") for page in pages[: query.page - 1])
+    end_line = start_line + answer_page.count("\n") - answer_page.endswith("\n")
     result = with_tokens(
         GetCachedContentResult(
-            content=answer_page, page=query.page, totalPages=total, hasMore=has_more
+            content=answer_page,
+            page=query.page,
+            totalPages=total,
+            hasMore=has_more,
+            startLine=start_line,
+            endLine=max(start_line, end_line),
         ),
         config,
-        truncated_at_line=last_line,
+        truncated_at_line=max(start_line, end_line) if has_more else None,
         next_step=f"page={query.page + 1}" if has_more else None,
     )
     answer = Answer(result)

@@ -50,6 +50,8 @@ class GetCachedContentResult(ToolResult):
     page: int
     totalPages: int
     hasMore: bool
+    startLine: int = Field(description="The content's line this page starts in (1-based).")
+    endLine: int = Field(description="The content's line this page ends in.")
     tokens: TokenInfo | None = optional("Always given.")
 
 

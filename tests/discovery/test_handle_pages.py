@@ -99,3 +99,25 @@ async def test_a_page_past_the_end_is_empty_and_says_how_many(gateway: octo.Gate
     assert past["status"] == "empty"
     assert past["data"]["hasMore"] is False
     assert any("page(s)" in hint for hint in past["hints"])
+
+
+async def test_each_page_says_which_lines_it_holds_and_none_is_skipped(
+    gateway: octo.Gateway, root: Path
+) -> None:
+    # Form feeds and carriage returns are inside a line (Python's splitlines cuts there too,
+    # which made the page's line numbers drift from the file's).
+    text = "".join(f"line {n}:\f{'x' * 60}\r\n" for n in range(1, 401))
+    (root / "src" / "feeds.py").write_bytes(text.encode())
+    read = await one(gateway, "localGetFileContent", {"path": "src/feeds.py"})
+    pages = await pages_of(gateway, read["data"]["contentHandle"])
+    expected_start = 1
+    for page in pages:
+        data = page["data"]
+        lines = data["content"].split("\n")
+        assert lines[0].startswith(f"line {expected_start}:")
+        assert data["startLine"] == expected_start
+        assert data["endLine"] == expected_start + data["content"].count("\n") - 1
+        if data["hasMore"]:
+            assert data["tokens"]["truncatedAtLine"] == data["endLine"]
+        expected_start = data["endLine"] + 1
+    assert expected_start == 401
