@@ -11,7 +11,8 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - malformed: definition answers with something that is not a location.
 - error: definition answers with a JSON-RPC error.
 - calls: a call hierarchy over CALLS_SOURCE (a and b call target, c calls a and b); with
-  STATE "NAME:error" or "NAME:hang" the incoming calls of NAME fail that way.
+  STATE "NAME:error" or "NAME:hang" the incoming calls of NAME fail that way, with
+  "NAME:many" NAME has 80 callers more.
 - progress: a work-done progress begins at initialized and never ends.
 - slow-progress: a work-done progress begins at initialized and ends 0.5 s later.
 - nocalls: plain, and without callHierarchyProvider.
@@ -52,6 +53,9 @@ FAILING, _, FAILURE = (sys.argv[2] if len(sys.argv) > 2 and MODE == "calls" else
 #: Where each function of CALLS_SOURCE is defined (0-based line), and who calls it, where.
 FUNCTIONS = {"target": 0, "a": 4, "b": 8, "c": 12}
 CALLERS = {"target": [("a", 5), ("b", 9)], "a": [("c", 13)], "b": [("c", 13)], "c": []}
+if FAILURE == "many":  # "NAME:many": NAME has 80 callers more, x0 to x79 (each where a is)
+    CALLERS[FAILING] = CALLERS[FAILING] + [(f"x{i}", 5) for i in range(80)]
+    FUNCTIONS.update({f"x{i}": 4 for i in range(80)})
 
 server = LanguageServer(
     "fake-lsp",
@@ -205,7 +209,7 @@ if MODE == "calls":
                 from_=_item(caller, uri),
                 from_ranges=[lsp.Range(start=lsp.Position(line, 11), end=lsp.Position(line, 12))],
             )
-            for caller, line in CALLERS[name]
+            for caller, line in CALLERS.get(name, [])
         ]
 
 elif MODE != "nocalls":

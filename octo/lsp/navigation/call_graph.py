@@ -28,9 +28,11 @@ from octo.lsp.servers.client import MalformedReplyError
 from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.pool import ServerSlot
 
-#: Calls kept per function, and functions visited in all.
+#: Calls kept per function of the deeper levels, and functions visited in all. The asked
+#: function's own calls (level 1) are kept up to ROOT_CALLS: they are paged, not cut.
 FAN_OUT = 50
 MAX_NODES = 200
+ROOT_CALLS = 2000
 
 ItemKey = tuple[str, int, int]
 
@@ -135,8 +137,9 @@ async def expand_calls(
                 continue
             graph.answered += 1
             calls = outcome.value or []
-            graph.cut = graph.cut or len(calls) > FAN_OUT
-            for call in calls[:FAN_OUT]:
+            kept = ROOT_CALLS if level == 1 else FAN_OUT
+            graph.cut = graph.cut or len(calls) > kept
+            for call in calls[:kept]:
                 caller, callee = (call.other, item) if incoming else (item, call.other)
                 key = (item_key(item), str(call.other["uri"]), str(call.other.get("name")))
                 edge = edges.get(key)
@@ -146,7 +149,7 @@ async def expand_calls(
                     # Overloads (print in typeshed) come back as one edge per signature.
                     edge.from_ranges.extend(r for r in call.ranges if r not in edge.from_ranges)
                 other = item_key(call.other)
-                if other in visited:
+                if level == depth or other in visited:
                     continue
                 visited.add(other)
                 if len(visited) > MAX_NODES:

@@ -28,6 +28,7 @@ from octo.lsp.models import CallHierarchyQuery
 from octo.lsp.models import CallHierarchyResult
 from octo.lsp.navigation.call_graph import FAN_OUT
 from octo.lsp.navigation.call_graph import MAX_NODES
+from octo.lsp.navigation.call_graph import ROOT_CALLS
 from octo.lsp.navigation.call_graph import CallGraph
 from octo.lsp.navigation.call_graph import Edge
 from octo.lsp.navigation.call_graph import Failure
@@ -118,15 +119,19 @@ def _limit_hints(
         )
     if graph.stopped_at is not None:
         lower = max(1, graph.stopped_at - 1)
+        advice = f", or lower depth: {_retry(target, query, lower)}" if lower < query.depth else ""
         hints.append(
             f"TIMEOUT: the call graph's expansion stopped at its {deadline:g} s deadline before depth "
-            f"{graph.stopped_at}; retry, or lower depth: {_retry(target, query, lower)}."
+            f"{graph.stopped_at}; retry{advice}."
         )
     if graph.cut:
-        hints.append(
-            f"The call hierarchy was cut by a size limit ({FAN_OUT} calls per function, "
-            f"{MAX_NODES} functions): lower depth to see it whole."
+        limits = (
+            f"{FAN_OUT} calls per function below the first level, {MAX_NODES} functions"
+            if query.depth > 1
+            else f"{ROOT_CALLS} calls"
         )
+        advice = "lower depth to see it whole" if query.depth > 1 else "lspFindReferences lists all"
+        hints.append(f"The call hierarchy was cut by a size limit ({limits}): {advice}.")
     return hints
 
 

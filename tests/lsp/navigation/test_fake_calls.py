@@ -102,3 +102,24 @@ async def test_when_no_call_came_in_time_the_function_itself_is_a_partial_answer
     assert result["data"]["calls"] == [] and result["data"]["item"]["name"] == "target"
     (timeout,) = [hint for hint in result["hints"] if hint.startswith("TIMEOUT: ")]
     assert "callHierarchy/incomingCalls" in timeout
+
+
+async def test_the_direct_callers_are_all_there_page_by_page(gateway: GatewayFactory) -> None:
+    # Before: 50 calls per function were kept (the fan-out cap of deeper levels), so at depth 1
+    # the answer was partial with no way to page the rest, and a hint said "lower depth".
+    gw = await gateway(fake_env("calls", "target:many"))
+    query = {**INCOMING, "depth": 1}
+    first = result_of(await gw.lsp_call_hierarchy([query]))
+    assert first["status"] == "success", first
+    assert "partial" not in first
+    assert first["data"]["totalCalls"] == 82
+    assert not any("lower depth" in hint for hint in first["hints"])
+    names: set[str] = set()
+    page = 1
+    while True:
+        answer = result_of(await gw.lsp_call_hierarchy([{**query, "page": page}]))
+        names |= {call["from"]["name"] for call in answer["data"]["calls"]}
+        if not answer["data"]["pagination"]["hasMore"]:
+            break
+        page += 1
+    assert names == {"a", "b", *(f"x{i}" for i in range(80))}
