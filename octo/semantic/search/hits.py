@@ -1,5 +1,5 @@
-"""Search hits from a ranking: widened to their symbol (smartContext), cut to the token budget,
-and marked weak when they match the query badly.
+"""Search hits from a ranking: widened to their symbol (smartContext), each line of a file shown
+once an answer, cut to the token budget, and marked weak when they match the query badly.
 
 A hit is weak when it holds fewer than half of the query's words and its vector, if any, is
 less similar to the query than the model's floor: such a hit is the best of a bad lot, not an
@@ -45,12 +45,12 @@ def build_hits(
     terms: Sequence[str],
     floor: float | None,
 ) -> list[SearchHit]:
-    """The best ``limit`` hits, widened and cut as ``shape`` says; a hit inside one already
-    taken of the same symbol (two windows of one function) is skipped; a hit far from the
-    query is marked weak (blocking)."""
+    """The best ``limit`` hits, widened and cut as ``shape`` says; a hit whose lines an earlier
+    hit already shows (two windows of one function, a method of a class shown whole) is
+    skipped; a hit far from the query is marked weak (blocking)."""
     stored = {c.id: c for c in store.chunks(name, [r.id for r in ranked[: limit * 4]])}
     texts: dict[str, list[str] | None] = {}
-    taken: list[tuple[tuple[str, str], int, int]] = []
+    shown: dict[str, list[tuple[int, int]]] = {}
     hits: list[SearchHit] = []
     for ranked_chunk in ranked[: limit * 4]:
         found = stored.get(ranked_chunk.id)
@@ -61,16 +61,19 @@ def build_hits(
             text = store.file_text(name, found.path)
             texts[found.path] = text.split("\n") if text is not None else None
         lines = texts[found.path]
+        taken = shown.setdefault(found.path, [])
         start, end = chunk.start_line, chunk.end_line
         explicit = shape.before is not None or shape.after is not None
         scope = chunk.scope_end - chunk.scope_start + 1
-        if lines is not None and shape.smart and not explicit and scope <= SMART_MAX_LINES:
-            start, end = chunk.scope_start, chunk.scope_end
-        # Two windows of one symbol give one hit; a class and its own methods stay apart.
-        place = (found.path, chunk.hierarchy)
-        if any(p == place and a <= start and end <= b for p, a, b in taken):
-            continue
-        taken.append((place, start, end))
+        widened = (chunk.scope_start, chunk.scope_end)
+        # Widened to its symbol unless that would show lines again (a class after one of
+        # its own methods keeps its header): each line of a file is shown once an answer.
+        smart = lines is not None and shape.smart and not explicit and scope <= SMART_MAX_LINES
+        if smart and not any(_overlap(widened, other) for other in taken):
+            start, end = widened
+        if any(a <= start and end <= b for a, b in taken):
+            continue  # already shown whole: two windows of one function, a class's method
+        taken.append((start, end))
         body = lines[start - 1 : end] if lines is not None else chunk.content.split("\n")
         cut = cut_lines([f"{line}\n" for line in body], start, shape.budget_chars, 1)
         before = after = None
@@ -103,6 +106,10 @@ def build_hits(
         if len(hits) == limit:
             break
     return hits
+
+
+def _overlap(one: tuple[int, int], other: tuple[int, int]) -> bool:
+    return one[0] <= other[1] and other[0] <= one[1]
 
 
 def is_weak(terms: Sequence[str], chunk: Chunk, ranked: Ranked, floor: float | None) -> bool:
