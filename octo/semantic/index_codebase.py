@@ -126,23 +126,36 @@ async def _sync_files(
 
 async def _embedding(
     ctx: QueryContext, backend: SemanticBackend, name: str, wait: bool
-) -> EmbeddingState:
+) -> tuple[EmbeddingState, list[str]]:
+    """How far the vectors are, and the hints of an embedder that cannot run (what to
+    install or configure: indexing again would not help)."""
     total, embedded = await backend.call(backend.store.counts, name)
     model = backend.model
     if embedded == total:
-        return EmbeddingState(
+        state = EmbeddingState(
             status="complete", model=model, embeddedChunks=embedded, totalChunks=total
         )
+        return state, []
     try:
         backend.embedder()
     except OctoError as exc:
-        return EmbeddingState(
+        state = EmbeddingState(
             status="unavailable",
             model=model,
             embeddedChunks=embedded,
             totalChunks=total,
             message=f"{exc.message}; searches rank by keyword only",
         )
+        return state, list(exc.hints)
+    return await _vectors(ctx, backend, name, wait), []
+
+
+async def _vectors(
+    ctx: QueryContext, backend: SemanticBackend, name: str, wait: bool
+) -> EmbeddingState:
+    """Start (or join) the embedding of index ``name``; wait for it when ``wait``."""
+    total, embedded = await backend.call(backend.store.counts, name)
+    model = backend.model
     job = backend.start_embedding(name)
     if not wait:
         status: Literal["background", "not started"]
@@ -210,7 +223,7 @@ async def index_codebase(
             raise model_mismatch(meta, model)
         stats = await _sync_files(ctx, backend, root, name)
     backend.forget(name)
-    embedding = await _embedding(ctx, backend, name, query.waitForEmbeddings)
+    embedding, setup_hints = await _embedding(ctx, backend, name, query.waitForEmbeddings)
     answer = Answer(
         IndexCodebaseResult(
             indexName=name,
@@ -221,7 +234,8 @@ async def index_codebase(
         )
     )
     answer.hint(
-        f"Search it: semanticSearchCode {compact_json({'query': 'what you look for', 'indexName': name})}"
+        f"Search it: semanticSearchCode {compact_json({'query': 'what you look for', 'indexName': name})}",
+        *setup_hints,
     )
     if embedding.status in ("background", "not started"):
         query_json = {"path": str(root), "indexName": name, "waitForEmbeddings": True}

@@ -62,6 +62,9 @@ async def search_code(
     mode = _mode(query, embedded)
     notes: list[str] = []
     vector = None
+    # An embedder that cannot run here: its hints say what to install, and no hint sends
+    # the caller to index again (that would not give vectors either).
+    cannot_embed = False
     if mode != "keyword":
         if meta.model != backend.model:
             raise model_mismatch(meta, backend.model)
@@ -69,7 +72,8 @@ async def search_code(
             vector = await backend.embedder().query(query.query)
         except OctoError as exc:
             mode = "keyword"
-            notes.append(f"Ranked by keyword only: {exc.message}")
+            cannot_embed = True
+            notes.extend([f"Ranked by keyword only: {exc.message}", *exc.hints])
     terms = query_terms(query.query)
     depth = max(50, query.limit * 5)
     share = embedded / total if total else 1.0
@@ -115,7 +119,13 @@ async def search_code(
         answer.hint(
             f"The index is stale ({stale_reason}); refresh it: {index_call(meta.root, meta.name)}"
         )
-    if embedded < total:
+    if embedded < total and not cannot_embed:
+        try:
+            backend.embedder()  # cheap: finds the model's files, loads nothing
+        except OctoError as exc:
+            cannot_embed = True
+            answer.hint(f"The index has no vectors here: {exc.message}", *exc.hints)
+    if embedded < total and not cannot_embed:
         answer.hint(
             f"The index is incomplete: {embedded} of {total} chunks have vectors, the rest rank"
             " by keyword"

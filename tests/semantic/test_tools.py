@@ -4,6 +4,7 @@ PostgreSQL with pgvector), with the stand-in embeddings endpoint."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -370,3 +371,21 @@ async def test_the_endpoint_key_is_sent_and_the_model_named(
         result = await one(gw, "semanticIndexCodebase", {"path": "."})
     assert result["error"]["code"] == "TOOL_NOT_AVAILABLE"
     assert "OCTO_EMBED_MODEL" in result["error"]["message"]
+
+
+async def test_without_an_embedding_model_the_hints_say_what_to_install(
+    env: dict[str, str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The semantic extra's model missing, as without `[semantic]` (None in sys.modules is how
+    # Python says a module cannot be imported). Before, the install hint never reached the
+    # answer and the search sent the caller to index again, which could not help.
+    monkeypatch.setitem(sys.modules, "wordllama", None)
+    bundled = {k: v for k, v in env.items() if not k.startswith("OCTO_EMBED")}
+    async with Gateway(Config.from_env(bundled), roots=[tree]) as gw:
+        built = await one(gw, "semanticIndexCodebase", {"path": ".", "waitForEmbeddings": False})
+        assert built["data"]["embedding"]["status"] == "unavailable"
+        found = await one(gw, "semanticSearchCode", {"query": "retry later", "path": "."})
+    install = 'pip install "octo-gateway[semantic]"'
+    assert any(install in hint for hint in built["hints"]), built["hints"]
+    assert any(install in hint for hint in found["hints"]), found["hints"]
+    assert not any("waitForEmbeddings" in hint for hint in built["hints"] + found["hints"])
