@@ -30,6 +30,7 @@ from octo.lsp.navigation.target import require
 from octo.lsp.outline.models import DocumentSymbolsQuery
 from octo.lsp.outline.models import DocumentSymbolsResult
 from octo.lsp.outline.models import OutlineSymbol
+from octo.lsp.outline.tree_outline import no_outline_hint
 from octo.lsp.outline.tree_outline import tree_outline
 from octo.lsp.servers.pool import LspPool
 
@@ -120,12 +121,11 @@ async def document_symbols(
     try:
         return await on_servers(ctx, query, read, run)
     except LspNotAvailableError as exc:
-        why = exc.message
+        why, install = exc.message, exc.hints
     symbols = await anyio.to_thread.run_sync(tree_outline, read.source.path, read.source.text)
     if symbols is None:
-        raise LspNotAvailableError(
-            why, hints=["octo has no tree-sitter grammar for this file either."]
-        )
+        # Both ways to an outline, each with what would give it.
+        raise LspNotAvailableError(why, hints=[*install, no_outline_hint(read.source.path)])
     result, hints = _result(query, read, shown, "tree-sitter", symbols)
     told = f"No language server answered ({why}); the outline is tree-sitter's."
     return finished(result, ctx.config, [told, *hints])

@@ -116,6 +116,16 @@ def _symbols(node: Node, kinds: dict[str, str], in_class: bool) -> list[OutlineS
     return found
 
 
+def no_outline_hint(path: Path) -> str:
+    """What would give ``path`` an outline without a language server."""
+    if path.suffix.lower() in _GRAMMARS:
+        return (
+            "octo's tree-sitter outline of this file needs the grammars of the semantic extra: "
+            'pip install "octo-gateway[semantic]"'
+        )
+    return f"octo has no tree-sitter grammar for {path.suffix or 'this'} files either."
+
+
 def tree_outline(path: Path, text: str) -> list[OutlineSymbol] | None:
     """The outline of ``text`` (the file at ``path``); None when octo has no grammar for it
     (blocking: call it in a worker thread)."""
