@@ -4,10 +4,13 @@ what step 1 installs."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +104,50 @@ def test_ci_installs_as_step_1_says() -> None:
     assert step_1 is not None
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.findall(r'pip install -e "([^"]+)"', ci) == [step_1.group(1)]
+
+
+def _install_size_bench() -> Any:
+    path = REPO / "benchmarks" / "bench_install_size.py"
+    spec = importlib.util.spec_from_file_location("bench_install_size", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_table_of_installs_is_the_measured_one() -> None:
+    # Written by `bench_install_size.py --readme`: one row per extra of pyproject.toml, each
+    # size as measured in this venv (within a quarter: releases move), for the extras
+    # installed here.
+    bench = _install_size_bench()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = set(project["project"]["optional-dependencies"])
+    assert set(bench.BRINGS) == {"", *extras} and set(bench.EXTRAS) == extras
+    written = README.split(bench.TABLE_START + "\n", 1)[1].split(bench.TABLE_END, 1)[0]
+    measured = bench.measure()
+    rows = dict(zip(bench.BRINGS, written.strip().splitlines()[2:], strict=True))
+    assert [row.split(" | ")[1] for row in rows.values()] == list(bench.BRINGS.values())
+    for extra in bench.BRINGS:
+        if _installed(extra, project):
+            size = bench.megabytes(measured[extra])
+            assert 0.75 <= size / _size_in(rows[extra]) <= 1.25, (extra, size, rows[extra])
+
+
+def _size_in(row: str) -> float:
+    return float(row.rsplit("|", 2)[1].strip().removesuffix(" MB"))
+
+
+def _installed(extra: str, project: dict[str, Any]) -> bool:
+    """Whether every distribution ``extra`` names directly is installed here."""
+    if not extra:
+        return True
+    names = [
+        re.split(r"[<>=;\[ ]", line, maxsplit=1)[0]
+        for line in project["project"]["optional-dependencies"][extra]
+    ]
+    try:
+        for name in names:
+            importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
