@@ -120,3 +120,14 @@ def test_index_of_a_relative_directory_indexes_that_directory(tree: Path) -> Non
     assert done.returncode == 0, done.stdout + done.stderr
     # src holds app.py, util.py and src/decoy.py; src/src alone would be one file.
     assert "filesAdded: 3" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_version_is_one_and_octo_says_it(run_octo: RunOcto) -> None:
+    from importlib.metadata import version
+
+    from octo.core import VERSION
+
+    done = run_octo("--version")
+    assert done.stdout == f"octo {VERSION}\n"
+    assert version("octo-gateway") == VERSION
+    assert 'dynamic = ["version"]' in (REPO / "pyproject.toml").read_text(encoding="utf-8")
