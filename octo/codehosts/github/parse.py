@@ -132,10 +132,20 @@ def parse_code_search(response: httpx.Response, page: int, per_page: int) -> Cod
 def parse_tree(response: httpx.Response) -> RepoTree:
     body = response.json()
     entries = [
-        (str(e["path"]), "file" if e.get("type") == "blob" else "dir", e.get("size"))
+        (
+            str(e["path"]),
+            "file" if e.get("type") == "blob" else "dir",
+            e.get("size"),
+            _object_id(e.get("sha")),
+        )
         for e in body.get("tree") or []
     ]
     return RepoTree(truncated=bool(body.get("truncated")), entries=entries)
+
+
+def _object_id(value: Any) -> str | None:
+    """A git object id as the host gave it; None for anything else."""
+    return value if isinstance(value, str) else None
 
 
 def parse_repositories(response: httpx.Response, page: int, per_page: int) -> RepositoryPage:

@@ -252,7 +252,7 @@ class GitLabBackend(GitLabHistory):
         entries = list(fetched.value.items)
         if prefix:
             # GitLab lists what is below a path (404 when it does not exist), not the path itself.
-            entries.append((prefix, "dir", None))
+            entries.append((prefix, "dir", None, None))
         truncated = fetched.value.next is not None
         notes = []
         if truncated:

@@ -124,7 +124,12 @@ def code_hit(web_root: str, query: SearchCodeQuery, blob: Blob) -> CodeSearchHit
 
 def parse_tree_page(response: httpx.Response) -> Listing[TreeRow]:
     entries: list[TreeRow] = [
-        (str(e["path"]), "file" if e.get("type") == "blob" else "dir", None)
+        (
+            str(e["path"]),
+            "file" if e.get("type") == "blob" else "dir",
+            None,
+            e["id"] if isinstance(e.get("id"), str) else None,
+        )
         for e in response.json()
     ]
     # Keyset pagination answers with a Link header; older instances with page numbers.
