@@ -309,6 +309,15 @@ class GitLabBackend(GitLabHistory):
             pass  # not a group: a user's namespace
         return await listing(f"/users/{namespace}/projects")
 
+    owner_kind = "gitlab-owner-repos"
+
+    def owner_paths(self, owner: str) -> tuple[str, str]:
+        namespace = namespace_id(owner)
+        return f"/groups/{namespace}/projects", f"/users/{namespace}/projects"
+
+    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
+        return parse.parse_owner_page(response)
+
     # merge requests
 
     def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:

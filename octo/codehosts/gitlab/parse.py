@@ -137,6 +137,20 @@ def parse_tree_page(response: httpx.Response) -> Listing[TreeRow]:
     return Listing(items=entries, next=next_link or next_page(response))
 
 
+def parse_owner_page(response: httpx.Response) -> Listing[str]:
+    """A page of a group's (or user's) projects: their full paths, and the next page's
+    number."""
+    body = response.json()
+    if not isinstance(body, list):
+        raise InvalidResponseError("GitLab answered a project list with no list")
+    names = [
+        item["path_with_namespace"]
+        for item in body
+        if isinstance(item, dict) and isinstance(item.get("path_with_namespace"), str)
+    ]
+    return Listing[str](items=names, next=next_page(response))
+
+
 def git_blob_sha(raw: bytes) -> str:
     """The git object id of a file's bytes (what GitLab calls its blob id)."""
     return hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
