@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC
 from abc import abstractmethod
+from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ from octo.codehosts.shapes import PullRequestPage
 from octo.codehosts.shapes import Reply
 from octo.codehosts.shapes import RepositoryPage
 from octo.codehosts.shapes import RepoTree
+from octo.codehosts.shapes import read_listing
+from octo.core.errors import NotFoundError
 from octo.transports.http_client import Fetched
 from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
@@ -55,6 +58,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 #: How an answer of the host is read.
 Parser = Callable[[httpx.Response], T]
+
+#: An owner's repositories are read up to this many pages of 100 (a wildcard of ``repos``).
+MAX_OWNER_PAGES = 10
 
 #: The first page of a pull request's discussion, or of its commits; its changed files.
 CommentPage = Fetched[Listing[PullRequestComment]]
@@ -186,6 +192,41 @@ class CodeHost(ABC):
     @abstractmethod
     async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
         """One page of repositories."""
+
+    async def owner_repositories(self, owner: str) -> Reply[Listing[str]]:
+        """The full names of ``owner``'s repositories, an organisation's (a group's), else a
+        user's, as far as MAX_OWNER_PAGES pages of 100 go (``next`` set beyond)."""
+
+        async def listing(path: str) -> Fetched[Listing[str]]:
+            def page(cursor: str | None) -> Awaitable[Fetched[Listing[str]]]:
+                return self.remote.fetch(
+                    path,
+                    kind=self.owner_kind,
+                    ttl=self.settings.ttl_repo_search,
+                    params={"per_page": 100, "page": int(cursor or 1)},
+                    parse=self.parse_owner_page,
+                )
+
+            return await read_listing(page, MAX_OWNER_PAGES)
+
+        group, user = self.owner_paths(owner)
+        try:
+            fetched = await listing(group)
+        except NotFoundError:
+            fetched = await listing(user)  # not an organisation: a user
+        return self.replied(fetched)
+
+    #: The cache's kind of a page of an owner's repositories.
+    owner_kind: ClassVar[str]
+
+    @abstractmethod
+    def owner_paths(self, owner: str) -> tuple[str, str]:
+        """The API paths of an organisation's (a group's) repositories, and of a user's."""
+
+    @abstractmethod
+    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
+        """One page of an owner's repositories: their full names, and the next page's
+        number."""
 
     async def pull_request(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         """The one pull request ``query.prNumber`` names."""

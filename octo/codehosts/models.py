@@ -213,6 +213,7 @@ class RepoStructureQuery(RemoteQuery):
 class TreeEntry(BaseModel):
     type: Literal["file", "dir"]
     size: int | None = None
+    sha: str | None = optional("The git object id (GitLab's id).")
 
 
 class StructureSummary(BaseModel):

@@ -22,12 +22,24 @@ class NamesRepositories(Protocol):
 
 
 _REPO_NAME = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
+#: ``owner/*`` or ``owner/prefix-*``: the owner's repositories (whose names start so).
+_WILDCARD = re.compile(r"^[^/\s*]+(/[^/\s*]+)*/[^/\s*]*\*$")
 
 
 def _repo_name(name: str) -> str:
-    if not _REPO_NAME.match(name):
+    if "*" in name:
+        if not _WILDCARD.match(name):
+            raise ValueError(
+                f"{name!r}: a wildcard is owner/* or owner/prefix-* (a * at the end only)"
+            )
+    elif not _REPO_NAME.match(name):
         raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
     return name
+
+
+def is_wildcard(name: str) -> bool:
+    """Whether ``name`` (a checked :data:`RepoName`) stands for an owner's repositories."""
+    return name.endswith("*")
 
 
 #: "owner/repo"; GitLab owners may be group paths ("group/sub/project"). Checked in code, so
@@ -37,7 +49,7 @@ RepoName = Annotated[str, AfterValidator(_repo_name)]
 
 def repos_field() -> Any:
     return optional(
-        'Several repositories, "owner/repo" (instead of owner/repo).',
+        'Several repositories, "owner/repo" or "owner/prefix-*" (instead of owner/repo).',
         min_length=1,
         max_length=MAX_PLACES,
     )

@@ -30,8 +30,9 @@ from octo.transports.http_client import Fetched
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
 
-#: A tree row: path from the repository root, "file" or "dir", size in bytes when known.
-TreeRow = tuple[str, str, int | None]
+#: A tree row: path from the repository root, "file" or "dir", size in bytes when known, and
+#: its git object id (GitHub's ``sha``, GitLab's ``id``) when the host gives it.
+TreeRow = tuple[str, str, int | None, str | None]
 
 
 @dataclass(frozen=True)

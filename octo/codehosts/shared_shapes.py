@@ -40,6 +40,7 @@ GITHUB_SHAPES: Mapping[str, Any] = {
     "commit": CommitDetail,
     "compare": CommitDetail,
     "commit-sha": str,
+    "owner-repos": Listing[str],
 }
 
 GITLAB_SHAPES: Mapping[str, Any] = {
@@ -58,4 +59,5 @@ GITLAB_SHAPES: Mapping[str, Any] = {
     "gitlab-commit": CommitDetail,
     "gitlab-compare": CommitDetail,
     "gitlab-commit-sha": str,
+    "gitlab-owner-repos": Listing[str],
 }

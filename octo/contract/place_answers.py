@@ -65,11 +65,14 @@ class Paging:
 @dataclass(frozen=True)
 class Places:
     """The places of a query; ``root`` is what their labels are relative to (if anything),
-    ``failed`` the errors of places found wanting before being asked."""
+    ``failed`` the errors of places found wanting before being asked, ``notes`` what the
+    answer says first of how they were found."""
 
     places: Sequence[Place]
     root: str = ""
     failed: Mapping[str, OctoError] = field(default_factory=dict)
+    #: What the answer says first of how the places were found (a wildcard's matches).
+    notes: Sequence[str] = ()
 
 
 #: How a tool's result of several places is made: ``(root, items, answers, paging)``, totals
@@ -135,11 +138,13 @@ def in_places(
         if found is None:
             return await single(ctx, query)
         tool = how.tool(query)
+        answer = None
         if how.at_once is not None:
             answer = await how.at_once(ctx, query, found, tool)
-            if answer is not None:
-                return answer
-        return await answer_places(ctx, query, found, tool)
+        if answer is None:
+            answer = await answer_places(ctx, query, found, tool)
+        answer.hints[:0] = found.notes
+        return answer
 
     return handle
 

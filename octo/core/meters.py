@@ -13,8 +13,10 @@ from __future__ import annotations
 class Meters:
     """The counting points; each method of this base does nothing."""
 
-    def query(self, tool: str, status: str) -> None:
-        """One query of ``tool`` ended with ``status`` (success, empty, error, rejected)."""
+    def query(self, tool: str, status: str, output_mode: str = "") -> None:
+        """One query of ``tool`` ended with ``status`` (success, empty, error, rejected);
+        ``output_mode``: the outputMode it asked for, for the tools that have one (a search's
+        groupByFile, totalOnly, countOnly, summary, or ``other``), else empty."""
 
     def call_seconds(self, tool: str, seconds: float) -> None:
         """One call of ``tool`` took ``seconds``."""

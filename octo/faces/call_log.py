@@ -9,8 +9,12 @@ cache: never a query's values, a token or a file's content.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
+from typing import get_args
 
+from octo.contract import ToolSpec
 from octo.core.envelope import BulkResponse
 from octo.core.formats import compact_json
 from octo.core.meters import Meters
@@ -18,11 +22,19 @@ from octo.core.meters import Meters
 logger = logging.getLogger("octo.calls")
 
 
-def record_call(meters: Meters, tool: str, response: BulkResponse[Any], seconds: float) -> None:
-    """Count the queries of a call of ``tool`` by status, its time, and log its line."""
+def record_call(
+    meters: Meters,
+    spec: ToolSpec,
+    queries: Sequence[Any],
+    response: BulkResponse[Any],
+    seconds: float,
+) -> None:
+    """Count the ``queries`` of a call of ``spec``'s tool by status and output mode, its
+    time, and log its line."""
+    tool = spec.name
     statuses = [result.status.value for result in response.results]
-    for status in statuses:
-        meters.query(tool, status)
+    for status, mode in zip(statuses, output_modes(spec, queries), strict=False):
+        meters.query(tool, status, mode)
     meters.call_seconds(tool, seconds)
     if logger.isEnabledFor(logging.INFO):
         errors = [result.error.code for result in response.results if result.error is not None]
@@ -38,6 +50,25 @@ def record_call(meters: Meters, tool: str, response: BulkResponse[Any], seconds:
                 }
             )
         )
+
+
+def output_modes(spec: ToolSpec, queries: Sequence[Any]) -> list[str]:
+    """Each query's outputMode as a metrics label: one of the tool's own choices (its
+    default when not given), ``other`` for anything else, empty for a tool without one; so
+    the label takes a handful of values whatever a client sends."""
+    field = spec.query_model.model_fields.get("outputMode")
+    if field is None:
+        return [""] * len(queries)
+    choices = {str(choice) for choice in get_args(field.annotation)}
+
+    def label(query: Any) -> str:
+        if isinstance(query, Mapping):
+            asked = query.get("outputMode", field.default)
+        else:
+            asked = getattr(query, "outputMode", field.default)
+        return asked if isinstance(asked, str) and asked in choices else "other"
+
+    return [label(query) for query in queries]
 
 
 def record_rejected(meters: Meters, tool: str, seconds: float) -> None:

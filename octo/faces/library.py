@@ -136,7 +136,7 @@ class Gateway(AsyncResource):
         except CallError:
             record_rejected(self.runtime.meters, spec.name, time.perf_counter() - started)
             raise
-        record_call(self.runtime.meters, spec.name, response, time.perf_counter() - started)
+        record_call(self.runtime.meters, spec, queries, response, time.perf_counter() - started)
         return response
 
     def warm(self, roots: Iterable[Path | str]) -> None:

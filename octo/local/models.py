@@ -119,7 +119,12 @@ class LocalGetFileContentResult(ToolResult):
         "its line numbers ('--- lines 12-20 ---'), as githubGetFileContent gives them."
     )
     size: FileSize
+    modified: str = Field(description="Last modified, ISO 8601 UTC.")
+    language: str | None = optional(
+        "LSP language id (python, typescriptreact...), by extension, name or first line."
+    )
     totalLines: int
+    returnedLines: int = Field(default=0, description="Lines in content.")
     startLine: int | None = optional("First line in content.")
     endLine: int | None = optional("Last line in content.")
     matchCount: int | None = optional("Lines matching matchString in the whole file.")

@@ -122,3 +122,79 @@ async def test_repos_is_validated(gateway: octo.Gateway) -> None:
     pulls = await gateway.github_search_pull_requests([{"repos": ["a/b"], "prNumber": 3}])
     assert pulls.results[0].error is not None
     assert "prNumber needs owner and repo" in pulls.results[0].error.message
+
+
+async def test_an_owner_wildcard_searches_the_repositories_it_matches(
+    gateway: octo.Gateway, recorded: Any, router: respx.MockRouter
+) -> None:
+    recorded("owner_wildcard")
+    query = {"keywordsToSearch": ["useState"], "repos": ["preactjs/preact*"]}
+    answer = row(await gateway.github_search_code([query]))
+    assert answer["status"] == "success"
+    data = answer["data"]
+    # Both pages of the organisation's list read; "signals" does not match the prefix.
+    assert data["places"] == [
+        "preactjs/preact",
+        "preactjs/preact-cli",
+        "preactjs/preact-render-to-string",
+    ]
+    assert [hit["place"] for hit in data["results"]] == [
+        "preactjs/preact",
+        "preactjs/preact-render-to-string",
+    ]
+    assert answer["hints"][0] == "preactjs/preact* matched 3 repositories; all are searched."
+    assert calls_to(router, "/orgs/preactjs/repos") == 2
+    assert calls_to(router, "/search/code") == 1
+
+
+async def test_a_user_wildcard_lists_the_users_repositories(
+    gateway: octo.Gateway, recorded: Any
+) -> None:
+    recorded("owner_wildcard")
+    query = {"keywordsToSearch": ["useState"], "repos": ["octocat/*"]}
+    data = row(await gateway.github_search_code([query]))["data"]
+    assert data["places"] == ["octocat/Hello-World", "octocat/Spoon-Knife"]
+    assert [hit["place"] for hit in data["results"]] == ["octocat/Spoon-Knife"]
+
+
+async def test_a_wildcard_is_capped_at_twenty_and_says_how_many_matched(
+    gateway: octo.Gateway, recorded: Any
+) -> None:
+    recorded("owner_wildcard")
+    query = {"keywordsToSearch": ["useState"], "repos": ["bigorg/*"]}
+    answer = row(await gateway.github_search_code([query]))
+    assert answer["data"]["places"] == [f"bigorg/svc-{n:02d}" for n in range(20)]
+    assert answer["hints"][0].startswith("bigorg/* matched 25 repositories; 20 are searched")
+
+
+async def test_a_wildcard_matching_nothing_fails_alone(
+    gateway: octo.Gateway, recorded: Any
+) -> None:
+    recorded("owner_wildcard")
+    query = {"keywordsToSearch": ["useState"], "repos": ["octocat/nothing-*", "octocat/Spoon-*"]}
+    answer = row(await gateway.github_search_code([query]))
+    data = answer["data"]
+    assert [hit["place"] for hit in data["results"]] == ["octocat/Spoon-Knife"]
+    [error] = data["errors"]
+    assert error["place"] == "octocat/nothing-*" and error["code"] == "NOT_FOUND"
+    assert "Hello-World" in error["message"]
+
+
+async def test_a_misplaced_wildcard_is_a_validation_error(gateway: octo.Gateway) -> None:
+    for bad in ("pre*/preact", "preactjs/*-cli", "*"):
+        query = {"keywordsToSearch": ["useState"], "repos": [bad]}
+        answer = row(await gateway.github_search_code([query]))
+        assert answer["error"]["code"] == "VALIDATION_ERROR", bad
+
+
+async def test_pull_requests_take_wildcards_too(
+    gateway: octo.Gateway, recorded: Any, router: respx.MockRouter
+) -> None:
+    recorded("owner_wildcard")
+    query = {"query": "useState", "repos": ["preactjs/preact*"], "state": "closed", "merged": True}
+    answer = row(await gateway.github_search_pull_requests([query]))
+    assert [(p["place"], p["number"]) for p in answer["data"]["pullRequests"]] == [
+        ("preactjs/preact", 4301)
+    ]
+    assert answer["hints"][0] == "preactjs/preact* matched 3 repositories; all are searched."
+    assert calls_to(router, "/search/issues") == 1

@@ -321,8 +321,16 @@ async def test_repo_structure_depth_path_and_summary(gateway: octo.Gateway, reco
         )
     )
     assert list(root["data"]["structure"]) == ["README.md", "exec_file", "file.rb", "src", "subdir"]
-    assert root["data"]["structure"]["src"] == {"type": "dir"}
-    assert root["data"]["structure"]["file.rb"] == {"type": "file", "size": 30}
+    # Every entry carries its git object id.
+    assert root["data"]["structure"]["src"] == {
+        "type": "dir",
+        "sha": "03b4fc6d56897b048c772eb4087f854f46256132",
+    }
+    assert root["data"]["structure"]["file.rb"] == {
+        "type": "file",
+        "size": 30,
+        "sha": "02b4fc6d56897b048c772eb4087f854f46256132",
+    }
     assert root["data"]["summary"] == {"totalFiles": 3, "totalFolders": 2, "truncated": False}
     assert any('path="src", depth=2' in hint for hint in root["hints"])
     assert (

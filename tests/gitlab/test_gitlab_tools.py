@@ -181,6 +181,10 @@ async def test_binary_file_is_refused(gateway: octo.Gateway, router: respx.MockR
 async def test_recursive_tree_with_keyset_pages(gateway: octo.Gateway, recorded: Recorded) -> None:
     routes = recorded("tree")
     [row] = rows(await gateway.github_view_repo_structure([gl(branch="main", depth=2, **OWNER)]))
+    # GitLab's id of each entry is its git object sha.
+    structure = {path: entry.pop("sha") for path, entry in row["data"]["structure"].items()}
+    assert structure["src"] == "a1e8f8d745cc87e3a9248358d9352bb7f9a0aeba"
+    assert structure["src/dom.js"] == "b2e8f8d745cc87e3a9248358d9352bb7f9a0aeba"
     structure = row["data"]["structure"]
     assert structure["src"] == {"type": "dir"}
     assert structure["src/dom.js"] == {"type": "file"}
@@ -196,7 +200,11 @@ async def test_recursive_tree_with_keyset_pages(gateway: octo.Gateway, recorded:
 async def test_tree_with_page_numbers_and_a_path(gateway: octo.Gateway, recorded: Recorded) -> None:
     recorded("tree")
     [row] = rows(await gateway.github_view_repo_structure([gl(branch="v1", path="src", **OWNER)]))
-    assert row["data"]["structure"] == {"dom.js": {"type": "file"}, "util": {"type": "dir"}}
+    assert {path: entry["type"] for path, entry in row["data"]["structure"].items()} == {
+        "dom.js": "file",
+        "util": "dir",
+    }
+    assert row["data"]["structure"]["dom.js"]["sha"] == "b2e8f8d745cc87e3a9248358d9352bb7f9a0aeba"
     assert row["data"]["path"] == "src"
 
 

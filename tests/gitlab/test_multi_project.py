@@ -40,3 +40,26 @@ async def test_merge_requests_of_several_projects_newest_first(
         ("group/other", "Typed addClass"),
         ("group/sub/project", "Fix addClass on SVG"),
     ]
+
+
+async def test_a_group_wildcard_searches_the_group_projects_it_matches(
+    gateway: octo.Gateway, recorded: Any
+) -> None:
+    recorded("group_wildcard")
+    query = {"provider": "gitlab", "keywordsToSearch": ["addClass"], "repos": ["group/other*"]}
+    [answer] = (await gateway.github_search_code([query])).to_wire()["results"]
+    data = answer["data"]
+    # Both pages of the group's projects read; group/docs does not match the prefix.
+    assert data["places"] == ["group/other", "group/other-tools"]
+    assert sorted(hit["place"] for hit in data["results"]) == ["group/other", "group/other-tools"]
+    assert answer["hints"][0] == "group/other* matched 2 repositories; all are searched."
+
+
+async def test_a_user_namespace_wildcard_lists_the_users_projects(
+    gateway: octo.Gateway, recorded: Any
+) -> None:
+    recorded("group_wildcard")
+    query = {"provider": "gitlab", "keywordsToSearch": ["addClass"], "repos": ["alice/*"]}
+    [answer] = (await gateway.github_search_code([query])).to_wire()["results"]
+    assert answer["status"] == "empty"
+    assert answer["data"]["places"] == ["alice/dotfiles"]

@@ -46,15 +46,15 @@ def repo_structure_answer(
     if (
         prefix
         and not tree.truncated
-        and not any(p == prefix and kind == "dir" for p, kind, _ in tree.entries)
+        and not any(p == prefix and kind == "dir" for p, kind, *_ in tree.entries)
     ):
         raise NotFoundError(
             f"{prefix} is not a directory of {query.owner}/{query.repo}@{query.branch}",
             hints=[f'View the root first: path="", branch="{query.branch}".'],
         )
     chosen = [
-        (p[len(below) :], kind, size)
-        for p, kind, size in tree.entries
+        (p[len(below) :], kind, size, sha)
+        for p, kind, size, sha in tree.entries
         if p.startswith(below) and p[len(below) :].count("/") < query.depth
     ]
     chosen.sort(key=lambda e: (e[0].split("/")[0], e[1] != "dir", e[0]))
@@ -66,13 +66,15 @@ def repo_structure_answer(
         path=prefix,
         structure={
             p: TreeEntry(
-                type="file" if kind == "file" else "dir", size=size if kind == "file" else None
+                type="file" if kind == "file" else "dir",
+                size=size if kind == "file" else None,
+                sha=sha,
             )
-            for p, kind, size in shown
+            for p, kind, size, sha in shown
         },
         summary=StructureSummary(
-            totalFiles=sum(1 for _, kind, _ in chosen if kind == "file"),
-            totalFolders=sum(1 for _, kind, _ in chosen if kind == "dir"),
+            totalFiles=sum(1 for _, kind, *_ in chosen if kind == "file"),
+            totalFolders=sum(1 for _, kind, *_ in chosen if kind == "dir"),
             truncated=tree.truncated,
         ),
         pagination=pagination if pagination.totalPages > 1 or query.entryPageNumber > 1 else None,
@@ -80,7 +82,7 @@ def repo_structure_answer(
     hints = page_hints(
         "githubViewRepoStructure", query.params(), "entryPageNumber", pagination, len(chosen)
     )
-    first_dir = next((p for p, kind, _ in shown if kind == "dir"), None)
+    first_dir = next((p for p, kind, *_ in shown if kind == "dir"), None)
     if first_dir and query.depth == 1:
         hints.append(f'Look inside a folder: path="{below}{first_dir}", depth=2.')
     hints.append("Read a file with githubGetFileContent (same owner, repo, branch).")

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from octo.codehosts.code import search_code as code
 from octo.codehosts.history import pull_requests
+from octo.codehosts.host import CodeHost
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import PullRequest
 from octo.codehosts.models import SearchCodeQuery
@@ -26,6 +27,7 @@ from octo.codehosts.models import SearchCodeResult
 from octo.codehosts.models import SearchPagination
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.codehosts.models import SearchPullRequestsResult
+from octo.codehosts.repo_names import is_wildcard
 from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
 from octo.contract import Answer
@@ -41,6 +43,7 @@ from octo.contract.places import labelled
 from octo.contract.places import mark_places
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
+from octo.core.errors import OctoError
 
 Q = TypeVar("Q", SearchCodeQuery, SearchPullRequestsQuery)
 R = TypeVar("R", SearchCodeResult, SearchPullRequestsResult)
@@ -48,6 +51,8 @@ Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
 
 #: The most results a search API answers in one page.
 _API_PAGE = 100
+#: The most repositories one query's ``repos`` wildcards expand to (with the names given).
+MAX_EXPANDED = 20
 
 
 def _repository(place: Place) -> dict[str, Any]:
@@ -130,11 +135,70 @@ PULLS = _repositories_tool(
 )
 
 
-async def _repositories_named(_ctx: QueryContext, query: Q) -> Places | None:
-    """The repositories of ``repos``; None for a search of one repository."""
+async def _repositories_named(ctx: QueryContext, query: Q) -> Places | None:
+    """The repositories of ``repos``, wildcards expanded; None for a search of one
+    repository."""
     if not query.repos:
         return None
-    return Places([Place(label=name, target=name) for name in query.repos])
+    if not any(is_wildcard(name) for name in query.repos):
+        return Places([Place(label=name, target=name) for name in query.repos])
+    host = choose_host(ctx, query)
+    names: dict[str, str] = {}  # by lower-case name, so none is searched twice
+    failed: dict[str, OctoError] = {}
+    notes: list[str] = []
+    for name in query.repos:
+        if not is_wildcard(name):
+            names.setdefault(name.lower(), name)
+            continue
+        try:
+            matched, cut, reply_notes = await _matching(host, name)
+        except OctoError as exc:
+            failed[name] = exc
+            names.setdefault(name.lower(), name)
+            continue
+        notes.extend(reply_notes)
+        room = max(0, MAX_EXPANDED - len(names))
+        taken = [found for found in matched if found.lower() not in names][:room]
+        names.update((found.lower(), found) for found in taken)
+        notes.append(_matched_note(name, matched, len(taken), cut))
+    places = [Place(label=name, target=name) for name in names.values()]
+    return Places(places, failed=failed, notes=notes)
+
+
+async def _matching(host: CodeHost, wildcard: str) -> tuple[list[str], bool, list[str]]:
+    """The repositories ``wildcard`` matches, by name; whether the owner's list was cut
+    before its end; the host's notes. NotFoundError when none matches."""
+    owner, _, pattern = wildcard.rpartition("/")
+    prefix = pattern.removesuffix("*").lower()
+    reply = await host.owner_repositories(owner)
+    listed = reply.value.items
+    matched = sorted(
+        name
+        for name in listed
+        if name.rpartition("/")[0].lower() == owner.lower()
+        and name.rpartition("/")[2].lower().startswith(prefix)
+    )
+    cut = reply.value.next is not None
+    if not matched:
+        some = ", ".join(sorted(listed)[:5]) or "none"
+        raise NotFoundError(
+            f"{wildcard} matches none of the {len(listed)} repositories of {owner} read "
+            f"(some: {some})",
+            hints=[f"Check the owner and the prefix{host.owner_note}."],
+        )
+    return matched, cut, list(reply.notes)
+
+
+def _matched_note(wildcard: str, matched: list[str], taken: int, cut: bool) -> str:
+    """What the answer says of a wildcard: how many it matched, how many are searched."""
+    count = f"at least {len(matched)}" if cut else str(len(matched))
+    note = f"{wildcard} matched {count} repositories"
+    if taken == len(matched) and not cut:
+        return f"{note}; all are searched."
+    return (
+        f"{note}; {taken} are searched (at most {MAX_EXPANDED} in one query, by name): "
+        "narrow it (owner/prefix-*) or name the repositories in repos."
+    )
 
 
 def _at_once(
@@ -147,6 +211,10 @@ def _at_once(
     ) -> Answer[R] | None:
         if choose_host(ctx, query).provider != "github" or query.aggregationMode != "global":
             return None
+        if places.failed:
+            return None  # a wildcard that matched nothing: its error stays with it
+        # Wildcards expanded: the one request names every repository they matched.
+        query = query.model_copy(update={"repos": [place.target for place in places.places]})
         try:
             answer = await single(ctx, query)
         except (InvalidQueryError, NotFoundError):

@@ -142,6 +142,14 @@ class GitHubBackend(GitHubHistory):
         )
         return self.replied(fetched)
 
+    owner_kind = "owner-repos"
+
+    def owner_paths(self, owner: str) -> tuple[str, str]:
+        return f"/orgs/{quote(owner)}/repos", f"/users/{quote(owner)}/repos"
+
+    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
+        return parse.parse_owner_page(response)
+
     def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
         return parse.parse_pull(response, body_limit)
 

@@ -132,10 +132,36 @@ def parse_code_search(response: httpx.Response, page: int, per_page: int) -> Cod
 def parse_tree(response: httpx.Response) -> RepoTree:
     body = response.json()
     entries = [
-        (str(e["path"]), "file" if e.get("type") == "blob" else "dir", e.get("size"))
+        (
+            str(e["path"]),
+            "file" if e.get("type") == "blob" else "dir",
+            e.get("size"),
+            _object_id(e.get("sha")),
+        )
         for e in body.get("tree") or []
     ]
     return RepoTree(truncated=bool(body.get("truncated")), entries=entries)
+
+
+def _object_id(value: Any) -> str | None:
+    """A git object id as the host gave it; None for anything else."""
+    return value if isinstance(value, str) else None
+
+
+def parse_owner_page(response: httpx.Response) -> Listing[str]:
+    """A page of an owner's repositories (``/orgs/{org}/repos``, ``/users/{user}/repos``):
+    their full names, and the next page's number when the Link header names one."""
+    body = response.json()
+    if not isinstance(body, list):
+        raise InvalidResponseError("GitHub answered a repository list with no list")
+    names = [
+        item["full_name"]
+        for item in body
+        if isinstance(item, dict) and isinstance(item.get("full_name"), str)
+    ]
+    page = response.request.url.params.get("page", "1")
+    more = "next" in response.links and page.isdigit()
+    return Listing[str](items=names, next=str(int(page) + 1) if more else None)
 
 
 def parse_repositories(response: httpx.Response, page: int, per_page: int) -> RepositoryPage:

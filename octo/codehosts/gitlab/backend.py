@@ -252,7 +252,7 @@ class GitLabBackend(GitLabHistory):
         entries = list(fetched.value.items)
         if prefix:
             # GitLab lists what is below a path (404 when it does not exist), not the path itself.
-            entries.append((prefix, "dir", None))
+            entries.append((prefix, "dir", None, None))
         truncated = fetched.value.next is not None
         notes = []
         if truncated:
@@ -308,6 +308,15 @@ class GitLabBackend(GitLabHistory):
         except NotFoundError:
             pass  # not a group: a user's namespace
         return await listing(f"/users/{namespace}/projects")
+
+    owner_kind = "gitlab-owner-repos"
+
+    def owner_paths(self, owner: str) -> tuple[str, str]:
+        namespace = namespace_id(owner)
+        return f"/groups/{namespace}/projects", f"/users/{namespace}/projects"
+
+    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
+        return parse.parse_owner_page(response)
 
     # merge requests
 

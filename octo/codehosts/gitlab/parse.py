@@ -124,12 +124,31 @@ def code_hit(web_root: str, query: SearchCodeQuery, blob: Blob) -> CodeSearchHit
 
 def parse_tree_page(response: httpx.Response) -> Listing[TreeRow]:
     entries: list[TreeRow] = [
-        (str(e["path"]), "file" if e.get("type") == "blob" else "dir", None)
+        (
+            str(e["path"]),
+            "file" if e.get("type") == "blob" else "dir",
+            None,
+            e["id"] if isinstance(e.get("id"), str) else None,
+        )
         for e in response.json()
     ]
     # Keyset pagination answers with a Link header; older instances with page numbers.
     next_link = response.links.get("next", {}).get("url")
     return Listing(items=entries, next=next_link or next_page(response))
+
+
+def parse_owner_page(response: httpx.Response) -> Listing[str]:
+    """A page of a group's (or user's) projects: their full paths, and the next page's
+    number."""
+    body = response.json()
+    if not isinstance(body, list):
+        raise InvalidResponseError("GitLab answered a project list with no list")
+    names = [
+        item["path_with_namespace"]
+        for item in body
+        if isinstance(item, dict) and isinstance(item.get("path_with_namespace"), str)
+    ]
+    return Listing[str](items=names, next=next_page(response))
 
 
 def git_blob_sha(raw: bytes) -> str:

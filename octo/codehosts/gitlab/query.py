@@ -94,7 +94,7 @@ def matching_paths(rows: list[TreeRow], query: SearchCodeQuery) -> list[str]:
     keep = path_filter(query)
     return [
         path
-        for path, kind, _ in rows
+        for path, kind, *_ in rows
         if kind == "file"
         and all(n in path.lower() for n in needles)
         and (keep is None or keep(path))

@@ -22,7 +22,12 @@ from octo.core.meters import Meters
 from octo.transports.processes import running
 
 # What is published: name, help, labels.
-_QUERIES = ("octo_queries", "Queries answered, by tool and status", ("tool", "status"))
+_QUERIES = (
+    "octo_queries",
+    "Queries answered, by tool, status and output mode (searches: groupByFile, totalOnly, "
+    "countOnly, summary)",
+    ("tool", "status", "output_mode"),
+)
 _CALLS = ("octo_call_seconds", "Time to answer one call, by tool", ("tool",))
 _CACHE = (
     "octo_cache_lookups",
@@ -84,8 +89,8 @@ class PrometheusMeters(Meters):
         """Every metric in the Prometheus text format."""
         return generate_latest(self.registry)
 
-    def query(self, tool: str, status: str) -> None:
-        self._queries.labels(tool, status).inc()
+    def query(self, tool: str, status: str, output_mode: str = "") -> None:
+        self._queries.labels(tool, status, output_mode).inc()
 
     def call_seconds(self, tool: str, seconds: float) -> None:
         self._calls.labels(tool).observe(seconds)

@@ -3,10 +3,15 @@ emptiness and permissions, most recently modified first (or by path or size)."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+
+import re2
 
 from octo.contract import Answer
 from octo.contract import QueryContext
@@ -90,7 +95,31 @@ def _select(start: Opened, walked: Walk, query: FindFilesQuery, now: float) -> l
         if flag is not None:
             checks.append(partial(_access_is, start, access, flag))
     kind = _TYPE_OF[query.type] if query.type else None
-    return select_entries(start, walked, query, now, kind=kind, checks=checks)
+    return select_entries(
+        start, walked, query, now, kind=kind, checks=checks, named=_name_rules(query)
+    )
+
+
+def _name_rules(query: FindFilesQuery) -> Callable[[str, EntryType], bool] | None:
+    """The name regex (on the path below the start with fullPathMatch) and the file names
+    left out, as one check of an entry's path and kind; None when the query has neither."""
+    if query.pattern is None and not query.excludeFiles:
+        return None
+    regex = re2.compile(query.pattern) if query.pattern is not None else None
+    excluded = (
+        re.compile("|".join(fnmatch.translate(glob) for glob in query.excludeFiles))
+        if query.excludeFiles
+        else None
+    )
+    whole_path = query.fullPathMatch
+
+    def keep(rel: str, kind: EntryType) -> bool:
+        name = rel[rel.rfind("/") + 1 :]
+        if regex is not None and regex.search(rel if whole_path else name) is None:
+            return False
+        return excluded is None or kind == "dir" or excluded.match(name) is None
+
+    return keep
 
 
 #: Every detail, a plain file's type (``file``) included.

@@ -29,9 +29,11 @@ def select_entries(
     *,
     kind: EntryType | None = None,
     checks: Sequence[Check] = (),
+    named: Callable[[str, EntryType], bool] | None = None,
 ) -> list[Entry]:
-    """The entries of ``kind`` (any when None) that ``filters`` and ``checks`` keep, lstat'ed
-    and in ``filters.sortBy`` order. Touches the disk: call it from a worker thread."""
+    """The entries of ``kind`` (any when None) that ``filters``, ``named`` (on the path
+    relative to the start and the kind, before any lstat) and ``checks`` keep, lstat'ed and
+    in ``filters.sortBy`` order. Touches the disk: call it from a worker thread."""
     names = _name_matcher(filters.name_patterns, whole_path=filters.fullPathMatch)
     extensions = filters.wanted_extensions
     min_depth = max(filters.minDepth or 1, 1)
@@ -44,6 +46,8 @@ def select_entries(
         if files_only and entry_kind != "file":
             return False
         if extensions and not rel.lower().endswith(extensions):
+            return False
+        if named is not None and not named(rel, entry_kind):
             return False
         return min_depth <= rel.count("/") + 1 <= filters.maxDepth
 

@@ -174,15 +174,15 @@ class FindFilters(ListingQuery):
     shares."""
 
     name: str | None = optional("Name glob.", min_length=1)
-    iname: str | None = optional("Name glob, any case.", min_length=1)
-    names: list[str] | None = optional("Name globs (any).", min_length=1)
-    extensions: list[str] | None = optional('Extensions without dots ("py").', min_length=1)
-    fullPathMatch: bool = Field(default=False, description="Globs match the path below path.")
-    maxDepth: int = Field(default=5, ge=1, le=10, description="Deepest level (1: children).")
+    iname: str | None = optional("Glob, any case.", min_length=1)
+    names: list[str] | None = optional("Globs (any).", min_length=1)
+    extensions: list[str] | None = optional('E.g. "py".', min_length=1)
+    fullPathMatch: bool = Field(default=False, description="Match the path below path.")
+    maxDepth: int = Field(default=5, ge=1, le=10, description="1: children.")
     minDepth: int | None = Field(default=None, ge=0, le=10)
-    modifiedWithin: Duration | None = optional('Age below: "30m", "2h", "7d".')
+    modifiedWithin: Duration | None = optional('Age below: "30m", "7d".')
     modifiedBefore: Duration | None = None
-    sizeGreater: Size | None = optional('E.g. "500k", "10M".')
+    sizeGreater: Size | None = optional('"500k", "10M".')
     sizeLess: Size | None = None
     excludeDir: list[str] | None = None
     sortBy: FindSort = Field(default="modified")
@@ -267,19 +267,45 @@ class FindFilters(ListingQuery):
 class FindFilesQuery(FindFilters):
     """One localFindFiles query."""
 
+    pattern: str | None = optional("Name regex (RE2).")
+    excludeFiles: list[str] | None = optional("Name globs to skip.")
     type: Literal["f", "d", "l"] | None = optional("file, directory, symlink.")
     empty: bool = Field(default=False)
-    permissions: str | None = optional('Octal mode, e.g. "755".')
+    permissions: str | None = optional('Octal, e.g. "755".')
     executable: bool | None = None
     readable: bool | None = None
     writable: bool | None = None
-    details: bool = Field(
-        default=False,
-        description="All details; else path, what sortBy and filters use, type if not a file.",
-    )
+    details: bool = Field(default=False, description="Every detail.")
     filesPerPage: int = Field(default=20, ge=1, le=20)
     filePageNumber: int = Field(default=1, ge=1)
     limit: int = Field(default=1000, ge=1, le=10000)
+
+    @field_validator("pattern")
+    @classmethod
+    def _re2_pattern(cls, value: str | None) -> str | None:
+        if value is not None and is_text(value):
+            import re2  # not at import: listing the tools loads this module
+
+            try:
+                re2.compile(value)
+            except re2.error as exc:
+                raise ValueError(
+                    f"pattern '{value}' is not a regex RE2 takes ({exc}): it matches names "
+                    'with RE2\'s syntax, e.g. "^test_.*\\.py$" (no look-around or '
+                    "back-references); for a glob use name"
+                ) from None
+        return value
+
+    @field_validator("excludeFiles")
+    @classmethod
+    def _name_globs_only(cls, value: list[str] | None) -> list[str] | None:
+        for item in value or []:
+            if not item or "/" in item:
+                raise ValueError(
+                    f"excludeFiles '{item}' is not a file name glob: use e.g. \"*.min.js\"; "
+                    "leave folders out with excludeDir"
+                )
+        return value
 
     @field_validator("permissions")
     @classmethod

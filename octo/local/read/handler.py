@@ -28,7 +28,9 @@ from octo.core.config import Config
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidQueryError
 from octo.core.files.confined import Opened
+from octo.core.files.languages import language_of
 from octo.core.formats import compact_json
+from octo.core.formats import iso_utc
 from octo.core.secrets.redaction import redact
 from octo.local.checked_paths import open_file
 from octo.local.matched_lines import clip_line
@@ -52,6 +54,8 @@ _SPLIT_ON_LOOP_CHARS = 32 * 1024
 #: Lines before and after the first match that the "read around it" hint asks for.
 _AROUND_MATCH_BEFORE = 10
 _AROUND_MATCH_AFTER = 40
+#: How much of a file's start its language is judged by (a shebang, ``<?php``).
+_FIRST_LINE_CHARS = 256
 
 
 async def get_file_content(
@@ -61,7 +65,12 @@ async def get_file_content(
     with await open_file(ctx.paths, query) as opened:
         _check_size(ctx.config, query, opened.stat.st_size)
         text, cached = await _file_text(ctx.runtime.cache, opened)
-    base: dict[str, Any] = {"path": ctx.paths.relative(opened.path), "size": opened.stat.st_size}
+    base: dict[str, Any] = {
+        "path": ctx.paths.relative(opened.path),
+        "size": opened.stat.st_size,
+        "modified": iso_utc(opened.stat.st_mtime),
+        "language": language_of(opened.path, text[:_FIRST_LINE_CHARS].partition("\n")[0]),
+    }
 
     def read() -> tuple[list[str], Answer[LocalGetFileContentResult]]:
         found = None if query.matchString is None else match_lines(text, query)
@@ -216,6 +225,9 @@ class _FileRead:
         truncated_at_line: int | None = None,
         next_step: str | None = None,
     ) -> LocalGetFileContentResult:
+        if result.content and result.startLine is not None and result.endLine is not None:
+            returned = result.endLine - result.startLine + 1
+            result = result.model_copy(update={"returnedLines": returned})
         return with_tokens(
             result,
             self.config,
@@ -365,6 +377,7 @@ class _FileRead:
                 **self.base,
                 content=regions_text(numbered) or None,
                 matchCount=found.total,
+                returnedLines=len(numbered),
                 matchedLines=[number for number, _, is_match in numbered if is_match] or None,
             ),
             truncated_at_line=truncated_at,

@@ -140,7 +140,7 @@ async def _page_of_lines(
     )
 
     def answer_of(fit: PageFit) -> tuple[list[str], LocalSearchCodeResult]:
-        hints, next_step = budget_hints(query, fit, cwd, config.max_tokens)
+        hints, next_step = budget_hints(query, fit, cwd, config.max_tokens, tool)
         if next_step is None and pagination.hasMore:
             next_step = f"filePageNumber={query.filePageNumber + 1}"
         result = with_tokens(

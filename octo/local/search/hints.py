@@ -20,6 +20,12 @@ from octo.local.search.models import LocalSearchCodeResult
 from octo.local.search.models import SearchFields
 from octo.local.search.page_fit import PageFit
 
+#: The fields that shape a page of lines, which the count modes refuse.
+_LINE_FIELDS = frozenset(
+    {"filesOnly", "matchesPerPage", "filesPerPage", "filePageNumber", "columns", "outputMode"}
+    | {"contextLines", "contextBefore", "contextAfter", "mode"}
+)
+
 
 def repeat_params(query: SearchFields) -> dict[str, Any]:
     """The query's own parameters, as the caller would write them again: defaults, context
@@ -109,18 +115,25 @@ def search_hints(
 
 
 def budget_hints(
-    query: SearchFields, fit: PageFit, cwd: Path, max_tokens: int
+    query: SearchFields, fit: PageFit, cwd: Path, max_tokens: int, tool: str
 ) -> tuple[list[str], str | None]:
-    """Hints that continue a page the token budget cut, and the first continuation."""
+    """Hints that continue a page the token budget cut, and the first continuation. The
+    cheaper output modes come first: they often answer without the lines at all."""
     if fit.cut is None:
         return [], None
+    cheaper = {k: v for k, v in repeat_params(query).items() if k not in _LINE_FIELDS}
+    hints = [
+        'Over the token budget: see where the matches are first, with outputMode "summary" '
+        "(the top files, sample lines) or countOnly (files with counts): "
+        f"{tool} {compact_json({**cheaper, 'outputMode': 'countOnly'})}"
+    ]
     cut_file = fit.files[fit.cut]
     read = read_params(cwd, cut_file.path)
     read["startLine"] = max(1, fit.unshown_lines[0] - query.context_before)
     read["endLine"] = fit.unshown_lines[-1] + query.context_after
     continuation = "localGetFileContent " + compact_json(read)
     where = f" after line {fit.cut_after_line}" if fit.cut_after_line else ""
-    hints = [
+    hints += [
         f"The token budget ({max_tokens} tokens) cut the matches in {cut_file.path}{where}: "
         f"read them with {continuation}"
     ]

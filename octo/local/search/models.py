@@ -10,6 +10,7 @@ nothing a caller asks for is dropped silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from typing import ClassVar
@@ -56,6 +57,11 @@ SUMMARY_FILES = 3
 SUMMARY_MATCHES = 2
 #: The longest rg run a query may ask for (spec 003).
 MAX_TIMEOUT_MS = 30_000
+
+#: An encoding label as rg's -E takes it (the WHATWG names: "latin1", "utf-16le", "euc-jp").
+_ENCODING = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}")
+#: A ripgrep file type's name.
+_TYPE_NAME = re.compile(r"[A-Za-z0-9_+-]+")
 
 _PAGE_FIELDS = ("filesOnly", "matchesPerPage", "filesPerPage", "filePageNumber")
 _AROUND_FIELDS = ("contextLines", "contextBefore", "contextAfter")
@@ -109,34 +115,35 @@ SEARCH_ALIASES: dict[str, FieldAlias] = {
 class SearchFields(ToolQuery):
     """What to search for and how much of it to answer with."""
 
-    pattern: str = Field(min_length=1, description="Regex, or literal with fixedString.")
+    pattern: str = Field(min_length=1, description="Regex (literal: fixedString).")
     path: str = Field(
         min_length=1, description="Directory (or file) to search: absolute or root-relative."
     )
     mode: SearchMode | None = None
     outputMode: OutputMode = Field(
         default="groupByFile",
-        description="totalOnly: counts; countOnly: files with counts; "
-        f"summary: top {SUMMARY_FILES} files; groupByFile: the lines.",
+        description=f"countOnly: files; summary: top {SUMMARY_FILES}; groupByFile: lines.",
     )
     fixedString: bool = Field(default=False)
     word: bool = Field(default=False)
     smartCase: bool = Field(default=True, description="Ignore case if pattern is lowercase.")
     caseInsensitive: bool = Field(default=False)
     multiline: bool = Field(default=False)
-    type: str | None = optional("ripgrep file type: py, ts, go...", pattern=r"^[A-Za-z0-9_+-]+$")
+    type: str | None = optional("rg type: py, ts...")
     include: list[str] | None = None
     exclude: list[str] | None = None
     filesOnly: bool = Field(default=False)
-    contextLines: int | None = optional("Lines around each match.", ge=0, le=50)
+    contextLines: int | None = optional("Around each match.", ge=0, le=50)
     contextBefore: int | None = Field(default=None, ge=0, le=50)
     contextAfter: int | None = Field(default=None, ge=0, le=50)
-    matchesPerPage: int = Field(default=10, ge=1, le=100, description="Matches per file.")
+    matchesPerPage: int = Field(default=10, ge=1, le=100, description="Per file.")
     filesPerPage: int = Field(default=10, ge=1, le=20)
     filePageNumber: int = Field(default=1, ge=1)
     countPageNumber: int = Field(default=1, ge=1)
     columns: bool = Field(default=False)
-    maxFilesize: str | None = optional('E.g. "500k", "10M".')
+    maxFilesize: str | None = optional('"500k", "10M".')
+    encoding: str | None = optional("rg -E, e.g. latin1.")
+    maxCount: int | None = optional("rg -m: lines a file.", ge=1)
     timeoutMs: int | None = Field(default=None, ge=100, le=MAX_TIMEOUT_MS)
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     noIgnore: bool = Field(default=False, description=".gitignored files too.")
@@ -154,6 +161,26 @@ class SearchFields(ToolQuery):
     def _globs_not_blank(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and any(not glob.strip() for glob in value):
             raise ValueError("glob patterns must not be empty")
+        return value
+
+    @field_validator("type")
+    @classmethod
+    def _type_name(cls, value: str | None) -> str | None:
+        if value is not None and not _TYPE_NAME.fullmatch(value):
+            raise ValueError(
+                f'type \'{value}\' is not a ripgrep file type name: use e.g. "py", "ts", '
+                '"go"; or filter by name with include globs'
+            )
+        return value
+
+    @field_validator("encoding")
+    @classmethod
+    def _encoding_label(cls, value: str | None) -> str | None:
+        if value is not None and not _ENCODING.fullmatch(value):
+            raise ValueError(
+                f"encoding '{value}' is not an encoding label: use e.g. \"latin1\", "
+                '"utf-16", "shift_jis", or "auto"'
+            )
         return value
 
     @field_validator("maxFilesize")
@@ -245,6 +272,9 @@ class SearchStats(BaseModel):
     totalMatches: int = Field(description="Matching lines.")
     searchTimeMs: int
     complete: bool | None = optional(_COMPLETE)
+    cappedAt: int | None = optional(
+        "maxCount, when a file reached it: its count, and the totals, stop there."
+    )
 
 
 class LocalSearchCodeResult(PlacesPart):

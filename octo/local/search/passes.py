@@ -95,6 +95,8 @@ class Counted:
     files_searched: int | None
     started: float
     complete: bool = True
+    #: The query's maxCount, when some file's count stopped at it.
+    capped_at: int | None = None
 
     def in_path_order(self) -> list[MatchingFile]:
         """The matching files in path order, so pages line up across calls."""
@@ -108,6 +110,7 @@ class Counted:
             totalMatches=sum(entry.matched_lines for entry in self.files),
             searchTimeMs=round((time.monotonic() - self.started) * 1000),
             complete=complete if self.complete else False,
+            cappedAt=self.capped_at,
         )
 
 
@@ -192,7 +195,9 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     matching = await _over_redacted(config, query, scope, matching, others)
     searched = [searched for _found, searched, _complete in runs]
     total = None if None in searched else sum(s for s in searched if s is not None)
-    return Counted(matching, total, started, complete)
+    cap = query.maxCount
+    capped = cap is not None and any(entry.matched_lines >= cap for entry in matching)
+    return Counted(matching, total, started, complete, cap if capped else None)
 
 
 def _small_enough(
@@ -288,8 +293,9 @@ async def page_matches(
     if not page:
         return []
     args = ["--json", "--no-messages", *match_args(query)]
-    # One match past the page ends the last shown match's after-context where it begins.
-    args.append(f"--max-count={per_file + 1}")
+    # One match past the page ends the last shown match's after-context where it begins;
+    # never past the query's maxCount, which the counts stop at.
+    args.append(f"--max-count={min(per_file + 1, query.maxCount or per_file + 1)}")
     if query.context_before:
         args.append(f"--before-context={query.context_before}")
     if query.context_after:
@@ -311,7 +317,8 @@ async def page_matches(
 
 
 def match_args(query: SearchFields) -> list[str]:
-    """How rg matches: case, literal or regex, whole words, across lines."""
+    """How rg matches: case, literal or regex, whole words, across lines, the encoding it
+    reads, and how many matching lines of a file it counts."""
     if query.caseInsensitive:
         args = ["--ignore-case"]
     else:
@@ -322,6 +329,11 @@ def match_args(query: SearchFields) -> list[str]:
         args.append("--word-regexp")
     if query.multiline:
         args.append("--multiline")
+    if query.encoding is not None:
+        # rg transcodes what it reads to UTF-8: lines are answered as UTF-8 whatever the file.
+        args.append(f"--encoding={query.encoding}")
+    if query.maxCount is not None:
+        args.append(f"--max-count={query.maxCount}")
     return args
 
 
@@ -367,6 +379,8 @@ def rg_rejected(message: str) -> InvalidQueryError:
             "Search the text literally with fixedString: true, or escape regex characters "
             "(\\( \\[ \\. \\*)."
         )
+    if "encoding" in message:
+        hints.append('Use an encoding label rg knows: "latin1", "utf-16", "shift_jis", "auto".')
     if "file type" in message:
         hints.append(
             "Common types: py, js, ts, rust, go, java, c, cpp, md, json, yaml; "

@@ -24,6 +24,17 @@ if TYPE_CHECKING:
 
     Vector = npt.NDArray[np.float32]
 
+#: The longest an embedding lease may run ahead of now: a claim asking for more gets this
+#: much, and a lease found further ahead (planted, or from a clock far off) counts as lapsed,
+#: so no record can block embedding for longer. Holders renew well within it.
+MAX_LEASE_SECONDS = 300.0
+
+
+def bounded_lease(until: float, now: float) -> float:
+    """``until`` no later than :data:`MAX_LEASE_SECONDS` from ``now``."""
+    return min(until, now + MAX_LEASE_SECONDS)
+
+
 #: Index names: a folder-like word, safe as a file name and in SQL.
 INDEX_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -121,13 +132,15 @@ class IndexStore(Protocol):
 
     def claim(self, name: str, holder: str, until: float) -> bool:
         """Take or renew the embedding lease of index ``name`` for ``holder`` up to ``until``
-        (Unix time), atomically; False while another holder's lease is live."""
+        (Unix time, at most :data:`MAX_LEASE_SECONDS` ahead), atomically; False while another
+        holder's lease is live (a lease further ahead than that is not)."""
 
     def release(self, name: str, holder: str) -> None:
         """Give up ``holder``'s embedding lease, if it holds it."""
 
     def embedding_running(self, name: str, now: float) -> bool:
-        """True while some process holds a live embedding lease on index ``name``."""
+        """True while some process holds a live embedding lease on index ``name`` (one ending
+        within :data:`MAX_LEASE_SECONDS` of ``now``)."""
 
     def keyword(
         self, name: str, terms: Sequence[str], where: ChunkFilter, limit: int

@@ -19,12 +19,14 @@ from typing import Any
 from octo.core.errors import ToolNotAvailableError
 from octo.semantic.indexing.walk import FileState
 from octo.semantic.store.interface import CHUNK_COLUMNS
+from octo.semantic.store.interface import MAX_LEASE_SECONDS
 from octo.semantic.store.interface import ChunkFilter
 from octo.semantic.store.interface import FileWrite
 from octo.semantic.store.interface import IndexMeta
 from octo.semantic.store.interface import IndexStats
 from octo.semantic.store.interface import StoredChunk
 from octo.semantic.store.interface import body_text
+from octo.semantic.store.interface import bounded_lease
 from octo.semantic.store.interface import filter_sql
 from octo.semantic.store.interface import names_text
 from octo.semantic.store.interface import stored_chunk
@@ -288,13 +290,14 @@ class PostgresStore:
         return int(row[0]), int(row[1])
 
     def claim(self, name: str, holder: str, until: float) -> bool:
+        now = time.time()
         with self._db() as db:
             cursor = db.execute(
                 "INSERT INTO octo_semantic_leases SELECT name, %s, %s FROM octo_semantic_indexes"
                 " WHERE name = %s ON CONFLICT (index_name) DO UPDATE SET holder = EXCLUDED.holder,"
                 " until = EXCLUDED.until WHERE octo_semantic_leases.holder = EXCLUDED.holder"
-                " OR octo_semantic_leases.until < %s",
-                (holder, until, name, time.time()),
+                " OR octo_semantic_leases.until NOT BETWEEN %s AND %s",
+                (holder, bounded_lease(until, now), name, now, now + MAX_LEASE_SECONDS),
             )
             return cursor.rowcount == 1
 
@@ -307,8 +310,8 @@ class PostgresStore:
 
     def embedding_running(self, name: str, now: float) -> bool:
         row = self._row(
-            "SELECT 1 FROM octo_semantic_leases WHERE index_name = %s AND until >= %s",
-            (name, now),
+            "SELECT 1 FROM octo_semantic_leases WHERE index_name = %s AND until BETWEEN %s AND %s",
+            (name, now, now + MAX_LEASE_SECONDS),
         )
         return row is not None
 

@@ -18,12 +18,14 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import ToolNotAvailableError
 from octo.semantic.indexing.walk import FileState
 from octo.semantic.store.interface import CHUNK_COLUMNS
+from octo.semantic.store.interface import MAX_LEASE_SECONDS
 from octo.semantic.store.interface import ChunkFilter
 from octo.semantic.store.interface import FileWrite
 from octo.semantic.store.interface import IndexMeta
 from octo.semantic.store.interface import IndexStats
 from octo.semantic.store.interface import StoredChunk
 from octo.semantic.store.interface import body_text
+from octo.semantic.store.interface import bounded_lease
 from octo.semantic.store.interface import filter_sql
 from octo.semantic.store.interface import names_text
 from octo.semantic.store.interface import stored_chunk
@@ -241,13 +243,14 @@ class SqliteStore:
         return counted
 
     def claim(self, name: str, holder: str, until: float) -> bool:
+        now = time.time()
         with self._db(name) as db:
             db.execute(_LEASE_TABLE)  # indexes built before leases existed
             cursor = db.execute(
                 "INSERT INTO lease VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET"
                 " holder = excluded.holder, until = excluded.until"
-                " WHERE lease.holder = excluded.holder OR lease.until < ?",
-                (holder, until, time.time()),
+                " WHERE lease.holder = excluded.holder OR lease.until < ? OR lease.until > ?",
+                (holder, bounded_lease(until, now), now, now + MAX_LEASE_SECONDS),
             )
             return cursor.rowcount == 1
 
@@ -259,7 +262,10 @@ class SqliteStore:
     def embedding_running(self, name: str, now: float) -> bool:
         with self._db(name) as db:
             db.execute(_LEASE_TABLE)
-            return db.execute("SELECT 1 FROM lease WHERE until >= ?", (now,)).fetchone() is not None
+            live = db.execute(
+                "SELECT 1 FROM lease WHERE until BETWEEN ? AND ?", (now, now + MAX_LEASE_SECONDS)
+            )
+            return live.fetchone() is not None
 
     def _version(self, db: sqlite3.Connection) -> int:
         """Bumped by every write: what cached figures of the index are checked against."""

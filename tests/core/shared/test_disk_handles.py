@@ -73,3 +73,33 @@ async def test_an_expired_handle_keeps_its_origin_and_odd_names_find_nothing(
     for text in ("second", "third"):
         await store.put(text, origin)
     assert len(list((tmp_path / "handles").glob("*.json"))) == 2  # the oldest went first
+
+
+async def test_a_planted_link_in_place_of_the_folder_is_not_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    elsewhere.chmod(0o755)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "handles").symlink_to(elsewhere)
+    store = DiskHandleStore(tmp_path / "cache" / "handles", 60)
+    origin = Origin("localGetFileContent", {"path": "a.txt"}, (str(tmp_path),), "caller")
+    handle = await store.put("kept", origin)
+    assert list(elsewhere.iterdir()) == []
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o755
+    found = await store.get(handle)  # kept in this process instead
+    assert found is not None and found.content == "kept"
+
+
+async def test_records_are_capped_in_bytes_too(tmp_path: Path) -> None:
+    folder = tmp_path / "handles"
+    store = DiskHandleStore(folder, 60, max_bytes=5000)
+    origin = Origin("localGetFileContent", {"path": "a.txt"}, (str(tmp_path),), "caller")
+    handles = [await store.put(str(n) * 1500, origin) for n in range(6)]
+    sizes = [record.stat().st_size for record in folder.glob("*.json")]
+    assert 0 < len(sizes) < 6 and sum(sizes) <= 5000
+    newest = await store.get(handles[-1])
+    assert newest is not None and newest.content == "5" * 1500
+    huge = await store.put("x" * 6000, origin)  # beyond the cap alone: kept in this process
+    assert sum(record.stat().st_size for record in folder.glob("*.json")) <= 5000
+    found = await store.get(huge)
+    assert found is not None and found.content == "x" * 6000

@@ -106,6 +106,29 @@ async def test_a_call_is_counted_and_logged_in_one_line(
     text = caplog.text
     assert "hunter2" not in text and "needle" not in text and "ghp_" not in text
     exposition = meters.exposition().decode()
-    assert 'octo_queries_total{status="success",tool="localGetFileContent"} 1.0' in exposition
-    assert 'octo_queries_total{status="rejected",tool="localSearchCode"} 1.0' in exposition
+    queries = 'octo_queries_total{output_mode="",status="%s",tool="%s"} 1.0'
+    assert queries % ("success", "localGetFileContent") in exposition
+    assert queries % ("rejected", "localSearchCode") in exposition
     assert 'octo_call_seconds_count{tool="localGetFileContent"} 1.0' in exposition
+
+
+async def test_searches_are_counted_by_output_mode_with_bounded_labels(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("needle = 1\n")
+    meters = PrometheusMeters()
+    async with octo.Gateway(roots=[tmp_path], meters=meters) as gateway:
+        await gateway.call(
+            "localSearchCode",
+            [
+                {"pattern": "needle", "path": "."},
+                {"pattern": "needle", "path": ".", "outputMode": "countOnly"},
+                {"pattern": "needle", "path": ".", "outputMode": "totalOnly"},
+                {"pattern": "needle", "path": ".", "outputMode": "made-up-" + "x" * 40},
+            ],
+        )
+    exposition = meters.exposition().decode()
+    counted = 'octo_queries_total{output_mode="%s",status="%s",tool="localSearchCode"} 1.0'
+    assert counted % ("groupByFile", "success") in exposition
+    assert counted % ("countOnly", "success") in exposition
+    assert counted % ("totalOnly", "success") in exposition
+    assert counted % ("other", "error") in exposition
+    assert "made-up" not in exposition

@@ -117,3 +117,23 @@ async def test_spec_003_names_are_steered(run_one: Any, project: Path) -> None:
         "name": "src/*",
         "fullPathMatch": True,
     }
+
+
+async def test_pattern_is_an_re2_regex_on_the_name(run_one: Any, project: Path) -> None:
+    found = await run_one(TOOL, {"path": ".", "pattern": r"^(app|util)\.py$", "sortBy": "path"})
+    assert paths(found) == ["src/app.py", "src/lib/util.py"]
+    whole = {"path": ".", "pattern": r"^src/lib/", "fullPathMatch": True, "sortBy": "path"}
+    assert paths(await run_one(TOOL, whole)) == ["src/lib/util.py"]
+    bad = await run_one(TOOL, {"path": ".", "pattern": r"(?<=a)b"})  # look-behind: not RE2
+    assert bad["error"]["code"] == "VALIDATION_ERROR"
+    assert "pattern '(?<=a)b' is not a regex RE2 takes" in bad["error"]["message"]
+
+
+async def test_exclude_files_leaves_those_names_out(run_one: Any, project: Path) -> None:
+    query = {"path": ".", "type": "f", "excludeFiles": ["*.py", "*.toml"], "sortBy": "path"}
+    assert paths(await run_one(TOOL, query)) == ["docs/readme.md", "src/App.TS", "src/types.d.ts"]
+    folders = await run_one(TOOL, {"path": ".", "type": "d", "excludeFiles": ["src"]})
+    assert "src" in paths(folders)  # file names only: excludeDir is for folders
+    bad = await run_one(TOOL, {"path": ".", "excludeFiles": ["src/*.py"]})
+    assert bad["error"]["code"] == "VALIDATION_ERROR"
+    assert "excludeFiles" in bad["error"]["message"]

@@ -436,3 +436,25 @@ async def test_a_root_that_does_not_exist_is_named_as_the_fault(tmp_path: Path) 
         "message": f"The allowed root {gone} does not exist, so 'src/a.py' does not either",
     }
     assert found["hints"] == ["Fix the roots (OCTO_ROOTS, --root, or the MCP client's roots)."]
+
+
+async def test_answers_say_when_modified_which_language_and_how_many_lines(
+    tree: Tree, call: Call
+) -> None:
+    root = tree({"src/a.tsx": NUMBERED, "bin/tool": "#!/usr/bin/env -S python3 -u\nprint(1)\n"})
+    os.utime(root / "src/a.tsx", (1_700_000_000, 1_700_000_000))
+    ranged, whole, matched, chars, script = await call(
+        "localGetFileContent",
+        {"path": "src/a.tsx", "startLine": 10, "endLine": 19},
+        {"path": "src/a.tsx", "fullContent": True},
+        {"path": "src/a.tsx", "matchString": "line 050", "matchStringContextLines": 2},
+        {"path": "src/a.tsx", "charOffset": 0, "charLength": 27},
+        {"path": "bin/tool"},
+    )
+    assert ranged["data"]["modified"] == "2023-11-14T22:13:20Z"
+    assert ranged["data"]["language"] == "typescriptreact"
+    assert ranged["data"]["returnedLines"] == 10
+    assert whole["data"]["returnedLines"] == 100
+    assert matched["data"]["returnedLines"] == 5
+    assert chars["data"]["returnedLines"] == 3
+    assert script["data"]["language"] == "python" and script["data"]["returnedLines"] == 2

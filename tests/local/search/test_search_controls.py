@@ -181,3 +181,53 @@ async def test_types_and_include_globs_never_bring_in_hidden_files(tree: Tree, c
         "a.py",
         "src/.y.py",
     ]
+
+
+async def test_encoding_reads_other_encodings_and_answers_utf8(tree: Tree, search: CallOne) -> None:
+    tree({"latin.txt": "café crème\nplain\n".encode("latin-1")})
+    found = await search(pattern="crème", path=".", encoding="latin1")
+    assert lines_of(found) == [(1, "café crème")]
+    assert (await search(pattern="crème", path=".", encoding="auto"))["status"] == "empty"
+    tree({"wide.txt": "first\nneedle here\n".encode("utf-16-le")})
+    wide = await search(pattern="needle", path="wide.txt", encoding="utf-16le")
+    assert lines_of(wide) == [(2, "needle here")]
+    unknown = await search(pattern="x", path=".", encoding="klingon")
+    assert unknown["error"]["code"] == "INVALID_QUERY"
+    assert "encoding" in unknown["error"]["message"]
+    bad = await search(pattern="x", path=".", encoding="--no-ignore")
+    assert bad["error"]["code"] == "VALIDATION_ERROR"
+
+
+async def test_max_count_caps_each_file_before_paging(tree: Tree, call: Call) -> None:
+    tree({"a.txt": "hit\n" * 9, "b.txt": "hit\n"})
+    lines, counts, total = await call(
+        "localSearchCode",
+        {"pattern": "hit", "path": ".", "maxCount": 3, "matchesPerPage": 2},
+        {"pattern": "hit", "path": ".", "maxCount": 3, "outputMode": "countOnly"},
+        {"pattern": "hit", "path": ".", "maxCount": 3, "outputMode": "totalOnly"},
+    )
+    a = lines["data"]["files"][0]
+    assert a["matchCount"] == 3 and len(a["matches"]) == 2 and a["pagination"]["hasMore"]
+    assert {f["path"]: f["matchCount"] for f in counts["data"]["files"]} == {"a.txt": 3, "b.txt": 1}
+    for answer in (lines, counts, total):
+        assert answer["data"]["stats"]["totalMatches"] == 4
+        assert answer["data"]["stats"]["cappedAt"] == 3
+    uncapped = (await call("localSearchCode", {"pattern": "hit", "path": ".", "maxCount": 20}))[0]
+    assert "cappedAt" not in uncapped["data"]["stats"]
+    assert uncapped["data"]["stats"]["totalMatches"] == 10
+
+
+async def test_over_budget_offers_the_count_modes_first(root: Path) -> None:
+    for name in ("a.txt", "b.txt"):
+        (root / name).write_text("".join(f"needle {n}\nother\n" for n in range(6)))
+    async with octo.Gateway(Config(max_tokens=300), roots=[root]) as gw:
+        query = {"pattern": "needle", "path": ".", "contextLines": 1}
+        found = (await gw.call("localSearchCode", [query])).to_wire()["results"][0]
+    assert found["data"]["tokens"]["truncated"] is True
+    first = found["hints"][0]
+    assert first.startswith("Over the token budget") and '"summary"' in first
+    assert hinted_query(found, "Over the token budget") == {
+        "pattern": "needle",
+        "path": ".",
+        "outputMode": "countOnly",
+    }
