@@ -4,8 +4,8 @@ each and the function in it that gives the language, and a parser made from one.
 The grammars come from the official per-language wheels of the semantic extra
 (``tree-sitter-python`` ...), which ship their parsers compiled: nothing is downloaded at
 run time. Without the extra, no language has a parser. The semantic index chunks files with
-them, the LSP family outlines the files no language server answers for; each reads the
-syntax tree in its own way.
+them (the LSP family's outlines parse with ast-grep-py, a core dependency with two dozen
+languages).
 """
 
 from __future__ import annotations

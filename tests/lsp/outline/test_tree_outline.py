@@ -4,7 +4,6 @@ hidden/credential gates on it, and redaction of what it shows."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,6 @@ import pytest
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.core.files import grammars
 from tests.lsp.conftest import FIXTURES
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of
@@ -134,20 +132,10 @@ async def test_a_large_read_hints_at_the_outline(gateway: Gateway, project: Path
     assert outline["data"]["totalSymbols"] == 2000
 
 
-async def test_without_a_server_or_a_grammar_the_error_says_what_would_give_an_outline(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+async def test_without_a_server_or_a_syntax_tree_the_error_says_what_would_give_one(
+    gateway: Gateway, project: Path
 ) -> None:
-    # The grammar's wheel missing, as without the semantic extra (None in sys.modules: the
-    # module cannot be imported); grammars are cached once loaded, so the cache is emptied.
-    (project / "main.go").write_text("package main\n\nfunc main() {}\n")
-    monkeypatch.setitem(sys.modules, "tree_sitter_go", None)
-    grammars._language.cache_clear()
-    try:
-        env = lsp_env(OCTO_LSP_GO_SERVERS="no-such-server")
-        async with Gateway(Config.from_env(env), roots=[project]) as gw:
-            result = await _outline(gw, uri=str(project / "main.go"))
-    finally:
-        monkeypatch.undo()
-        grammars._language.cache_clear()
+    (project / "notes.zig").write_text("const std = @import(\"std\");\n")
+    result = await _outline(gateway, uri=str(project / "notes.zig"))
     assert result["error"]["code"] == "LSP_NOT_AVAILABLE", result
-    assert any('pip install "octo-gateway[semantic]"' in hint for hint in result["hints"])
+    assert any("no syntax tree for .zig files" in hint for hint in result["hints"])
