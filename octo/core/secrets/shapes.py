@@ -46,6 +46,11 @@ _PLACEHOLDER = re.compile(
     r"true|false|none|null|nil|undefined|yes|no|on|off|\$\w+|<[^>]*>|\*+|x+|\.+",
     re.IGNORECASE,
 )
+#: The same in quotes, where a variable is ``"$DB_PASS"`` or ``"${DB_PASS}"``.
+_QUOTED_PLACEHOLDER = re.compile(
+    r"true|false|none|null|nil|undefined|\$[A-Z_][A-Z0-9_]*|\$\{[^}]*\}|<[^>]*>|\*+|x+|\.+",
+    re.IGNORECASE,
+)
 _DOTTED_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -85,7 +90,7 @@ def _quoted_secret(value: str, head: str) -> bool:
     """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), a
     placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), or a word under a name that is
     only ``*_KEY`` (``CACHE_KEY = "users"``)."""
-    if _code_name(value) or _PLACEHOLDER.fullmatch(value) or _TEMPLATE.fullmatch(value):
+    if _code_name(value) or _QUOTED_PLACEHOLDER.fullmatch(value) or _TEMPLATE.fullmatch(value):
         return False
     if _weak(head):
         return _looks_random(value)
@@ -117,6 +122,13 @@ def _unquoted_secret(value: str, head: str) -> bool:
         if separator == ":" and _TYPE_NAME.fullmatch(value):
             return False
     return True
+
+
+def _any_secret(value: str, head: str) -> bool:
+    """A quoted or an unquoted value, each told by its own rule."""
+    if head.endswith(('"', "'", "`")):
+        return _quoted_secret(value, head)
+    return _unquoted_secret(value, head)
 
 
 def _basic_credentials(value: str, head: str) -> bool:
@@ -294,7 +306,7 @@ SHAPES: tuple[Shape, ...] = (
         "secret",
         r"(?m:^[+\-]?[ \t]*(?i:env)[ \t]+"
         + _SECRET_NAME
-        + r"[ \t]+(?P<secret>[^\s\"'=#`]{4,})[ \t]*\r?$)",
+        + r"[ \t]+(?P<secret>[^\s\"'#`]{4,})[ \t]*\r?$)",
         is_secret=_unquoted_secret,
         by_context=True,
     ),
@@ -342,8 +354,10 @@ SHAPES: tuple[Shape, ...] = (
         "secret",
         r"(?m:^[+\-]?[ \t]*-[ \t]+name:[ \t]*[\"']?"
         + _SECRET_NAME
-        + r"[\"']?[ \t]*\r?\n[+\-]?[ \t]*value:[ \t]*[\"']?)(?P<secret>[^\s\"'#]{4,})",
-        is_secret=_unquoted_secret,
+        + r"[\"']?[ \t]*\r?\n[+\-]?[ \t]*value:[ \t]*)(?:"
+        + _QUOTED_VALUE
+        + r"|(?P<secret_u>[^\s\"'#]{4,}))",
+        is_secret=_any_secret,
         by_context=True,
     ),
     # A line of base64 key material seen without its BEGIN line (a search hit in a key body,
@@ -360,9 +374,16 @@ SHAPES: tuple[Shape, ...] = (
 #: ripgrep share): each shape without the costly part of its value, so ripgrep finds the files
 #: that may hold a secret at nearly the speed of a plain search (the shapes themselves cost it
 #: fifty times more). tests/security/test_count_oracle.py checks that it misses none.
+_WORDS = r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth)"
 PREFILTER = (
     r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth|authorization)"
-    r"[\"']?[ \t]*(?::=|=>|[:=])"
+    r"[\"'`]?\]?[ \t]*(?::=|=>|[:=,])"
+    rf"|(?i:\benv)[ \t]+\S*{_WORDS}[ \t]+\S|<[A-Za-z0-9_.\-]*{_WORDS}>"
+    rf"|-[ \t]+name:[ \t]*[\"']?[A-Za-z0-9_.\-]*{_WORDS}"
+    r"|(?:^|[ \t])--?(?i:pass|token|secret|api-?key|access-key|secret-key|client-secret"
+    r"|auth-token)[ \t]+\S"
+    r"|\b(?:mysql\w*|mariadb\w*|sshpass|redis-cli)\b.*[ \t]-[pa]"
+    r"|\b(?:curl|wget|http|https)\b.*[ \t](?:-u|--user|--proxy-user|-U|-a|--auth)[ \t=]"
     r"|(?i:bearer|basic)[ \t]+[A-Za-z0-9+/]{8}|(?i:login)[ \t]+\S+[ \t]+(?i:password)"
     r"|gh[pousr]_[A-Za-z0-9]{30}|github_pat_|GR1348941"
     r"|gl(?:pat|dt|rt|ptt|ft|imt|agent|soat|oas|cbt|ffct)-"
