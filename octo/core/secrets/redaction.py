@@ -319,6 +319,8 @@ MIN_VALUE = 6
 _LONG_VALUE = 12
 #: A cut piece of a value at a text's edge is hidden from this many characters on.
 MIN_PIECE = 8
+#: A cut piece is looked for within this many characters of a value's start and end.
+_PIECES_OF = 256
 #: What a cut leaves after a text's end or before its start.
 _CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\s)*")
 _CUT_END = re.compile(r"(?:\.\.\.|\u2026|```|\s)*\Z")
@@ -334,9 +336,15 @@ def _worth_hiding(value: str) -> bool:
     return kinds + any(not c.isalnum() for c in value) >= 2
 
 
+#: A value every string literal writes as it is (no escape in JSON or Python).
+_WRITTEN_AS_IS = re.compile(r"[A-Za-z0-9 _.+=:@#$%^&*()\[\]{}<>,;!?~|`-]*")
+
+
 def _written(value: str) -> set[str]:
     """``value`` as answers may carry it: as found, unescaped when it was written escaped,
     and escaped as JSON and Python string literals write it."""
+    if _WRITTEN_AS_IS.fullmatch(value):
+        return {value}
     forms = {value}
     if "\\" in value:
         with contextlib.suppress(ValueError):
@@ -369,7 +377,7 @@ class CallSecrets:
         self._kinds: dict[str, str] = {}
         self._finder: Any = None
         #: Each run of MIN_PIECE characters of a form -> (form, where it starts in it).
-        self._pieces: dict[str, list[tuple[str, int]]] = {}
+        self._pieces: dict[str, list[tuple[str, int]]] | None = None
 
     def __bool__(self) -> bool:
         return bool(self._kinds)
@@ -384,28 +392,36 @@ class CallSecrets:
                     self._kinds.setdefault(form, kind)
                 self._finder = None
 
-    def _built(self) -> tuple[Any, dict[str, list[tuple[str, int]]]]:
+    def _built(self) -> Any:
         with self._lock:
             if self._finder is None:
                 forms = sorted(self._kinds, key=len, reverse=True)
                 self._finder = re2.compile(
                     "|".join(re2.escape(form) for form in forms), options=_values_options()
                 )
+                self._pieces = None
+            return self._finder
+
+    def _built_pieces(self) -> dict[str, list[tuple[str, int]]]:
+        """Built on the first text that asks (a call's answers; never a whole file's)."""
+        with self._lock:
+            if self._pieces is None:
                 self._pieces = {}
-                for form in forms:
-                    for at in range(len(form) - MIN_PIECE + 1):
+                for form in self._kinds:
+                    for at in range(min(len(form), _PIECES_OF) - MIN_PIECE + 1):
                         self._pieces.setdefault(form[at : at + MIN_PIECE], []).append((form, at))
-            return self._finder, self._pieces
+                    for at in range(max(0, len(form) - _PIECES_OF), len(form) - MIN_PIECE + 1):
+                        self._pieces.setdefault(form[at : at + MIN_PIECE], []).append((form, at))
+            return self._pieces
 
     def hide(self, text: str, *, edges: bool = True) -> str:
         """``text`` with every known value replaced by ``[REDACTED:kind]``, and (``edges``)
         a piece of one (MIN_PIECE characters or more) cut at the text's start or end."""
         if not self._kinds or len(text) < MIN_PIECE:
             return text
-        finder, pieces = self._built()
         kinds = self._kinds
-        out = finder.sub(lambda m: f"[REDACTED:{kinds[m.group()]}]", text)
-        return self._edges(out, pieces) if edges else out
+        out = self._built().sub(lambda m: f"[REDACTED:{kinds[m.group()]}]", text)
+        return self._edges(out, self._built_pieces()) if edges else out
 
     def _edges(self, text: str, pieces: dict[str, list[tuple[str, int]]]) -> str:
         head = _CUT_MARKS.match(text)
