@@ -134,16 +134,32 @@ async def test_local_tools_hide_a_planted_value_wherever_it_appears(
     assert _leaks(response) == []
 
 
-async def test_a_value_found_by_one_query_is_hidden_in_the_others(tree: Path) -> None:
-    """The second query reads a file with no secret shape that holds a value the first
-    query's file assigns: the call knows it."""
+@pytest.mark.parametrize(
+    ("tool", "queries"),
+    [
+        ("localGetFileContent", [{"path": "settings.py"}, {"path": "usage.txt"}]),
+        (
+            "localSearchCode",
+            [
+                {"pattern": "DB_PASSWORD", "path": "settings.py"},
+                {"pattern": "call it", "path": "usage.txt"},
+            ],
+        ),
+        ("localSearchCode", [{"pattern": "DB_PASSWORD|call it", "path": "."}]),
+    ],
+    ids=["read", "search-two-queries", "search-one-query"],
+)
+async def test_a_value_found_by_one_query_is_hidden_in_the_others(
+    tree: Path, tool: str, queries: list[dict[str, Any]]
+) -> None:
+    """A file with no secret shape holds a value another file of the call assigns: the call
+    knows it, also when the assigning file's redaction comes from a cache (asked twice)."""
     (tree / "usage.txt").write_text(f"call it with {VALUES['db']} here\n")
     async with Gateway(roots=[tree]) as gateway:
-        response = await gateway.call(
-            "localGetFileContent", [{"path": "settings.py"}, {"path": "usage.txt"}]
-        )
-    assert [row.status for row in response.results] == ["success", "success"]
-    assert _leaks(response) == []
+        for _ in range(2):
+            response = await gateway.call(tool, queries)
+            assert [row.status for row in response.results] == ["success"] * len(queries)
+            assert _leaks(response) == []
 
 
 def test_a_value_is_hidden_quoted_escaped_and_cut() -> None:

@@ -278,7 +278,29 @@ def redact(text: str) -> str:
     values.add_all(found)
     if (known := _CALL.get()) is not None:
         known.add_all(found)
-    return values.hide(out, edges=False)  # a whole text, not a cut one
+    hidden = values.hide(out, edges=False)  # a whole text, not a cut one
+    if len(found) < _FOUND_BEHIND.maxsize:
+        with _SEEN_LOCK:
+            _FOUND_BEHIND[len(hidden), hash(hidden)] = found
+    return hidden
+
+
+#: The secrets behind the texts :func:`redact` returned last, by length and hash (up to
+#: 100,000 values): a cached redacted file makes them known to a later call (:func:`relearn`).
+_FOUND_BEHIND: LRUCache[tuple[int, int], list[tuple[str, str]]] = LRUCache(
+    maxsize=100_000, getsizeof=len
+)
+
+
+def relearn(hidden: str) -> None:
+    """Make the secret values :func:`redact` hid to make ``hidden`` known to the call again:
+    a redacted text taken from a cache, whose values the call's other texts may hold."""
+    if (known := _CALL.get()) is None:
+        return
+    with _SEEN_LOCK:
+        found = _FOUND_BEHIND.get((len(hidden), hash(hidden)))
+    if found:
+        known.add_all(found)
 
 
 def secret_values(text: str) -> list[tuple[str, str]]:
@@ -295,13 +317,16 @@ def secret_values(text: str) -> list[tuple[str, str]]:
             redactor = LineRedactor(seen)
             for line in text.split("\n"):
                 redactor(line)
-        with _SEEN_LOCK:
-            _SEEN[key] = seen
+        if len(seen) < _SEEN.maxsize:
+            with _SEEN_LOCK:
+                _SEEN[key] = seen
     return seen
 
 
-#: The secrets of the texts :func:`learn` saw last, by length and hash.
-_SEEN: LRUCache[tuple[int, int], list[tuple[str, str]]] = LRUCache(maxsize=256)
+#: The secrets of the texts :func:`learn` saw last, by length and hash (up to 100,000).
+_SEEN: LRUCache[tuple[int, int], list[tuple[str, str]]] = LRUCache(
+    maxsize=100_000, getsizeof=lambda found: len(found) + 1
+)
 _SEEN_LOCK = threading.Lock()
 
 
