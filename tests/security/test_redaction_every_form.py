@@ -104,10 +104,17 @@ def _value(alphabet: str, size: int) -> st.SearchStrategy[str]:
     return st.tuples(edge, inner, edge).map("".join)
 
 
+#: What reads as code, not a secret: a variable, a format string of fields alone.
+_CODE = re.compile(
+    r"\$[A-Za-z_]\w*|(?:%[-+ #0-9.]*[a-zA-Z]|\{(?:\d+|[A-Za-z_]\w*(?:\.\w+)*)?(?:![rsa])?"
+    r"(?::[^{}]{0,20})?\}|[^A-Za-z0-9])*"
+)
+
+
 def _random_looking(value: str) -> bool:
-    """Holds a letter and a digit, and is no variable (``$DB_PASS``)."""
-    variable = re.fullmatch(r"\$[A-Za-z_]\w*", value) is not None
-    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value) and not variable
+    """Holds a letter and a digit, and reads as no code (``$DB_PASS``, ``{0}:{1}``)."""
+    code = _CODE.fullmatch(value.strip()) is not None
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value) and not code
 
 
 _UNQUOTED_FORMS = [

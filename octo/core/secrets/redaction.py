@@ -338,10 +338,11 @@ def learn(text: str) -> None:
         known.add_all(secret_values(text))
 
 
-#: A value hidden wherever it occurs: shorter ones, and short ones of one character class
-#: (``changeme``), are hidden only beside the name that marks them.
+#: A value hidden wherever it occurs: shorter ones, and words of letters alone under
+#: _LONG_VALUE (``changeme``, ``Bearer``: a word a shape took for a secret would otherwise
+#: vanish from every answer of the call), are hidden only beside the name that marks them.
 MIN_VALUE = 6
-_LONG_VALUE = 12
+_LONG_VALUE = 16
 #: A cut piece of a value at a text's edge is hidden from this many characters on.
 MIN_PIECE = 8
 #: A cut piece is looked for within this many characters of a value's start and end.
@@ -354,11 +355,7 @@ _CUT_END = re.compile(r"(?:\.\.\.|\u2026|```|\s)*\Z")
 def _worth_hiding(value: str) -> bool:
     if len(value) < MIN_VALUE or value.startswith(_MARKED):
         return False
-    if len(value) >= _LONG_VALUE:
-        return True
-    classes = (str.islower, str.isupper, str.isdigit)
-    kinds = sum(any(test(c) for c in value) for test in classes)
-    return kinds + any(not c.isalnum() for c in value) >= 2
+    return len(value) >= _LONG_VALUE or not value.isalpha()
 
 
 #: A value every string literal writes as it is (no escape in JSON or Python).

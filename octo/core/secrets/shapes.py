@@ -83,7 +83,10 @@ def _weak(head: str) -> bool:
 
 
 #: A literal that only formats or numbers: ``"{0}:{1}"``, ``"%s:%s"``, an OID.
-_TEMPLATE = re.compile(r"(?:%[-+ #0-9.]*[a-zA-Z]|\{[^{}]*\}|[^A-Za-z0-9])*|[0-9.:\-]+")
+_TEMPLATE = re.compile(
+    r"(?:%[-+ #0-9.]*[a-zA-Z]|\{(?:\d+|[A-Za-z_]\w*(?:\.\w+)*)?(?:![rsa])?(?::[^{}]{0,20})?\}"
+    r"|[^A-Za-z0-9])*|[0-9.:\-]+"
+)
 
 
 def _quoted_secret(value: str, head: str) -> bool:
