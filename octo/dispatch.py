@@ -47,6 +47,7 @@ from octo.core.formats import iso_utc
 from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import is_text
+from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import redacted
 
 logger = logging.getLogger("octo")
@@ -225,11 +226,11 @@ def _context_echo(raw: Any) -> dict[str, Any]:
 async def _run_query(
     spec: ToolSpec, ctx: QueryContext, index: int, raw: Any, share: int | None = None
 ) -> ResultEnvelope[Any]:
-    """One query's envelope, redacted: the choke point every text leaving octo passes (data,
-    hints, error message, echoed context). ``share``: the query's part of the call's token
-    budget, when the call's budget is tighter than a query's own."""
+    """One query's envelope (redacted with the call's others, see :func:`dispatch`).
+    ``share``: the query's part of the call's token budget, when the call's budget is
+    tighter than a query's own."""
     if share is None:
-        return redacted(await _envelope(spec, ctx, index, raw))
+        return await _envelope(spec, ctx, index, raw)
     config = ctx.config
     hint = (
         f"This call's answers share a budget of {config.max_call_tokens} tokens "
@@ -238,7 +239,7 @@ async def _run_query(
     )
     # Answers carry more than their content (paths, stats, hints): a tenth is left for it.
     room = share * 9 // 10 - estimate_tokens(len(hint), config.chars_per_token)
-    envelope = redacted(await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw))
+    envelope = await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw)
     if envelope.status != QueryStatus.ERROR and _tokens(envelope, config) >= room * 9 // 10:
         envelope.hints.append(hint)
     return envelope
@@ -324,7 +325,9 @@ async def dispatch(
         return await _run_query(spec, ctx, *item, share)
 
     # The runtime's call hooks (the rg queue, ranked by this call's arrival) hold for
-    # every query of the call and the work it leaves running.
-    with runtime.in_call():
+    # every query of the call and the work it leaves running. The call's envelopes are
+    # redacted together: the choke point every text leaving octo passes (data, hints, error
+    # messages, echoed context), where a secret value met by any query is hidden in all.
+    with runtime.in_call(), call_secrets():
         results = await map_ordered(run_one, list(enumerate(queries)))
-    return BulkResponse[Any](results=results)
+        return BulkResponse[Any](results=redacted(results))

@@ -25,6 +25,7 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import relearn
 from octo.core.secrets.shapes import PREFILTER
 from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import run_rg
@@ -71,6 +72,7 @@ def redacted_bytes(source: Opened) -> bytes | None:
             return None
         cached = _REDACTED.get(key)
     if cached is not None:
+        relearn(cached.decode("utf-8", "surrogateescape"))  # for the call's other answers
         return cached
     text = bytes(source.read_bytes()).decode("utf-8", "surrogateescape")
     hidden = redact(text)

@@ -20,6 +20,8 @@ NAMES = [
     ".git-credentials",
     ".docker/config.json",
     ".kube/config",
+    "secrets.py",
+    "secrets.toml",
 ]
 
 

@@ -1,9 +1,15 @@
 """What octo must never echo: secrets in any text it returns become ``[REDACTED:kind]``.
 
 :func:`redact` is the one redaction function. The dispatcher applies it to every string of
-every answer, hint and error (:func:`redacted`), so nothing leaves octo unredacted; code
-that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a secret
-from the shape that finds it.
+every answer, hint and error of a call (:func:`redacted`), so nothing leaves octo unredacted;
+code that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a
+secret from the shape that finds it.
+
+A secret's value is secret wherever it travels: each value a redaction finds during a call
+(:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
+reads for its answer (:func:`learn`), is hidden in every text of that call's answers, quoted,
+escaped or cut at a text's edge (a language server's ``Literal["..."]``, a structural
+capture, a context line without the name).
 
 The shapes (``secret_shapes.py``) run as one RE2 pattern without groups that finds each
 match's span; only that span is read again, to tell its shape and its secret. RE2 never
@@ -14,13 +20,20 @@ material seen without its BEGIN line (a search hit in a key body) is caught by i
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
+import threading
+from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
+from contextvars import ContextVar
 from enum import Enum
 from typing import Any
 from typing import TypeVar
 
 import re2
+from cachetools import LRUCache
 from pydantic import BaseModel
 
 from octo.core.secrets.shapes import SHAPES
@@ -91,9 +104,10 @@ def _shape_at(data: bytes, start: int, end: int) -> int | None:
     return None
 
 
-def _replace(data: bytes, start: int, end: int) -> str:
+def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) -> str:
     """What the match ``data[start:end]`` of :data:`_ANY` becomes; only that span is read
-    again (by its own shape's pattern), never the rest of the text."""
+    again (by its own shape's pattern), never the rest of the text. The secret found is
+    added to ``found`` (value, kind)."""
     number = _shape_at(data, start, end)
     if number is None:
         return "[REDACTED:secret]"
@@ -114,6 +128,7 @@ def _replace(data: bytes, start: int, end: int) -> str:
     if value.startswith(_MARKED):
         return _text(data[start:end])  # redacted before (a page cut from a redacted file)
     kind = _specific_kind(value) if shape.by_context else shape.kind
+    found.append((value, kind))
     return f"{head}[REDACTED:{kind}]{_text(data[hi:end])}"
 
 
@@ -137,9 +152,10 @@ def _specific_kind(value: str) -> str:
 _BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _BODY = re.compile(
-    r"[ \t+]*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}"
+    r"-?[ \t+]*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}"
     r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset):[^\n]*)?[ \t]*\r?"
 )
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 #: What each body line of a private key becomes (its BEGIN and END lines stay).
 KEY_MARKER = "[REDACTED:private-key]"
 
@@ -151,8 +167,9 @@ class LineRedactor:
     the first line that cannot be part of a key).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, found: list[tuple[str, str]] | None = None) -> None:
         self._in_key = False
+        self._found = found
 
     def __call__(self, line: str) -> str:
         if self._in_key:
@@ -160,16 +177,28 @@ class LineRedactor:
                 self._in_key = False
                 return line
             if _BODY.fullmatch(line):
+                body = line.strip(" \t\r+-")
+                if _BASE64.fullmatch(body):
+                    _note([(body, "private-key")], self._found)
                 return KEY_MARKER
             self._in_key = False
         if _BEGIN.search(line) and not _END.search(line):
             self._in_key = True
-        return redact_line(line)
+        return redact_line(line, self._found)
 
 
-def redact_line(line: str) -> str:
+def _note(found: list[tuple[str, str]], into: list[tuple[str, str]] | None) -> None:
+    """Keep the secrets ``found`` in ``into`` (a whole text's), else in the call's."""
+    if into is not None:
+        into.extend(found)
+    elif (known := _CALL.get()) is not None:
+        known.add_all(found)
+
+
+def redact_line(line: str, found: list[tuple[str, str]] | None = None) -> str:
     """``line`` with the secrets of every one-line shape replaced (``line`` itself when it
-    holds none).
+    holds none); the values found go to ``found``, else to the call's
+    :class:`CallSecrets`.
 
     One pass from left to right: each match is replaced once and the search goes on after
     it, never into what it replaced.
@@ -182,17 +211,19 @@ def redact_line(line: str) -> str:
         return line
     parts = []
     done = 0
+    here: list[tuple[str, str]] = []
     while start >= 0:
         if end - start > _LONG_MATCH:
-            hidden = _replace_long(data, start, end)
+            hidden = _replace_long(data, start, end, here)
         else:
-            hidden = _replace(data, start, end)
+            hidden = _replace(data, start, end, here)
         parts += [_text(data[done:start]), hidden]
         done = end
         if end >= size:
             break
         start, end = _spans(_ANY, _SEARCH, data, end, size)[0]
     parts.append(_text(data[done:]))
+    _note(here, found)
     return "".join(parts)
 
 
@@ -210,7 +241,7 @@ def _shape_of(span: str, context: bool | None = None) -> Shape | None:
     return None
 
 
-def _replace_long(data: bytes, start: int, end: int) -> str:
+def _replace_long(data: bytes, start: int, end: int, found: list[tuple[str, str]]) -> str:
     number = _shape_at(data, start, end)
     if number is None:
         return "[REDACTED:secret]"
@@ -223,20 +254,236 @@ def _replace_long(data: bytes, start: int, end: int) -> str:
     if shape.is_secret is not None and not shape.is_secret(value, head):
         return span
     kind = _specific_kind(value) if shape.by_context else shape.kind
+    found.append((value, kind))
     return f"{head}[REDACTED:{kind}]"
 
 
 def redact(text: str) -> str:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
 
+    A value found is hidden wherever else it occurs in ``text`` too (a password assigned
+    once and passed bare further down), and is known to the call for its other texts.
     Line breaks are kept (each body line of a private key becomes :data:`KEY_MARKER`), so
     line numbers stay right.
     """
+    found: list[tuple[str, str]] = []
     if "PRIVATE KEY" not in text:
-        return redact_line(text)
-    redactor = LineRedactor()
-    out = "\n".join(redactor(line) for line in text.split("\n"))
-    return text if out == text else out
+        out = redact_line(text, found)
+    else:
+        redactor = LineRedactor(found)
+        out = "\n".join(redactor(line) for line in text.split("\n"))
+    if not found:
+        return text if out == text else out
+    values = CallSecrets()
+    values.add_all(found)
+    if (known := _CALL.get()) is not None:
+        known.add_all(found)
+    hidden = values.hide(out, edges=False)  # a whole text, not a cut one
+    if len(found) < _FOUND_BEHIND.maxsize:
+        with _SEEN_LOCK:
+            _FOUND_BEHIND[len(hidden), hash(hidden)] = found
+    return hidden
+
+
+#: The secrets behind the texts :func:`redact` returned last, by length and hash (up to
+#: 100,000 values): a cached redacted file makes them known to a later call (:func:`relearn`).
+_FOUND_BEHIND: LRUCache[tuple[int, int], list[tuple[str, str]]] = LRUCache(
+    maxsize=100_000, getsizeof=len
+)
+
+
+def relearn(hidden: str) -> None:
+    """Make the secret values :func:`redact` hid to make ``hidden`` known to the call again:
+    a redacted text taken from a cache, whose values the call's other texts may hold."""
+    if (known := _CALL.get()) is None:
+        return
+    with _SEEN_LOCK:
+        found = _FOUND_BEHIND.get((len(hidden), hash(hidden)))
+    if found:
+        known.add_all(found)
+
+
+def secret_values(text: str) -> list[tuple[str, str]]:
+    """The secrets of ``text`` as (value, kind), remembered for the texts seen last (a
+    language server's file asked about query after query)."""
+    key = (len(text), hash(text))
+    with _SEEN_LOCK:
+        seen = _SEEN.get(key)
+    if seen is None:
+        seen = []
+        if "PRIVATE KEY" not in text:
+            redact_line(text, seen)
+        else:
+            redactor = LineRedactor(seen)
+            for line in text.split("\n"):
+                redactor(line)
+        if len(seen) < _SEEN.maxsize:
+            with _SEEN_LOCK:
+                _SEEN[key] = seen
+    return seen
+
+
+#: The secrets of the texts :func:`learn` saw last, by length and hash (up to 100,000).
+_SEEN: LRUCache[tuple[int, int], list[tuple[str, str]]] = LRUCache(
+    maxsize=100_000, getsizeof=lambda found: len(found) + 1
+)
+_SEEN_LOCK = threading.Lock()
+
+
+def learn(text: str) -> None:
+    """Make the secret values of ``text`` (a file an answer speaks of) known to the call, so
+    every text of its answers hides them: a language server's hover or diagnostic quoting a
+    password of the file, a structural capture of one."""
+    if (known := _CALL.get()) is not None:
+        known.add_all(secret_values(text))
+
+
+#: A value hidden wherever it occurs: shorter ones, and words of letters alone under
+#: _LONG_VALUE (``changeme``, ``Bearer``: a word a shape took for a secret would otherwise
+#: vanish from every answer of the call), are hidden only beside the name that marks them.
+MIN_VALUE = 6
+_LONG_VALUE = 16
+#: A cut piece of a value at a text's edge is hidden from this many characters on.
+MIN_PIECE = 8
+#: A cut piece is looked for within this many characters of a value's start and end.
+_PIECES_OF = 256
+#: What a cut leaves after a text's end or before its start.
+_CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\s)*")
+_CUT_END = re.compile(r"(?:\.\.\.|\u2026|```|\s)*\Z")
+
+
+def _worth_hiding(value: str) -> bool:
+    if len(value) < MIN_VALUE or value.startswith(_MARKED):
+        return False
+    return len(value) >= _LONG_VALUE or not value.isalpha()
+
+
+#: A value every string literal writes as it is (no escape in JSON or Python).
+_WRITTEN_AS_IS = re.compile(r"[A-Za-z0-9 _.+=:@#$%^&*()\[\]{}<>,;!?~|`-]*")
+
+
+def _written(value: str) -> set[str]:
+    """``value`` as answers may carry it: as found, unescaped when it was written escaped,
+    and escaped as JSON and Python string literals write it."""
+    if _WRITTEN_AS_IS.fullmatch(value):
+        return {value}
+    forms = {value}
+    if "\\" in value:
+        with contextlib.suppress(ValueError):
+            forms.add(json.loads(f'"{value}"'))
+    for plain in list(forms):
+        forms.add(json.dumps(plain)[1:-1])
+        forms.add(json.dumps(plain, ensure_ascii=False)[1:-1])
+        forms.add(repr(plain)[1:-1])
+        forms.add(plain.replace("\\", "\\\\").replace("'", "\\'"))
+        forms.add(plain.replace("/", "\\/"))
+    return {form for form in forms if len(form) >= MIN_VALUE}
+
+
+def _values_options() -> Any:
+    options = _options()
+    options.longest_match = True  # "abc123" before its prefix "abc12"
+    return options
+
+
+class CallSecrets:
+    """The secret values one call has met, each with its kind, and their hiding in text.
+
+    Filled from worker threads and tasks alike (a lock guards it); the pattern that finds
+    them (one RE2 alternation of every written form) is built again only when a value was
+    added since.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kinds: dict[str, str] = {}
+        self._finder: Any = None
+        #: Each run of MIN_PIECE characters of a form -> (form, where it starts in it).
+        self._pieces: dict[str, list[tuple[str, int]]] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._kinds)
+
+    def add_all(self, found: list[tuple[str, str]]) -> None:
+        """Know each (value, kind) of ``found`` worth hiding wherever it occurs."""
+        for value, kind in found:
+            if value in self._kinds or not _worth_hiding(value):
+                continue
+            with self._lock:
+                for form in _written(value):
+                    self._kinds.setdefault(form, kind)
+                self._finder = None
+
+    def _built(self) -> Any:
+        with self._lock:
+            if self._finder is None:
+                forms = sorted(self._kinds, key=len, reverse=True)
+                self._finder = re2.compile(
+                    "|".join(re2.escape(form) for form in forms), options=_values_options()
+                )
+                self._pieces = None
+            return self._finder
+
+    def _built_pieces(self) -> dict[str, list[tuple[str, int]]]:
+        """Built on the first text that asks (a call's answers; never a whole file's)."""
+        with self._lock:
+            if self._pieces is None:
+                self._pieces = {}
+                for form in self._kinds:
+                    for at in range(min(len(form), _PIECES_OF) - MIN_PIECE + 1):
+                        self._pieces.setdefault(form[at : at + MIN_PIECE], []).append((form, at))
+                    for at in range(max(0, len(form) - _PIECES_OF), len(form) - MIN_PIECE + 1):
+                        self._pieces.setdefault(form[at : at + MIN_PIECE], []).append((form, at))
+            return self._pieces
+
+    def hide(self, text: str, *, edges: bool = True) -> str:
+        """``text`` with every known value replaced by ``[REDACTED:kind]``, and (``edges``)
+        a piece of one (MIN_PIECE characters or more) cut at the text's start or end."""
+        if not self._kinds or len(text) < MIN_PIECE:
+            return text
+        kinds = self._kinds
+        out = self._built().sub(lambda m: f"[REDACTED:{kinds[m.group()]}]", text)
+        return self._edges(out, self._built_pieces()) if edges else out
+
+    def _edges(self, text: str, pieces: dict[str, list[tuple[str, int]]]) -> str:
+        head = _CUT_MARKS.match(text)
+        first = head.end() if head else 0
+        for form, at in pieces.get(text[first : first + MIN_PIECE], ()):
+            tail = form[at:]
+            # Not a cut piece when a marker follows it (``password=[REDACTED:secret]``).
+            if text.startswith(tail, first) and not text.startswith(_MARKED, first + len(tail)):
+                text = f"{text[:first]}[REDACTED:{self._kinds[form]}]{text[first + len(tail) :]}"
+                break
+        trail = _CUT_END.search(text)
+        last = trail.start() if trail else len(text)
+        if last < MIN_PIECE:
+            return text
+        for form, at in pieces.get(text[last - MIN_PIECE : last], ()):
+            cut = form[: at + MIN_PIECE]
+            if (
+                last >= len(cut)
+                and text.endswith(cut, 0, last)
+                and not text.endswith("]", 0, last - len(cut))
+            ):
+                return f"{text[: last - len(cut)]}[REDACTED:{self._kinds[form]}]{text[last:]}"
+        return text
+
+
+#: The secrets of the call running (None outside one); see :func:`call_secrets`.
+_CALL: ContextVar[CallSecrets | None] = ContextVar("octo_call_secrets", default=None)
+
+
+@contextlib.contextmanager
+def call_secrets() -> Iterator[CallSecrets]:
+    """Bind a new :class:`CallSecrets` to the call that runs inside: every redaction and
+    :func:`learn` in its tasks and worker threads adds to it, and :func:`redacted` hides
+    its values in every text."""
+    known = CallSecrets()
+    token = _CALL.set(known)
+    try:
+        yield known
+    finally:
+        _CALL.reset(token)
 
 
 def key_body_lines(text: str) -> list[int]:
@@ -259,40 +506,48 @@ def key_body_lines(text: str) -> list[int]:
 
 def redacted(value: T) -> T:
     """``value`` with every string in it redacted: models, lists, tuples and dicts are
-    walked; an unchanged part is returned as is, a changed one as a copy."""
-    return _walk(value)  # type: ignore[no-any-return]
+    walked; an unchanged part is returned as is, a changed one as a copy.
+
+    Inside a call (:func:`call_secrets`), every secret value the call has met (in ``value``
+    itself too) is then hidden in every string of ``value``.
+    """
+    out = _walk(value, redact)
+    known = _CALL.get()
+    if known:
+        out = _walk(out, known.hide)
+    return out  # type: ignore[no-any-return]
 
 
 #: Leaves that hold no text: most of an answer's leaves, so tested first, by exact type.
 _TEXTLESS = frozenset({type(None), int, float, bool})
 
 
-def _walk(value: Any) -> Any:
+def _walk(value: Any, change: Callable[[str], str]) -> Any:
     kind = type(value)
     if kind in _TEXTLESS:
         return value
     if kind is str:
-        return redact(value)
+        return change(value)
     if isinstance(value, Enum):
         return value
     if isinstance(value, str):
-        return redact(value)
+        return change(value)
     if isinstance(value, BaseModel):
         changes = {}
         for name, item in value.__dict__.items():  # a model's fields, without a getattr each
-            new = _walk(item)
+            new = _walk(item, change)
             if new is not item:
                 changes[name] = new
         return value.model_copy(update=changes) if changes else value
     if isinstance(value, list | tuple):
-        items = [_walk(item) for item in value]
+        items = [_walk(item, change) for item in value]
         if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         if hasattr(value, "_fields"):  # a NamedTuple takes its fields one by one
             return type(value)(*items)
         return type(value)(items)
     if isinstance(value, Mapping):
-        pairs = [(_walk(key), _walk(item)) for key, item in value.items()]
+        pairs = [(_walk(key, change), _walk(item, change)) for key, item in value.items()]
         if all(
             k is old_k and v is old_v
             for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)

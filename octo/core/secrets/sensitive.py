@@ -50,9 +50,7 @@ SENSITIVE_NAME_GLOBS: tuple[str, ...] = (
     "credentials",
     "credentials.json",
     "*credentials*.json",
-    "secrets.json",
-    "secrets.yaml",
-    "secrets.yml",
+    "secrets.*",
     "*.tfvars",
     "service-account*.json",
 )

@@ -28,8 +28,9 @@ _SECRET_NAME = (
     r"|[A-Za-z0-9]_(?i:key)|Key)"
 )
 
-#: A base64 line of key material: long, and mixing upper case, lower case and digits.
-_KEY_LINE_MIN = 50
+#: A base64 line of key material: as wide as PEM and PGP (64) or OpenSSH (70) wrap keys, and
+#: mixing upper case, lower case and digits (MIME's 76-character lines are mail, not keys).
+_KEY_LINE = r"[A-Za-z0-9+/]{62}[A-Za-z0-9+/=]{2}|[A-Za-z0-9+/]{68}[A-Za-z0-9+/=]{2}"
 
 
 def _mixed_classes(value: str, head: str) -> bool:
@@ -45,15 +46,23 @@ _PLACEHOLDER = re.compile(
     r"true|false|none|null|nil|undefined|yes|no|on|off|\$\w+|<[^>]*>|\*+|x+|\.+",
     re.IGNORECASE,
 )
+#: The same in quotes, where a variable is ``"$DB_PASS"`` or ``"${DB_PASS}"``.
+_QUOTED_PLACEHOLDER = re.compile(
+    r"true|false|none|null|nil|undefined|\$[A-Z_][A-Z0-9_]*|\$\{[^}]*\}|<[^>]*>|\*+|x+|\.+",
+    re.IGNORECASE,
+)
 _DOTTED_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: Code after a spaced ``=``: a snake_case name or a dotted one, digits or not.
+_SNAKE_OR_DOTTED = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*")
 _TYPE_NAME = re.compile(r"[A-Z][A-Za-z]*|str|int|float|bool|bytes|dict|list|tuple|set|object")
 
 
 #: A name whose only secret word is a bare ``_KEY`` / ``Key`` (``CACHE_KEY``, ``sortKey``).
 _WEAK_NAME = re.compile(
-    r"(?:[A-Za-z0-9]_(?i:key)|[a-z0-9]Key)[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?$"
+    r"(?:[A-Za-z0-9]_(?i:key)|[a-z0-9]Key)[\"'`]?\]?(?:[ \t]*:[^=\n]*)?[ \t]*(?::=|=>|[:=])"
+    r"[ \t]*\(?[\w.]*\(?(?:default[ \t]*=[ \t]*)?[bBrRuUfF]{0,2}[\"'`]{0,3}$"
 )
 _STRONG_WORD = re.compile(r"secret|api|private|access|signing|encryption|master|auth", re.I)
 
@@ -73,10 +82,18 @@ def _weak(head: str) -> bool:
     return _WEAK_NAME.search(head) is not None and not _STRONG_WORD.search(head)
 
 
+#: A literal that only formats or numbers: ``"{0}:{1}"``, ``"%s:%s"``, an OID.
+_TEMPLATE = re.compile(
+    r"(?:%[-+ #0-9.]*[a-zA-Z]|\{(?:\d+|[A-Za-z_]\w*(?:\.\w+)*)?(?:![rsa])?(?::[^{}]{0,20})?\}"
+    r"|[^A-Za-z0-9])*|[0-9.:\-]+"
+)
+
+
 def _quoted_secret(value: str, head: str) -> bool:
-    """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), or
-    a word under a name that is only ``*_KEY`` (``CACHE_KEY = "users"``)."""
-    if _code_name(value):
+    """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), a
+    placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), or a word under a name that is
+    only ``*_KEY`` (``CACHE_KEY = "users"``)."""
+    if _code_name(value) or _QUOTED_PLACEHOLDER.fullmatch(value) or _TEMPLATE.fullmatch(value):
         return False
     if _weak(head):
         return _looks_random(value)
@@ -103,9 +120,18 @@ def _unquoted_secret(value: str, head: str) -> bool:
         spaced = head[-1:].isspace()
         if separator == "=" and spaced and not any(c.isdigit() for c in value):
             return False
+    if head[-1:].isspace() and head.rstrip()[-1:] == "=" and _SNAKE_OR_DOTTED.fullmatch(value):
+        return False  # ``RC4_KEY = rc4_key_st``, ``RegEnumKey = win32api.RegEnumKey``
         if separator == ":" and _TYPE_NAME.fullmatch(value):
             return False
     return True
+
+
+def _any_secret(value: str, head: str) -> bool:
+    """A quoted or an unquoted value, each told by its own rule."""
+    if head.endswith(('"', "'", "`")):
+        return _quoted_secret(value, head)
+    return _unquoted_secret(value, head)
 
 
 def _basic_credentials(value: str, head: str) -> bool:
@@ -119,23 +145,39 @@ def _basic_credentials(value: str, head: str) -> bool:
 
 def _quoted_value(data: bytes, start: int, end: int) -> tuple[int, int]:
     """The quoted value of an assignment match: inside its closing quote and the last same
-    quote before it (the value holds no such quote)."""
+    quote before it that no backslash escapes (the value holds only escaped ones)."""
     quote = data[end - 1 : end]
-    return data.rfind(quote, start, end - 1) + 1, end - 1
+    at = end - 1
+    while True:
+        at = data.rfind(quote, start, at)
+        slashes = 0
+        while at - 1 - slashes >= start and data[at - 1 - slashes] == 0x5C:  # a backslash
+            slashes += 1
+        if slashes % 2 == 0:
+            return at + 1, end - 1
 
 
 def _line_value(data: bytes, start: int, end: int) -> tuple[int, int]:
     """The unquoted value of a whole-line assignment match: after its first ``:`` or ``=``
-    (nothing before the separator holds one) and the blanks after it, to the trailing blanks."""
+    (nothing before the separator holds one) and the blanks after it, to the first blank
+    (a value holds none; a comment may follow it)."""
     colon, equals = data.find(b":", start, end), data.find(b"=", start, end)
     separator = equals if colon < 0 else colon if equals < 0 else min(colon, equals)
     first = separator + 1
     while data[first] in b" \t":
         first += 1
-    last = end
-    while data[last - 1] in b" \t\r":
-        last -= 1
+    last = first
+    while last < end and data[last] not in b" \t\r":
+        last += 1
     return first, last
+
+
+def _inline_secret(value: str, head: str) -> bool:
+    """An unquoted value in the middle of a line (a command's option, ``-e NAME=v``): as
+    :func:`_unquoted_secret`, and a bare word without a digit is a variable there."""
+    if _IDENTIFIER.fullmatch(value) and not any(c.isdigit() for c in value):
+        return False
+    return _unquoted_secret(value, head)
 
 
 @dataclass(frozen=True)
@@ -169,7 +211,22 @@ _AUTHORIZATION = (
     r"(?i:\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token|digest)"
     r"[ \t]+)(?P<secret>[A-Za-z0-9._~+/=\-]{8,})"
 )
-_QUOTED_VALUE = r"(?:\"(?P<secret>[^\"\n]{4,})\"|'(?P<secret_q>[^'\n]{4,})')"
+#: A quoted literal: either quote, tripled too, a backtick (a JS template), a Python prefix.
+_QUOTED_VALUE = (
+    r"[bBrRuUfF]{0,2}(?:\"(?:\"\")?(?P<secret>(?:[^\"\\\n]|\\.){4,})\""
+    r"|'(?:'')?(?P<secret_q>(?:[^'\\\n]|\\.){4,})'|`(?P<secret_b>(?:[^`\\\n]|\\.){4,})`)"
+)
+#: Between a name and its quoted value: a closing quote and bracket (``environ["KEY"]``), a
+#: type annotation (``DB_PASSWORD: str``), the separator, and a field or secret wrapper
+#: (``Field(default=``, ``SecretStr(``).
+_ASSIGNED = (
+    r"[\"'`]?\]?(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60})?[ \t]*(?::=|=>|[:=])[ \t]*\(?"
+    r"(?:(?:Secret(?:Str|Bytes)?|Field|field)\([ \t]*(?:default[ \t]*=[ \t]*)?)?"
+)
+#: A line's start: a diff's ``+``/``-`` (a space is a blank), blanks, a comment mark.
+_LINE_START = r"^[+\-]?[ \t]*(?:(?:#|//|--|;|(?i:rem)[ \t])[ \t]*)?"
+#: An unquoted value in the middle of a line: up to a blank, quote or shell operator.
+_INLINE_VALUE = r"(?P<secret>[^\s\"'`;&|<>()]{4,})"
 
 SHAPES: tuple[Shape, ...] = (
     # Private keys written on one line (JSON's "-----BEGIN ...-----\nMII...\n"); blocks over
@@ -185,10 +242,11 @@ SHAPES: tuple[Shape, ...] = (
     Shape("slack-token", r"\bxox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}"),
     Shape("slack-webhook", _SLACK_WEBHOOK),
     Shape("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b"),
-    Shape("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
+    # No word boundary after a base64url value: it may end in "-".
+    Shape("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
     Shape("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
     Shape(
-        "discord-token", r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b"
+        "discord-token", r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"
     ),
     Shape("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
     Shape("azure-storage-key", r"(?i:AccountKey)=(?P<secret>[A-Za-z0-9+/=]{20,})"),
@@ -209,14 +267,26 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "npm-auth",
-        r"(?:(?m:^)[ \t]*|:)(?:_authToken|_auth|_password)[ \t]*=[ \t]*(?P<secret>[^\s\"']{6,})",
+        r"(?:(?m:^)[+\-]?[ \t]*|:)(?:_authToken|_auth|_password)[ \t]*=[ \t]*(?P<secret>[^\s\"']{6,})",
     ),
     Shape("netrc-password", r"(?i:\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<secret>\S+)"),
-    # NAME = "literal" in any language or format (also "name": "value" in JSON); only quoted
-    # literals, so ``password = read_password()`` stays readable.
+    # NAME = "literal" in any language or format (also "name": "value" in JSON, annotated
+    # and wrapped fields); only quoted literals, so ``password = read_password()`` stays
+    # readable.
     Shape(
         "secret",
-        _SECRET_NAME + r"[\"']?[ \t]*(?::=|=>|[:=])[ \t]*" + _QUOTED_VALUE,
+        _SECRET_NAME + _ASSIGNED + _QUOTED_VALUE,
+        is_secret=_quoted_secret,
+        by_context=True,
+        value_span=_quoted_value,
+    ),
+    # A default given with the name: os.getenv("NAME", "v"), environ.get, env(..., default=).
+    Shape(
+        "secret",
+        r"\b(?:getenv|get|setdefault|pop|env)\([ \t]*[\"']"
+        + _SECRET_NAME
+        + r"[\"'][ \t]*,[ \t]*(?:default[ \t]*=[ \t]*)?"
+        + _QUOTED_VALUE,
         is_secret=_quoted_secret,
         by_context=True,
         value_span=_quoted_value,
@@ -225,17 +295,79 @@ SHAPES: tuple[Shape, ...] = (
     # value unquoted.
     Shape(
         "secret",
-        r"(?m:^[ \t]*(?:(?:#|//|--|;)[ \t]*)?(?:export[ \t]+|-[ \t]+)?"
+        r"(?m:"
+        + _LINE_START
+        + r"(?:(?i:export|env|arg|set|setx|readonly|declare[ \t]+-x)[ \t]+|-[ \t]+)?"
         + _SECRET_NAME
-        + r"[ \t]*[:=][ \t]*(?P<secret>[^\s\"'#`]{4,})[ \t]*\r?$)",
+        + r"[ \t]*[:=][ \t]*(?P<secret>[^\s\"'#`]{4,})(?:[ \t]+#[^\n]*)?[ \t]*\r?$)",
         is_secret=_unquoted_secret,
         by_context=True,
         value_span=_line_value,
     ),
-    # A line of base64 key material seen without its BEGIN line (a search hit in a key body).
+    # Dockerfile ENV NAME value (the form without "=").
+    Shape(
+        "secret",
+        r"(?m:^[+\-]?[ \t]*(?i:env)[ \t]+"
+        + _SECRET_NAME
+        + r"[ \t]+(?P<secret>[^\s\"'#`]{4,})[ \t]*\r?$)",
+        is_secret=_unquoted_secret,
+        by_context=True,
+    ),
+    # NAME=value inside a line: docker run -e NAME=v, NAME=v cmd, --password=v, -DNAME=v.
+    Shape(
+        "secret",
+        r"(?:^|[ \t])[\"']?" + _SECRET_NAME + "=" + _INLINE_VALUE,
+        is_secret=_inline_secret,
+        by_context=True,
+    ),
+    # An option and its value: --password v, --token v.
+    Shape(
+        "secret",
+        r"(?:^|[ \t])--?(?i:password|passwd|pass|token|secret|api-?key|access-key|secret-key"
+        r"|client-secret|auth-token)[ \t]+" + _INLINE_VALUE,
+        is_secret=_inline_secret,
+        by_context=True,
+    ),
+    # A password option of database and remote-shell clients: mysql -p v, mysql -pv,
+    # sshpass -p v, redis-cli -a v.
+    Shape(
+        "secret",
+        r"\b(?:mysql\w*|mariadb\w*|sshpass|redis-cli)\b[^\n]{0,200}?[ \t]-[pa][ \t]?"
+        r"(?P<secret>[^\s\"'`;&|<>()\-][^\s\"'`;&|<>()]{3,})",
+        is_secret=_unquoted_secret,
+        by_context=True,
+    ),
+    # curl -u user:password (and wget's, httpie's).
+    Shape(
+        "secret",
+        r"\b(?:curl|wget|http|https)\b[^\n]{0,200}?[ \t](?:-u|--user|--proxy-user|-U|-a|--auth)"
+        r"[ \t=]+[\"']?[^\s:\"']*:(?P<secret>[^\s\"'`;&|<>()]{3,})",
+        is_secret=_unquoted_secret,
+        by_context=True,
+    ),
+    # XML: <DB_PASSWORD>v</DB_PASSWORD>.
+    Shape(
+        "secret",
+        r"<" + _SECRET_NAME + r">(?P<secret>[^<\s][^<\n]{2,}[^<\s])</",
+        is_secret=_unquoted_secret,
+        by_context=True,
+    ),
+    # Kubernetes env entries: "- name: X_PASSWORD" and "value: v" on the next line.
+    Shape(
+        "secret",
+        r"(?m:^[+\-]?[ \t]*-[ \t]+name:[ \t]*[\"']?"
+        + _SECRET_NAME
+        + r"[\"']?[ \t]*\r?\n[+\-]?[ \t]*value:[ \t]*)(?:"
+        + _QUOTED_VALUE
+        + r"|(?P<secret_u>[^\s\"'#]{4,}))",
+        is_secret=_any_secret,
+        by_context=True,
+    ),
+    # A line of base64 key material seen without its BEGIN line (a search hit in a key body,
+    # a deleted key's line in a diff).
     Shape(
         "key-material",
-        rf"(?m:^[ \t+]*(?P<secret>[A-Za-z0-9+/]{{{_KEY_LINE_MIN},}}={{0,2}})[ \t]*\r?$)",
+        rf"(?m:^[ \t+\-]?[ \t]*(?P<secret>{_KEY_LINE})[ \t]*\r?$)",
         is_secret=_mixed_classes,
     ),
 )
@@ -245,9 +377,16 @@ SHAPES: tuple[Shape, ...] = (
 #: ripgrep share): each shape without the costly part of its value, so ripgrep finds the files
 #: that may hold a secret at nearly the speed of a plain search (the shapes themselves cost it
 #: fifty times more). tests/security/test_count_oracle.py checks that it misses none.
+_WORDS = r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth)"
 PREFILTER = (
     r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth|authorization)"
-    r"[\"']?[ \t]*(?::=|=>|[:=])"
+    r"[\"'`]?\]?[ \t]*(?::=|=>|[:=,])"
+    rf"|(?i:\benv)[ \t]+\S*{_WORDS}[ \t]+\S|<[A-Za-z0-9_.\-]*{_WORDS}>"
+    rf"|-[ \t]+name:[ \t]*[\"']?[A-Za-z0-9_.\-]*{_WORDS}"
+    r"|(?:^|[ \t])--?(?i:pass|token|secret|api-?key|access-key|secret-key|client-secret"
+    r"|auth-token)[ \t]+\S"
+    r"|\b(?:mysql\w*|mariadb\w*|sshpass|redis-cli)\b.*[ \t]-[pa]"
+    r"|\b(?:curl|wget|http|https)\b.*[ \t](?:-u|--user|--proxy-user|-U|-a|--auth)[ \t=]"
     r"|(?i:bearer|basic)[ \t]+[A-Za-z0-9+/]{8}|(?i:login)[ \t]+\S+[ \t]+(?i:password)"
     r"|gh[pousr]_[A-Za-z0-9]{30}|github_pat_|GR1348941"
     r"|gl(?:pat|dt|rt|ptt|ft|imt|agent|soat|oas|cbt|ffct)-"

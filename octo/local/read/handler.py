@@ -32,6 +32,7 @@ from octo.core.files.languages import language_of
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import relearn
 from octo.local.checked_paths import open_file
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import strip_newline
@@ -65,6 +66,8 @@ async def get_file_content(
     with await open_file(ctx.paths, query) as opened:
         _check_size(ctx.config, query, opened.stat.st_size)
         text, cached = await _file_text(ctx.runtime.cache, opened)
+    if cached:
+        relearn(text)  # its values may travel in the call's other answers
     base: dict[str, Any] = {
         "path": ctx.paths.relative(opened.path),
         "size": opened.stat.st_size,

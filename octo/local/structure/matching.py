@@ -15,6 +15,7 @@ from ast_grep_py import SgNode
 from ast_grep_py import SgRoot
 
 from octo.core.errors import InvalidQueryError
+from octo.core.secrets.redaction import learn
 from octo.core.secrets.redaction import redact
 from octo.local.structure.models import StructureMatch
 
@@ -71,7 +72,10 @@ class Matcher:
     def matches(self, shown: str, text: str) -> list[StructureMatch]:
         """The matches in ``text`` (the file shown as ``shown``), their text redacted."""
         found = []
-        for node in self._find(SgRoot(text, self.language).root()):
+        nodes = self._find(SgRoot(text, self.language).root())
+        if nodes:
+            learn(text)  # a capture may hold a secret of the file without its name
+        for node in nodes:
             where = node.range()
             matched = redact(node.text())
             found.append(

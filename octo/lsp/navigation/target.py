@@ -31,6 +31,7 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
 from octo.core.files.confined import open_confined
 from octo.core.files.paths import PathPolicy
+from octo.core.secrets.redaction import learn
 from octo.core.secrets.sensitive import withheld
 from octo.lsp.models import FileQuery
 from octo.lsp.models import ResolvedSymbol
@@ -116,6 +117,8 @@ def read_file(
         _check_opt_ins(path, allowed_root, query)
         data, stat = opened.read_bytes(), opened.stat
     source = Source(path, data.decode("utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size))
+    # What a server says about the file (hover, diagnostics) may quote its secrets bare.
+    learn(source.text)
     language = language_of(path) if any_language else pool.language(path)
     workspace = workspace_root(path, allowed_root, language.family) if language else None
     return FileRead(source, allowed_root, language, workspace)
