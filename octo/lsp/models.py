@@ -132,7 +132,7 @@ class CallHierarchyQuery(SymbolQuery):
     page: PageNumber = 1
 
 
-_CONTEXT = "Lines of code around content; empty when there are none (contextLines 0, file edge)."
+_CONTEXT = "Lines of code around content; left out when there are none (contextLines 0, file edge)."
 _URI = "The file's file:// URI."
 _PATH = "The file's path relative to its allowed root (absolute when external)."
 _WITHHELD = (
@@ -169,8 +169,12 @@ class CodeLocation(BaseModel):
     content: str | None = optional(
         "The line at range.start (left out for external and withheld files)."
     )
-    contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
-    contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
+    contextBefore: list[str] = Field(
+        default_factory=list, description=_CONTEXT, exclude_if=lambda v: not v
+    )
+    contextAfter: list[str] = Field(
+        default_factory=list, description=_CONTEXT, exclude_if=lambda v: not v
+    )
     external: bool | None = optional("True for a file outside the allowed roots (not read).")
     withheld: Withheld | None = optional(_WITHHELD)
 
@@ -229,8 +233,12 @@ class Call(BaseModel):
     content: str | None = optional(
         "The line of the first call site (left out for external and withheld files)."
     )
-    contextBefore: list[str] = Field(default_factory=list, description=_CONTEXT)
-    contextAfter: list[str] = Field(default_factory=list, description=_CONTEXT)
+    contextBefore: list[str] = Field(
+        default_factory=list, description=_CONTEXT, exclude_if=lambda v: not v
+    )
+    contextAfter: list[str] = Field(
+        default_factory=list, description=_CONTEXT, exclude_if=lambda v: not v
+    )
     depth: int = Field(description="1 for direct calls, 2-3 for calls of those.")
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,13 +23,27 @@ from octo.lsp.navigation.target import ask
 from octo.lsp.navigation.target import navigate
 from octo.lsp.navigation.target import require
 
+#: A fenced code block of markdown (its text is code: entities there are the code's own).
+_FENCED = re.compile(r"(```.*?```)", re.DOTALL)
+
+
+def _plain_entities(markdown: str) -> str:
+    """``markdown`` with HTML entities written as the characters they stand for outside code
+    blocks (servers write ``&nbsp;`` and ``&lt;`` for a renderer; a model reads characters)."""
+    parts = _FENCED.split(markdown)
+    return "".join(part if part.startswith("```") else html.unescape(part) for part in parts)
+
 
 def hover_text(contents: Any) -> str:
     """Hover contents (MarkupContent, MarkedString or a list of them) as one markdown text."""
+    return _plain_entities(_joined(contents))
+
+
+def _joined(contents: Any) -> str:
     if isinstance(contents, str):
         return contents
     if isinstance(contents, list):
-        return "\n\n".join(part for part in map(hover_text, contents) if part)
+        return "\n\n".join(part for part in map(_joined, contents) if part)
     if isinstance(contents, Mapping):
         value = contents.get("value")
         if not isinstance(value, str):

@@ -41,7 +41,8 @@ class OutlineSymbol(BaseModel):
     startLine: int = Field(description="1-based first line of the whole declaration.")
     endLine: int = Field(description="1-based last line of the whole declaration.")
     detail: str | None = optional("Signature or type, when known.")
-    children: list[OutlineSymbol] = Field(default_factory=list)
+    # Left out of an answer when empty: a leaf says nothing of children (tokens).
+    children: list[OutlineSymbol] = Field(default_factory=list, exclude_if=lambda v: not v)
     hiddenChildren: int | None = optional("Symbols inside it left out by depth.")
 
 

@@ -256,7 +256,12 @@ _OUTLINES: dict[str, _Outline] = {
     ".exs": _Outline("elixir", {"call": "function"}, {"call": _elixir_call}),
     ".hs": _Outline(
         "haskell",
-        {"data_type": "struct", "class": "interface", "function": "function", "type_synonym": "type"},
+        {
+            "data_type": "struct",
+            "class": "interface",
+            "function": "function",
+            "type_synonym": "type",
+        },
         # A signature's arrow type is a "function" node too: only a definition has a name.
         {"function": _field_text("name")},
     ),

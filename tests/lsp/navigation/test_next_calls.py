@@ -35,10 +35,8 @@ async def test_a_definition_names_its_body_uses_and_callers(
     assert definition["uri"] == (project / "mod.py").as_uri()
     assert definition["path"] == "mod.py"
     assert definition["content"] == "def target():"
-    assert (definition["contextBefore"], definition["contextAfter"]) == (
-        [],
-        ["    return 1", "", "", "value = target()", ""],
-    )
+    assert "contextBefore" not in definition  # none before the first line: left out
+    assert definition["contextAfter"] == ["    return 1", "", "", "value = target()", ""]
     mod = str(project / "mod.py")
     # The fake server names the definition only (no extent): the body is read 30 lines on.
     assert result["hints"] == [
@@ -58,8 +56,8 @@ async def test_references_name_a_use_the_callers_and_the_last_page(
     first_wire, past_wire = (r.model_dump(mode="json", exclude_none=True) for r in (first, past))
     assert first_wire["status"] == "success"
     (use,) = first_wire["data"]["references"]
-    assert set(use) == {"uri", "path", "range", "content", "contextBefore", "contextAfter"}
-    assert use["contextBefore"] == []
+    assert set(use) == {"uri", "path", "range", "content", "contextAfter"}
+    assert "contextBefore" not in use  # none: left out
     mod = str(project / "mod.py")
     assert first_wire["hints"] == [
         "Read around a use: localGetFileContent "

@@ -83,7 +83,7 @@ async def _data(gw: Gateway, tool: str, **query: Any) -> Mapping[str, Any]:
 
 
 def _names(symbols: list[Mapping[str, Any]]) -> list[Any]:
-    return [(s["name"], s["kind"], s["startLine"], _names(s["children"])) for s in symbols]
+    return [(s["name"], s["kind"], s["startLine"], _names(s.get("children", []))) for s in symbols]
 
 
 @pytest.mark.parametrize("server", PYTHON_SERVERS)
