@@ -130,7 +130,9 @@ class CloneFolder:
     def _write_record(self, record: CloneRecord) -> None:
         path = self._record_path(record.name)
         partial = path.with_suffix(f".{secrets.token_hex(4)}")
-        partial.write_text(record.model_dump_json(), encoding="utf-8")
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with open(descriptor, "w", encoding="utf-8") as out:
+            out.write(record.model_dump_json())
         partial.replace(path)
 
     def _reuse(self, name: str) -> CloneRecord | None:
@@ -148,7 +150,7 @@ class CloneFolder:
         return await anyio.to_thread.run_sync(self._reuse, name)
 
     def _prepare(self) -> None:
-        for folder in (self.base, self._work, self.root, self._records):
+        for folder in (self.base, self._work, self.root, self._records.parent, self._records):
             _owner_only(folder)
 
     async def add(

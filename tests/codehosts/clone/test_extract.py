@@ -265,7 +265,7 @@ async def test_a_cancelled_extraction_kills_its_child_and_leaves_no_folder(folde
     work folder removed."""
     with anyio.CancelScope() as scope:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(extract, grinding(10_000), folder / "c")
+            tasks.start_soon(extract, grinding(3_000), folder / "c")
             await until(lambda: bool(names(folder)))
             assert running()["extract"] == 1
             scope.cancel()
