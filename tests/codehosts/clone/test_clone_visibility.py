@@ -7,6 +7,7 @@ from __future__ import annotations
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.codehosts.clone.archives import build
 from tests.codehosts.clone.test_clone_repo import clone_env
 from tests.codehosts.clone.test_clone_repo import one
 
-QUERY = {"owner": "o", "repo": "r", "ref": "main"}
+QUERY: dict[str, Any] = {"owner": "o", "repo": "r", "ref": "main"}
 
 
 @pytest.fixture
