@@ -20,6 +20,7 @@ new work folder, never through a link; a refusal removes it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -39,8 +40,9 @@ _COPY_CHUNK = 1024 * 1024
 #: would load or run code from them (typescript-language-server prefers the workspace's
 #: node_modules/typescript, Python servers run a virtual environment's interpreter).
 DEPENDENCY_FOLDERS = frozenset({"node_modules", ".venv", "venv", "site-packages", "dist-packages"})
-#: The most one PAX or GNU long-name/long-link header may hold: a code host's names fit
-#: many times over, and ``tarfile`` parses no more (its PAX parser is quadratic).
+#: The most one PAX or GNU long-name/long-link header may hold, and all global PAX headers
+#: together: a code host's names fit many times over, and ``tarfile`` parses no more (its
+#: PAX parser is quadratic, and it applies the global headers again to every entry).
 MAX_HEADER_BYTES = 8 * 1024
 #: Extended headers in a row before one entry (each refers to the next header).
 MAX_HEADER_CHAIN = 8
@@ -138,8 +140,8 @@ class _CappedTarFile(tarfile.TarFile):
 
     def __init__(self, fileobj: gzip.GzipFile, budget: _Budget) -> None:
         self.budget = budget
-        #: Extended headers read since the last entry.
-        self.chain = 0
+        #: Extended headers read since the last entry, and global header bytes so far.
+        self.chain = self.global_bytes = 0
         super().__init__(fileobj=fileobj, mode="r", tarinfo=_CappedTarInfo)
 
 
@@ -157,6 +159,12 @@ class _CappedTarInfo(tarfile.TarInfo):
                 self.name,
                 f"has an extended header of {self.size} bytes (at most {MAX_HEADER_BYTES})",
             )
+        if self.type == tarfile.XGLTYPE:
+            # Global headers apply to every later entry, so tarfile reads them again for
+            # each: their sum is capped, not each one.
+            capped.global_bytes += self.size
+            if capped.global_bytes > MAX_HEADER_BYTES:
+                raise unsafe(self.name, f"brings the global headers over {MAX_HEADER_BYTES} bytes")
         capped.chain += 1
         if capped.chain > MAX_HEADER_CHAIN:
             raise unsafe(
@@ -385,7 +393,9 @@ def _remove(folder: Path) -> None:
 def main(argv: list[str]) -> int:
     """The child: ``extract.py ARCHIVE WORK MAX_BYTES MAX_FILES [SPARSE_PATH]``; one JSON
     line on stdout (the Extracted, or ``{"refused": kind, "message", "hint"}``)."""
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    # A system that cannot lower it (macOS) runs without: the deadline still bounds the child.
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     archive, work, max_bytes, max_files, *sparse = argv
     caps = Caps(int(max_bytes), int(max_files))
     try:

@@ -247,6 +247,20 @@ async def test_an_oversized_extended_header_is_refused_before_it_is_read(
     _untouched(folder)
 
 
+async def test_global_headers_are_capped_together(folder: Path) -> None:
+    """Each global header under the cap, but many: tarfile would apply them all again to
+    every later entry (quadratic) and keep them all (memory)."""
+    value = b"a" * 4000
+    record = b"4008 k=" + value + b"\n"
+    archive = raw(
+        member(TOP, kind=tarfile.DIRTYPE),
+        *(extended(tarfile.XGLTYPE, record) + member(f"{TOP}/f{i}") for i in range(100)),
+    )
+    with pytest.raises(UnsafeArchiveError, match="global headers over"):
+        await extract(archive, folder / "c")
+    _untouched(folder)
+
+
 async def test_extended_header_bytes_count_against_the_byte_cap(folder: Path) -> None:
     with pytest.raises(FileTooLargeError, match="OCTO_CLONE_MAX_BYTES"):
         await extract(grinding(3), folder / "c", caps=Caps(max_bytes=10_000, max_files=100))
