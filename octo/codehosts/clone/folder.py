@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from octo.codehosts.clone.extract import Caps
 from octo.codehosts.clone.unpack import unpack
 from octo.codehosts.settings import CodeHostSettings
+from octo.core.errors import ToolNotAvailableError
 from octo.core.files.paths import clone_root
 from octo.transports.http_body import BodySink
 
@@ -91,7 +92,7 @@ class ArchiveFile(BodySink):
 
 
 def _owner_only(folder: Path) -> None:
-    """Make ``folder`` (and those above it) owner-only: readable by no other user."""
+    """Make ``folder`` (created when missing) owner-only: readable by no other user."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
 
@@ -159,27 +160,36 @@ class CloneFolder:
         """Stream ``download`` to a file and extract it as clone ``record.name`` (replacing
         an older one), then expire and evict others; the record with its size and file
         count. Nothing is left of a failed or cancelled clone."""
-        await anyio.to_thread.run_sync(self._prepare)
         token = secrets.token_hex(8)
         archive, extracted = self._work / f"download-{token}", self._work / f"partial-{token}"
         try:
-            async with self._running:
-                async with await anyio.open_file(archive, "xb") as file:
-                    await download(ArchiveFile(file))
-                done = await unpack(
-                    archive,
-                    extracted,
-                    caps=Caps(self.settings.clone_max_bytes, self.settings.clone_max_files),
-                    sparse_path=record.sparsePath,
-                    env=self.env,
-                )
-        finally:
+            await anyio.to_thread.run_sync(self._prepare)
+            try:
+                async with self._running:
+                    async with await anyio.open_file(archive, "xb") as file:
+                        await download(ArchiveFile(file))
+                    done = await unpack(
+                        archive,
+                        extracted,
+                        caps=Caps(self.settings.clone_max_bytes, self.settings.clone_max_files),
+                        sparse_path=record.sparsePath,
+                        env=self.env,
+                    )
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(lambda: archive.unlink(missing_ok=True))
+            record = record.model_copy(update={"size": done.size, "files": done.files})
+            # Extracted, it is put in place whatever happens now: nothing is left half-done.
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(lambda: archive.unlink(missing_ok=True))
-        record = record.model_copy(update={"size": done.size, "files": done.files})
-        return await anyio.to_thread.run_sync(self._place, record, extracted)
+                await anyio.to_thread.run_sync(self._place, record, extracted)
+        except OSError as exc:
+            raise ToolNotAvailableError(
+                f"The clone folder could not be written: {exc.strerror or exc}",
+                hints=["Check the space and permissions of OCTO_CLONE_DIR."],
+            ) from None
+        return record
 
-    def _place(self, record: CloneRecord, extracted: Path) -> CloneRecord:
+    def _place(self, record: CloneRecord, extracted: Path) -> None:
         target = self.path(record.name)
         if target.exists():
             stale = self._work / f"stale-{secrets.token_hex(8)}"
@@ -188,7 +198,6 @@ class CloneFolder:
         extracted.rename(target)
         self._write_record(record)
         self._evict(keep=record.name)
-        return record
 
     def _evict(self, keep: str) -> None:
         """Remove what a dead process left, expired clones of every identity, then the least
