@@ -49,8 +49,11 @@ async def read_capped(
     response: httpx.Response, *, limit: int, name: str, sink: BodySink | None = None
 ) -> httpx.Response:
     """``response`` (opened with ``stream=True``) with its body read, at most ``limit``
-    bytes (decoded), into ``sink`` when given (the response then holds no body). The stream
-    is closed in every case; a timeout is raised as is."""
+    bytes (decoded), into ``sink`` when given and the status is a success (the response then
+    holds no body; an error's body is held, within :data:`MAX_JSON_BYTES`, for its message).
+    The stream is closed in every case; a timeout is raised as is."""
+    if sink is not None and not response.is_success:
+        sink, limit = None, min(limit, MAX_JSON_BYTES)
     try:
         if sink is not None:
             await sink.restart()
