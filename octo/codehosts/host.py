@@ -48,6 +48,7 @@ from octo.codehosts.shapes import RepositoryPage
 from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import read_listing
 from octo.core.errors import NotFoundError
+from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
@@ -328,7 +329,14 @@ class CodeHost(ABC):
 
     @abstractmethod
     async def archive(
-        self, owner: str, repo: str, sha: str, sparse_path: str | None, max_bytes: int
-    ) -> bytes:
+        self,
+        owner: str,
+        repo: str,
+        sha: str,
+        sparse_path: str | None,
+        max_bytes: int,
+        into: BodySink,
+    ) -> None:
         """The gzipped tar archive of the repository at ``sha`` (only ``sparse_path`` where
-        the host can cut it), at most ``max_bytes`` of it; never cached."""
+        the host can cut it), at most ``max_bytes`` of it, streamed ``into`` a sink (a file:
+        never held in memory); never cached."""

@@ -34,9 +34,11 @@ class CodeHostSettings:
     ttl_commits: float = setting(3600.0, "OCTO_GITHUB_TTL_COMMITS", lifetime)
     #: What a branch or tag points at moves: asked again after five minutes.
     ttl_refs: float = setting(300.0, "OCTO_GITHUB_TTL_REFS", lifetime)
-    #: Unpacked bytes and files one clone may hold.
+    #: Unpacked bytes (files, headers, folders) and entries (files, folders) one clone may hold.
     clone_max_bytes: int = setting(500 * 1024 * 1024, "OCTO_CLONE_MAX_BYTES", env_bytes)
     clone_max_files: int = setting(100_000, "OCTO_CLONE_MAX_FILES", whole(1, 10**8))
+    #: Clones downloading or extracting at once (each a file on disk and a child process).
+    clone_max_concurrent: int = setting(2, "OCTO_CLONE_MAX_CONCURRENT", whole(1, 64))
     #: Clones older than this are removed, and the least recently used beyond the total.
     clone_max_age: float = setting(7 * 24 * 3600.0, "OCTO_CLONE_MAX_AGE", env_seconds)
     clone_max_total: int = setting(5 * 1024 * 1024 * 1024, "OCTO_CLONE_MAX_TOTAL", env_bytes)

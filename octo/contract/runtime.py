@@ -34,6 +34,7 @@ from octo.core.cache import ResultCache
 from octo.core.config import Config
 from octo.core.errors import ToolNotAvailableError
 from octo.core.files.paths import PathPolicy
+from octo.core.files.paths import clone_root
 from octo.core.handles import HandleStore
 from octo.core.handles import MemoryHandleStore
 from octo.core.handles import credential_identity
@@ -94,7 +95,11 @@ class Runtime(AsyncResource):
         call_hooks: Sequence[CallHook] = (),
     ) -> None:
         self.config = config
-        self.paths = PathPolicy(config.roots, (config.clone_dir,))
+        #: Whose credentials this runtime's calls send: content handles and clones are bound to it.
+        self.identity = credential_identity(config.env)
+        self.paths = PathPolicy(
+            config.roots, (clone_root(config.clone_dir, self.identity),), (config.clone_dir,)
+        )
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
         self._tool_names = tool_names if tool_names is not None else {}
         self.meters = meters if meters is not None else Meters()
@@ -106,8 +111,6 @@ class Runtime(AsyncResource):
             if self.shared is not None:
                 handles = SharedHandleStore(self.shared, handles, config.handle_ttl)
         self.handles = handles
-        #: Whose credentials this runtime's calls send: content handles are bound to it.
-        self.identity = credential_identity(config.env)
         self._call_hooks = tuple(call_hooks)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None

@@ -9,6 +9,7 @@ INVALID_RESPONSE, never a success with part of the content.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 from typing import TypeVar
 
 import httpx
@@ -34,10 +35,28 @@ class BodyTooLargeError(InvalidResponseError):
         self.limit = limit
 
 
-async def read_capped(response: httpx.Response, *, limit: int, name: str) -> httpx.Response:
+class BodySink(Protocol):
+    """Where a large body goes as it arrives (an archive to a file), instead of memory."""
+
+    async def restart(self) -> None:
+        """Drop what was written: a new body begins (a retried request)."""
+
+    async def write(self, chunk: bytes) -> None:
+        """Keep the next ``chunk`` of the body."""
+
+
+async def read_capped(
+    response: httpx.Response, *, limit: int, name: str, sink: BodySink | None = None
+) -> httpx.Response:
     """``response`` (opened with ``stream=True``) with its body read, at most ``limit``
-    bytes (decoded). The stream is closed in every case; a timeout is raised as is."""
+    bytes (decoded), into ``sink`` when given and the status is a success (the response then
+    holds no body; an error's body is held, within :data:`MAX_JSON_BYTES`, for its message).
+    The stream is closed in every case; a timeout is raised as is."""
+    if sink is not None and not response.is_success:
+        sink, limit = None, min(limit, MAX_JSON_BYTES)
     try:
+        if sink is not None:
+            await sink.restart()
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(name, int(declared), limit)
@@ -48,7 +67,10 @@ async def read_capped(response: httpx.Response, *, limit: int, name: str) -> htt
                 total += len(chunk)
                 if total > limit:
                     raise _too_large(name, None, limit)
-                chunks.append(chunk)
+                if sink is None:
+                    chunks.append(chunk)
+                else:
+                    await sink.write(chunk)
         except httpx.TimeoutException:
             raise
         except httpx.DecodingError as exc:

@@ -40,6 +40,7 @@ from octo.core.registries import CA_SETTINGS_HINT
 from octo.core.registries import is_verification_failure
 from octo.core.shared.store import SharedStore
 from octo.transports.http_body import MAX_JSON_BYTES
+from octo.transports.http_body import BodySink
 from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
@@ -221,6 +222,7 @@ class RemoteClient:
         credentials: Mapping[str, str],
         scope: str,
         max_bytes: int,
+        sink: BodySink | None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -236,6 +238,7 @@ class RemoteClient:
                     is_own=self._on_own_host,
                     name=self.policy.name,
                     max_bytes=max_bytes,
+                    sink=sink,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -274,8 +277,10 @@ class RemoteClient:
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
         max_bytes: int = MAX_JSON_BYTES,
+        sink: BodySink | None = None,
     ) -> httpx.Response:
         """Send one request with rate-limit handling and retries; a 304 is returned as is.
+        The body goes to ``sink`` when given (a large download), else it is held.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -302,7 +307,7 @@ class RemoteClient:
             async for attempt in attempts:
                 with attempt:
                     return await self._send_once(
-                        method, url, params, headers or {}, credentials, scope, max_bytes
+                        method, url, params, headers or {}, credentials, scope, max_bytes, sink
                     )
         except Retry as exc:
             if exc.rate_limited:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from octo.core.errors import InvalidResponseError
+from octo.transports.http_body import BodySink
 from octo.transports.http_body import read_capped
 
 #: Redirects followed for one request before giving up (httpx's default is 20).
@@ -48,9 +49,10 @@ async def send_following(
     is_own: Callable[[httpx.URL], bool],
     name: str,
     max_bytes: int,
+    sink: BodySink | None = None,
 ) -> httpx.Response:
     """Send ``method url`` with ``headers`` and follow up to :data:`MAX_REDIRECTS` redirects;
-    the answer's body is read, at most ``max_bytes`` of it.
+    the answer's body is read, at most ``max_bytes`` of it (into ``sink`` when given).
 
     ``credentials`` (the host policy's headers) go only to URLs ``is_own`` accepts, on the
     first request and on every hop; a hop elsewhere is re-issued without them and leaves a
@@ -70,7 +72,7 @@ async def send_following(
         if following is None:
             if notes:
                 response.extensions = {**response.extensions, _NOTES: tuple(notes)}
-            return await read_capped(response, limit=max_bytes, name=name)
+            return await read_capped(response, limit=max_bytes, name=name, sink=sink)
         await response.aclose()
         if credentials and not is_own(following.url) and not notes:
             notes.append(

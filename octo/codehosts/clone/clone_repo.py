@@ -24,6 +24,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.errors import FileTooLargeError
 from octo.core.formats import compact_json
+from octo.transports.http_body import BodySink
 from octo.transports.http_body import BodyTooLargeError
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -49,7 +50,6 @@ async def clone_repo(ctx: QueryContext, query: CloneRepoQuery) -> Answer[CloneRe
             reused = record is not None
             if record is None:
                 cached = False
-                data = await _download(host, query, commit, folder.settings.clone_max_bytes)
                 now = folder.clock()
                 record = await folder.add(
                     CloneRecord(
@@ -63,7 +63,9 @@ async def clone_repo(ctx: QueryContext, query: CloneRepoQuery) -> Answer[CloneRe
                         created=now,
                         used=now,
                     ),
-                    data,
+                    lambda into: _download(
+                        host, query, commit, folder.settings.clone_max_bytes, into
+                    ),
                 )
     local_path = str(folder.path(name))
     result = CloneRepoResult(
@@ -85,11 +87,13 @@ async def clone_repo(ctx: QueryContext, query: CloneRepoQuery) -> Answer[CloneRe
     return answer
 
 
-async def _download(host: CodeHost, query: CloneRepoQuery, commit: str, cap: int) -> bytes:
-    """The archive, refused past the byte cap (the packed archive is smaller than what it
-    unpacks to, so the cap on unpacked bytes bounds it too)."""
+async def _download(
+    host: CodeHost, query: CloneRepoQuery, commit: str, cap: int, into: BodySink
+) -> None:
+    """The archive streamed ``into`` a file, refused past the byte cap (the packed archive
+    is smaller than what it unpacks to, so the cap on unpacked bytes bounds it too)."""
     try:
-        return await host.archive(query.owner, query.repo, commit, query.sparsePath, cap)
+        await host.archive(query.owner, query.repo, commit, query.sparsePath, cap, into)
     except BodyTooLargeError:
         raise FileTooLargeError(
             f"The archive is over {cap} bytes (cap OCTO_CLONE_MAX_BYTES); nothing was extracted",

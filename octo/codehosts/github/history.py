@@ -25,6 +25,7 @@ from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.shapes import Reply
+from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 
 T = TypeVar("T")
@@ -114,12 +115,17 @@ class GitHubHistory(CodeHost):
         )
 
     async def archive(
-        self, owner: str, repo: str, sha: str, sparse_path: str | None, max_bytes: int
-    ) -> bytes:
+        self,
+        owner: str,
+        repo: str,
+        sha: str,
+        sparse_path: str | None,
+        max_bytes: int,
+        into: BodySink,
+    ) -> None:
         # GitHub answers with a redirect to its archive host, a short-lived token in the URL;
         # RemoteClient follows it without octo's credentials. GitHub cannot cut a sub-path:
         # the extractor keeps only sparse_path.
-        response = await self.remote.send(
-            f"{repo_path(owner, repo)}/tarball/{sha}", max_bytes=max_bytes
+        await self.remote.send(
+            f"{repo_path(owner, repo)}/tarball/{sha}", max_bytes=max_bytes, sink=into
         )
-        return response.content

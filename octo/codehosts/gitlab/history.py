@@ -24,6 +24,7 @@ from octo.codehosts.models import PullRequestFile
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import Reply
 from octo.codehosts.shapes import read_listing
+from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 
 #: Pages of 100 changed files read for one commit.
@@ -115,10 +116,18 @@ class GitLabHistory(CodeHost):
         )
 
     async def archive(
-        self, owner: str, repo: str, sha: str, sparse_path: str | None, max_bytes: int
-    ) -> bytes:
+        self,
+        owner: str,
+        repo: str,
+        sha: str,
+        sparse_path: str | None,
+        max_bytes: int,
+        into: BodySink,
+    ) -> None:
         params = {"sha": sha, **({"path": sparse_path} if sparse_path else {})}
-        response = await self.remote.send(
-            f"{self.code_path(owner, repo)}/archive.tar.gz", params=params, max_bytes=max_bytes
+        await self.remote.send(
+            f"{self.code_path(owner, repo)}/archive.tar.gz",
+            params=params,
+            max_bytes=max_bytes,
+            sink=into,
         )
-        return response.content

@@ -50,6 +50,12 @@ def is_hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") and part not in (".", "..") for part in parts)
 
 
+def clone_root(clone_dir: Path, identity: str) -> Path:
+    """The folder of the clones fetched by credential ``identity`` inside the managed clone
+    folder: the only part of it a runtime of that identity reads (its extra root)."""
+    return clone_dir / identity
+
+
 class PathPolicy:
     """The allowed roots; every path is resolved (symlinks included) before it is checked.
 
@@ -57,15 +63,22 @@ class PathPolicy:
     the ceiling of every call: a client's roots only narrow them (:meth:`narrowed`). With
     none given, the working directory is the root and a client's roots replace it.
 
-    ``extra_roots`` (the managed clone folder) are admitted beside the roots in every call,
-    whatever a client announced: :meth:`resolve` accepts a path below one, nothing else
-    does (they are never searched by default nor resolve relative paths), so a client's
-    roots cannot widen through them into any other folder. Each folder directly inside an
-    extra root (one clone) is a root of its own: a language server or an index started on
-    a clone sees that clone alone.
+    ``extra_roots`` (this credential identity's clones, :func:`clone_root`) are admitted
+    beside the roots in every call, whatever a client announced: :meth:`resolve` accepts a
+    path below one, nothing else does (they are never searched by default nor resolve
+    relative paths), so a client's roots cannot widen through them into any other folder.
+    Each folder directly inside an extra root (one clone) is a root of its own: a language
+    server or an index started on a clone sees that clone alone. Nothing below a ``fenced``
+    folder (the whole clone folder: other identities' clones, records, work in progress)
+    is allowed except through an extra root, even when a root holds it.
     """
 
-    def __init__(self, roots: Iterable[Path | str], extra_roots: Iterable[Path | str] = ()) -> None:
+    def __init__(
+        self,
+        roots: Iterable[Path | str],
+        extra_roots: Iterable[Path | str] = (),
+        fenced: Iterable[Path | str] = (),
+    ) -> None:
         resolved = [Path(r).expanduser().resolve() for r in roots]
         #: True when roots were given: they are the ceiling of every call.
         self.configured = bool(resolved)
@@ -74,6 +87,9 @@ class PathPolicy:
         self.roots: tuple[Path, ...] = tuple(dict.fromkeys(resolved))
         self.extra_roots: tuple[Path, ...] = tuple(
             dict.fromkeys(Path(r).expanduser().resolve() for r in extra_roots)
+        )
+        self.fenced: tuple[Path, ...] = tuple(
+            dict.fromkeys(Path(r).expanduser().resolve() for r in fenced)
         )
 
     def narrowed(self, client_roots: Iterable[Path | str]) -> PathPolicy:
@@ -87,7 +103,7 @@ class PathPolicy:
         """
         wanted = [Path(r).expanduser().resolve() for r in client_roots]
         if not self.configured:
-            return PathPolicy(wanted, self.extra_roots) if wanted else self
+            return PathPolicy(wanted, self.extra_roots, self.fenced) if wanted else self
         kept: list[Path] = []
         for root in wanted:
             if self.root_of(root) is not None:
@@ -102,12 +118,14 @@ class PathPolicy:
                     root,
                     ", ".join(str(r) for r in self.roots),
                 )
-        return PathPolicy(kept, self.extra_roots) if kept else self
+        return PathPolicy(kept, self.extra_roots, self.fenced) if kept else self
 
     def root_of(self, path: Path) -> Path | None:
         """The allowed root that contains the resolved ``path``, if any (below an extra root:
-        the folder directly inside it that holds ``path``)."""
-        for root in self.roots:
+        the folder directly inside it that holds ``path``); None below a fenced folder but
+        outside every extra root."""
+        fenced = any(path.is_relative_to(fence) for fence in self.fenced)
+        for root in self.roots if not fenced else ():
             if path == root or path.is_relative_to(root):
                 return root
         for extra in self.extra_roots:

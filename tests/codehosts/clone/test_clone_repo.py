@@ -16,6 +16,7 @@ import pytest
 import respx
 
 from octo import Gateway
+from octo.codehosts.clone.extract import FOLDER_BYTES
 from octo.core.config import Config
 from tests.codehosts.clone.archive_server import URL_TOKEN
 from tests.codehosts.clone.archive_server import Host
@@ -66,6 +67,16 @@ def names(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
+def clones_of(folder: Path) -> list[str]:
+    """The clones in the clone folder ``folder``, of every credential identity."""
+    return sorted(c.name for i in folder.iterdir() if i.name[0] != "." for c in i.iterdir())
+
+
+def no_clone_nor_work(folder: Path) -> bool:
+    """True when the clone folder holds no clone and no work in progress (nor left over)."""
+    return clones_of(folder) == [] and names(folder / ".work") == []
+
+
 async def one(
     gw: Gateway, tool: str, roots: list[Path] | None = None, **query: Any
 ) -> Mapping[str, Any]:
@@ -84,7 +95,7 @@ async def test_the_archive_host_never_sees_octos_token(
     data = result["data"]
     assert data["commit"] == SHA
     assert data["fileCount"] == 5 and data["reused"] is False
-    assert Path(data["localPath"]).parent == tmp_path / "clones"
+    assert Path(data["localPath"]).parent.parent == tmp_path / "clones"
     assert (Path(data["localPath"]) / "pkg" / "shapes.py").is_file()
     assert all(h.get("authorization") == f"Bearer {TOKEN}" for _, h in api.requests)
     [(path, headers)] = files.requests
@@ -144,7 +155,7 @@ async def test_an_unsafe_archive_is_refused_and_leaves_nothing(
         result = await one(gw, "githubCloneRepo", owner="o", repo="r", ref="main")
     assert result["error"]["code"] == "INVALID_RESPONSE", result
     assert "links outside" in result["error"]["message"]
-    assert names(tmp_path / "clones") == []
+    assert no_clone_nor_work(tmp_path / "clones")
 
 
 async def test_the_byte_cap_is_a_setting(
@@ -194,7 +205,8 @@ async def test_clones_expire_by_age_and_the_least_recently_used_go_first(
     clone is downloaded again."""
     project = "https://gl.test/api/v4/projects/o%2Fr/repository"
     shas = {"v1": "1" * 40, "v2": "2" * 40, "v3": "3" * 40}
-    size = sum(len(v) for v in PROJECT.values())
+    # Each clone: its files, two folders and the archive's header: two fit, three do not.
+    size = (sum(len(v) for v in PROJECT.values()) + 2 * FOLDER_BYTES) * 5 // 4
     env = {
         "PATH": os.environ.get("PATH", os.defpath),
         "GITLAB_HOST": "https://gl.test",
@@ -220,7 +232,7 @@ async def test_clones_expire_by_age_and_the_least_recently_used_go_first(
             await clone("v2")
             assert (await clone("v1"))["reused"] is True  # v1 used last: v2 is older now
             await clone("v3")
-            kept = names(tmp_path / "clones")
+            kept = clones_of(tmp_path / "clones")
             assert Path(first["localPath"]).name in kept
             assert not any(name.endswith(shas["v2"][:12]) for name in kept)
             assert archive.call_count == 3
@@ -237,14 +249,14 @@ async def test_a_dead_process_leftovers_are_swept_by_the_next_clone(
 ) -> None:
     """Work folders an extraction left when its process died go with the next clone; a
     recent one (another process may be extracting) stays."""
-    clones = tmp_path / "clones"
-    clones.mkdir()
-    for name in (".partial-0001", ".fresh-0002", ".stale-0003", ".partial-busy"):
-        (clones / name / "pkg").mkdir(parents=True)
-        (clones / name / "pkg" / "a.py").write_text("x = 1\n")
-    for name in (".partial-0001", ".fresh-0002", ".stale-0003"):
-        os.utime(clones / name, (1.0, 1.0))
+    work = tmp_path / "clones" / ".work"
+    work.mkdir(parents=True)
+    for name in ("partial-0001", "stale-0003", "partial-busy"):
+        (work / name / "pkg").mkdir(parents=True)
+        (work / name / "pkg" / "a.py").write_text("x = 1\n")
+    (work / "download-0002").write_bytes(b"half an archive")
+    for name in ("partial-0001", "download-0002", "stale-0003"):
+        os.utime(work / name, (1.0, 1.0))
     result = await one(gateway, "githubCloneRepo", owner="o", repo="r", ref="main")
     assert result["status"] == "success", result
-    left = [name for name in names(clones) if name.startswith(".")]
-    assert left == [".partial-busy", ".records"]
+    assert names(work) == ["partial-busy"]
