@@ -78,6 +78,7 @@ async def serve_stdio(config: Config | None = None) -> None:
     """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled."""
     from mcp.server.stdio import stdio_server
 
+    from octo.faces.session_flow import FlowLimits
     from octo.faces.stdio_wire import stdio_is_piped
     from octo.faces.stdio_wire import stdio_wire
 
@@ -91,9 +92,10 @@ async def serve_stdio(config: Config | None = None) -> None:
         )
     closed = anyio.Event()
     server = build_server(config, closed=closed)
+    limits = FlowLimits.from_env(config.env if config is not None else os.environ)
 
     async def serve() -> None:
-        transport = stdio_wire() if stdio_is_piped() else stdio_server()
+        transport = stdio_wire(limits) if stdio_is_piped() else stdio_server()
         async with transport as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -166,9 +168,12 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
     names ``--allow-host`` (:mod:`octo.faces.http.host_check`), the SDK's Host / Origin checks
     and, with a token, its bearer-token middleware; the operational endpoints beside it
     (:mod:`octo.faces.http.operations`: /metrics behind the same token). At the session cap
-    the session idle the longest makes room for a new client."""
-    from octo.faces.http.limits import evict_idle_sessions
+    the session idle the longest makes room for a new client; a session's requests in flight
+    and unread answers are bounded (:mod:`octo.faces.session_flow`)."""
+    from octo.faces.http.limits import bound_sessions
+    from octo.faces.session_flow import FlowLimits
 
+    flow = FlowLimits.from_env(config.env if config is not None else os.environ)
     operations = Operations(_prometheus_meters())
     server = build_server(
         config, over_http=True, meters=operations.meters, opened=operations.opened
@@ -179,11 +184,11 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
             protect_metrics=access.token is not None, host_allowed=access.host_allowed
         ),
     )
-    evict_idle_sessions(server.session_manager)
+    bound_sessions(server.session_manager, flow.max_in_flight)
     if sse:
         from octo.faces.http.sse import sse_routes
 
-        app.router.routes.extend(sse_routes(server, operations, access))
+        app.router.routes.extend(sse_routes(server, operations, access, flow))
     return HostCheck(app, access.allowed_hosts)
 
 

@@ -8,8 +8,10 @@ open connection is busy with a request is the new one refused. Closing is silent
 line at most every ten seconds counts what was closed, never a traceback per connection.
 
 MCP sessions are capped too (``max_sessions``): at the cap a new client is not refused as the
-SDK would do; the session idle the longest is ended to make room (:func:`evict_idle_sessions`).
-Only when every session has a request in flight is a new one refused.
+SDK would do; the session idle the longest is ended to make room (:func:`bound_sessions`).
+Only when every session has a request in flight is a new one refused. A session may have
+``max_in_flight`` requests (POSTs) being answered at once: past it, a new one is refused with
+429 and Retry-After (:func:`busy_response`) until an answer has gone.
 """
 
 from __future__ import annotations
@@ -18,12 +20,19 @@ import asyncio
 import logging
 import math
 import time
+from collections import Counter
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.responses import PlainTextResponse
+from starlette.responses import Response
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from octo.faces.http.access import ConnectionLimits
@@ -31,6 +40,20 @@ from octo.faces.http.access import ConnectionLimits
 _log = logging.getLogger("octo.http")
 #: Seconds between two log lines about closed connections.
 _LOG_EVERY = 10.0
+#: Seconds a request refused at its session's bound is told to wait (Retry-After).
+RETRY_AFTER_SECONDS = 1
+_SESSION_HEADER = MCP_SESSION_ID_HEADER.encode("ascii")
+
+
+def busy_response(max_in_flight: int) -> Response:
+    """429 with Retry-After: the session holds its bound of requests in flight (or of answers
+    its client has not read)."""
+    return PlainTextResponse(
+        f"octo: this MCP session is at its bound ({max_in_flight} requests in flight, or "
+        "answers its client has not read yet); retry once an answer has arrived\n",
+        status_code=429,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
 
 
 @dataclass
@@ -92,8 +115,30 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
     return GuardedH11Protocol
 
 
-class _EvictingSessionManager(StreamableHTTPSessionManager):
-    """The SDK's session manager, ending the longest idle session at the session cap."""
+class _BoundedSessionManager(StreamableHTTPSessionManager):
+    """The SDK's session manager, ending the longest idle session at the session cap and
+    refusing a session's request past its bound of requests in flight."""
+
+    max_in_flight: int
+    in_flight: Counter[str]
+
+    async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session = next(
+            (v.decode("latin-1") for k, v in scope["headers"] if k == _SESSION_HEADER), None
+        )
+        if session is None or scope["method"] != "POST":
+            await super()._handle_stateful_request(scope, receive, send)
+            return
+        if self.in_flight[session] >= self.max_in_flight:
+            await busy_response(self.max_in_flight)(scope, receive, send)
+            return
+        self.in_flight[session] += 1
+        try:
+            await super()._handle_stateful_request(scope, receive, send)
+        finally:
+            self.in_flight[session] -= 1
+            if not self.in_flight[session]:
+                del self.in_flight[session]
 
     def _admit_session(
         self, requestor: AuthorizationContext | None
@@ -121,7 +166,11 @@ class _EvictingSessionManager(StreamableHTTPSessionManager):
         _log.info("octo: MCP session cap reached; the session idle the longest was ended")
 
 
-def evict_idle_sessions(manager: StreamableHTTPSessionManager) -> None:
+def bound_sessions(manager: StreamableHTTPSessionManager, max_in_flight: int) -> None:
     """Make ``manager`` (built by the SDK's ``streamable_http_app``) end the session idle the
-    longest when a new client comes at its session cap, instead of refusing the client."""
-    manager.__class__ = _EvictingSessionManager
+    longest when a new client comes at its session cap, instead of refusing the client, and
+    refuse a session's request past ``max_in_flight`` being answered (429)."""
+    manager.__class__ = _BoundedSessionManager
+    assert isinstance(manager, _BoundedSessionManager)
+    manager.max_in_flight = max_in_flight
+    manager.in_flight = Counter()
