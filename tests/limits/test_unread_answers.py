@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import socket
 import subprocess
 import sys
 import threading
@@ -17,10 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.http_serving import REPO
 from tests.http_serving import free_port
 from tests.http_serving import serve_http_argv
-from tests.lsp.conftest import descendants_of
+from tests.limits.conftest import held_sse_stream
+from tests.limits.conftest import serve_env
+from tests.limits.conftest import tree_rss_mb
+from tests.limits.conftest import wait_listening
 
 #: Growth of the server's process tree the tests allow: far below what the answers weigh.
 GROWTH_MB = 150
@@ -43,24 +43,6 @@ _JSON = {"Content-Type": "application/json"}
 
 def _tools_list(number: int) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": number, "method": "tools/list"}
-
-
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and every process below it now, in MiB (Linux /proc)."""
-    total = 0
-    for each in [pid, *descendants_of(pid)]:
-        try:
-            status = Path(f"/proc/{each}/status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total / 1024
-
-
-def _env(root: Path) -> dict[str, str]:
-    return {**os.environ, "OCTO_ROOTS": str(root), "PYTHONPATH": str(REPO)}
 
 
 class _Sender:
@@ -98,7 +80,7 @@ def test_a_stdio_client_that_never_reads_holds_bounded_memory(tmp_path: Path) ->
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env=_env(tmp_path),
+        env=serve_env(tmp_path),
         cwd=tmp_path,
     )
     assert server.stdin is not None and server.stdout is not None
@@ -132,40 +114,16 @@ def test_a_stdio_client_that_never_reads_holds_bounded_memory(tmp_path: Path) ->
             server.stdin.close()
 
 
-def _wait_listening(port: int, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert server.poll() is None, "octo serve --http exited"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("octo serve --http did not listen")
-
-
-def _held_stream(port: int) -> tuple[socket.socket, str]:
-    """A GET /sse whose client reads its endpoint event, then nothing more: the socket and
-    the path to post messages to."""
-    held = socket.socket()
-    held.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    held.connect(("127.0.0.1", port))
-    held.sendall(b"GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-    seen = b""
-    while b"session_id=" not in seen or not seen.endswith(b"\r\n\r\n"):
-        seen += held.recv(4096)
-    path = seen.split(b"data: ", 1)[1].split(b"\r\n", 1)[0].decode()
-    return held, path
-
-
 @pytest.mark.slow
 def test_an_sse_client_that_never_reads_is_refused_with_429(tmp_path: Path) -> None:
     port = free_port()
     argv = [*serve_http_argv(port), "--sse"]
-    server = subprocess.Popen(argv, env=_env(tmp_path), cwd=tmp_path, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        argv, env=serve_env(tmp_path), cwd=tmp_path, stderr=subprocess.DEVNULL
+    )
     try:
-        _wait_listening(port, server)
-        held, path = _held_stream(port)
+        wait_listening(port, server)
+        held, path = held_sse_stream(port)
         statuses: list[int] = []
         retry_after: set[str] = set()
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as poster:

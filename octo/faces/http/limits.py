@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import cast
 
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
@@ -43,6 +44,16 @@ _LOG_EVERY = 10.0
 #: Seconds a request refused at its session's bound is told to wait (Retry-After).
 RETRY_AFTER_SECONDS = 1
 _SESSION_HEADER = MCP_SESSION_ID_HEADER.encode("ascii")
+#: The ASGI scope extension that drops the request's connection (set by the guarded protocol).
+_DROP = "octo.drop_connection"
+
+
+def drop_connection(scope: Scope) -> None:
+    """Close the connection of the request ``scope`` belongs to at once, without finishing its
+    response: a stream ended by the limits, whose client may not be reading its end."""
+    drop = scope.get("extensions", {}).get(_DROP)
+    if drop is not None:
+        drop()
 
 
 def busy_response(max_in_flight: int) -> Response:
@@ -103,8 +114,19 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
 
         def handle_events(self) -> None:
             super().handle_events()
-            if self.cycle is not None and self in waiting:
-                waiting.pop(self).cancel()  # its first request's headers arrived
+            if self.cycle is not None:
+                if self in waiting:
+                    waiting.pop(self).cancel()  # its first request's headers arrived
+                # The request's task has not run yet: the scope it gets can still change.
+                extensions = cast(
+                    "dict[str, object]", self.cycle.scope.setdefault("extensions", {})
+                )
+                extensions[_DROP] = self._drop
+
+        def _drop(self) -> None:
+            if self.cycle is not None:
+                self.cycle.disconnected = True  # uvicorn then logs no unfinished response
+            self.transport.abort()
 
         def connection_lost(self, exc: Exception | None) -> None:
             handle = waiting.pop(self, None)

@@ -39,6 +39,7 @@ from starlette.types import Send
 
 from octo.faces.http.access import HttpAccess
 from octo.faces.http.limits import busy_response
+from octo.faces.http.limits import drop_connection
 from octo.faces.http.operations import Operations
 from octo.faces.library import Gateway
 from octo.faces.session_flow import CountedReadStream
@@ -96,14 +97,15 @@ def sse_routes(
             await PlainTextResponse("octo is not ready\n", status_code=503)(scope, receive, send)
             return
         streams.make_room()
-        try:
-            async with transport.connect_sse(scope, receive, send) as (read, write):
-                # The SDK has just registered this stream's session: the newest one.
-                session_id = next(reversed(transport._read_stream_writers))
-                stream = streams.open[session_id] = _Stream(SessionFlow(flow))
-                streams.touched(stream)
-                try:
-                    with stream.idle:
+        stream = _Stream(SessionFlow(flow))
+        streams.touched(stream)
+        with stream.idle:
+            try:
+                async with transport.connect_sse(scope, receive, send) as (read, write):
+                    # The SDK has just registered this stream's session: the newest one.
+                    session_id = next(reversed(transport._read_stream_writers))
+                    streams.open[session_id] = stream
+                    try:
                         await serve_dual_era_loop(
                             server,
                             CountedReadStream(read, stream.flow),
@@ -111,11 +113,15 @@ def sse_routes(
                             lifespan_state=gateway,
                             init_options=server.create_initialization_options(),
                         )
-                finally:
-                    del streams.open[session_id]
-        except ValueError:
-            # The SDK has answered a refused Host or Origin itself; nothing more to send.
-            return
+                    finally:
+                        del streams.open[session_id]
+            except ValueError:
+                # The SDK has answered a refused Host or Origin itself; nothing more to send.
+                return
+        if stream.idle.cancelled_caught:
+            # Ended by the limits: its client may not read the stream's end, so the
+            # connection is dropped rather than held to send it.
+            drop_connection(scope)
 
     async def stream(request: Request) -> Response:
         await connect(request.scope, request.receive, request._send)
