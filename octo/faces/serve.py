@@ -138,18 +138,29 @@ async def serve_http(
     it; says on stderr where, which host names it answers to, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
-    app's shutdown, which closes the gateway.
+    app's shutdown, which closes the gateway. The open-files limit is raised towards its hard
+    limit first, and the connection cap lowered to what the limit in force can hold.
     """
+    import asyncio
+    from dataclasses import replace
+
     import uvicorn
 
     from octo.faces.http.limits import guarded_protocol
+    from octo.faces.http.limits import open_files_limit
+    from octo.faces.http.limits import quiet_accept_failures
+    from octo.faces.http.limits import within_open_files
 
+    # The connection cap is the one the descriptors really in force can hold.
+    access = replace(access, limits=within_open_files(access.limits, open_files_limit()))
+    quiet_accept_failures(asyncio.get_running_loop())
     settings = uvicorn.Config(
         http_app(access, config, sse=sse),
         log_level="warning",
         log_config=None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         http=guarded_protocol(access.limits),
+        backlog=access.limits.backlog,
     )
     url = mcp_url(sock)
     also = f" and HTTP+SSE at {url.removesuffix('/mcp')}/sse" if sse else ""

@@ -23,6 +23,8 @@ import time
 from collections import Counter
 from collections import OrderedDict
 from dataclasses import dataclass
+from dataclasses import replace
+from typing import Any
 from typing import cast
 
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
@@ -41,6 +43,10 @@ from octo.faces.http.access import ConnectionLimits
 _log = logging.getLogger("octo.http")
 #: Seconds between two log lines about closed connections.
 _LOG_EVERY = 10.0
+#: asyncio's words for an accept that failed for want of descriptors or memory.
+_ACCEPT_FAILED = "socket.accept() out of system resource"
+#: The open-files limit octo asks for when the hard limit allows it.
+OPEN_FILES_WANTED = 65536
 #: Seconds a request refused at its session's bound is told to wait (Retry-After).
 RETRY_AFTER_SECONDS = 1
 _SESSION_HEADER = MCP_SESSION_ID_HEADER.encode("ascii")
@@ -68,28 +74,87 @@ def busy_response(max_in_flight: int) -> Response:
 
 
 @dataclass
-class _Closed:
-    """Connections closed by the limits since the last log line."""
+class _Counted:
+    """Events of one kind since the last log line about them (one line every ten seconds)."""
 
+    what: str
     count: int = 0
-    logged_at: float = 0.0
+    logged_at: float = -_LOG_EVERY
 
     def note(self) -> None:
         self.count += 1
         now = time.monotonic()
         if now - self.logged_at >= _LOG_EVERY:
-            _log.warning(
-                "octo: %d HTTP connection(s) closed at the connection cap or the header timeout",
-                self.count,
-            )
+            _log.warning("octo: %d %s", self.count, self.what)
             self.count, self.logged_at = 0, now
+
+
+def open_files_limit() -> int | None:
+    """The soft limit of open files (``ulimit -n``) raised towards the hard one, at most to
+    :data:`OPEN_FILES_WANTED`, and logged; the limit now in force (None: unknown here)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    unlimited = resource.RLIM_INFINITY
+    wanted = OPEN_FILES_WANTED if hard == unlimited else min(hard, OPEN_FILES_WANTED)
+    if soft == unlimited or soft >= wanted:
+        return OPEN_FILES_WANTED if soft == unlimited else soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ValueError, OSError) as exc:
+        _log.warning("octo: the open-files limit stays at %d (raising it failed: %s)", soft, exc)
+        return soft
+    _log.info(
+        "octo: open-files limit raised from %d to %d (the hard limit allows %s)", soft, wanted, hard
+    )
+    return wanted
+
+
+def within_open_files(limits: ConnectionLimits, open_files: int | None) -> ConnectionLimits:
+    """``limits`` with the connection cap the ``open_files`` limit can hold: a quarter of the
+    descriptors (at least 64) stays for rg, language servers, files read, Redis and, half of
+    it, for the connections accepted in one go before the cap closes any."""
+    if open_files is None:
+        return limits
+    reserved = max(64, open_files // 4)
+    room = max(16, open_files - reserved)
+    limits = replace(limits, backlog=min(limits.backlog, reserved // 2))
+    if limits.max_connections <= room:
+        return limits
+    _log.warning(
+        "octo: %d open files allowed (ulimit -n): at most %d HTTP connections, not %d "
+        "(OCTO_HTTP_MAX_CONNECTIONS); raise the limit for more",
+        open_files,
+        room,
+        limits.max_connections,
+    )
+    return replace(limits, max_connections=room)
+
+
+def quiet_accept_failures(loop: asyncio.AbstractEventLoop) -> None:
+    """Make ``loop`` log a failed accept (out of descriptors or memory: asyncio retries a
+    second later) as one counted line every ten seconds, not a traceback each."""
+    failed = _Counted("HTTP connection(s) not accepted: out of open files or memory (ulimit -n)")
+    previous = loop.get_exception_handler()
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") == _ACCEPT_FAILED:
+            failed.note()
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)
 
 
 def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
     """uvicorn's h11 protocol under ``limits`` (one class per server: its own bookkeeping)."""
     # Connections that have not sent a request yet, oldest first.
     waiting: OrderedDict[H11Protocol, asyncio.TimerHandle] = OrderedDict()
-    closed = _Closed()
+    closed = _Counted("HTTP connection(s) closed at the connection cap or the header timeout")
 
     def close(protocol: H11Protocol) -> None:
         handle = waiting.pop(protocol, None)
