@@ -13,6 +13,8 @@ import anyio
 import pytest
 from mcp import Client
 
+from octo.faces.http.access import ConnectionLimits
+from octo.faces.http.limits import within_open_files
 from tests.http_serving import free_port
 from tests.http_serving import wait_listening
 from tests.limits.conftest import serve_env
@@ -77,3 +79,9 @@ async def test_half_sent_requests_past_the_open_files_limit_leave_room_for_a_cal
     assert "Traceback" not in said
     assert len(said) < 4096, said[:2000]
     assert "at most 192 HTTP connections" in said
+
+
+def test_the_connection_cap_leaves_a_quarter_of_the_descriptors() -> None:
+    limits = within_open_files(ConnectionLimits(), 1024)
+    assert (limits.max_connections, limits.backlog) == (768, 128)
+    assert within_open_files(ConnectionLimits(), 65536) == ConnectionLimits(backlog=2048)

@@ -69,8 +69,8 @@ class _Streams:
         self.open: dict[UUID, _Stream] = {}
 
     def make_room(self) -> None:
-        """At the cap, end the stream idle the longest."""
-        if len(self.open) >= self.cap:
+        """Past the cap, end the stream idle the longest (never the newest: just touched)."""
+        if len(self.open) > self.cap:
             longest = min(self.open.values(), key=lambda stream: stream.idle.deadline)
             longest.idle.cancel()
 
@@ -96,7 +96,6 @@ def sse_routes(
         if gateway is None:  # the server is starting or stopping
             await PlainTextResponse("octo is not ready\n", status_code=503)(scope, receive, send)
             return
-        streams.make_room()
         stream = _Stream(SessionFlow(flow))
         streams.touched(stream)
         with stream.idle:
@@ -105,6 +104,7 @@ def sse_routes(
                     # The SDK has just registered this stream's session: the newest one.
                     session_id = next(reversed(transport._read_stream_writers))
                     streams.open[session_id] = stream
+                    streams.make_room()
                     try:
                         await serve_dual_era_loop(
                             server,
