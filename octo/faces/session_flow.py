@@ -13,6 +13,7 @@ to twice it, so that answer can still come in: otherwise both ends would wait fo
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
@@ -64,7 +65,8 @@ class SessionFlow:
 
     def __init__(self, limits: FlowLimits) -> None:
         self.limits = limits
-        self._in_flight: set[RequestId] = set()
+        #: By id: a client may reuse one (each request is still answered).
+        self._in_flight: Counter[RequestId] = Counter()
         self._asked: set[RequestId] = set()
         #: Requests on their way in (an HTTP POST not yet handed to the server).
         self.arriving = 0
@@ -74,7 +76,7 @@ class SessionFlow:
     @property
     def in_flight(self) -> int:
         """Requests taken and not yet answered (or cancelled by the client)."""
-        return len(self._in_flight) + self.arriving
+        return self._in_flight.total() + self.arriving
 
     @property
     def open(self) -> bool:
@@ -91,22 +93,25 @@ class SessionFlow:
         """Count a message of the client: a request is in flight, a cancellation ends one,
         an answer ends the server's own request."""
         if isinstance(message, JSONRPCRequest):
-            self._in_flight.add(coerce_request_id(message.id))
+            self._in_flight[coerce_request_id(message.id)] += 1
         elif isinstance(message, JSONRPCNotification):
             if message.method == _CANCELLED:
-                self._forget(self._in_flight, cancelled_request_id_from_params(message.params))
-        else:
-            self._forget(self._asked, message.id)
+                self._answered(cancelled_request_id_from_params(message.params))
+        elif message.id is not None:
+            self._asked.discard(coerce_request_id(message.id))
+            self._note()
 
     def went_out(self, message: JSONRPCMessage) -> None:
         """Count a message of the server: an answer ends a request in flight, a request of
         its own waits for the client's answer."""
         if isinstance(message, JSONRPCResponse | JSONRPCError):
-            self._forget(self._in_flight, message.id)
+            self._answered(message.id)
         elif isinstance(message, JSONRPCRequest):
             self._asked.add(coerce_request_id(message.id))
         elif message.method == _CANCELLED:
-            self._forget(self._asked, cancelled_request_id_from_params(message.params))
+            asked = cancelled_request_id_from_params(message.params)
+            if asked is not None:
+                self._asked.discard(coerce_request_id(asked))
 
     @asynccontextmanager
     async def unread(self, size: int) -> AsyncIterator[None]:
@@ -129,9 +134,13 @@ class SessionFlow:
             self.arriving -= 1
             self._note()
 
-    def _forget(self, ids: set[RequestId], request_id: RequestId | None) -> None:
-        if request_id is not None:
-            ids.discard(coerce_request_id(request_id))
+    def _answered(self, request_id: RequestId | None) -> None:
+        """One request of ``request_id`` is no longer in flight (answered or cancelled)."""
+        key = coerce_request_id(request_id) if request_id is not None else None
+        if key is not None and self._in_flight[key] > 0:
+            self._in_flight[key] -= 1
+            if not self._in_flight[key]:
+                del self._in_flight[key]
             self._note()
 
     def _note(self) -> None:

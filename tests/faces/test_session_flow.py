@@ -63,3 +63,12 @@ async def test_unread_bytes_close_the_session_while_they_wait() -> None:
     async with flow.arrival():
         assert flow.in_flight == 1
     assert flow.unread_bytes == 0 and flow.in_flight == 0
+
+
+async def test_a_reused_id_counts_each_request() -> None:
+    flow = SessionFlow(FlowLimits(max_in_flight=2))
+    flow.came_in(_request(1))
+    flow.came_in(_request(1))
+    assert not flow.open
+    flow.went_out(_answer(1))
+    assert flow.open and flow.in_flight == 1
