@@ -12,7 +12,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import os
 import time
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
@@ -29,8 +28,6 @@ from typing import TypeVar
 import anyio
 
 from octo.core.config import Config
-from octo.core.config import env_int
-from octo.core.config import env_seconds
 from octo.core.errors import BusyError
 from octo.core.errors import OctoError
 
@@ -146,9 +143,8 @@ class Admission:
     A call admitted runs whole."""
 
     def __init__(self, runtime: _Configured) -> None:
-        env = runtime.config.env
-        self.total = env_int(env, "OCTO_MAX_CALLS", 4 * (os.cpu_count() or 1), 1, 100_000)
-        self.wait = env_seconds(env, "OCTO_ADMISSION_WAIT", 5.0)
+        self.total = runtime.config.max_calls
+        self.wait = runtime.config.admission_wait
         self._limiter = RankedLimiter(self.total)
 
     @asynccontextmanager

@@ -10,6 +10,8 @@ from mcp_types import JSONRPCResponse
 from octo.faces.session_flow import FlowLimits
 from octo.faces.session_flow import SessionFlow
 
+from .conftest import RunOcto
+
 
 def _request(number: int | str) -> JSONRPCRequest:
     return JSONRPCRequest(jsonrpc="2.0", id=number, method="tools/list")
@@ -72,3 +74,11 @@ async def test_a_reused_id_counts_each_request() -> None:
     assert not flow.open
     flow.went_out(_answer(1))
     assert flow.open and flow.in_flight == 1
+
+
+def test_a_bad_bound_stops_octo_serve_at_start(run_octo: RunOcto) -> None:
+    done = run_octo("serve", env={"OCTO_SESSION_MAX_IN_FLIGHT": "0"})
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "octo: OCTO_SESSION_MAX_IN_FLIGHT must be between 1 and 10000, got 0"
+    )

@@ -22,7 +22,9 @@ async def test_calls_past_the_admitted_ones_are_told_busy_at_once(root: Path) ->
         (root / f"f{n}.py").write_text("".join(f"word{k} = {n}\n" for k in range(5)) * 50)
     env = {"OCTO_MAX_CALLS": "1", "OCTO_ADMISSION_WAIT": "0.001", "OCTO_ROOTS": str(root)}
     calls: list[list[dict[str, Any]]] = []
-    async with octo.Gateway(Config.from_env(env)) as gateway:
+    config = Config.from_env(env)
+    assert (config.max_calls, config.admission_wait) == (1, 0.001)
+    async with octo.Gateway(config) as gateway:
 
         async def call() -> None:
             response = await gateway.call("localSearchCode", _QUERIES)
