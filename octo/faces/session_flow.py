@@ -9,6 +9,8 @@ reading; over HTTP a new request is refused with 429 and Retry-After) until an a
 
 A session whose requests wait for the client's own answer (roots/list) is let past the bound,
 to twice it, so that answer can still come in: otherwise both ends would wait for each other.
+The sessions of one HTTP server also share a bound on their unread bytes together
+(:class:`UnreadTotal`), so many sessions that do not read cannot add up past it.
 """
 
 from __future__ import annotations
@@ -59,12 +61,27 @@ class FlowLimits:
         )
 
 
+@dataclass
+class UnreadTotal:
+    """The unread bytes of every session of a server together, and their bound."""
+
+    cap: int
+    bytes: int = 0
+
+    @classmethod
+    def of(cls, limits: FlowLimits) -> UnreadTotal:
+        """The bound of a server's sessions: sixteen sessions' worth."""
+        return cls(cap=16 * limits.max_unread_bytes)
+
+
 class SessionFlow:
     """One session's requests in flight, the server's requests waiting for the client's
-    answer, and the bytes of messages sent but not yet taken by the client."""
+    answer, and the bytes of messages sent but not yet taken by the client (counted into
+    ``total`` too, when the session shares one)."""
 
-    def __init__(self, limits: FlowLimits) -> None:
+    def __init__(self, limits: FlowLimits, total: UnreadTotal | None = None) -> None:
         self.limits = limits
+        self._total = total
         #: By id: a client may reuse one (each request is still answered).
         self._in_flight: Counter[RequestId] = Counter()
         self._asked: set[RequestId] = set()
@@ -82,6 +99,8 @@ class SessionFlow:
     def open(self) -> bool:
         """Whether the session may take another request now."""
         bound = self.limits.max_in_flight * (2 if self._asked else 1)
+        if self._total is not None and self._total.bytes >= self._total.cap:
+            return False
         return self.unread_bytes < self.limits.max_unread_bytes and self.in_flight < bound
 
     async def until_open(self) -> None:
@@ -116,13 +135,17 @@ class SessionFlow:
     @asynccontextmanager
     async def unread(self, size: int) -> AsyncIterator[None]:
         """``size`` bytes count as unread for the block (while they are being written)."""
-        self.unread_bytes += size
-        self._note()
+        self._add_unread(size)
         try:
             yield
         finally:
-            self.unread_bytes -= size
-            self._note()
+            self._add_unread(-size)
+
+    def _add_unread(self, size: int) -> None:
+        self.unread_bytes += size
+        if self._total is not None:
+            self._total.bytes += size
+        self._note()
 
     @asynccontextmanager
     async def arrival(self) -> AsyncIterator[None]:

@@ -9,6 +9,7 @@ from mcp_types import JSONRPCResponse
 
 from octo.faces.session_flow import FlowLimits
 from octo.faces.session_flow import SessionFlow
+from octo.faces.session_flow import UnreadTotal
 
 from .conftest import RunOcto
 
@@ -74,6 +75,17 @@ async def test_a_reused_id_counts_each_request() -> None:
     assert not flow.open
     flow.went_out(_answer(1))
     assert flow.open and flow.in_flight == 1
+
+
+async def test_sessions_that_share_a_total_close_together() -> None:
+    limits = FlowLimits(max_unread_bytes=1000)
+    total = UnreadTotal(cap=1500)
+    first, second = SessionFlow(limits, total), SessionFlow(limits, total)
+    async with first.unread(900):
+        assert second.open
+        async with second.unread(900):
+            assert not first.open and not second.open  # each under its own bound
+    assert first.open and second.open and total.bytes == 0
 
 
 def test_a_bad_bound_stops_octo_serve_at_start(run_octo: RunOcto) -> None:

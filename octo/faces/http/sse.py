@@ -46,6 +46,7 @@ from octo.faces.session_flow import CountedReadStream
 from octo.faces.session_flow import CountedWriteStream
 from octo.faces.session_flow import FlowLimits
 from octo.faces.session_flow import SessionFlow
+from octo.faces.session_flow import UnreadTotal
 
 #: Where the event stream opens, and where the client posts its messages.
 SSE_PATH = "/sse"
@@ -90,13 +91,14 @@ def sse_routes(
         max(1, min(limits.max_sessions, limits.max_connections // 2)),
         limits.session_idle_timeout,
     )
+    unread = UnreadTotal.of(flow)
 
     async def connect(scope: Scope, receive: Receive, send: Send) -> None:
         gateway = operations.gateway
         if gateway is None:  # the server is starting or stopping
             await PlainTextResponse("octo is not ready\n", status_code=503)(scope, receive, send)
             return
-        stream = _Stream(SessionFlow(flow))
+        stream = _Stream(SessionFlow(flow, unread))
         streams.touched(stream)
         with stream.idle:
             try:
