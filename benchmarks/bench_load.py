@@ -6,9 +6,12 @@ all send their calls at once, so the run measures calls, not sessions being set 
 is printed for each part).
 
 Prints calls, queries, transport errors, TIMEOUTs (with no partial answer), partial answers,
-p50/p99 call latency, the server's peak RSS, the most rg processes seen at once, and the
+p50/p99 call latency, the calls admitted and those refused at once as BUSY (OCTO_MAX_CALLS,
+OCTO_ADMISSION_WAIT) with the latency of each, the server's peak RSS and the peak RSS of its
+whole process tree (octo, rg, language servers), the most rg processes seen at once, and the
 throughput of the concurrent run against the baseline's. Targets at 200 concurrent calls:
-0 transport errors, 0 TIMEOUT, peak RSS under 400 MB, throughput at least 0.8x.
+0 transport errors, 0 TIMEOUT, no empty partial page, admitted calls' median under 10 s,
+process tree under 512 MB, throughput at least 0.8x.
 
 Run: ``.venv/bin/python benchmarks/bench_load.py`` (Linux: RSS and processes are read from
 /proc). The tree is this Python's standard library without site-packages, hard-linked into
@@ -40,6 +43,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.http_serving import peak_rss_mb  # noqa: E402
 from tests.http_serving import serving_http  # noqa: E402
+from tests.limits.conftest import tree_rss_mb  # noqa: E402
 from tests.lsp.conftest import command_line  # noqa: E402
 from tests.lsp.conftest import descendants_of  # noqa: E402
 
@@ -59,12 +63,17 @@ class Tally:
     """What the calls of one run met."""
 
     latencies: list[float] = field(default_factory=list)
+    #: Calls refused at once (every query BUSY) and the latency of each.
+    refused: list[float] = field(default_factory=list)
     transport_errors: Counter[str] = field(default_factory=Counter)
     codes: Counter[str] = field(default_factory=Counter)
     partial: int = 0
     queries: int = 0
 
     def take(self, started: float, rows: list[dict[str, Any]]) -> None:
+        if all(row.get("error", {}).get("code") == "BUSY" for row in rows):
+            self.refused.append(time.perf_counter() - started)
+            return
         self.latencies.append(time.perf_counter() - started)
         for row in rows:
             self.queries += 1
@@ -137,11 +146,12 @@ async def sequential(url: str, calls: int) -> tuple[Tally, float]:
 
 async def concurrent(
     url: str, clients: int, calls: int, octo: int, pause: float
-) -> tuple[Tally, float, int, tuple[float, float, float]]:
-    """The run's tally, its seconds, the most rg processes seen at once, and the CPU seconds
-    (cpu_seconds) when its clock started."""
+) -> tuple[Tally, float, int, tuple[float, float, float], float]:
+    """The run's tally, its seconds, the most rg processes seen at once, the CPU seconds
+    (cpu_seconds) when its clock started, and the peak RSS of octo's process tree (MB)."""
     tally = Tally()
     most_rg = 0
+    peak_tree = 0.0
     per_client = [calls // clients + (i < calls % clients) for i in range(clients)]
 
     ready = 0
@@ -163,9 +173,10 @@ async def concurrent(
                 await one_call(url, tally, client)
 
     async def watch() -> None:
-        nonlocal most_rg
+        nonlocal most_rg, peak_tree
         while True:
             most_rg = max(most_rg, rg_running(octo))
+            peak_tree = max(peak_tree, tree_rss_mb(octo))
             await anyio.sleep(0.1)
 
     started = 0.0
@@ -184,7 +195,7 @@ async def concurrent(
             for count in per_client:
                 tg.start_soon(client_run, count)
         outer.cancel_scope.cancel()
-    return tally, time.perf_counter() - started, most_rg, cpu_at_start
+    return tally, time.perf_counter() - started, most_rg, cpu_at_start, peak_tree
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -195,7 +206,17 @@ def percentile(values: list[float], share: float) -> float:
 def report(name: str, tally: Tally, seconds: float) -> None:
     timeouts = tally.codes.get("TIMEOUT", 0)
     errors = sum(tally.transport_errors.values())
-    print(f"{name}: calls {len(tally.latencies) + errors}, queries {tally.queries}")
+    calls = len(tally.latencies) + len(tally.refused) + errors
+    print(f"{name}: calls {calls}, queries {tally.queries}")
+    print(
+        f"{name}: admitted {len(tally.latencies)}, refused at once (BUSY) {len(tally.refused)}"
+        + (
+            f", refused after p50 {statistics.median(tally.refused):.2f} s, "
+            f"max {max(tally.refused):.2f} s"
+            if tally.refused
+            else ""
+        )
+    )
     print(
         f"{name}: transport errors {errors} {dict(tally.transport_errors) or ''}, "
         f"TIMEOUT without a partial answer {timeouts}, partial answers {tally.partial}, "
@@ -203,11 +224,11 @@ def report(name: str, tally: Tally, seconds: float) -> None:
     )
     if tally.latencies:
         print(
-            f"{name}: latency deciles",
+            f"{name}: admitted latency deciles",
             [round(percentile(tally.latencies, q / 10), 1) for q in range(11)],
         )
         print(
-            f"{name}: call latency p50 {statistics.median(tally.latencies):.2f} s, "
+            f"{name}: admitted call latency p50 {statistics.median(tally.latencies):.2f} s, "
             f"p99 {percentile(tally.latencies, 0.99):.2f} s; "
             f"throughput {len(tally.latencies) / seconds:.2f} calls/s over {seconds:.1f} s"
         )
@@ -242,7 +263,7 @@ async def main() -> None:
             report("sequential", base, base_seconds)
             middle = cpu_seconds(server.pid)
             cpu_report("sequential", before, middle, args.baseline_calls + 1)
-            load, load_seconds, most_rg, clock = await concurrent(
+            load, load_seconds, most_rg, clock, peak_tree = await concurrent(
                 url, args.clients, args.calls, server.pid, args.pause
             )
             report(f"{args.clients} concurrent", load, load_seconds)
@@ -250,6 +271,7 @@ async def main() -> None:
             cpu_report(f"{args.clients} concurrent, sessions set up", middle, clock, args.calls)
             cpu_report(f"{args.clients} concurrent, calls", clock, end, args.calls)
             print(f"peak RSS of octo serve: {peak_rss_mb(server.pid):.0f} MB")
+            print(f"peak RSS of octo's process tree: {peak_tree:.0f} MB (target < 512 MB)")
             print(f"most rg processes at once: {most_rg}")
             # The baseline again, after: on a shared machine the speed drifts between runs.
             again, again_seconds = await sequential(url, args.baseline_calls)

@@ -18,6 +18,7 @@ import logging
 import math
 from collections.abc import Mapping
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -29,12 +30,14 @@ from octo.contract import QueryContext
 from octo.contract import Runtime
 from octo.contract import ToolSpec
 from octo.core.budget import estimate_tokens
+from octo.core.concurrency import Admission
 from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
 from octo.core.envelope import ErrorInfo
 from octo.core.envelope import QueryStatus
 from octo.core.envelope import ResultEnvelope
+from octo.core.errors import BusyError
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
@@ -276,6 +279,17 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
     )
 
 
+def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
+    """The envelope of a query that never ran (its call was refused), redacted."""
+    info, hints = error_info(exc)
+    echo = _context_echo(raw)
+    return redacted(
+        ResultEnvelope[Any](
+            queryIndex=index, status=QueryStatus.ERROR, error=info, hints=hints, **echo
+        )
+    )
+
+
 def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
     return spec.timeout or runtime.config.query_timeout
 
@@ -324,10 +338,17 @@ async def dispatch(
     async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
         return await _run_query(spec, ctx, *item, share)
 
-    # The runtime's call hooks (the rg queue, ranked by this call's arrival) hold for
-    # every query of the call and the work it leaves running. The call's envelopes are
-    # redacted together: the choke point every text leaving octo passes (data, hints, error
-    # messages, echoed context), where a secret value met by any query is hidden in all.
-    with runtime.in_call(), call_secrets():
-        results = await map_ordered(run_one, list(enumerate(queries)))
-        return BulkResponse[Any](results=redacted(results))
+    # A call of local work runs once admitted, else each query is BUSY at once; the
+    # runtime's call hooks (the rg queue, ranked by this call's arrival) hold for every
+    # query of the call and the work it leaves running. The call's envelopes are redacted
+    # together: the choke point every text leaving octo passes (data, hints, error messages,
+    # echoed context), where a secret value met by any query is hidden in all.
+    try:
+        async with nullcontext() if spec.open_world else runtime.backend(Admission).admitted():
+            with runtime.in_call(), call_secrets():
+                results = await map_ordered(run_one, list(enumerate(queries)))
+                return BulkResponse[Any](results=redacted(results))
+    except BusyError as busy:
+        refused = [_refused(index, raw, busy) for index, raw in enumerate(queries)]
+        with call_secrets():
+            return BulkResponse[Any](results=redacted(refused))

@@ -3,25 +3,32 @@
 A failure inside an anyio task group arrives wrapped in an ExceptionGroup; these helpers
 hand back the item's own error instead, so a handler sees (and the envelope reports) the
 real code: TIMEOUT, NOT_FOUND, RATE_LIMIT_EXCEEDED. ``RankedLimiter`` bounds how many run at
-once and serves waiters lowest rank first.
+once and serves waiters lowest rank first. ``Admission`` admits the calls the machine can
+finish and tells the rest at once (BUSY) rather than at their deadline.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import math
+import time
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Generic
+from typing import Protocol
 from typing import TypeVar
 
 import anyio
 
+from octo.core.config import Config
+from octo.core.errors import BusyError
 from octo.core.errors import OctoError
 
 T = TypeVar("T")
@@ -122,3 +129,40 @@ class RankedLimiter:
                 waiter.turn.set()
                 return
         self._free += 1
+
+
+class _Configured(Protocol):
+    config: Config
+
+
+class Admission:
+    """The calls a runtime works on at once (one instance per runtime, its backend): at most
+    ``OCTO_MAX_CALLS`` (4 per CPU), the others wait their turn in order of arrival, for at
+    most ``OCTO_ADMISSION_WAIT`` seconds (5): a call that cannot start by then is refused
+    with :class:`BusyError` at once, instead of waiting to its deadline to answer nothing.
+    A call admitted runs whole."""
+
+    def __init__(self, runtime: _Configured) -> None:
+        self.total = runtime.config.max_calls
+        self.wait = runtime.config.admission_wait
+        self._limiter = RankedLimiter(self.total)
+
+    @asynccontextmanager
+    async def admitted(self) -> AsyncIterator[None]:
+        """Hold one of the places for the block; BusyError when none came in time."""
+        async with AsyncExitStack() as stack:
+            try:
+                with anyio.fail_after(self.wait):
+                    await stack.enter_async_context(self._limiter.hold(anyio.current_time()))
+            except TimeoutError:
+                retry = math.ceil(self.wait)
+                raise BusyError(
+                    f"octo is busy: {self.total} calls are running and this one could not "
+                    f"start within {retry} s (OCTO_MAX_CALLS); none of its queries ran",
+                    reset_at=time.time() + retry,
+                    hints=[
+                        f"Retry in {retry} s (resetAt), or send fewer calls at once: "
+                        "batch up to 5 queries in one call."
+                    ],
+                ) from None
+            yield

@@ -213,6 +213,10 @@ class Config:
     rg_max_filesize: str = setting("10M", "OCTO_RG_MAX_FILESIZE", _size)
     #: rg processes that run at once; more wait their turn (default: the CPU count).
     rg_concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    #: Calls of local work run at once; more wait their turn (default: 4 per CPU).
+    max_calls: int = field(default_factory=lambda: 4 * (os.cpu_count() or 1))
+    #: Seconds a call may wait for its turn before it answers BUSY.
+    admission_wait: float = setting(5.0, "OCTO_ADMISSION_WAIT", env_seconds)
     #: The tokens all the answers of one call may hold together, shared fairly.
     max_call_tokens: int = setting(15000, "OCTO_MAX_CALL_TOKENS", whole(1, 10**8))
     #: Seconds a content handle (getCachedContent) stays readable.
@@ -238,6 +242,7 @@ class Config:
             env,
             roots=tuple(Path(p) for p in env.get("OCTO_ROOTS", "").split(os.pathsep) if p),
             rg_concurrency=env_int(env, "OCTO_RG_CONCURRENCY", os.cpu_count() or 1, 1, 1024),
+            max_calls=env_int(env, "OCTO_MAX_CALLS", 4 * (os.cpu_count() or 1), 1, 100_000),
             shared=_shared(env),
             clone_dir=clone_dir(env),
             toolsets=parse_toolsets(env.get("OCTO_TOOLSETS", ""), "OCTO_TOOLSETS"),

@@ -26,6 +26,7 @@ class ErrorCode(StrEnum):
     PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
     TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
     INVALID_RESPONSE = "INVALID_RESPONSE"
+    BUSY = "BUSY"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -90,6 +91,11 @@ class RateLimitError(OctoError, code=ErrorCode.RATE_LIMIT_EXCEEDED):
     ) -> None:
         super().__init__(message, hints=hints)
         self.reset_at = reset_at
+
+
+class BusyError(RateLimitError, code=ErrorCode.BUSY):
+    """octo itself is at its bound of work: the call could not start within a few seconds.
+    ``reset_at`` (a Unix time) says when to retry; nothing of the call ran."""
 
 
 class AuthenticationError(OctoError, code=ErrorCode.AUTHENTICATION_ERROR):

@@ -298,6 +298,9 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
                 anyio.run(serve.serve_http, sock, access, config, args.sse)
         else:
             anyio.run(serve.serve_stdio, config)
+    except ConfigError as exc:  # a setting read as the server starts
+        print(f"octo: {exc}", file=sys.stderr)
+        return EXIT_BAD_CALL
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     return EXIT_OK

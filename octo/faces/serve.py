@@ -78,6 +78,7 @@ async def serve_stdio(config: Config | None = None) -> None:
     """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled."""
     from mcp.server.stdio import stdio_server
 
+    from octo.faces.session_flow import FlowLimits
     from octo.faces.stdio_wire import stdio_is_piped
     from octo.faces.stdio_wire import stdio_wire
 
@@ -91,9 +92,10 @@ async def serve_stdio(config: Config | None = None) -> None:
         )
     closed = anyio.Event()
     server = build_server(config, closed=closed)
+    limits = FlowLimits.from_env(config.env if config is not None else os.environ)
 
     async def serve() -> None:
-        transport = stdio_wire() if stdio_is_piped() else stdio_server()
+        transport = stdio_wire(limits) if stdio_is_piped() else stdio_server()
         async with transport as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -136,18 +138,29 @@ async def serve_http(
     it; says on stderr where, which host names it answers to, and how to stop it.
 
     uvicorn handles SIGTERM/SIGINT itself: it stops accepting, finishes, and runs the
-    app's shutdown, which closes the gateway.
+    app's shutdown, which closes the gateway. The open-files limit is raised towards its hard
+    limit first, and the connection cap lowered to what the limit in force can hold.
     """
+    import asyncio
+    from dataclasses import replace
+
     import uvicorn
 
     from octo.faces.http.limits import guarded_protocol
+    from octo.faces.http.limits import open_files_limit
+    from octo.faces.http.limits import quiet_accept_failures
+    from octo.faces.http.limits import within_open_files
 
+    # The connection cap is the one the descriptors really in force can hold.
+    access = replace(access, limits=within_open_files(access.limits, open_files_limit()))
+    quiet_accept_failures(asyncio.get_running_loop())
     settings = uvicorn.Config(
         http_app(access, config, sse=sse),
         log_level="warning",
         log_config=None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         http=guarded_protocol(access.limits),
+        backlog=access.limits.backlog,
     )
     url = mcp_url(sock)
     also = f" and HTTP+SSE at {url.removesuffix('/mcp')}/sse" if sse else ""
@@ -166,9 +179,12 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
     names ``--allow-host`` (:mod:`octo.faces.http.host_check`), the SDK's Host / Origin checks
     and, with a token, its bearer-token middleware; the operational endpoints beside it
     (:mod:`octo.faces.http.operations`: /metrics behind the same token). At the session cap
-    the session idle the longest makes room for a new client."""
-    from octo.faces.http.limits import evict_idle_sessions
+    the session idle the longest makes room for a new client; a session's requests in flight
+    and unread answers are bounded (:mod:`octo.faces.session_flow`)."""
+    from octo.faces.http.limits import bound_sessions
+    from octo.faces.session_flow import FlowLimits
 
+    flow = FlowLimits.from_env(config.env if config is not None else os.environ)
     operations = Operations(_prometheus_meters())
     server = build_server(
         config, over_http=True, meters=operations.meters, opened=operations.opened
@@ -179,11 +195,11 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
             protect_metrics=access.token is not None, host_allowed=access.host_allowed
         ),
     )
-    evict_idle_sessions(server.session_manager)
+    bound_sessions(server.session_manager, flow.max_in_flight)
     if sse:
         from octo.faces.http.sse import sse_routes
 
-        app.router.routes.extend(sse_routes(server, operations, access))
+        app.router.routes.extend(sse_routes(server, operations, access, flow))
     return HostCheck(app, access.allowed_hosts)
 
 

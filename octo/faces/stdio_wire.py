@@ -9,6 +9,10 @@ It claims the standard descriptors as the SDK does: while serving, fd 0 reads th
 device and fd 1 writes to stderr, so a stray print or a child's output never reaches the
 wire; the wire lives on private descriptors that children do not inherit. On a terminal or
 a file (octo started by hand), and on Windows, the SDK's transport serves as before.
+
+A client that does not read its answers is not read either: while the session holds its
+bound of requests in flight or of unread answer bytes (:mod:`octo.faces.session_flow`), the
+next message waits on the pipe, so the server's memory stays bounded whatever the client does.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections.abc import AsyncIterator
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from contextlib import contextmanager
+from types import TracebackType
+from typing import Self
 
 import anyio
 import mcp_types as types
@@ -29,14 +35,15 @@ from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from octo.faces.session_flow import FlowLimits
+from octo.faces.session_flow import SessionFlow
+
 #: The longest message octo reads from the wire: the same cap as an HTTP request's body.
 MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 _READ_CHUNK = 1 << 16
 
-Wire = tuple[
-    MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
-]
+Wire = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], "WireWriter"]
 
 
 class MessageTooLarge(ValueError):
@@ -49,18 +56,18 @@ def stdio_is_piped() -> bool:
 
 
 @asynccontextmanager
-async def stdio_wire() -> AsyncIterator[Wire]:
-    """The server's read and write streams over this process's piped stdin and stdout."""
+async def stdio_wire(limits: FlowLimits | None = None) -> AsyncIterator[Wire]:
+    """The server's read and write streams over this process's piped stdin and stdout, the
+    session bounded by ``limits`` (by default :class:`FlowLimits`'s)."""
+    flow = SessionFlow(limits or FlowLimits())
     with (
         _claimed(0, divert_to=os.open(os.devnull, os.O_RDONLY)) as wire_in,
         _claimed(1, divert_to=_stderr_or_null()) as wire_out,
     ):
         to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        to_wire, from_server = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_messages, wire_in, to_server)
-            tg.start_soon(_write_messages, wire_out, from_server)
-            yield from_wire, to_wire
+            tg.start_soon(_read_messages, wire_in, to_server, flow)
+            yield from_wire, WireWriter(wire_out, flow)
 
 
 def _stderr_or_null() -> int:
@@ -101,9 +108,10 @@ def _claimed(fd: int, divert_to: int) -> Iterator[int]:
 
 
 async def _read_messages(
-    wire: int, to_server: MemoryObjectSendStream[SessionMessage | Exception]
+    wire: int, to_server: MemoryObjectSendStream[SessionMessage | Exception], flow: SessionFlow
 ) -> None:
-    """Parse each line of the wire into a message for the server, until end of file.
+    """Parse each line of the wire into a message for the server, until end of file; each
+    waits until the session is open to it (the lines after it wait on the pipe).
 
     A line that is not a JSON-RPC message, or is longer than :data:`MAX_MESSAGE_BYTES`,
     reaches the server as an exception, as on the SDK's transport, and reading goes on.
@@ -120,6 +128,9 @@ async def _read_messages(
                     )
                 except ValidationError as exc:
                     item = exc
+            await flow.until_open()
+            if isinstance(item, SessionMessage):
+                flow.came_in(item.message)
             await to_server.send(item)
 
 
@@ -167,17 +178,42 @@ class _Line:
         return MessageTooLarge(f"a message on stdin is over {MAX_MESSAGE_BYTES} bytes")
 
 
-async def _write_messages(
-    wire: int, from_server: MemoryObjectReceiveStream[SessionMessage]
-) -> None:
-    """Write each message of the server to the wire as one line, waiting while it is full."""
-    async with from_server:
-        async for message in from_server:
-            data = memoryview(
-                message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
-            )
-            while data:
+class WireWriter:
+    """The server's write stream: each message written to the wire as one line, waiting
+    while the pipe is full; its bytes count as unread in the session's flow until written."""
+
+    def __init__(self, wire: int, flow: SessionFlow) -> None:
+        self._wire = wire
+        self._flow = flow
+        self._turn = anyio.Lock()
+        self._closed = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write ``item``; BrokenResourceError once the client closed its end."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._flow.went_out(item.message)
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        async with self._flow.unread(len(data)), self._turn:
+            view = memoryview(data)
+            while view:
                 try:
-                    data = data[os.write(wire, data) :]
+                    view = view[os.write(self._wire, view) :]
                 except BlockingIOError:
-                    await anyio.wait_writable(wire)
+                    await anyio.wait_writable(self._wire)
+                except OSError as exc:  # the client closed its end of the pipe
+                    raise anyio.BrokenResourceError from exc
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -99,6 +99,9 @@ class ConnectionLimits:
     max_sessions: int = 1000
     #: The SDK's default of 30 minutes let abandoned sessions pile up.
     session_idle_timeout: float = 600.0
+    #: Connections accepted in one go (uvicorn's default): each takes a descriptor before
+    #: the connection cap can close one.
+    backlog: int = 2048
 
 
 @dataclass(frozen=True)
