@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
-from urllib.parse import quote
 
 import httpx
 
@@ -45,6 +44,7 @@ from octo.codehosts.shapes import PullRequestPage
 from octo.codehosts.shapes import Reply
 from octo.codehosts.shapes import RepositoryPage
 from octo.codehosts.shapes import RepoTree
+from octo.codehosts.url_segments import segment
 from octo.transports.http_client import Fetched
 from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
@@ -280,7 +280,7 @@ class CodeHost(ABC):
     async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
         """The full sha ``ref`` (the default branch when None) points at."""
         words = self.history_words
-        path = f"{self.code_path(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}"
+        path = f"{self.code_path(owner, repo)}/commits/{segment(ref or 'HEAD', 'ref')}"
         return await self.history_reply(
             path, "commit-sha", self.settings.ttl_refs, words.parse_sha, headers=words.sha_headers
         )

@@ -25,7 +25,7 @@ _REPO_NAME = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
 
 
 def _repo_name(name: str) -> str:
-    if not _REPO_NAME.match(name):
+    if not _REPO_NAME.match(name) or {".", ".."} & set(name.split("/")):
         raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
     return name
 
