@@ -82,3 +82,31 @@ async def test_outside_search_paths_show_nothing(server: str, config: str, tmp_p
         assert VALUE not in text, answer
         assert str(outside) not in text, answer
         assert "secret_mod.py" not in text, answer
+
+
+@pytest.mark.parametrize("server", ["ty", "basedpyright"])
+async def test_answers_naming_outside_files_are_left_out(server: str, tmp_path: Path) -> None:
+    # A folder inside the root that is a link to one outside it: the server reads it, octo
+    # leaves out what it says of those files, with a note.
+    if _server(server) != server:
+        pytest.skip(f"{server} is not installed")
+    root, outside = _project(tmp_path, {"pyproject.toml": '[project]\nname = "p"\n'})
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    (root / "main.py").write_text(MAIN.replace("from secret_mod", "from linked.secret_mod"))
+    env = lsp_env(OCTO_LSP_PYTHON_SERVERS=server)
+    async with Gateway(Config.from_env(env), roots=[root]) as gateway:
+        answers = [
+            result_of(
+                await gateway.call(
+                    tool,
+                    [{"uri": str(root / "main.py"), "symbolName": "SECRET_CONST", "lineHint": 3}],
+                )
+            )
+            for tool in ("lspHover", "lspGotoDefinition", "lspFindReferences")
+        ]
+    hover, definition, _references = answers
+    for answer in answers:
+        assert VALUE not in str(answer), answer
+        assert "secret_mod.py" not in str(answer), answer
+    assert any("outside the allowed roots" in hint for hint in hover["hints"]), hover
+    assert any("outside the allowed roots" in hint for hint in definition["hints"]), definition
