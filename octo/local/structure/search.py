@@ -187,19 +187,28 @@ def _confirmed(
     return confirmed
 
 
-async def _first_matches(
-    places: Sequence[_Place], base: Path, tally: _Tally
-) -> list[StructureMatch]:
-    """The first matches in file order: the CLI's confirmed, with those found in-process."""
-    by_place: dict[int, list[tuple[Key, Found]]] = {}
-    for negated, found in tally.reported:
-        key = (-negated[0], -negated[1], -negated[2], -negated[3])
-        by_place.setdefault(key[0], []).append((key, found))
-    every = list(tally.local)
-    for number, reported in by_place.items():
-        every += await anyio.to_thread.run_sync(_confirmed, places[number], reported, base)
+def _in_file_order(tally: _Tally) -> list[tuple[Key, Found | StructureMatch]]:
+    """Every match kept, the CLI's and those found in-process, in file order."""
+    every: list[tuple[Key, Found | StructureMatch]] = list(tally.local)
+    every += [((-k[0], -k[1], -k[2], -k[3]), found) for k, found in tally.reported]
     every.sort(key=lambda keyed: keyed[0])
-    return [match for _, match in every]
+    return every
+
+
+async def _shown(
+    places: Sequence[_Place], base: Path, page: Sequence[tuple[Key, Found | StructureMatch]]
+) -> list[StructureMatch]:
+    """The page's matches: the CLI's read from their files the confined way (one worker
+    thread per place), with those found in-process."""
+    by_place: dict[int, list[tuple[Key, Found]]] = {}
+    for key, found in page:
+        if isinstance(found, Found):
+            by_place.setdefault(key[0], []).append((key, found))
+    shown = [(key, match) for key, match in page if isinstance(match, StructureMatch)]
+    for number, reported in by_place.items():
+        shown += await anyio.to_thread.run_sync(_confirmed, places[number], reported, base)
+    shown.sort(key=lambda keyed: keyed[0])
+    return [match for _, match in shown]
 
 
 @dataclass
@@ -301,12 +310,13 @@ async def search_structure(
             # rg (the walk of secret-holding files) reached its own limit first.
             stopped = True
     stopped = stopped or scope.cancelled_caught
-    found = await _first_matches(places, base, tally)
+    # Only the page's matches are read and built; the rest are counted.
+    found = _in_file_order(tally)[:MAX_MATCHES]
     searched = sum(len(place.files) for place in places[:done_places])
     cut = tally.total > MAX_MATCHES
-    found = found[:MAX_MATCHES]
     partial = cut or stopped
-    chosen, pagination = page_of(found, query.matchesPerPage, query.page)
+    page, pagination = page_of(found, query.matchesPerPage, query.page)
+    chosen = await _shown(places, base, page)
     result = SearchStructureResult(
         matches=chosen,
         totalMatches=len(found),
