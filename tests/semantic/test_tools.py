@@ -370,3 +370,18 @@ async def test_the_endpoint_key_is_sent_and_the_model_named(
         result = await one(gw, "semanticIndexCodebase", {"path": "."})
     assert result["error"]["code"] == "TOOL_NOT_AVAILABLE"
     assert "OCTO_EMBED_MODEL" in result["error"]["message"]
+
+
+async def test_keyword_matching_is_no_oracle(
+    gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
+) -> None:
+    # Issue 31: the index holds redacted text only, so a guessed prefix of a hidden token
+    # answers as a wrong one does.
+    await index(gateway, tree, waitForEmbeddings=True)
+    right, wrong = GITHUB_TOKEN[:12], GITHUB_TOKEN[:8] + "zzzz"
+    for probe in (right, wrong, GITHUB_TOKEN):
+        answer = await search(gateway, probe, limit=50)
+        # Vectors rank every chunk; no chunk matches the probe by its words.
+        matched = [hit for hit in answer["data"]["results"] if hit["matchType"] != "semantic"]
+        assert matched == [], probe
+        assert GITHUB_TOKEN not in str(answer)
