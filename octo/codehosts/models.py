@@ -20,6 +20,7 @@ from octo.codehosts.repo_names import check_repos
 from octo.codehosts.repo_names import check_scope
 from octo.codehosts.repo_names import repos_field
 from octo.codehosts.url_segments import PATH_FIELDS
+from octo.codehosts.url_segments import checked_name
 from octo.codehosts.url_segments import checked_parts
 from octo.contract.places import AggregationMode
 from octo.contract.places import PlacedItem
@@ -63,7 +64,10 @@ class RemoteQuery(ToolQuery):
             value = getattr(self, name, None)
             if isinstance(value, str) and value.strip("/"):
                 try:
-                    checked_parts(value, name)
+                    if name in ("owner", "repo"):
+                        checked_name(value, name)
+                    else:
+                        checked_parts(value, name)
                 except QueryValidationError as exc:
                     raise ValueError(exc.message) from None
         return self

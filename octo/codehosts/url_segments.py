@@ -38,6 +38,22 @@ def checked_parts(value: str, what: str) -> list[str]:
     return parts
 
 
+#: What no owner or repository name holds: a space would add a search qualifier
+#: (``user:x repo:other/name``), a quote would end one.
+_NOT_IN_NAMES = re.compile(r"[\s\"']")
+
+
+def checked_name(value: str, what: str) -> str:
+    """An owner or repository name: its parts checked, and no space or quote in it."""
+    checked_parts(value, what)
+    if _NOT_IN_NAMES.search(value):
+        raise QueryValidationError(
+            f"{what} {value!r} is not a valid {what}: it holds a space or a quote",
+            hints=[f"Give the {what} as the host names it (e.g. owner 'facebook', repo 'react')."],
+        )
+    return value
+
+
 def segment(value: str, what: str) -> str:
     """``value`` as one path segment (an owner, a repository, a ref, a GitLab project or
     group path): checked, then quoted whole, a slash included (``%2F``)."""

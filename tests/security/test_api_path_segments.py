@@ -43,6 +43,8 @@ BAD: list[tuple[str, dict[str, Any]]] = [
     ("githubCloneRepo", {"owner": "o", "repo": "r", "sparsePath": "../.."}),
     ("githubSearchRepositories", {"owner": "../..", "keywordsToSearch": ["x"]}),
     ("githubSearchCode", {"repos": ["../admin"], "keywordsToSearch": ["x"]}),
+    ("githubSearchCode", {"owner": "x repo:other/private", "keywordsToSearch": ["x"]}),
+    ("githubSearchIssues", {"owner": 'o"', "repo": "r"}),
 ]
 
 
