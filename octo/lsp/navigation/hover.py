@@ -74,7 +74,8 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
         require(target.slot, "hoverProvider", "hover")
         sent = await ask(target.slot, lsp.TEXT_DOCUMENT_HOVER, target.params())
         contents = sent.get("contents") if isinstance(sent, Mapping) else None
-        outside = await _defined_outside(target)
+        # A hover with something to show is checked: it may quote an outside file.
+        outside = bool(hover_text(contents).strip()) and await _defined_outside(target)
         if outside:
             contents = None
         # Redacted here as well as at the dispatcher: after the cut, a secret split from its
