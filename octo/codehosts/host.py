@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
-from urllib.parse import quote
 
 import httpx
 
@@ -47,6 +46,7 @@ from octo.codehosts.shapes import Reply
 from octo.codehosts.shapes import RepositoryPage
 from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import read_listing
+from octo.codehosts.url_segments import segment
 from octo.core.errors import NotFoundError
 from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
@@ -322,7 +322,7 @@ class CodeHost(ABC):
     async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
         """The full sha ``ref`` (the default branch when None) points at."""
         words = self.history_words
-        path = f"{self.code_path(owner, repo)}/commits/{quote(ref or 'HEAD', safe='')}"
+        path = f"{self.code_path(owner, repo)}/commits/{segment(ref or 'HEAD', 'ref')}"
         return await self.history_reply(
             path, "commit-sha", self.settings.ttl_refs, words.parse_sha, headers=words.sha_headers
         )

@@ -19,6 +19,9 @@ from octo.codehosts.repo_names import RepoName
 from octo.codehosts.repo_names import check_repos
 from octo.codehosts.repo_names import check_scope
 from octo.codehosts.repo_names import repos_field
+from octo.codehosts.url_segments import PATH_FIELDS
+from octo.codehosts.url_segments import checked_name
+from octo.codehosts.url_segments import checked_parts
 from octo.contract.places import AggregationMode
 from octo.contract.places import PlacedItem
 from octo.contract.places import PlacesPart
@@ -29,6 +32,7 @@ from octo.contract.places import groups_field
 from octo.core.budget import CharPagination
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
+from octo.core.errors import QueryValidationError
 from octo.core.queries import BudgetHandle
 from octo.core.queries import FileSize
 from octo.core.queries import ToolQuery
@@ -51,6 +55,22 @@ class RemoteQuery(ToolQuery):
             " configured."
         ),
     )
+
+    @model_validator(mode="after")
+    def _safe_segments(self) -> RemoteQuery:
+        """Owner, repository, paths and refs go into API paths: none may climb out of its
+        segment (``..``), whatever tool or host (:mod:`octo.codehosts.url_segments`)."""
+        for name in PATH_FIELDS:
+            value = getattr(self, name, None)
+            if isinstance(value, str) and value.strip("/"):
+                try:
+                    if name in ("owner", "repo"):
+                        checked_name(value, name)
+                    else:
+                        checked_parts(value, name)
+                except QueryValidationError as exc:
+                    raise ValueError(exc.message) from None
+        return self
 
 
 class SearchPagination(BaseModel):

@@ -32,7 +32,7 @@ def _repo_name(name: str) -> str:
             raise ValueError(
                 f"{name!r}: a wildcard is owner/* or owner/prefix-* (a * at the end only)"
             )
-    elif not _REPO_NAME.match(name):
+    elif not _REPO_NAME.match(name) or {".", ".."} & set(name.split("/")):
         raise ValueError(f'{name!r} is not owner/repo, e.g. "facebook/react"')
     return name
 

@@ -389,3 +389,18 @@ async def test_without_an_embedding_model_the_hints_say_what_to_install(
     assert any(install in hint for hint in built["hints"]), built["hints"]
     assert any(install in hint for hint in found["hints"]), found["hints"]
     assert not any("waitForEmbeddings" in hint for hint in built["hints"] + found["hints"])
+
+
+async def test_keyword_matching_is_no_oracle(
+    gateway: Gateway, tree: Path, fake_embeddings: FakeEmbeddings
+) -> None:
+    # Issue 31: the index holds redacted text only, so a guessed prefix of a hidden token
+    # answers as a wrong one does.
+    await index(gateway, tree, waitForEmbeddings=True)
+    right, wrong = GITHUB_TOKEN[:12], GITHUB_TOKEN[:8] + "zzzz"
+    for probe in (right, wrong, GITHUB_TOKEN):
+        answer = await search(gateway, probe, limit=50)
+        # Vectors rank every chunk; no chunk matches the probe by its words.
+        matched = [hit for hit in answer["data"]["results"] if hit["matchType"] != "semantic"]
+        assert matched == [], probe
+        assert GITHUB_TOKEN not in str(answer)

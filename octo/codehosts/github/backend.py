@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import TypeVar
-from urllib.parse import quote
 
 import httpx
 
@@ -44,6 +43,8 @@ from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
 from octo.codehosts.shared_shapes import GITHUB_SHAPES
+from octo.codehosts.url_segments import file_path
+from octo.codehosts.url_segments import segment
 from octo.core.errors import AuthenticationError
 from octo.transports.http_client import Fetched
 
@@ -91,7 +92,7 @@ class GitHubBackend(GitHubHistory):
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
         repo = repo_path(query.owner, query.repo)
         fetched = await self.remote.fetch(
-            f"{repo}/contents/{quote(query.path.strip('/'))}",
+            f"{repo}/contents/{file_path(query.path)}",
             kind="file",
             ttl=self.settings.ttl_file_content,
             params={"ref": query.branch} if query.branch else None,
@@ -103,7 +104,7 @@ class GitHubBackend(GitHubHistory):
                 raise file_too_large(query, size)  # before downloading it
             # Blobs are immutable: their SHA is the key, so the long TTL is safe.
             fetched = await self.remote.fetch(
-                f"{repo}/git/blobs/{fetched.value.sha}",
+                f"{repo}/git/blobs/{segment(fetched.value.sha, 'sha')}",
                 kind="blob",
                 ttl=self.settings.ttl_file_content,
                 parse=parse.parse_blob,
@@ -114,7 +115,7 @@ class GitHubBackend(GitHubHistory):
 
     async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
         fetched = await self.remote.fetch(
-            f"{repo_path(query.owner, query.repo)}/git/trees/{quote(query.branch, safe='')}",
+            f"{repo_path(query.owner, query.repo)}/git/trees/{segment(query.branch, 'branch')}",
             kind="tree",
             ttl=self.settings.ttl_tree,
             params={"recursive": "1"},
@@ -145,7 +146,8 @@ class GitHubBackend(GitHubHistory):
     owner_kind = "owner-repos"
 
     def owner_paths(self, owner: str) -> tuple[str, str]:
-        return f"/orgs/{quote(owner)}/repos", f"/users/{quote(owner)}/repos"
+        owner = segment(owner, "owner")
+        return f"/orgs/{owner}/repos", f"/users/{owner}/repos"
 
     def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
         return parse.parse_owner_page(response)
@@ -170,7 +172,8 @@ class GitHubBackend(GitHubHistory):
 
     async def comments(self, project: str, number: int) -> CommentPage:
         return await self.discussion(
-            f"/repos/{project}/issues/{number}", self.settings.ttl_pull_requests
+            f"/repos/{file_path(project, 'repository')}/issues/{number}",
+            self.settings.ttl_pull_requests,
         )
 
     async def commits(self, project: str, number: int) -> PullCommitPage:
@@ -195,7 +198,7 @@ class GitHubBackend(GitHubHistory):
         """One page of a pull request's part: ``path`` below the repository, or the ``link``
         URL of a later page."""
         return await self.remote.fetch(
-            cursor or f"/repos/{project}/{path}",
+            cursor or f"/repos/{file_path(project, 'repository')}/{path}",
             kind=f"pull-{path.rsplit('/', 1)[-1]}",
             ttl=self.settings.ttl_pull_requests,
             params=None if cursor else {"per_page": per_page},

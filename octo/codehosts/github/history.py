@@ -7,7 +7,6 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 from typing import TypeVar
-from urllib.parse import quote
 
 import httpx
 
@@ -25,6 +24,7 @@ from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.shapes import Reply
+from octo.codehosts.url_segments import segment
 from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 
@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 def repo_path(owner: str, repo: str) -> str:
     """The API path of a repository: ``/repos/{owner}/{repo}``."""
-    return f"/repos/{quote(owner)}/{quote(repo)}"
+    return f"/repos/{segment(owner, 'owner')}/{segment(repo, 'repo')}"
 
 
 class GitHubHistory(CodeHost):
@@ -99,14 +99,14 @@ class GitHubHistory(CodeHost):
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
         return await self.fetch_reply(
-            f"{repo_path(owner, repo)}/commits/{quote(sha, safe='')}",
+            f"{repo_path(owner, repo)}/commits/{segment(sha, 'sha')}",
             "commit",
             self.settings.ttl_commits,
             parse.parse_commit,
         )
 
     async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
-        spec = f"{quote(base, safe='')}...{quote(head, safe='')}"
+        spec = f"{segment(base, 'base')}...{segment(head, 'head')}"
         return await self.fetch_reply(
             f"{repo_path(owner, repo)}/compare/{spec}",
             "compare",
@@ -127,5 +127,7 @@ class GitHubHistory(CodeHost):
         # RemoteClient follows it without octo's credentials. GitHub cannot cut a sub-path:
         # the extractor keeps only sparse_path.
         await self.remote.send(
-            f"{repo_path(owner, repo)}/tarball/{sha}", max_bytes=max_bytes, sink=into
+            f"{repo_path(owner, repo)}/tarball/{segment(sha, 'ref')}",
+            max_bytes=max_bytes,
+            sink=into,
         )

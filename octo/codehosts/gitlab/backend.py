@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
-from urllib.parse import quote
 
 import httpx
 
@@ -53,6 +52,7 @@ from octo.codehosts.shapes import TreeRow
 from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
 from octo.codehosts.shared_shapes import GITLAB_SHAPES
+from octo.codehosts.url_segments import segment
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.transports.http_body import BodyTooLargeError
@@ -206,7 +206,7 @@ class GitLabBackend(GitLabHistory):
     # files and trees
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
-        file_path = quote(query.path.strip("/"), safe="")
+        file_path = segment(query.path, "path")
         try:
             fetched = await self.remote.fetch(
                 f"/projects/{project_id(query.owner, query.repo)}/repository/files/{file_path}/raw",

@@ -3,8 +3,6 @@ clone's archive. :class:`~octo.codehosts.gitlab.backend.GitLabBackend` inherits 
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from octo.codehosts.gitlab import history_parse as parse
 from octo.codehosts.gitlab.parse import parse_diffs
 from octo.codehosts.gitlab.parse import parse_notes
@@ -24,6 +22,7 @@ from octo.codehosts.models import PullRequestFile
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import Reply
 from octo.codehosts.shapes import read_listing
+from octo.codehosts.url_segments import segment
 from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 
@@ -82,7 +81,7 @@ class GitLabHistory(CodeHost):
         )
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
-        base = f"{self.code_path(owner, repo)}/commits/{quote(sha, safe='')}"
+        base = f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}"
         repository = f"{owner}/{repo}"
         fetched = await self.remote.fetch(
             base,

@@ -8,10 +8,11 @@ gitlab.com or a self-managed instance (``GITLAB_HOST``, a relative root such as
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import quote
 
 import httpx
 
+from octo.codehosts.url_segments import file_path
+from octo.codehosts.url_segments import segment
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import rate_limit_from_headers
@@ -39,17 +40,17 @@ def web_root(env: Mapping[str, str]) -> str:
 
 def project_id(owner: str, repo: str) -> str:
     """A project's id in API paths: its full path, group levels included, URL-encoded."""
-    return quote(f"{owner.strip('/')}/{repo.strip('/')}", safe="")
+    return segment(f"{owner.strip('/')}/{repo.strip('/')}", "repository")
 
 
 def blob_url(web_root: str, repository: str, ref: str, path: str) -> str:
     """The web page of a file of ``repository`` (its full path) at ``ref``."""
-    return f"{web_root}/{repository}/-/blob/{quote(ref)}/{quote(path)}"
+    return f"{web_root}/{repository}/-/blob/{file_path(ref, 'ref')}/{file_path(path)}"
 
 
 def namespace_id(owner: str) -> str:
     """A group's (or user's) id in API paths: its full path, URL-encoded."""
-    return quote(owner.strip("/"), safe="")
+    return segment(owner, "owner")
 
 
 class GitLabPolicy(HostPolicy):

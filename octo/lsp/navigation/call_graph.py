@@ -24,6 +24,7 @@ from octo.lsp.models import Range
 from octo.lsp.navigation.locations import path_of
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
+from octo.lsp.navigation.outside_roots import inside_only
 from octo.lsp.servers.client import MalformedReplyError
 from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.pool import ServerSlot
@@ -127,6 +128,7 @@ async def expand_calls(
 
         async def calls_of(item: Mapping[str, Any], seconds: float = seconds) -> list[_Call]:
             reply = await slot.request(method, {"item": item}, seconds, count_hang=False)
+            reply = await inside_only(reply)
             return _calls_in(reply, incoming)
 
         outcomes = await map_settled(calls_of, frontier)

@@ -17,6 +17,7 @@ from octo.lsp.models import HoverResult
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.next_calls import short_name
 from octo.lsp.navigation.next_calls import symbol_call
+from octo.lsp.navigation.outside_roots import dropped
 from octo.lsp.navigation.target import Target
 from octo.lsp.navigation.target import answer
 from octo.lsp.navigation.target import ask
@@ -68,6 +69,16 @@ def cut_markdown(text: str, limit: int) -> tuple[str, bool]:
     return cut + "\n...", True
 
 
+async def _defined_outside(target: Target) -> bool:
+    """Whether the symbol is defined in a file outside the allowed roots: its hover
+    would quote them (a constant's value, a signature's defaults, a docstring)."""
+    if not target.slot.live_client().supports("definitionProvider"):
+        return False
+    before = dropped()
+    await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
+    return dropped() > before
+
+
 #: Characters of a hover answer besides its text (the server, position, tokens block).
 _FRAME_CHARS = 600
 
@@ -79,6 +90,10 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
         require(target.slot, "hoverProvider", "hover")
         sent = await ask(target.slot, lsp.TEXT_DOCUMENT_HOVER, target.params())
         contents = sent.get("contents") if isinstance(sent, Mapping) else None
+        # A hover with something to show is checked: it may quote an outside file.
+        outside = bool(hover_text(contents).strip()) and await _defined_outside(target)
+        if outside:
+            contents = None
         # Redacted here as well as at the dispatcher: after the cut, a secret split from its
         # shape would no longer be known there.
         text = redact(hover_text(contents).strip())
@@ -103,7 +118,11 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
                 f"The text was cut at {limit} characters; "
                 + ("raise maxChars." if limit == query.maxChars else "that is the token budget.")
             )
-        if not markdown:
+        if outside:
+            hints.insert(
+                0, f"'{name}' is defined outside the allowed roots: its hover is left out."
+            )
+        elif not markdown:
             hints.insert(0, f"{target.slot.server_id} has nothing to show for '{name}' here.")
         return answer(target, result, hints)
 

@@ -37,6 +37,10 @@ from octo.lsp.models import FileQuery
 from octo.lsp.models import ResolvedSymbol
 from octo.lsp.models import ServerAnswer
 from octo.lsp.models import SymbolQuery
+from octo.lsp.navigation.outside_roots import inside_only
+from octo.lsp.navigation.outside_roots import library_folders
+from octo.lsp.navigation.outside_roots import only_inside
+from octo.lsp.navigation.outside_roots import outside_note
 from octo.lsp.navigation.symbols import FoundSymbol
 from octo.lsp.navigation.symbols import resolve_symbol
 from octo.lsp.servers.client import RequestTimeoutError
@@ -197,6 +201,7 @@ async def on_servers(
     pool = ctx.backend(LspPool)
     language = read.language or pool.language(read.source.path)
     commands = (await pool.commands(language.family))[:2]
+    libraries = library_folders([arg for command in commands for arg in command.argv[:2]])
     notes: list[str] = []
     for index, command in enumerate(commands):
         last = index == len(commands) - 1
@@ -205,7 +210,12 @@ async def on_servers(
                 pool, read.source, language, read.allowed_root, command, read.workspace
             )
             target = FileTarget(read.source.path, slot, tuple(notes), ctx.config)
-            return await _within_budget(ctx, query, await run(target, last))
+            # Nothing a server says of a file outside the roots reaches the answer.
+            with only_inside(ctx.paths, libraries) as outside:
+                before = outside.dropped
+                answered = await run(target, last)
+                answered.hint(*outside_note(outside.dropped - before))
+            return await _within_budget(ctx, query, answered)
         except _FALL_BACK_ON as exc:
             if last:
                 raise exc.with_hints(*notes) from None
@@ -217,6 +227,12 @@ async def on_servers(
 
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
+    """One request (:func:`_asked`), its reply without what names a file outside the roots
+    (:func:`~octo.lsp.navigation.outside_roots.inside_only`)."""
+    return await inside_only(await _asked(slot, method, params))
+
+
+async def _asked(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
     """One request; asked again once indexing ends when the server indexed while answering,
     or while it did not answer in time.
 

@@ -24,6 +24,10 @@ from octo.core.secrets.redaction import redact
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.next_calls import read_call
+from octo.lsp.navigation.outside_roots import inside_only
+from octo.lsp.navigation.outside_roots import library_folders
+from octo.lsp.navigation.outside_roots import only_inside
+from octo.lsp.navigation.outside_roots import outside_note
 from octo.lsp.navigation.target import FileTarget
 from octo.lsp.navigation.target import ask
 from octo.lsp.navigation.target import finished
@@ -77,7 +81,8 @@ async def _of_file(target: FileTarget) -> list[dict[str, Any]]:
         items = sent.get("items") if isinstance(sent, Mapping) else None
         return [item for item in items or [] if isinstance(item, dict)]
     published = await client.published.wait_for(target.path.as_uri(), PUBLISH_WAIT)
-    return published or []
+    kept = await inside_only(published or [])
+    return [item for item in kept if isinstance(item, dict)]
 
 
 async def diagnostics(ctx: QueryContext, query: DiagnosticsQuery) -> Answer[DiagnosticsResult]:
@@ -90,32 +95,35 @@ async def diagnostics(ctx: QueryContext, query: DiagnosticsQuery) -> Answer[Diag
     partial = False
     skipped: list[str] = []
     servers: set[str] = set()
-    for file in files:
-        one = query.model_copy(update={"uri": str(file)})
-        try:
-            read = await anyio.to_thread.run_sync(read_file, pool, ctx.paths, one)
-        except OctoError as exc:
-            if len(files) == 1:
-                raise
-            skipped.append(f"{ctx.paths.relative(file)}: {exc.message}")
-            continue
+    # One scope for every file: the answer says once what was left out.
+    with only_inside(ctx.paths, library_folders(())) as outside:
+        for file in files:
+            one = query.model_copy(update={"uri": str(file)})
+            try:
+                read = await anyio.to_thread.run_sync(read_file, pool, ctx.paths, one)
+            except OctoError as exc:
+                if len(files) == 1:
+                    raise
+                skipped.append(f"{ctx.paths.relative(file)}: {exc.message}")
+                continue
 
-        async def run(target: FileTarget, _last: bool) -> Answer[DiagnosticsResult]:
-            # One file's part; the answer is made once every file is in.
-            servers.add(target.slot.server_id)
-            raw.extend((target.path, item) for item in await _of_file(target))
-            notes.extend(target.hints)
-            client = target.slot.client
-            part = DiagnosticsResult(
-                server=target.slot.server_id,
-                diagnostics=[],
-                totalDiagnostics=0,
-                filesChecked=1,
-                pagination=page_of([], 1, 1)[1],
-            )
-            return Answer(part, partial=client is not None and client.progress.busy)
+            async def run(target: FileTarget, _last: bool) -> Answer[DiagnosticsResult]:
+                # One file's part; the answer is made once every file is in.
+                servers.add(target.slot.server_id)
+                raw.extend((target.path, item) for item in await _of_file(target))
+                notes.extend(target.hints)
+                client = target.slot.client
+                part = DiagnosticsResult(
+                    server=target.slot.server_id,
+                    diagnostics=[],
+                    totalDiagnostics=0,
+                    filesChecked=1,
+                    pagination=page_of([], 1, 1)[1],
+                )
+                return Answer(part, partial=client is not None and client.progress.busy)
 
-        partial = (await on_servers(ctx, query, read, run)).partial or partial
+            partial = (await on_servers(ctx, query, read, run)).partial or partial
+    notes.extend(outside_note(outside.dropped))
     seen = await see_files(ctx.paths, [path for path, _ in raw], query)
     found: list[Diagnostic] = []
     for path, item in raw:

@@ -75,7 +75,13 @@ class RequestTimeoutError(QueryTimeoutError):
 class LspClient:
     """A started language server. Create with :meth:`start`; always :meth:`aclose`."""
 
-    def __init__(self, server_id: str, root: Path, loaded_log: str | None = None) -> None:
+    def __init__(
+        self,
+        server_id: str,
+        root: Path,
+        loaded_log: str | None = None,
+        sections: Mapping[str, Any] | None = None,
+    ) -> None:
         self.server_id = server_id
         self.root = root
         self.progress = ProgressTracker(loaded_log)
@@ -83,7 +89,7 @@ class LspClient:
         self.capabilities: dict[str, Any] = {}
         self.documents = OpenDocuments(self.notify)
         self.published = PublishedDiagnostics()
-        self._client = language_client(root, self.progress, self.published)
+        self._client = language_client(root, self.progress, self.published, sections)
         self._process: asyncio.subprocess.Process | None = None
         self._stopped_because: str | None = None
         self._closed = anyio.Event()
@@ -106,11 +112,13 @@ class LspClient:
         runtime: Runtime,
         loaded_log: str | None = None,
         untrusted: bool = False,
+        sections: Mapping[str, Any] | None = None,
     ) -> LspClient:
         """Spawn the server in its own process group, drain its stderr in the runtime's
         task group, and run the initialize handshake (``untrusted``: a workspace whose
-        build scripts and macros must not run)."""
-        self = cls(server_id, root, loaded_log)
+        build scripts and macros must not run; ``sections``: octo's settings by section,
+        sent as initialization options and as the answer to ``workspace/configuration``)."""
+        self = cls(server_id, root, loaded_log, sections)
         try:
             self._process = await spawn(self._client, argv, root, env)
         except OSError as exc:
@@ -122,7 +130,9 @@ class LspClient:
             stderr = self._process.stderr
             assert stderr is not None  # pygls pipes it
             runtime.start_background(self.stderr.drain, stderr, name=f"{server_id} stderr")
-            await self._initialize(init_timeout, UNTRUSTED_OPTIONS if untrusted else None)
+            own: Mapping[str, Any] = next(iter((sections or {}).values()), {})
+            chosen = {**(UNTRUSTED_OPTIONS if untrusted else {}), **own}
+            await self._initialize(init_timeout, chosen or None)
         except BaseException:
             await self.aclose()
             raise

@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from octo.core.config import cache_dir
 from octo.core.errors import LspNotAvailableError
 from octo.lsp.servers.client import LspClient
 from octo.lsp.servers.client import RequestTimeoutError
@@ -34,6 +35,7 @@ from octo.lsp.servers.commands import language_of
 from octo.lsp.servers.commands import workspace_root
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.process import server_environment
+from octo.lsp.servers.search_paths import octo_search_paths
 from octo.lsp.servers.settings import LspSettings
 
 if TYPE_CHECKING:
@@ -191,7 +193,7 @@ class LspPool:
             if slot.client is None:
                 await self._backoff(slot)
                 self._make_room(key)
-                await self._start(slot)
+                await self._start(slot, allowed_root)
         self.touch(slot)
         return slot
 
@@ -200,12 +202,19 @@ class LspPool:
         live = sum(1 for slot in self._slots.values() if slot.client is not None)
         return live < self.settings.max_servers
 
-    async def _start(self, slot: ServerSlot) -> None:
+    async def _start(self, slot: ServerSlot, allowed_root: Path) -> None:
         if self._closed:
             raise LspNotAvailableError("The gateway is closing; no server starts any more")
         command = slot.command
         # A clone (githubCloneRepo) is someone else's code: its server runs nothing from it.
         untrusted = slot.root.is_relative_to(self.runtime.config.clone_dir.resolve())
+        sections = await anyio.to_thread.run_sync(
+            octo_search_paths,
+            command.server_id,
+            slot.root,
+            allowed_root,
+            cache_dir(self.runtime.config.env) / "lsp",
+        )
         try:
             client = await LspClient.start(
                 command.server_id,
@@ -216,6 +225,7 @@ class LspPool:
                 runtime=self.runtime,
                 loaded_log=command.loaded_log,
                 untrusted=untrusted,
+                sections=sections,
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:
             slot.last_crash = exc.message

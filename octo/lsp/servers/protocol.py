@@ -4,6 +4,7 @@ requests (configuration, progress tokens, capability registration) get an answer
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -82,16 +83,23 @@ def _converter() -> Converter:
 
 
 def language_client(
-    root: Path, progress: ProgressTracker, published: PublishedDiagnostics
+    root: Path,
+    progress: ProgressTracker,
+    published: PublishedDiagnostics,
+    sections: Mapping[str, Any] | None = None,
 ) -> CappedLanguageClient:
     """A pygls client for a server on workspace ``root`` that feeds ``progress`` and keeps
-    the diagnostics it publishes in ``published``; the server's messages are read within octo's size limit (octo.lsp.servers.framing)."""
+    the diagnostics it publishes in ``published``; the server's messages are read within octo's size limit (octo.lsp.servers.framing).
+    ``sections``: octo's answer to ``workspace/configuration`` by section (others: none)."""
+    known = dict(sections or {})
     client = CappedLanguageClient(
         "octo", VERSION, protocol_cls=_RawResultProtocol, converter_factory=_converter
     )
     folders = [lsp.WorkspaceFolder(uri=root.as_uri(), name=root.name)]
     answers: dict[str, Callable[[Any], Any]] = {
-        lsp.WORKSPACE_CONFIGURATION: lambda params: [None for _ in params.items],
+        lsp.WORKSPACE_CONFIGURATION: lambda params: [
+            known.get(i.section or "") for i in params.items
+        ],
         lsp.WINDOW_WORK_DONE_PROGRESS_CREATE: lambda params: None,
         lsp.CLIENT_REGISTER_CAPABILITY: lambda params: None,
         lsp.CLIENT_UNREGISTER_CAPABILITY: lambda params: None,

@@ -3,11 +3,16 @@ reader, with captured meta-variables, paging, gates and redaction."""
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+import octo
+from octo.core.config import Config
+from octo.transports.processes import running
 from tests.local.conftest import Call
 from tests.local.conftest import Tree
 from tests.security.planted import PLANTED
@@ -142,3 +147,62 @@ async def test_hidden_ignored_and_sensitive_files_need_opt_ins(call: Call, proje
     env = await _one(call, pattern="$X", language="yaml", path="src/secrets.env")
     assert env["error"]["code"] == "PATH_NOT_ALLOWED"
     assert '"includeSensitive":true' in env["hints"][0]
+
+
+async def test_a_fragment_pattern_is_a_clear_validation_error(call: Call, project: Path) -> None:
+    # issue 38, edge 10: it was ast-grep's raw error with a cut Rust backtrace.
+    bad, in_rule = await call(
+        "localSearchStructure",
+        {"pattern": "except Exception: pass", "language": "python"},
+        {"rule": {"pattern": "except Exception: pass"}, "language": "python"},
+    )
+    for refused in (bad, in_rule):
+        error = refused["error"]
+        assert error["code"] == "VALIDATION_ERROR"
+        assert "must be one complete piece of code" in error["message"]
+        assert "backtrace" not in error["message"].lower()
+        assert "ast_grep" not in error["message"]
+    assert any("except Exception: pass" in hint and "try:" in hint for hint in bad["hints"])
+    assert any('"kind"' in hint for hint in bad["hints"])
+
+
+async def test_files_the_cli_does_not_read_are_matched_in_process(call: Call, tree: Tree) -> None:
+    # A C header searched as C++, and a Python file named otherwise, with the CLI's files.
+    tree(
+        {
+            "inc/box.h": "int size(int a) { return a; }\n",
+            "inc/main.cpp": "int twice(int a) { return a; }\n",
+            "tools/run": "def main():\n    pass\n",
+            "tools/lib.py": "def helper():\n    pass\n",
+        }
+    )
+    cpp = await _one(
+        call, rule={"kind": "function_definition"}, language="cpp", include=["*.h", "*.cpp"]
+    )
+    assert [m["path"] for m in cpp["data"]["matches"]] == ["inc/box.h", "inc/main.cpp"]
+    python = await _one(call, pattern="def $F(): pass", language="python", include=["run", "*.py"])
+    assert [m["captures"]["F"] for m in python["data"]["matches"]] == ["helper", "main"]
+
+
+async def test_an_abandoned_search_leaves_no_parse_running(tree: Tree, root: Path) -> None:
+    # issue 32: parsing in threads went on for 30 s after the answer at the deadline.
+    body = "".join(
+        f"def f{i}(a, b):\n    return [a + b for _ in range(a)]\n\n" for i in range(4000)
+    )
+    tree({f"big/m{n}.py": body for n in range(120)})
+    config = Config(query_timeout=3.0)
+    async with octo.Gateway(config, roots=[root]) as gateway:
+        response = await gateway.call(
+            "localSearchStructure",
+            [{"pattern": "[$X for $Y in $Z]", "language": "python", "path": "big"}],
+        )
+        answer = response.to_wire()["results"][0]
+        assert answer["status"] != "error", answer
+        assert answer["data"]["partial"] is True
+        assert running().get("ast-grep", 0) == 0
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        await anyio.sleep(1.0)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    # No thread parses on unheard: the process stays idle after its answer.
+    spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert spent < 0.3, f"{spent:.2f} s of CPU after the answer"
