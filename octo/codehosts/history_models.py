@@ -213,6 +213,9 @@ class CommitFacts(BaseModel):
 
 
 class CommitDetailResult(CommitFacts, ToolResult):
+    #: Over the budget, a comparison's commits are cut first, then its files.
+    budget_items: ClassVar[tuple[str, ...] | None] = ("files", "commits")
+
     owner: str
     repo: str
     base: str | None = None

@@ -380,3 +380,7 @@ class SearchPullRequestsResult(PlacesPart):
     pagination: SearchPagination | None = None
     tokens: TokenInfo | None = None
     groups: list[SearchPullRequestsResult] | None = groups_field("repository")
+
+    def cut_lists(self) -> tuple[str, ...]:
+        # One pull request's diffs are fitted to the budget on their own: it stays whole.
+        return super().cut_lists() if self.groups or len(self.pullRequests) > 1 else ()

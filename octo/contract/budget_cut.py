@@ -1,10 +1,13 @@
-"""The last cut of an answer to its token budget: what a tool's own fitting left over the
-budget (a page of 200 counts, several places' stats and stubs, a grouped answer's groups)
-leaves the page from its end, into one content handle.
+"""The last cut of an answer to its token budget, made by the dispatcher's finishing stage
+once per query: what a tool's own paging left over the budget (a page of 200 counts,
+several places' stats and stubs, a grouped answer's groups, 250 commits of a comparison)
+leaves the page from its end, into one content handle per list.
 
-The whole answer counts, as its ``tokens`` block measures it (paths, stats, the block
-itself); a cut answer says so (``truncated``) and its ``paginationHint`` and a hint name the
-handle that holds the items it left out, then the page after.
+The lists are those the result model declares (``ToolResult.cut_lists``: its
+``items_field``, or its ``budget_items``). The whole answer counts, as its ``tokens`` block
+measures it (paths, stats, the block itself); a cut answer says so (``truncated``) and its
+``paginationHint`` and a hint name the handle that holds the items it left out, then the
+page after. Handlers never call it: they return their answer uncut.
 """
 
 from __future__ import annotations
@@ -83,7 +86,35 @@ def _size(item: Any) -> int:
 
 
 async def within_budget(
-    ctx: QueryContext, query: ToolQuery, result: R, items: str, *, local: bool = True
+    ctx: QueryContext, query: ToolQuery, result: R, *, local: bool
+) -> tuple[R, list[str]]:
+    """``result`` cut to ``ctx.config.max_tokens`` as a whole, list by list (its model's
+    ``cut_lists``, the last first), and the hints naming the handles that hold the rest.
+
+    A result without a measured ``tokens`` block, or that fits, comes back as it is.
+    ``local``: the content is local, so its handles are read under this call's roots only.
+    """
+    if not isinstance(getattr(result, "tokens", None), TokenInfo):
+        return result, []
+    hints: list[str] = []
+    for items in reversed(result.cut_lists()):
+        if _is_list(result, items):
+            result, cut = await _cut_list(ctx, query, result, items, local=local)
+            hints[:0] = cut
+    return result, hints
+
+
+def _is_list(result: BaseModel, items: str) -> bool:
+    """Whether ``items`` holds a list of models in ``result`` (or in its groups)."""
+    groups = getattr(result, "groups", None)
+    value = getattr(groups[0] if groups else result, items, None)
+    return value is None or (
+        isinstance(value, list) and all(isinstance(v, BaseModel) for v in value)
+    )
+
+
+async def _cut_list(
+    ctx: QueryContext, query: ToolQuery, result: R, items: str, *, local: bool
 ) -> tuple[R, list[str]]:
     """``result`` (its tokens block measured) cut to ``ctx.config.max_tokens`` as a whole:
     its last ``items`` go into one content handle, named by its paginationHint and the hint
