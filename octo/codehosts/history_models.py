@@ -161,6 +161,7 @@ class SearchCommitsResult(ToolResult):
     commits: list[CommitSummary]
     totalCount: int | None = None
     pagination: SearchPagination
+    tokens: TokenInfo | None = None
 
 
 # githubGetCommit

@@ -126,6 +126,7 @@ class SearchCodeResult(PlacesPart):
     incompleteResults: bool | None = optional(
         "True when the host timed out and the results are partial."
     )
+    tokens: TokenInfo | None = None
     groups: list[SearchCodeResult] | None = groups_field("repository")
 
 
@@ -231,6 +232,7 @@ class RepoStructureResult(ToolResult):
     structure: dict[str, TreeEntry] = Field(description="Entries by path relative to path.")
     summary: StructureSummary
     pagination: Pagination | None = None
+    tokens: TokenInfo | None = None
 
 
 # githubSearchRepositories
@@ -278,6 +280,7 @@ class SearchRepositoriesResult(ToolResult):
     repositories: list[Repository]
     totalCount: int
     pagination: SearchPagination
+    tokens: TokenInfo | None = None
 
 
 # githubSearchPullRequests
@@ -382,5 +385,7 @@ class SearchPullRequestsResult(PlacesPart):
     groups: list[SearchPullRequestsResult] | None = groups_field("repository")
 
     def cut_lists(self) -> tuple[str, ...]:
-        # One pull request's diffs are fitted to the budget on their own: it stays whole.
-        return super().cut_lists() if self.groups or len(self.pullRequests) > 1 else ()
+        # One pull request is not cut whole: its files, commits and comments are.
+        if self.groups or len(self.pullRequests) > 1:
+            return super().cut_lists()
+        return ("pullRequests.files", "pullRequests.commits", "pullRequests.comments")

@@ -648,8 +648,13 @@ async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
 ) -> None:
     route = paged_files(router, pages=5)
     full, partial = await full_and_partial(gateway, "f450.txt")
-    # fullContent reads three pages (300 files) and says that more exist.
-    assert len(full["data"]["pullRequests"][0]["files"]) == 300
+    # fullContent reads three pages (300 files) and says that more exist; those the token
+    # budget has no room for are in a handle (before: all 300 shown, over the budget).
+    shown = len(full["data"]["pullRequests"][0]["files"])
+    assert (
+        full["data"]["tokens"]["estimatedTokens"] <= full["data"]["tokens"]["maxTokensPerRequest"]
+    )
+    assert any(f"left the last {300 - shown} files" in h for h in full["hints"])
     assert any("#7: more than 300 changed files" in h for h in full["hints"])
     # partialContent walks every page to find the file it names.
     [found] = partial["data"]["pullRequests"][0]["files"]
