@@ -41,7 +41,7 @@ from octo.contract.places import mark_places
 from octo.contract.places import split_evenly
 from octo.core.budget import with_tokens
 from octo.core.errors import OctoError
-from octo.core.formats import compact_json
+from octo.core.formats import next_call
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -334,7 +334,7 @@ def _hints(
     hints: list[str] = []
     if paging.hasMore and tool.page:
         following = {**query.params(), tool.page: paging.currentPage + 1}
-        hints.append(f"Next page: {tool.name} " + compact_json(following))
+        hints.append(f"Next page: {next_call(tool.name, following)}")
     failed = [o.place.label for o in outcomes if o.error is not None]
     if failed:
         hints.append(

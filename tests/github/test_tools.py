@@ -72,7 +72,7 @@ async def test_search_code_returns_paths_fragments_and_a_read_hint(
     # Path matches are noise for a content search: only content fragments are kept.
     assert len(data["results"][1]["text_matches"]) == 1
     assert data["totalCount"] == 7 and data["pagination"] == {"currentPage": 1, "hasMore": True}
-    assert any('matchString="addClass"' in hint for hint in row["hints"])
+    assert any('"matchString":"addClass"' in hint for hint in row["hints"])
     assert any("page=2" in hint for hint in row["hints"])
     sent = routes["/search/code"].calls.last.request
     assert sent.url.params["q"] == "addClass repo:jquery/jquery extension:js"
@@ -406,7 +406,7 @@ async def test_search_repositories(gateway: octo.Gateway, recorded: Any) -> None
         "html_url": "https://gh.test/dtrupenn/Tetris",
     }
     assert row["data"]["pagination"] == {"currentPage": 1, "hasMore": True}
-    assert any('branch="master"' in hint for hint in row["hints"])
+    assert any('"branch":"master"' in hint for hint in row["hints"])
     params = routes["/search/repositories"].calls.last.request.url.params
     assert params["q"] == "tetris stars:>0" and params["sort"] == "stars"
 

@@ -132,7 +132,8 @@ def _long_prose(body: Any) -> Any:
 Grow = Callable[[Any], Any]
 
 
-def _host(grow: Grow) -> Callable[[httpx.Request], httpx.Response]:
+def recorded_hosts(grow: Grow) -> Callable[[httpx.Request], httpx.Response]:
+    """Hosts answering every path with its recorded answer, grown by ``grow``."""
     answers = _recorded()
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -161,7 +162,7 @@ def hostile(request: pytest.FixtureRequest) -> Iterator[Grow]:
     """Hosts answering the recorded shapes grown by the parameter, which it yields."""
     grow: Grow = request.param
     with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
-        mock.route().mock(side_effect=_host(grow))
+        mock.route().mock(side_effect=recorded_hosts(grow))
         yield grow
 
 
