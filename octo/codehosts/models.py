@@ -1,4 +1,4 @@
-"""Query and result models of the five code-host tools (githubSearchCode and friends).
+"""Query and result models of the code-host tools (githubSearchCode and friends).
 
 Every rule of the spec's tables lives here, so a bad query fails alone with a
 VALIDATION_ERROR naming the field. The models speak of owners, repositories and

@@ -5,7 +5,7 @@ every answer, hint and error (:func:`redacted`), so nothing leaves octo unredact
 that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a secret
 from the shape that finds it.
 
-The shapes (``secret_shapes.py``) run as one RE2 pattern without groups that finds each
+The shapes (``shapes.py``) run as one RE2 pattern without groups that finds each
 match's span; only that span is read again, to tell its shape and its secret. RE2 never
 backtracks, so redaction takes time linear in the text whatever the text holds. Private-key blocks span
 lines: their body lines are followed line by line after a BEGIN line, and a line of key
