@@ -25,10 +25,12 @@ from typing import Any
 import anyio
 import pydantic
 
+from octo.contract import Answer
 from octo.contract import ProgressReporter
 from octo.contract import QueryContext
 from octo.contract import Runtime
 from octo.contract import ToolSpec
+from octo.contract.budget_cut import within_budget
 from octo.core.budget import estimate_tokens
 from octo.core.concurrency import Admission
 from octo.core.concurrency import map_ordered
@@ -255,7 +257,7 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
         query = validate_query(spec, raw)
         try:
             with anyio.fail_after(timeout):
-                answer = await spec.handler(ctx, query)
+                answer = await _finished(spec, ctx, query, await spec.handler(ctx, query))
         except TimeoutError:
             raise QueryTimeoutError(
                 f"{spec.name} did not finish within {math.ceil(timeout)} s",
@@ -288,6 +290,18 @@ def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
             queryIndex=index, status=QueryStatus.ERROR, error=info, hints=hints, **echo
         )
     )
+
+
+async def _finished(
+    spec: ToolSpec, ctx: QueryContext, query: ToolQuery, answer: Answer[Any]
+) -> Answer[Any]:
+    """The finishing stage's cut: a handler's uncut answer within the query's token budget
+    as a whole, the lists its result model declares cut from their end into content
+    handles (remote content: readable under any roots), the hints naming them first."""
+    result, cut = await within_budget(ctx, query, answer.result, local=not spec.open_world)
+    if not cut:
+        return answer
+    return replace(answer, result=result, hints=[*cut, *answer.hints])
 
 
 def _timeout(spec: ToolSpec, runtime: Runtime) -> float:

@@ -1,1 +1,1 @@
-"""The code-host family: GitHub and GitLab behind the same five tools."""
+"""The code-host family: GitHub and GitLab behind the same tools."""

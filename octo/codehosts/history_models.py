@@ -161,6 +161,7 @@ class SearchCommitsResult(ToolResult):
     commits: list[CommitSummary]
     totalCount: int | None = None
     pagination: SearchPagination
+    tokens: TokenInfo | None = None
 
 
 # githubGetCommit
@@ -213,6 +214,9 @@ class CommitFacts(BaseModel):
 
 
 class CommitDetailResult(CommitFacts, ToolResult):
+    #: Over the budget, a comparison's commits are cut first, then its files.
+    budget_items: ClassVar[tuple[str, ...] | None] = ("files", "commits")
+
     owner: str
     repo: str
     base: str | None = None

@@ -1,4 +1,4 @@
-"""What a code host does for the five tools: its API calls, answering in host-neutral shapes.
+"""What a code host does for the code-host tools: its API calls, answering in host-neutral shapes.
 
 GitHub (:mod:`octo.codehosts.github.backend`) and GitLab (:mod:`octo.codehosts.gitlab.backend`) differ
 only here: in the requests they send, the parsing of the answers and their policies. The

@@ -1,4 +1,4 @@
-"""Query and result models of the five code-host tools (githubSearchCode and friends).
+"""Query and result models of the code-host tools (githubSearchCode and friends).
 
 Every rule of the spec's tables lives here, so a bad query fails alone with a
 VALIDATION_ERROR naming the field. The models speak of owners, repositories and
@@ -146,6 +146,7 @@ class SearchCodeResult(PlacesPart):
     incompleteResults: bool | None = optional(
         "True when the host timed out and the results are partial."
     )
+    tokens: TokenInfo | None = None
     groups: list[SearchCodeResult] | None = groups_field("repository")
 
 
@@ -252,6 +253,7 @@ class RepoStructureResult(ToolResult):
     structure: dict[str, TreeEntry] = Field(description="Entries by path relative to path.")
     summary: StructureSummary
     pagination: Pagination | None = None
+    tokens: TokenInfo | None = None
 
 
 # githubSearchRepositories
@@ -299,6 +301,7 @@ class SearchRepositoriesResult(ToolResult):
     repositories: list[Repository]
     totalCount: int
     pagination: SearchPagination
+    tokens: TokenInfo | None = None
 
 
 # githubSearchPullRequests
@@ -401,3 +404,9 @@ class SearchPullRequestsResult(PlacesPart):
     pagination: SearchPagination | None = None
     tokens: TokenInfo | None = None
     groups: list[SearchPullRequestsResult] | None = groups_field("repository")
+
+    def cut_lists(self) -> tuple[str, ...]:
+        # One pull request is not cut whole: its files, commits and comments are.
+        if self.groups or len(self.pullRequests) > 1:
+            return super().cut_lists()
+        return ("pullRequests.files", "pullRequests.commits", "pullRequests.comments")

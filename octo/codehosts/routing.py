@@ -18,6 +18,7 @@ from octo.codehosts.host import CodeHost
 from octo.codehosts.models import RemoteQuery
 from octo.contract import QueryContext
 from octo.core.errors import NotFoundError
+from octo.core.formats import next_call
 
 
 def gitlab_is_default(env: Mapping[str, str]) -> bool:
@@ -41,17 +42,10 @@ def choose_host(ctx: QueryContext, query: RemoteQuery) -> CodeHost:
 DEFAULT_PROVIDER = "github"
 
 
-def _value(value: str | int | bool) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    return f'"{value}"' if isinstance(value, str) else str(value)
-
-
 def call(host: CodeHost, tool: str, **args: str | int | bool) -> str:
-    """A next call on ``host``: ``githubViewRepoStructure (provider gitlab, owner="o")``."""
-    parts = [] if host.provider == DEFAULT_PROVIDER else [f"provider {host.provider}"]
-    parts += [f"{key}={_value(value)}" for key, value in args.items()]
-    return f"{tool} ({', '.join(parts)})" if parts else tool
+    """A next call on ``host``: ``githubViewRepoStructure {"provider":"gitlab","owner":"o"}``."""
+    provider = {} if host.provider == DEFAULT_PROVIDER else {"provider": host.provider}
+    return next_call(tool, {**provider, **args})
 
 
 def more_hint(page: int, noun: str = "results") -> str:

@@ -10,8 +10,8 @@ beyond it cut to a stub with a contentHandle.
 A tool whose answer pages in a way no query field sets (a search's countOnly pages, a
 summary) has no ``page``: each place answers the query as it is (perPlace: within its share
 of the budget), and the answers are ranked (global) or listed place after place (perPlace)
-whole. In every mode the whole answer is last cut to the budget
-(:func:`octo.contract.budget_cut.within_budget`).
+whole. In every mode the dispatcher's finishing stage makes the last cut of the whole answer
+to the budget (:func:`octo.contract.budget_cut.within_budget`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from octo.contract.budget_cut import within_budget
 from octo.contract.context import Answer
 from octo.contract.context import QueryContext
 from octo.contract.places import Outcome
@@ -42,7 +41,7 @@ from octo.contract.places import mark_places
 from octo.contract.places import split_evenly
 from octo.core.budget import with_tokens
 from octo.core.errors import OctoError
-from octo.core.formats import compact_json
+from octo.core.formats import next_call
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -288,7 +287,6 @@ async def _combined(
     answers = [answer.result for _place, answer in done]
     result = tool.combine(found.root, [] if grouped else fitted.items, answers, paging)
     update: dict[str, Any] = {}
-    cut_hints: list[str] = []
     if grouped:
         cut = iter(fitted.items)
         # A global page is paged as one: its groups show that paging, not their own.
@@ -315,13 +313,12 @@ async def _combined(
             else None,
             truncated=fitted.cut or any(_truncated(a.result) for _p, a in done),
         )
-        result, cut_hints = await within_budget(ctx, query, result, tool.items, local=tool.local)
     answer = Answer(
         result,
         cached=all(a.cached for _p, a in done),
         partial=len(done) < len(outcomes) or any(a.partial for _p, a in done),
     )
-    answer.hint(*cut_hints, *_hints(query, tool, outcomes, done, paging, fitted.handed, empty))
+    answer.hint(*_hints(query, tool, outcomes, done, paging, fitted.handed, empty))
     return answer
 
 
@@ -342,7 +339,7 @@ def _hints(
     hints: list[str] = []
     if paging.hasMore and tool.page:
         following = {**query.params(), tool.page: paging.currentPage + 1}
-        hints.append(f"Next page: {tool.name} " + compact_json(following))
+        hints.append(f"Next page: {next_call(tool.name, following)}")
     failed = [o.place.label for o in outcomes if o.error is not None]
     if failed:
         hints.append(

@@ -15,7 +15,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 from pydantic import Field
 
-from octo.core.formats import compact_json
+from octo.core.formats import next_call
 from octo.core.queries import optional
 
 DataT = TypeVar("DataT", bound=BaseModel)
@@ -246,9 +246,9 @@ def page_hints(
     current, last = pagination.currentPage, pagination.totalPages
     if total and current > last:
         return [
-            f"Page {current} is past the last page ({last}): {tool} "
-            + compact_json({**params, field: last})
+            f"Page {current} is past the last page ({last}): "
+            + next_call(tool, {**params, field: last})
         ]
     if pagination.hasMore:
-        return [f"Next page: {tool} {compact_json({**params, field: current + 1})}"]
+        return [f"Next page: {next_call(tool, {**params, field: current + 1})}"]
     return []

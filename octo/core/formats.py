@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import UTC
 from datetime import datetime
 from typing import Any
@@ -42,6 +43,12 @@ def iso_utc(timestamp: float) -> str:
 def compact_json(value: Any) -> str:
     """``value`` as JSON without spaces (hints quote whole queries: every character counts)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def next_call(tool: str, params: Mapping[str, Any]) -> str:
+    """The one form of a next-call hint: ``toolName {"field":"value"}``, the query as the
+    tool takes it (the tool's name alone when the query names nothing)."""
+    return f"{tool} {compact_json(dict(params))}" if params else tool
 
 
 def region_marker(first: int, last: int) -> str:

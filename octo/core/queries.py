@@ -112,6 +112,16 @@ class ToolResult(BaseModel):
     #: The field listing what the query found: the answer is empty when it holds nothing
     #: (None: a result that is never empty by that test, or says so itself).
     items_field: ClassVar[str | None] = None
+    #: The lists the dispatcher's finishing stage may cut to the token budget, the last
+    #: first (None: ``items_field``, when it is a list).
+    budget_items: ClassVar[tuple[str, ...] | None] = None
+
+    def cut_lists(self) -> tuple[str, ...]:
+        """The lists this answer, too large for its budget, gives up items from, the last
+        first."""
+        if self.budget_items is not None:
+            return self.budget_items
+        return () if self.items_field is None else (self.items_field,)
 
     def is_empty(self) -> bool:
         """True when the query ran fine but found nothing; the envelope status becomes empty."""

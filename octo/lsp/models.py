@@ -245,6 +245,8 @@ class Call(BaseModel):
 
 
 class CallHierarchyResult(NavigationResult):
+    budget_items: ClassVar[tuple[str, ...] | None] = ("calls",)
+
     item: CallEnd = Field(description="The function the hierarchy starts from.")
     calls: list[Call]
     totalCalls: int
@@ -303,6 +305,9 @@ class TypeNode(BaseModel):
 
 
 class TypeHierarchyResult(NavigationResult):
+    #: Over the budget, subtypes are cut first, then supertypes.
+    budget_items: ClassVar[tuple[str, ...] | None] = ("supertypes", "subtypes")
+
     item: TypeNode = Field(description="The type the hierarchy starts from (depth 0).")
     supertypes: list[TypeNode]
     subtypes: list[TypeNode]

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
 
+from octo.core.budget import TokenInfo
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
@@ -140,3 +141,4 @@ class PackageSearchResult(ToolResult):
     pagination: KeywordPagination | None = optional(
         "keywords: the page shown and whether more follow."
     )
+    tokens: TokenInfo | None = None

@@ -3,12 +3,15 @@ the caller said its kind may need (a file's content, a JSON page, a package's me
 
 The body is streamed; past the limit (or when Content-Length already says so) reading
 stops and the connection is closed. A body that breaks off, or cannot be decoded, is an
-INVALID_RESPONSE, never a success with part of the content.
+INVALID_RESPONSE, never a success with part of the content. So is a JSON answer nested
+deeper than any API's (:data:`MAX_JSON_DEPTH`), refused before a parser recurses into it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Protocol
 from typing import TypeVar
 
@@ -20,6 +23,15 @@ T = TypeVar("T")
 
 #: The most a JSON answer of an API may hold.
 MAX_JSON_BYTES = 10 * 1024 * 1024
+
+#: The deepest nesting of arrays and objects a JSON answer may have (the APIs octo reads
+#: nest a dozen levels; Python's parsers recurse once per level).
+MAX_JSON_DEPTH = 128
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+#: +1 for an opening bracket, -1 for a closing one, by byte.
+_STEP = [1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256)]
 
 # Dropped from the read response: its body is held decoded, with its own length.
 _BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -82,10 +94,17 @@ async def read_capped(
             ) from None
     finally:
         await response.aclose()
+    content = b"".join(chunks)
+    if "json" in response.headers.get("content-type", "") and json_depth(content) > MAX_JSON_DEPTH:
+        raise InvalidResponseError(
+            f"{name} answered {response.request.url.copy_with(query=None)} with JSON nested "
+            f"deeper than the {MAX_JSON_DEPTH} levels octo reads",
+            hints=["Retry; if it persists, the host or a proxy in between is at fault."],
+        )
     return httpx.Response(
         response.status_code,
         headers=[(k, v) for k, v in response.headers.multi_items() if k not in _BODY_HEADERS],
-        content=b"".join(chunks),
+        content=content,
         request=response.request,
         extensions=response.extensions,
     )
@@ -101,12 +120,19 @@ def _too_large(name: str, size: int | None, limit: int) -> BodyTooLargeError:
     )
 
 
+def json_depth(body: bytes) -> int:
+    """How deep ``body``'s arrays and objects nest, brackets inside strings not counted: in
+    linear time and constant stack, whatever the body."""
+    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKET)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
 def parsed(response: httpx.Response, parse: Callable[[httpx.Response], T], *, name: str) -> T:
     """``parse(response)``; a body it cannot read (truncated or malformed JSON, an
     unexpected shape) is an InvalidResponseError naming the URL, not a crash."""
     try:
         return parse(response)
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
         where = response.request.url.copy_with(query=None)
         raise InvalidResponseError(
             f"{name} answered {where} with a body octo cannot read (cut off or of an "

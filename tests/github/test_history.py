@@ -38,7 +38,7 @@ async def test_issue_search_finds_issues_only_and_names_the_next_read(
     assert issue["labels"] == ["bug"]
     q = routes["/search/issues"].calls.last.request.url.params["q"]
     assert q.startswith("is:issue ") and "label:bug" in q
-    assert any("issueNumber=1347" in hint for hint in row["hints"])
+    assert any('"issueNumber":1347' in hint for hint in row["hints"])
 
 
 async def test_one_issue_cuts_its_body_to_the_budget_with_a_handle(
@@ -57,7 +57,9 @@ async def test_one_issue_cuts_its_body_to_the_budget_with_a_handle(
     whole = await one(gateway, "getCachedContent", handle=data["contentHandle"])
     assert "Stack frame line" in str(whole["data"])
     hints = " ".join(row["hints"])
-    assert 'githubSearchPullRequests (owner="octocat", repo="Hello-World", query="#1347")' in hints
+    assert (
+        'githubSearchPullRequests {"owner":"octocat","repo":"Hello-World","query":"#1347"}' in hints
+    )
     assert "githubSearchCommits" in hints
 
 
@@ -69,7 +71,7 @@ async def test_a_pull_request_number_is_pointed_to_the_pull_request_tool(
     )
     row = await one(gateway, "githubSearchIssues", owner="o", repo="r", issueNumber=7)
     assert row["error"]["code"] == "INVALID_QUERY"
-    assert any("prNumber=7" in hint for hint in row["hints"])
+    assert any('"prNumber":7' in hint for hint in row["hints"])
 
 
 async def test_history_of_a_path_and_message_search(
@@ -84,8 +86,8 @@ async def test_history_of_a_path_and_message_search(
     assert commit["sha"] == SHA and commit["message"] == "Fix all the bugs"
     assert history["data"]["pagination"]["hasMore"] is True
     hints = " ".join(history["hints"])
-    assert f'githubGetCommit (owner="octocat", repo="Hello-World", sha="{SHA}"' in hints
-    assert f'path="README", branch="{SHA}"' in hints
+    assert f'githubGetCommit {{"owner":"octocat","repo":"Hello-World","sha":"{SHA}"' in hints
+    assert f'"path":"README","branch":"{SHA}"' in hints
     found = await one(
         gateway,
         "githubSearchCommits",

@@ -72,7 +72,7 @@ async def test_search_code_returns_paths_fragments_and_a_read_hint(
     # Path matches are noise for a content search: only content fragments are kept.
     assert len(data["results"][1]["text_matches"]) == 1
     assert data["totalCount"] == 7 and data["pagination"] == {"currentPage": 1, "hasMore": True}
-    assert any('matchString="addClass"' in hint for hint in row["hints"])
+    assert any('"matchString":"addClass"' in hint for hint in row["hints"])
     assert any("page=2" in hint for hint in row["hints"])
     sent = routes["/search/code"].calls.last.request
     assert sent.url.params["q"] == "addClass repo:jquery/jquery extension:js"
@@ -414,7 +414,7 @@ async def test_search_repositories(gateway: octo.Gateway, recorded: Any) -> None
         "html_url": "https://gh.test/dtrupenn/Tetris",
     }
     assert row["data"]["pagination"] == {"currentPage": 1, "hasMore": True}
-    assert any('branch="master"' in hint for hint in row["hints"])
+    assert any('"branch":"master"' in hint for hint in row["hints"])
     params = routes["/search/repositories"].calls.last.request.url.params
     assert params["q"] == "tetris stars:>0" and params["sort"] == "stars"
 
@@ -656,8 +656,13 @@ async def test_changed_files_are_read_page_by_page_and_unread_pages_are_said(
 ) -> None:
     route = paged_files(router, pages=5)
     full, partial = await full_and_partial(gateway, "f450.txt")
-    # fullContent reads three pages (300 files) and says that more exist.
-    assert len(full["data"]["pullRequests"][0]["files"]) == 300
+    # fullContent reads three pages (300 files) and says that more exist; those the token
+    # budget has no room for are in a handle (before: all 300 shown, over the budget).
+    shown = len(full["data"]["pullRequests"][0]["files"])
+    assert (
+        full["data"]["tokens"]["estimatedTokens"] <= full["data"]["tokens"]["maxTokensPerRequest"]
+    )
+    assert any(f"left the last {300 - shown} files" in h for h in full["hints"])
     assert any("#7: more than 300 changed files" in h for h in full["hints"])
     # partialContent walks every page to find the file it names.
     [found] = partial["data"]["pullRequests"][0]["files"]

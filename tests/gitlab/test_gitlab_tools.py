@@ -54,7 +54,7 @@ async def test_project_blob_search_and_paging(gateway: octo.Gateway, recorded: R
     span = hit["text_matches"][0]["matches"][0]
     fragment = hit["text_matches"][0]["fragment"]
     assert fragment[span["indices"][0] : span["indices"][1]] == "addClass"
-    assert any("startLine=12" in h and "provider gitlab" in h for h in first["hints"])
+    assert any('"startLine":12' in h and '"provider":"gitlab"' in h for h in first["hints"])
     assert any("page=2" in h for h in first["hints"])
     assert second["data"]["pagination"]["hasMore"] is False
     assert [r["file"] for r in second["data"]["results"]] == ["test/dom.test.js"]
@@ -259,7 +259,7 @@ async def test_project_search_by_keywords_topics_and_stars(
     assert (top["stars"], top["forks"], top["default_branch"]) == (1500, 40, "main")
     assert data["totalCount"] == 7 and data["pagination"]["hasMore"] is True
     assert any("1 of 2 kept" in h for h in row["hints"])
-    assert any('owner="group/sub", repo="project"' in h for h in row["hints"])
+    assert any('"owner":"group/sub","repo":"project"' in h for h in row["hints"])
 
 
 async def test_owner_that_is_a_user(gateway: octo.Gateway, recorded: Recorded) -> None:

@@ -31,7 +31,7 @@ async def test_project_issues_and_one_issue_with_its_notes(
     [issue] = found["data"]["issues"]  # the comments range is applied here: 4 notes kept
     assert issue["number"] == 3 and issue["repository"] == "group/sub/project"
     assert any("no comments filter" in hint for hint in found["hints"])
-    assert any('provider gitlab, owner="group/sub"' in hint for hint in found["hints"])
+    assert any('{"provider":"gitlab","owner":"group/sub"' in hint for hint in found["hints"])
     read = await one(gateway, "githubSearchIssues", issueNumber=3)
     [issue] = read["data"]["issues"]
     assert [c["author"] for c in issue["comments"]] == ["bob"]  # system notes dropped

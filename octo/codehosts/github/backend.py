@@ -1,4 +1,4 @@
-"""GitHub: the REST API calls behind the five code-host tools.
+"""GitHub: the REST API calls behind the code-host tools.
 
 Requests, what the cache keeps, and GitHub's own notes on an answer live here; the
 policy and token in :mod:`octo.codehosts.github.policy`, the search syntax in

@@ -1,4 +1,4 @@
-"""GitLab: the REST API v4 calls behind the five code-host tools.
+"""GitLab: the REST API v4 calls behind the code-host tools.
 
 Owners may be nested group paths. Where GitLab cannot do what a parameter asks (filters
 its basic search lacks, orders it does not know) this applies it to the page or says

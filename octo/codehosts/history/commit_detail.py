@@ -19,7 +19,6 @@ from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract.budget_cut import within_budget
 from octo.core.budget import with_tokens
 
 #: Changed files listed in one answer (their names, stats and patches).
@@ -74,13 +73,11 @@ async def get_commit(ctx: QueryContext, query: GetCommitQuery) -> Answer[CommitD
         ctx.config,
         truncated=bool(budget.whole),
     )
-    # The commit's facts and message count too: files the whole answer has no room for go
-    # behind a handle.
-    result, cut = await within_budget(ctx, query, result, "files", local=False)
+    # The commit's facts and message count too: the dispatcher's finishing stage puts the
+    # commits and files the whole answer has no room for behind handles.
     answer = Answer(result, cached=reply.cached)
     answer.hint(*reply.notes, *_cut_hints(budget, not_all_listed))
     answer.hint(*_next_calls(host, query, detail))
-    answer.hint(*cut)
     answer.hint(*follow_up_hints(host))
     return answer
 

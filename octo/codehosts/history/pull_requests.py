@@ -16,7 +16,6 @@ from octo.codehosts.routing import more_hint
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract.budget_cut import within_budget
 from octo.core.budget import with_tokens
 
 
@@ -44,15 +43,12 @@ async def search_pull_requests(
         truncated=bool(detailed.budget.whole),
         next_step=f"page={query.page + 1}" if more else None,
     )
-    cut: list[str] = []
-    if len(detailed.pulls) > 1:
-        # Bodies, labels and the rest count too: pull requests the whole page has no room for
-        # go behind a handle (one pull request's diffs are fitted to the budget on their own).
-        measured, cut = await within_budget(ctx, query, measured, "pullRequests", local=False)
+    # Bodies, labels and the rest count too: the dispatcher's finishing stage puts the pull
+    # requests the whole page has no room for behind a handle (one pull request's diffs are
+    # fitted to the budget by detail_pull_requests).
     answer = Answer(
         measured, cached=reply.cached and detailed.cached, partial=bool(detailed.failed)
     )
-    answer.hint(*cut)
     answer.hint(*reply.notes, *_hints(host, query, detailed, more), *follow_up_hints(host))
     return answer
 

@@ -11,7 +11,7 @@ reads for its answer (:func:`learn`), is hidden in every text of that call's ans
 escaped or cut at a text's edge (a language server's ``Literal["..."]``, a structural
 capture, a context line without the name).
 
-The shapes (``secret_shapes.py``) run as one RE2 pattern without groups that finds each
+The shapes (``shapes.py``) run as one RE2 pattern without groups that finds each
 match's span; only that span is read again, to tell its shape and its secret. RE2 never
 backtracks, so redaction takes time linear in the text whatever the text holds. Private-key blocks span
 lines: their body lines are followed line by line after a BEGIN line, and a line of key

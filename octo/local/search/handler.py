@@ -19,7 +19,6 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract.budget_cut import within_budget
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
@@ -162,10 +161,9 @@ async def _page_of_lines(
     hints, result = answer_of(
         fit_page(shown, config.max_tokens * config.chars_per_token, answer_chars)
     )
-    # A page of paths alone (filesOnly) is not cut by fit_page: the last cut is here.
-    result, cut = await within_budget(ctx, query, result, "files")
+    # A page of paths alone (filesOnly) is not cut by fit_page: the dispatcher's finishing
+    # stage makes the last cut.
     answer = Answer(result, partial=lines_cut)
-    answer.hint(*cut)
     if lines_cut:
         answer.hint(
             "There was no time left to read the page's matching lines: the files and counts "

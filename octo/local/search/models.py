@@ -280,6 +280,8 @@ class SearchStats(BaseModel):
 class LocalSearchCodeResult(PlacesPart):
     """Files matching a pattern: a page of them, their counts, or the counts alone."""
 
+    items_field: ClassVar[str | None] = "files"
+
     root: str | None = optional("The searched directory; file paths are relative to it.")
     files: list[SearchFile] | None = optional(_FILES)
     otherFiles: int | None = optional("summary: files with matches beyond those shown.")

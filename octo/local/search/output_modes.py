@@ -12,7 +12,6 @@ from pathlib import Path
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract.budget_cut import within_budget
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.config import Config
@@ -38,7 +37,7 @@ async def answer_counts(
     ctx: QueryContext, query: SearchFields, scope: SearchScope, counted: Counted, tool: str
 ) -> Answer[LocalSearchCodeResult]:
     """The answer in ``query``'s outputMode (totalOnly, countOnly or summary); countOnly's and
-    summary's whole answer within the token budget, what it leaves out in a handle."""
+    summary's answer measured (the dispatcher cuts it to the token budget)."""
     config = ctx.config
     cwd = scope.cwd
     if query.outputMode == "totalOnly":
@@ -60,9 +59,9 @@ async def answer_counts(
         config,
         next_step=f"countPageNumber={query.countPageNumber + 1}" if more else None,
     )
-    result, cut = await within_budget(ctx, query, result, "files")
     # A count page past the last one holds no file: empty, like every page past the end.
-    return Answer(result, [*cut, *hints])
+    # Over the budget as a whole, the dispatcher's finishing stage cuts it.
+    return Answer(result, hints)
 
 
 def _most_matches_first(entry: MatchingFile) -> tuple[int, bytes]:

@@ -23,7 +23,6 @@ import anyio
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract.budget_cut import within_budget
 from octo.core.budget import page_hints
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
@@ -331,9 +330,8 @@ async def search_structure(
         ctx.config,
         next_step=next_step,
     )
-    result, cut_hints = await within_budget(ctx, query, result, "matches")
     done = Answer(result, partial=partial)
-    done.hint(*cut_hints, *page_hints(TOOL, query.params(), "page", pagination, len(found)))
+    done.hint(*page_hints(TOOL, query.params(), "page", pagination, len(found)))
     for match in chosen[:1]:
         around = {
             "path": str(base / match.path),

@@ -19,11 +19,9 @@ from typing import Any
 from typing import TypeVar
 
 import anyio
-from pydantic import BaseModel
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract.budget_cut import within_budget
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
 from octo.core.config import Config
@@ -196,8 +194,8 @@ async def on_servers(
     ctx: QueryContext, query: FileQuery, read: FileRead, run: Run[FileTarget, ResultT]
 ) -> Answer[ResultT]:
     """``run`` on the read file with the first server of its language, and with the next
-    one when the first times out or lacks the operation; its answer within the token
-    budget as a whole."""
+    one when the first times out or lacks the operation (the dispatcher cuts the answer to
+    the token budget as a whole)."""
     pool = ctx.backend(LspPool)
     language = read.language or pool.language(read.source.path)
     commands = (await pool.commands(language.family))[:2]
@@ -215,7 +213,7 @@ async def on_servers(
                 before = outside.dropped
                 answered = await run(target, last)
                 answered.hint(*outside_note(outside.dropped - before))
-            return await _within_budget(ctx, query, answered)
+            return answered
         except _FALL_BACK_ON as exc:
             if last:
                 raise exc.with_hints(*notes) from None
@@ -288,28 +286,6 @@ def finished(
     done = Answer(_with_tokens(result, config), partial=partial)
     done.hint(*hints)
     return done
-
-
-async def _within_budget(
-    ctx: QueryContext, query: FileQuery, answered: Answer[ResultT]
-) -> Answer[ResultT]:
-    """``answered`` cut to the token budget by its lists of items (definitions, references,
-    calls, symbols; a type hierarchy's subtypes, then its supertypes), the rest in handles;
-    an answer without a list (hover) is sized by its own limit."""
-    result = answered.result
-    lists = [
-        name
-        for name in type(result).model_fields
-        if isinstance(items := getattr(result, name), list)
-        and all(isinstance(item, BaseModel) for item in items)
-    ]
-    if result.tokens is None:
-        return answered
-    for name in reversed(lists):
-        result, cut = await within_budget(ctx, query, result, name)
-        answered.hints[:0] = cut
-    answered.result = result
-    return answered
 
 
 def _with_tokens(result: ResultT, config: Config) -> ResultT:

@@ -1,0 +1,93 @@
+"""Every file or module the docs (docs/*.md) and the module docstrings name exists: a name
+left behind by a move or a rename (``secret_shapes.py``, ``semantic/walk.py``) fails here.
+
+Checked: names of Python files (``walk.py``, ``semantic/indexing/walk.py``: some file of the
+repository ends with it), paths under the repository's own folders (``docs/tools.md``), and
+modules named ``octo.<family>...`` (a module or package, or a name it defines). Not checked:
+docs/tools.md (generated from the tools' examples, whose paths are the user's), and other
+names that are the user's (``.npmrc``, ``pyrightconfig.json``), loggers and hosts
+(``octo.calls``, ``octo.example.com``).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OCTO = ROOT / "octo"
+#: The repository's own top folders: a path starting with one names a file of octo.
+OWN = ("octo/", "tests/", "docs/", "benchmarks/", ".ci/")
+FILE_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|md|toml|json))\b")
+MODULE_NAME = re.compile(r"\bocto(?:\.\w+)+")
+
+
+def _files() -> list[str]:
+    skipped = {".git", ".venv", "node_modules", "__pycache__"}
+    return [
+        path.relative_to(ROOT).as_posix()
+        for path in ROOT.rglob("*")
+        if path.is_file() and not skipped & set(path.relative_to(ROOT).parts)
+    ]
+
+
+def _texts() -> Iterator[tuple[str, str]]:
+    for doc in sorted((ROOT / "docs").glob("*.md")):
+        if doc.name != "tools.md":
+            yield doc.relative_to(ROOT).as_posix(), doc.read_text(encoding="utf-8")
+    for module in sorted(OCTO.rglob("*.py")):
+        docstring = ast.get_docstring(ast.parse(module.read_text(encoding="utf-8")))
+        if docstring:
+            yield module.relative_to(ROOT).as_posix(), docstring
+
+
+def _missing_file(name: str, files: list[str]) -> bool:
+    if not name.endswith(".py") and not name.startswith(OWN):
+        return False  # a file of the user's
+    return not any(f == name or f.endswith(f"/{name}") for f in files)
+
+
+def _missing_module(name: str) -> bool:
+    parts = name.split(".")
+    if not ((OCTO / f"{parts[1]}.py").exists() or (OCTO / parts[1]).is_dir()):
+        return False  # a logger or a host name, not a module
+    for end in range(len(parts), 1, -1):
+        path = OCTO.parent.joinpath(*parts[:end])
+        if path.with_suffix(".py").exists() or (path / "__init__.py").exists():
+            rest = parts[end:]
+            if not rest:
+                return False
+            module = importlib.import_module(".".join(parts[:end]))
+            return len(rest) > 1 or not hasattr(module, rest[0])
+    return True
+
+
+def test_docs_and_docstrings_name_only_what_exists() -> None:
+    files = _files()
+    stale = [
+        f"{where}: {name}"
+        for where, text in _texts()
+        for name in sorted(set(FILE_NAME.findall(text)))
+        if _missing_file(name, files)
+    ] + [
+        f"{where}: {name}"
+        for where, text in _texts()
+        for name in sorted(set(MODULE_NAME.findall(text)))
+        if _missing_module(name)
+    ]
+    assert not stale, "\n".join(stale)
+
+
+@pytest.mark.parametrize("name", ["octo/nowhere.py", "secret_shapes.py", "semantic/walk.py"])
+def test_a_stale_file_name_is_found(name: str) -> None:
+    assert _missing_file(name, _files())
+
+
+@pytest.mark.parametrize("name", ["octo.core.nowhere", "octo.core.budget.nothing_here"])
+def test_a_stale_module_name_is_found(name: str) -> None:
+    assert _missing_module(name)
