@@ -1,0 +1,70 @@
+"""localGitBlame: who last changed each line of a file range at HEAD, grouped into hunks
+(``git blame --porcelain`` of the committed file: the work tree is never read)."""
+
+from __future__ import annotations
+
+from octo.contract import Answer
+from octo.contract import QueryContext
+from octo.contract.budget_cut import within_budget
+from octo.core.budget import with_tokens
+from octo.core.errors import InvalidQueryError
+from octo.core.formats import compact_json
+from octo.local.history.checkout import checkout_of
+from octo.local.history.models import BlameHunkItem
+from octo.local.history.models import GitBlameQuery
+from octo.local.history.models import GitBlameResult
+from octo.transports.git import run_git
+from octo.transports.git_records import blame_hunks
+
+#: The most porcelain output read: past it the answer is partial.
+MAX_OUTPUT = 64 << 20
+#: The file of revisions blame skips, read when the checkout has one.
+IGNORE_REVS_FILE = ".git-blame-ignore-revs"
+
+
+async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameResult]:
+    """The blame hunks of the query's file (or line range) at HEAD."""
+    checkout = await checkout_of(ctx, query.path)
+    if not checkout.path:
+        raise InvalidQueryError("localGitBlame needs a file", hints=["Name a file, not a folder."])
+    args = ["blame", "--porcelain", "--no-textconv"]
+    if query.startLine:
+        args.append(f"-L{query.startLine},{query.endLine or query.startLine}")
+    if query.ignoreWhitespace:
+        args.append("-w")
+    for rev in query.ignoreRevs or ():
+        args.append(f"--ignore-rev={rev}")
+    revs_file = checkout.work_tree / IGNORE_REVS_FILE
+    if revs_file.is_file() and not revs_file.is_symlink():
+        args.append(f"--ignore-revs-file={revs_file}")
+    args += ["HEAD", "--", checkout.path]
+    output = await run_git(checkout, args, ctx.config.env, max_bytes=MAX_OUTPUT)
+    hunks = [
+        BlameHunkItem(
+            startLine=h.start_line,
+            endLine=h.start_line + h.line_count - 1,
+            sha=h.sha,
+            author=h.author,
+            date=h.date,
+            summary=h.summary,
+            originalLine=h.original_line,
+            originalPath=h.original_path,
+            lines=h.lines,
+        )
+        for h in blame_hunks(output.stdout)
+    ]
+    result = with_tokens(
+        GitBlameResult(
+            repository=str(checkout.work_tree), path=checkout.path, revision="HEAD", hunks=hunks
+        ),
+        ctx.config,
+    )
+    result, cut = await within_budget(ctx, query, result, "hunks")
+    answer = Answer(result, partial=output.cut)
+    answer.hint(*cut)
+    if hunks:
+        again = {"path": query.path, "startLine": hunks[0].startLine}
+        answer.hint(
+            f"Why a line is here (its pull request, issue): traceLine {compact_json(again)}"
+        )
+    return answer

@@ -1,0 +1,130 @@
+"""Query and result models of localGitHistory and localGitBlame."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
+
+from octo.core.budget import Pagination
+from octo.core.budget import TokenInfo
+from octo.core.queries import BudgetHandle
+from octo.core.queries import PageNumber
+from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
+from octo.core.queries import optional
+
+
+def _no_option(value: str | None) -> str | None:
+    """A value git would read as an option is refused (``--output=...``)."""
+    if value is not None and value.startswith("-"):
+        raise ValueError("must not start with '-'")
+    return value
+
+
+class LineRange(ToolQuery):
+    """Fields of a file's line range, checked alike."""
+
+    startLine: int | None = Field(default=None, ge=1)
+    endLine: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> LineRange:
+        if self.startLine and self.endLine and self.endLine < self.startLine:
+            raise ValueError("endLine is before startLine")
+        if self.endLine and not self.startLine:
+            raise ValueError("endLine needs startLine")
+        return self
+
+
+class GitHistoryQuery(LineRange):
+    """One localGitHistory query."""
+
+    path: str = Field(default=".", description="File or folder in a checkout.")
+    author: str | None = None
+    since: str | None = optional("e.g. 2024-01-31.")
+    until: str | None = None
+    ref: str | None = optional("e.g. v1..v2.")
+    added: str | None = optional("Text added (pickaxe).", max_length=500)
+    removed: str | None = optional("Text removed.", max_length=500)
+    regex: bool = False
+    includePatch: bool = False
+    limit: int = Field(default=20, ge=1, le=100)
+    page: PageNumber = 1
+
+    _options = field_validator("ref", "since", "until", "author")(_no_option)
+
+    @model_validator(mode="after")
+    def _one_search(self) -> GitHistoryQuery:
+        if self.added and self.removed:
+            raise ValueError("give added or removed, not both")
+        if self.startLine and (self.added or self.removed):
+            raise ValueError("a line range cannot be combined with added/removed")
+        return self
+
+
+class HistoryCommit(BaseModel):
+    """One commit of a checkout's history."""
+
+    sha: str
+    parents: list[str]
+    author: str
+    email: str
+    date: str
+    message: str
+    files: list[str] = Field(description="Status and path (R: old new).")
+    patch: str | None = None
+    patchHandle: BudgetHandle = None
+
+
+class GitHistoryResult(ToolResult):
+    """localGitHistory's answer."""
+
+    items_field: ClassVar[str] = "commits"
+
+    repository: str = Field(description="The checkout's work tree.")
+    path: str
+    commits: list[HistoryCommit]
+    pagination: Pagination
+    tokens: TokenInfo | None = None
+
+
+class GitBlameQuery(LineRange):
+    """One localGitBlame query."""
+
+    path: str = Field(description="File in a checkout.")
+    ignoreWhitespace: bool = False
+    ignoreRevs: list[str] | None = Field(default=None, max_length=100)
+
+    _revs = field_validator("ignoreRevs")(
+        lambda revs: [_no_option(rev) or "" for rev in revs] if revs else revs
+    )
+
+
+class BlameHunkItem(BaseModel):
+    """Lines last changed by one commit."""
+
+    startLine: int
+    endLine: int
+    sha: str
+    author: str
+    date: str
+    summary: str
+    originalLine: int
+    originalPath: str
+    lines: list[str]
+
+
+class GitBlameResult(ToolResult):
+    """localGitBlame's answer."""
+
+    items_field: ClassVar[str] = "hunks"
+
+    repository: str
+    path: str
+    revision: str
+    hunks: list[BlameHunkItem]
+    tokens: TokenInfo | None = None

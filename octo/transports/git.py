@@ -1,0 +1,231 @@
+"""git, read-only, on a checkout treated as hostile input.
+
+octo reads history with the git binary (chosen by benchmarks/bench_history.py: libgit2's
+blame was no faster and it has no ``log -L`` nor pickaxe) under a locked-down environment:
+no system or global configuration, no hooks, no fsmonitor, no external diff, textconv or
+pager, no credential helper, no transport, no mailmap or attributes file from elsewhere, and
+never the working tree (blame and log read committed objects only, so no filter driver
+runs). The repository's own ``.git`` is found here, and a ``.git`` file, ``commondir`` or
+alternates naming a folder outside the allowed roots is refused before git starts.
+docs/security.md has the table of what octo never runs from a repository.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from functools import cache
+from pathlib import Path
+
+import anyio
+
+from octo.core.errors import InvalidQueryError
+from octo.core.errors import NotFoundError
+from octo.core.errors import PathNotAllowedError
+from octo.core.errors import ToolNotAvailableError
+from octo.transports.processes import child_command
+from octo.transports.processes import child_environment
+from octo.transports.processes import track
+
+#: Settings given on git's command line: they win over the repository's own config.
+_LOCKED_SETTINGS = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.attributesFile=/dev/null",
+    "core.quotePath=false",
+    "core.untrackedCache=false",
+    "core.sshCommand=false",
+    "core.alternateRefsCommand=",
+    "diff.external=",
+    "diff.submodule=short",
+    "credential.helper=",
+    "protocol.allow=never",
+    "log.showSignature=false",
+    "log.mailmap=false",
+    "mailmap.file=",
+    "mailmap.blob=",
+    "blame.ignoreRevsFile=",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "color.ui=never",
+)
+
+#: The only git variables a child sees: none of the caller's ``GIT_*`` reaches it.
+_LOCKED_ENVIRONMENT = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_PROTOCOL_FROM_USER": "0",
+    "GIT_ALLOW_PROTOCOL": "",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "LC_ALL": "C",
+}
+
+
+@cache
+def git_binary() -> str:
+    """The git executable; ToolNotAvailableError when there is none."""
+    found = shutil.which("git")
+    if found is None:
+        raise ToolNotAvailableError(
+            "git is not installed", hints=["Install git to read a checkout's history."]
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A git checkout below the allowed roots: its work tree and git folder, and the path
+    the query named, relative to the work tree (posix, ``""`` for the tree itself)."""
+
+    work_tree: Path
+    git_dir: Path
+    path: str
+
+
+def _pointed(text: str, base: Path) -> Path:
+    target = Path(text.strip())
+    return (target if target.is_absolute() else base / target).resolve()
+
+
+def find_checkout(real: Path, inside: Callable[[Path], bool]) -> Checkout:
+    """The checkout holding the resolved path ``real``; nothing outside ``inside`` is read.
+
+    Raises NotFoundError when no ``.git`` is found below the allowed roots, and
+    PathNotAllowedError when the repository's git folder, its common folder or an
+    alternate object store lies outside them (a ``.git`` file pointing elsewhere).
+    """
+    folder = real if real.is_dir() else real.parent
+    while inside(folder):
+        dot_git = folder / ".git"
+        if dot_git.is_dir() and not dot_git.is_symlink():
+            _check_git_dir(dot_git, inside)
+            return Checkout(folder, dot_git, _relative(real, folder))
+        if dot_git.is_file() and not dot_git.is_symlink():
+            text = dot_git.read_text("utf-8", "replace")
+            if not text.startswith("gitdir:"):
+                break
+            git_dir = _pointed(text.removeprefix("gitdir:"), folder)
+            _check_git_dir(git_dir, inside)
+            return Checkout(folder, git_dir, _relative(real, folder))
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    raise NotFoundError(
+        f"'{real}' is not in a git checkout below the allowed roots",
+        hints=[
+            "Give a path inside a git work tree; a clone made by githubCloneRepo is an "
+            "archive without history."
+        ],
+    )
+
+
+def _check_git_dir(git_dir: Path, inside: Callable[[Path], bool]) -> None:
+    """Refuse a git folder (or its common folder, or an alternate object store) that lies
+    outside the allowed roots: git would read it."""
+    folders = [git_dir]
+    if inside(git_dir) and (git_dir / "commondir").is_file():
+        folders.append(_pointed((git_dir / "commondir").read_text("utf-8", "replace"), git_dir))
+    for folder in list(folders):
+        if not inside(folder):
+            continue
+        alternates = folder / "objects" / "info" / "alternates"
+        if alternates.is_file():
+            lines = alternates.read_text("utf-8", "replace").splitlines()
+            folders += [_pointed(line, folder / "objects") for line in lines if line.strip()]
+    for folder in folders:
+        if not inside(folder):
+            raise PathNotAllowedError(
+                f"the repository's git data is at '{folder}', outside the allowed roots",
+                hints=["octo reads a repository only when all its git data is below the roots."],
+            )
+
+
+def _relative(real: Path, work_tree: Path) -> str:
+    rel = real.relative_to(work_tree).as_posix()
+    return "" if rel == "." else rel
+
+
+def git_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` without credentials nor any ``GIT_*`` variable, plus the locked settings."""
+    kept = {k: v for k, v in child_environment(env).items() if not k.startswith("GIT_")}
+    return {**kept, **_LOCKED_ENVIRONMENT}
+
+
+def git_argv(checkout: Checkout, args: Sequence[str]) -> list[str]:
+    """The full command line of ``git args`` on ``checkout``, locked down."""
+    settings = [*_LOCKED_SETTINGS, f"safe.directory={checkout.work_tree}"]
+    return [
+        git_binary(),
+        "--no-pager",
+        "--literal-pathspecs",
+        f"--git-dir={checkout.git_dir}",
+        f"--work-tree={checkout.work_tree}",
+        *(arg for setting in settings for arg in ("-c", setting)),
+        *args,
+    ]
+
+
+@dataclass
+class GitOutput:
+    """What a git command printed: its stdout (cut at the caller's limit: ``cut``)."""
+
+    stdout: bytes
+    cut: bool = False
+    stderr: str = field(default="", repr=False)
+
+
+_NOT_FOUND = re.compile(r"no such path|bad revision|unknown revision|no such ref|bad object")
+
+
+async def run_git(
+    checkout: Checkout, args: Sequence[str], env: Mapping[str, str], *, max_bytes: int
+) -> GitOutput:
+    """Run ``git args`` on ``checkout`` and read its stdout up to ``max_bytes`` (then it is
+    killed and the output says ``cut``). Cancelled (the caller's deadline), git is killed.
+
+    Raises NotFoundError for a path or revision git does not know, InvalidQueryError for
+    any other refusal.
+    """
+    output = bytearray()
+    cut = False
+    with tempfile.TemporaryFile() as stderr:
+        process = await anyio.open_process(
+            child_command(git_argv(checkout, args)),
+            env=git_environment(env),
+            cwd=checkout.work_tree,
+            stdin=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+        track("git", process)
+        async with process:
+            assert process.stdout is not None  # (stdout is a pipe: open_process's default)
+            async for chunk in process.stdout:
+                output += chunk
+                if len(output) > max_bytes:
+                    cut = True
+                    process.kill()
+                    break
+            await process.wait()
+        stderr.seek(0)
+        message = stderr.read(8192).decode("utf-8", "replace").strip()
+    if process.returncode != 0 and not cut:
+        first = message.splitlines()[0] if message else f"git exited {process.returncode}"
+        first = first.removeprefix("fatal: ")
+        if _NOT_FOUND.search(first):
+            raise NotFoundError(first, hints=["Check the path and the ref (a branch, tag or sha)."])
+        raise InvalidQueryError(first, hints=["Check the query's ref, dates and line range."])
+    return GitOutput(bytes(output[:max_bytes]), cut, message)
