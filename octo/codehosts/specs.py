@@ -10,6 +10,8 @@ from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.history_models import SearchCommitsResult
 from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_models import SearchIssuesResult
+from octo.codehosts.line_models import FileBlameQuery
+from octo.codehosts.line_models import FileBlameResult
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import FileContentResult
 from octo.codehosts.models import RepoStructureQuery
@@ -71,6 +73,9 @@ TOOLS = family_tools(
         ),
         "githubGetCommit": Binding(
             GetCommitQuery, CommitDetailResult, "octo.codehosts.history.commit_detail:get_commit", 3
+        ),
+        "githubGetFileBlame": Binding(
+            FileBlameQuery, FileBlameResult, "octo.codehosts.history.file_blame:get_file_blame", 3
         ),
         # A clone may download and unpack hundreds of megabytes: more time than a search.
         "githubCloneRepo": Binding(

@@ -221,6 +221,7 @@ class RemoteClient:
         credentials: Mapping[str, str],
         scope: str,
         max_bytes: int,
+        content: bytes | None = None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -236,6 +237,7 @@ class RemoteClient:
                     is_own=self._on_own_host,
                     name=self.policy.name,
                     max_bytes=max_bytes,
+                    content=content,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -274,8 +276,10 @@ class RemoteClient:
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
         max_bytes: int = MAX_JSON_BYTES,
+        content: bytes | None = None,
     ) -> httpx.Response:
-        """Send one request with rate-limit handling and retries; a 304 is returned as is.
+        """Send one request (with the body ``content``: a GraphQL POST) with rate-limit
+        handling and retries; a 304 is returned as is.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -302,7 +306,7 @@ class RemoteClient:
             async for attempt in attempts:
                 with attempt:
                     return await self._send_once(
-                        method, url, params, headers or {}, credentials, scope, max_bytes
+                        method, url, params, headers or {}, credentials, scope, max_bytes, content
                     )
         except Retry as exc:
             if exc.rate_limited:

@@ -12,7 +12,13 @@ from urllib.parse import quote
 import httpx
 
 from octo.codehosts.github import history_parse as parse
+from octo.codehosts.github.line_parse import BLAME_QUERY
+from octo.codehosts.github.line_parse import graphql_url
+from octo.codehosts.github.line_parse import parse_blame
+from octo.codehosts.github.line_parse import parse_commit_pulls
 from octo.codehosts.github.parse import parse_comments
+from octo.codehosts.github.policy import AUTH_HINTS
+from octo.codehosts.github.policy import GitHubPolicy
 from octo.codehosts.github.query import commit_terms
 from octo.codehosts.github.query import issue_terms
 from octo.codehosts.history_models import SearchCommitsQuery
@@ -24,7 +30,11 @@ from octo.codehosts.history_shapes import given
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
+from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import PullRef
 from octo.codehosts.shapes import Reply
+from octo.core.errors import AuthenticationError
+from octo.core.formats import compact_json
 from octo.transports.http_client import Fetched
 
 T = TypeVar("T")
@@ -123,3 +133,38 @@ class GitHubHistory(CodeHost):
             f"{repo_path(owner, repo)}/tarball/{sha}", max_bytes=max_bytes
         )
         return response.content
+
+    async def check_blame(self) -> None:
+        """GitHub's blame is GraphQL only (no REST one), which needs a token."""
+        policy = self.remote.policy
+        assert isinstance(policy, GitHubPolicy)
+        if not await policy.auth.token():
+            raise AuthenticationError(
+                "GitHub's blame is a GraphQL API, which needs a token: set GITHUB_TOKEN",
+                hints=list(AUTH_HINTS),
+            )
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        await self.check_blame()
+        url = graphql_url(self.remote.base_url)
+        variables = {"owner": owner, "repo": repo, "sha": sha, "path": path}
+        key = self.remote.cache_key("blame", url, variables)
+
+        async def load() -> list[BlameRange]:
+            body = compact_json({"query": BLAME_QUERY, "variables": variables}).encode()
+            response = await self.remote.send(
+                url, method="POST", content=body, headers={"Content-Type": "application/json"}
+            )
+            return parse_blame(response)
+
+        # A commit's blame never changes: kept as long as the commits' answers.
+        ranges, cached = await self.remote.cache.get_or_load(key, self.settings.ttl_commits, load)
+        return Reply(ranges, cached)
+
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        return await self.history_reply(
+            f"{repo_path(owner, repo)}/commits/{quote(sha)}/pulls",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            parse_commit_pulls,
+        )

@@ -6,6 +6,9 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from octo.codehosts.gitlab import history_parse as parse
+from octo.codehosts.gitlab.line_parse import parse_blame
+from octo.codehosts.gitlab.line_parse import parse_closes_issues
+from octo.codehosts.gitlab.line_parse import parse_commit_merge_requests
 from octo.codehosts.gitlab.parse import parse_diffs
 from octo.codehosts.gitlab.parse import parse_notes
 from octo.codehosts.gitlab.policy import project_id
@@ -20,6 +23,9 @@ from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
+from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import IssueRef
+from octo.codehosts.line_models import PullRef
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import Reply
@@ -122,3 +128,29 @@ class GitLabHistory(CodeHost):
             f"{self.code_path(owner, repo)}/archive.tar.gz", params=params, max_bytes=max_bytes
         )
         return response.content
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        file_path = quote(path.strip("/"), safe="")
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/files/{file_path}/blame",
+            "blame",
+            self.settings.ttl_commits,
+            parse_blame,
+            params={"ref": sha},
+        )
+
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/commits/{quote(sha)}/merge_requests",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            parse_commit_merge_requests,
+        )
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        return await self.history_reply(
+            f"{self.project_path(owner, repo)}/merge_requests/{number}/closes_issues",
+            "closes-issues",
+            self.settings.ttl_issues,
+            parse_closes_issues,
+        )
