@@ -79,7 +79,7 @@ class TraceLineQuery(_Lines):
     """One traceLine query: a local file (``path`` alone) or a remote one (``owner``,
     ``repo``, ``path``)."""
 
-    path: str = Field(min_length=1, description="Local file, or with owner/repo a remote one.")
+    path: str = Field(min_length=1)
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
     ref: str | None = None

@@ -12,6 +12,8 @@ from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_models import SearchIssuesResult
 from octo.codehosts.line_models import FileBlameQuery
 from octo.codehosts.line_models import FileBlameResult
+from octo.codehosts.line_models import TraceLineQuery
+from octo.codehosts.line_models import TraceLineResult
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import FileContentResult
 from octo.codehosts.models import RepoStructureQuery
@@ -76,6 +78,9 @@ TOOLS = family_tools(
         ),
         "githubGetFileBlame": Binding(
             FileBlameQuery, FileBlameResult, "octo.codehosts.history.file_blame:get_file_blame", 3
+        ),
+        "traceLine": Binding(
+            TraceLineQuery, TraceLineResult, "octo.codehosts.history.trace_line:trace_line", 3
         ),
         # A clone may download and unpack hundreds of megabytes: more time than a search.
         "githubCloneRepo": Binding(

@@ -34,3 +34,31 @@ async def test_blame_through_the_blame_api(gateway: octo.Gateway, recorded: Any)
         f"https://gl.test/api/v4/projects/g%2Fp/repository/files/src%2Fapp.py/blame?ref={HEAD}"
     ]
     assert blame.calls.last.request.headers["private-token"] == TOKEN
+
+
+async def test_trace_line_through_merge_requests_and_closed_issues(
+    gateway: octo.Gateway, recorded: Any, router: Any
+) -> None:
+    recorded("line_history")
+    row = await one(
+        gateway,
+        "traceLine",
+        owner="g",
+        repo="p",
+        path="src/app.py",
+        ref="main",
+        startLine=2,
+        endLine=3,
+    )
+    assert row["status"] == "success", row
+    first, second = row["data"]["commits"]
+    assert (first["sha"], first["lines"]) == (A, [2, 2])
+    assert "return CACHE" in first["patch"]
+    [merge_request] = first["pullRequests"]
+    assert merge_request["number"] == 4
+    [issue] = merge_request["issues"]
+    assert (issue["repository"], issue["number"], issue["closes"]) == ("g/p", 5, True)
+    assert issue["title"] == "Settings are slow"
+    assert second["pullRequests"] == [] and "merge request" in second["stoppedBecause"]
+    assert {call.request.url.host for call in router.calls} == {"gl.test"}
+    assert all(call.request.headers["private-token"] == TOKEN for call in router.calls)

@@ -152,6 +152,7 @@ async def test_reading_history_runs_nothing_from_the_repository(
         ("localGitHistory", {"path": "project/b.py", "startLine": 1, "endLine": 3}),
         ("localGitHistory", {"path": "project", "removed": "def g("}),
         ("localGitHistory", {"path": "project", "added": "g", "regex": True}),
+        ("traceLine", {"path": "project/b.py", "startLine": 1, "endLine": 3}),
     ]
     for tool, query in queries:
         envelope = await _one(gateway, tool, query)

@@ -66,8 +66,17 @@ async def get_file_blame(ctx: QueryContext, query: FileBlameQuery) -> Answer[Fil
     if ranges:
         first = ranges[0]
         answer.hint(
-            "The commit of the first range: "
-            + call(host, "githubGetCommit", owner=query.owner, repo=query.repo, sha=first.sha)
+            "Why these lines are here (pull request, issue): "
+            + call(
+                host,
+                "traceLine",
+                owner=query.owner,
+                repo=query.repo,
+                path=query.path,
+                ref=sha,
+                startLine=first.startLine,
+                endLine=first.endLine,
+            )
         )
     answer.hint(*follow_up_hints(host))
     return answer

@@ -63,8 +63,9 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
     answer = Answer(result, partial=output.cut)
     answer.hint(*cut)
     if hunks:
-        again = {"path": query.path, "startLine": hunks[0].startLine}
+        first = hunks[0]
+        again = {"path": query.path, "startLine": first.startLine, "endLine": first.endLine}
         answer.hint(
-            f"Why a line is here (its pull request, issue): traceLine {compact_json(again)}"
+            f"Why these lines are here (pull request, issue): traceLine {compact_json(again)}"
         )
     return answer
