@@ -12,10 +12,14 @@ docs/security.md has the table of what octo never runs from a repository.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import selectors
 import shutil
+import signal
 import subprocess
-import tempfile
+import threading
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -29,6 +33,7 @@ import anyio
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
+from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
 from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
@@ -187,45 +192,126 @@ class GitOutput:
     stderr: str = field(default="", repr=False)
 
 
+#: The start of git's stderr kept for the error message; the rest is read and dropped.
+_STDERR_KEPT = 8192
 _NOT_FOUND = re.compile(r"no such path|bad revision|unknown revision|no such ref|bad object")
+
+
+#: What builds git's arguments once the checkout is found (in the worker thread: it may stat).
+Arguments = Callable[[Checkout], Sequence[str]]
 
 
 async def run_git(
     checkout: Checkout, args: Sequence[str], env: Mapping[str, str], *, max_bytes: int
 ) -> GitOutput:
-    """Run ``git args`` on ``checkout`` and read its stdout up to ``max_bytes`` (then it is
-    killed and the output says ``cut``). Cancelled (the caller's deadline), git is killed.
+    """Run ``git args`` on ``checkout``: see :func:`locate_and_run`."""
+    _, output = await locate_and_run(lambda: checkout, lambda _: args, env, max_bytes=max_bytes)
+    return output
+
+
+async def locate_and_run(
+    locate: Callable[[], Checkout],
+    arguments: Arguments,
+    env: Mapping[str, str],
+    *,
+    max_bytes: int,
+) -> tuple[Checkout, GitOutput]:
+    """Find the checkout (``locate``), then run git with ``arguments(checkout)`` and read
+    its stdout up to ``max_bytes`` (then it is killed and the output says ``cut``): one
+    worker-thread hop for all of it, git waited for there (no child watcher per process).
+    Cancelled (the caller's deadline), git is killed.
 
     Raises NotFoundError for a path or revision git does not know, InvalidQueryError for
     any other refusal.
     """
-    output = bytearray()
-    cut = False
-    with tempfile.TemporaryFile() as stderr:
-        process = await anyio.open_process(
-            child_command(git_argv(checkout, args)),
-            env=git_environment(env),
-            cwd=checkout.work_tree,
-            stdin=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,
+    run = _GitRun(git_environment(env), max_bytes)
+    try:
+        return await anyio.to_thread.run_sync(
+            run.blocking, locate, arguments, abandon_on_cancel=True
         )
+    finally:
+        run.stop()
+
+
+class _GitRun:
+    """One git process run from a worker thread, which the event loop can stop."""
+
+    def __init__(self, env: dict[str, str], max_bytes: int) -> None:
+        self.env = env
+        self.max_bytes = max_bytes
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        """Kill git if it still runs; a process not started yet never starts."""
+        with self.lock:
+            self.stopped = True
+            if self.process is not None and self.process.poll() is None:
+                _kill_group(self.process)
+
+    def blocking(
+        self, locate: Callable[[], Checkout], arguments: Arguments
+    ) -> tuple[Checkout, GitOutput]:
+        checkout = locate()
+        argv = child_command(git_argv(checkout, arguments(checkout)))
+        with self.lock:
+            if self.stopped:
+                raise QueryTimeoutError("the query ended before git started")
+            process = subprocess.Popen(
+                argv,
+                env=self.env,
+                cwd=checkout.work_tree,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                # Its own process group, not session: Python starts it by vfork then
+                # (setsid forces a fork of the whole server), half the cost of a start.
+                process_group=0,
+            )
+            self.process = process
         track("git", process)
-        async with process:
-            assert process.stdout is not None  # (stdout is a pipe: open_process's default)
-            async for chunk in process.stdout:
-                output += chunk
-                if len(output) > max_bytes:
-                    cut = True
-                    process.kill()
-                    break
-            await process.wait()
-        stderr.seek(0)
-        message = stderr.read(8192).decode("utf-8", "replace").strip()
-    if process.returncode != 0 and not cut:
-        first = message.splitlines()[0] if message else f"git exited {process.returncode}"
-        first = first.removeprefix("fatal: ")
-        if _NOT_FOUND.search(first):
-            raise NotFoundError(first, hints=["Check the path and the ref (a branch, tag or sha)."])
-        raise InvalidQueryError(first, hints=["Check the query's ref, dates and line range."])
-    return GitOutput(bytes(output[:max_bytes]), cut, message)
+        with process:
+            output, errors, cut = self._read(process)
+            process.wait()
+        message = bytes(errors).decode("utf-8", "replace").strip()
+        if process.returncode != 0 and not cut:
+            _refused(message, process.returncode)
+        return checkout, GitOutput(bytes(output[: self.max_bytes]), cut, message)
+
+    def _read(self, process: subprocess.Popen[bytes]) -> tuple[bytearray, bytearray, bool]:
+        """stdout up to the limit (past it git is killed: cut) and the start of stderr,
+        both pipes read as they fill so neither blocks git."""
+        assert process.stdout is not None and process.stderr is not None  # (pipes)
+        output, errors = bytearray(), bytearray()
+        with selectors.DefaultSelector() as pipes:
+            pipes.register(process.stdout, selectors.EVENT_READ, output)
+            pipes.register(process.stderr, selectors.EVENT_READ, errors)
+            while pipes.get_map():
+                for key, _ in pipes.select():
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        pipes.unregister(key.fileobj)
+                    elif key.data is output:
+                        output += chunk
+                        if len(output) > self.max_bytes:
+                            _kill_group(process)
+                            return output, errors, True
+                    elif len(errors) < _STDERR_KEPT:
+                        errors += chunk
+        return output, errors, False
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill git's process group (git itself: nothing it could start runs)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _refused(message: str, code: int) -> None:
+    """Raise git's refusal as the query's error."""
+    first = message.splitlines()[0] if message else f"git exited {code}"
+    first = first.removeprefix("fatal: ")
+    if _NOT_FOUND.search(first):
+        raise NotFoundError(first, hints=["Check the path and the ref (a branch, tag or sha)."])
+    raise InvalidQueryError(first, hints=["Check the query's ref, dates and line range."])

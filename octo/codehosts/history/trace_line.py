@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-import anyio
-
 from octo.codehosts.github.backend import GitHubBackend
 from octo.codehosts.github.policy import api_url
 from octo.codehosts.github.policy import web_host
@@ -40,6 +38,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.transports.git import Checkout
 from octo.transports.git import find_checkout
+from octo.transports.git import locate_and_run
 from octo.transports.git import run_git
 from octo.transports.git_records import LOG_FORMAT
 from octo.transports.git_records import blame_hunks
@@ -135,17 +134,14 @@ async def _local_links(
     def found() -> Checkout:
         return find_checkout(paths.resolve(query.path), lambda p: paths.root_of(p) is not None)
 
-    checkout = await anyio.to_thread.run_sync(found)
-    if not checkout.path:
-        raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
+    def blame_args(checkout: Checkout) -> list[str]:
+        if not checkout.path:
+            raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
+        span = f"-L{query.startLine},{query.endLine or query.startLine}"
+        return ["blame", "--porcelain", "--no-textconv", span, "HEAD", "--", checkout.path]
+
     env = ctx.config.env
-    span = f"-L{query.startLine},{query.endLine or query.startLine}"
-    blamed = await run_git(
-        checkout,
-        ["blame", "--porcelain", "--no-textconv", span, "HEAD", "--", checkout.path],
-        env,
-        max_bytes=MAX_GIT_BYTES,
-    )
+    checkout, blamed = await locate_and_run(found, blame_args, env, max_bytes=MAX_GIT_BYTES)
     hunks = blame_hunks(blamed.stdout)[:MAX_COMMITS]
 
     async def link(index: int) -> _Link:

@@ -9,11 +9,11 @@ from octo.contract.budget_cut import within_budget
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.local.history.checkout import checkout_of
+from octo.local.history.checkout import git_on
 from octo.local.history.models import BlameHunkItem
 from octo.local.history.models import GitBlameQuery
 from octo.local.history.models import GitBlameResult
-from octo.transports.git import run_git
+from octo.transports.git import Checkout
 from octo.transports.git_records import blame_hunks
 
 #: The most porcelain output read: past it the answer is partial.
@@ -22,9 +22,8 @@ MAX_OUTPUT = 64 << 20
 IGNORE_REVS_FILE = ".git-blame-ignore-revs"
 
 
-async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameResult]:
-    """The blame hunks of the query's file (or line range) at HEAD."""
-    checkout = await checkout_of(ctx, query.path)
+def _args(query: GitBlameQuery, checkout: Checkout) -> list[str]:
+    """git blame's arguments (in the worker thread: the ignore file is looked for)."""
     if not checkout.path:
         raise InvalidQueryError("localGitBlame needs a file", hints=["Name a file, not a folder."])
     args = ["blame", "--porcelain", "--no-textconv"]
@@ -32,13 +31,18 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
         args.append(f"-L{query.startLine},{query.endLine or query.startLine}")
     if query.ignoreWhitespace:
         args.append("-w")
-    for rev in query.ignoreRevs or ():
-        args.append(f"--ignore-rev={rev}")
+    args += [f"--ignore-rev={rev}" for rev in query.ignoreRevs or ()]
     revs_file = checkout.work_tree / IGNORE_REVS_FILE
     if revs_file.is_file() and not revs_file.is_symlink():
         args.append(f"--ignore-revs-file={revs_file}")
-    args += ["HEAD", "--", checkout.path]
-    output = await run_git(checkout, args, ctx.config.env, max_bytes=MAX_OUTPUT)
+    return [*args, "HEAD", "--", checkout.path]
+
+
+async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameResult]:
+    """The blame hunks of the query's file (or line range) at HEAD."""
+    checkout, output = await git_on(
+        ctx, query.path, lambda c: _args(query, c), max_bytes=MAX_OUTPUT
+    )
     hunks = [
         BlameHunkItem(
             startLine=h.start_line,

@@ -13,12 +13,11 @@ from octo.core.budget import Pagination
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.formats import compact_json
-from octo.local.history.checkout import checkout_of
+from octo.local.history.checkout import git_on
 from octo.local.history.models import GitHistoryQuery
 from octo.local.history.models import GitHistoryResult
 from octo.local.history.models import HistoryCommit
 from octo.transports.git import Checkout
-from octo.transports.git import run_git
 from octo.transports.git_records import LOG_FORMAT
 from octo.transports.git_records import LoggedCommit
 from octo.transports.git_records import logged_commits
@@ -30,7 +29,8 @@ PICKAXE_COMMITS = 500
 
 
 def _args(query: GitHistoryQuery, checkout: Checkout) -> list[str]:
-    """git log's arguments for the query (its revision after ``--end-of-options``)."""
+    """git log's arguments for the query (its revision after ``--end-of-options``); in the
+    worker thread, where a file is told from a folder."""
     args = ["log", LOG_FORMAT, "--no-ext-diff", "--no-textconv", "--no-color"]
     args += [f"--{name}={value}" for name, value in _filters(query)]
     pathspec = ["--", checkout.path] if checkout.path else []
@@ -71,8 +71,9 @@ def _moved_the_asked_way(commit: LoggedCommit, query: GitHistoryQuery) -> bool:
 
 async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHistoryResult]:
     """The commits the query selects, newest first, a page at a time."""
-    checkout = await checkout_of(ctx, query.path)
-    output = await run_git(checkout, _args(query, checkout), ctx.config.env, max_bytes=MAX_OUTPUT)
+    checkout, output = await git_on(
+        ctx, query.path, lambda c: _args(query, c), max_bytes=MAX_OUTPUT
+    )
     found = logged_commits(output.stdout)
     if query.added or query.removed:
         found = [c for c in found if _moved_the_asked_way(c, query)]
