@@ -124,6 +124,8 @@ async def compare(repo: Path, file: str, function_line: int, marker: str) -> Non
                 rounds,
             )
             verdict = "ok" if ratio <= target and mine <= 5 else "MISSED"
+            if answer.get("partial"):
+                verdict += " (partial: stopped at the time limit)"
             print(f"{name:<24} {mine:8.3f} {theirs:8.3f} {ratio:6.2f}  <= {target} {verdict}")
     try:
         import pygit2  # type: ignore[import-not-found]

@@ -20,11 +20,11 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import field
 from functools import cache
 from pathlib import Path
 
@@ -185,60 +185,68 @@ def git_argv(checkout: Checkout, args: Sequence[str]) -> list[str]:
 
 @dataclass
 class GitOutput:
-    """What a git command printed: its stdout (cut at the caller's limit: ``cut``)."""
+    """What a git command printed: its stdout, ``cut`` at the caller's byte limit or time
+    limit (``timed_out``)."""
 
     stdout: bytes
     cut: bool = False
-    stderr: str = field(default="", repr=False)
+    timed_out: bool = False
 
 
 #: The start of git's stderr kept for the error message; the rest is read and dropped.
 _STDERR_KEPT = 8192
 _NOT_FOUND = re.compile(r"no such path|bad revision|unknown revision|no such ref|bad object")
 
-
-#: What builds git's arguments once the checkout is found (in the worker thread: it may stat).
-Arguments = Callable[[Checkout], Sequence[str]]
+#: What builds the git commands to run once the checkout is found (in the worker thread: it
+#: may stat): each command's arguments, run in turn.
+Commands = Callable[[Checkout], Sequence[Sequence[str]]]
 
 
 async def run_git(
     checkout: Checkout, args: Sequence[str], env: Mapping[str, str], *, max_bytes: int
 ) -> GitOutput:
     """Run ``git args`` on ``checkout``: see :func:`locate_and_run`."""
-    _, output = await locate_and_run(lambda: checkout, lambda _: args, env, max_bytes=max_bytes)
+    _, (output,) = await locate_and_run(
+        lambda: checkout, lambda _: [args], env, max_bytes=max_bytes
+    )
     return output
 
 
 async def locate_and_run(
     locate: Callable[[], Checkout],
-    arguments: Arguments,
+    commands: Commands,
     env: Mapping[str, str],
     *,
     max_bytes: int,
-) -> tuple[Checkout, GitOutput]:
-    """Find the checkout (``locate``), then run git with ``arguments(checkout)`` and read
-    its stdout up to ``max_bytes`` (then it is killed and the output says ``cut``): one
-    worker-thread hop for all of it, git waited for there (no child watcher per process).
-    Cancelled (the caller's deadline), git is killed.
+    time_limit: float | None = None,
+) -> tuple[Checkout, list[GitOutput]]:
+    """Find the checkout (``locate``), then run the git ``commands(checkout)`` in turn and
+    read each one's stdout up to ``max_bytes`` (then it is killed and its output says
+    ``cut``): one worker-thread hop for all of it, git waited for there (no child watcher
+    per process). Past ``time_limit`` seconds the command running is killed (its output so
+    far, ``timed_out``) and the rest do not start. Cancelled (the caller's deadline), git is
+    killed.
 
     Raises NotFoundError for a path or revision git does not know, InvalidQueryError for
     any other refusal.
     """
-    run = _GitRun(git_environment(env), max_bytes)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    run = _GitRun(git_environment(env), max_bytes, deadline)
     try:
         return await anyio.to_thread.run_sync(
-            run.blocking, locate, arguments, abandon_on_cancel=True
+            run.blocking, locate, commands, abandon_on_cancel=True
         )
     finally:
         run.stop()
 
 
 class _GitRun:
-    """One git process run from a worker thread, which the event loop can stop."""
+    """git processes run in turn from a worker thread, which the event loop can stop."""
 
-    def __init__(self, env: dict[str, str], max_bytes: int) -> None:
+    def __init__(self, env: dict[str, str], max_bytes: int, deadline: float | None) -> None:
         self.env = env
         self.max_bytes = max_bytes
+        self.deadline = deadline
         self.lock = threading.Lock()
         self.process: subprocess.Popen[bytes] | None = None
         self.stopped = False
@@ -251,15 +259,23 @@ class _GitRun:
                 _kill_group(self.process)
 
     def blocking(
-        self, locate: Callable[[], Checkout], arguments: Arguments
-    ) -> tuple[Checkout, GitOutput]:
+        self, locate: Callable[[], Checkout], commands: Commands
+    ) -> tuple[Checkout, list[GitOutput]]:
         checkout = locate()
-        argv = child_command(git_argv(checkout, arguments(checkout)))
+        outputs: list[GitOutput] = []
+        for args in commands(checkout):
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                outputs.append(GitOutput(b"", cut=True, timed_out=True))
+                continue
+            outputs.append(self._one(checkout, args))
+        return checkout, outputs
+
+    def _one(self, checkout: Checkout, args: Sequence[str]) -> GitOutput:
         with self.lock:
             if self.stopped:
                 raise QueryTimeoutError("the query ended before git started")
             process = subprocess.Popen(
-                argv,
+                child_command(git_argv(checkout, args)),
                 env=self.env,
                 cwd=checkout.work_tree,
                 stdin=subprocess.DEVNULL,
@@ -272,23 +288,26 @@ class _GitRun:
             self.process = process
         track("git", process)
         with process:
-            output, errors, cut = self._read(process)
+            output, errors, cut, late = self._read(process)
             process.wait()
-        message = bytes(errors).decode("utf-8", "replace").strip()
         if process.returncode != 0 and not cut:
-            _refused(message, process.returncode)
-        return checkout, GitOutput(bytes(output[: self.max_bytes]), cut, message)
+            _refused(bytes(errors).decode("utf-8", "replace").strip(), process.returncode)
+        return GitOutput(bytes(output[: self.max_bytes]), cut, late)
 
-    def _read(self, process: subprocess.Popen[bytes]) -> tuple[bytearray, bytearray, bool]:
-        """stdout up to the limit (past it git is killed: cut) and the start of stderr,
-        both pipes read as they fill so neither blocks git."""
+    def _read(self, process: subprocess.Popen[bytes]) -> tuple[bytearray, bytearray, bool, bool]:
+        """stdout up to the limits (past them git is killed: cut, and late when it was the
+        time) and the start of stderr, both pipes read as they fill so neither blocks git."""
         assert process.stdout is not None and process.stderr is not None  # (pipes)
         output, errors = bytearray(), bytearray()
         with selectors.DefaultSelector() as pipes:
             pipes.register(process.stdout, selectors.EVENT_READ, output)
             pipes.register(process.stderr, selectors.EVENT_READ, errors)
             while pipes.get_map():
-                for key, _ in pipes.select():
+                left = None if self.deadline is None else self.deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    _kill_group(process)
+                    return output, errors, True, True
+                for key, _ in pipes.select(left):
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:
                         pipes.unregister(key.fileobj)
@@ -296,10 +315,10 @@ class _GitRun:
                         output += chunk
                         if len(output) > self.max_bytes:
                             _kill_group(process)
-                            return output, errors, True
+                            return output, errors, True, False
                     elif len(errors) < _STDERR_KEPT:
                         errors += chunk
-        return output, errors, False
+        return output, errors, False, False
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

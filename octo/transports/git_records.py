@@ -1,4 +1,4 @@
-"""What git prints, read into records: ``blame --porcelain`` as hunks, and ``log`` in the
+"""What git prints, read into records: ``blame --incremental`` as hunks, and ``log`` in the
 one format octo asks for (commits with their files or patches). The local history tools and
 traceLine read a checkout through these alike."""
 
@@ -32,49 +32,51 @@ class BlameHunk:
     lines: list[str] = field(default_factory=list)
 
 
-def blame_hunks(porcelain: bytes) -> list[BlameHunk]:
-    """The hunks of ``git blame --porcelain`` output, lines merged into runs of one commit
-    at consecutive final lines (git splits a run where the original lines jump)."""
+def blame_hunks(incremental: bytes, text: bytes) -> list[BlameHunk]:
+    """The hunks of ``git blame --incremental`` output (cut short or whole) over the blamed
+    file's ``text``, in line order; runs of one commit at consecutive lines are one hunk, as
+    ``--porcelain`` groups them. Lines git had not reached yet are in no hunk."""
+    lines = text.decode("utf-8", "replace").split("\n")
     facts: dict[str, dict[str, str]] = {}
-    hunks: list[BlameHunk] = []
-    current: dict[str, str] = {}
-    sha = ""
-    original = final = 0
-    for raw in porcelain.decode("utf-8", "replace").split("\n"):
-        if raw.startswith("\t"):
-            known = facts.setdefault(sha, {})
-            known.update(current)
-            last = hunks[-1] if hunks else None
-            if last and last.sha == sha and last.start_line + last.line_count == final:
-                last.line_count += 1
-                last.lines.append(raw[1:])
-            else:
-                hunks.append(
-                    BlameHunk(
-                        sha,
-                        final,
-                        1,
-                        original,
-                        known.get("filename", ""),
-                        known.get("author", ""),
-                        known.get("author-mail", "").strip("<>"),
-                        _iso(known.get("author-time"), known.get("author-tz")),
-                        known.get("summary", ""),
-                        "boundary" in known,
-                        [raw[1:]],
-                    )
-                )
-            current = {}
-            continue
-        head, _, rest = raw.partition(" ")
-        if len(head) == 40 and rest and rest.split(" ")[0].isdigit():
-            sha = head
+    found: list[tuple[int, int, int, str, dict[str, str]]] = []
+    head: tuple[str, int, int, int] | None = None
+    for raw in incremental.decode("utf-8", "replace").split("\n"):
+        name, _, rest = raw.partition(" ")
+        if head is None:
             numbers = rest.split(" ")
-            original, final = int(numbers[0]), int(numbers[1])
-        elif head == "boundary":
-            current["boundary"] = "1"
-        elif head:
-            current[head] = rest
+            if len(name) == 40 and len(numbers) == 3 and all(n.isdigit() for n in numbers):
+                head = (name, int(numbers[0]), int(numbers[1]), int(numbers[2]))
+            continue
+        known = facts.setdefault(head[0], {})
+        if name == "filename":
+            sha, original, final, count = head
+            found.append((final, count, original, sha, {**known, "filename": rest}))
+            head = None
+        elif name:
+            known[name] = rest or "1"
+    hunks: list[BlameHunk] = []
+    for final, count, original, sha, known in sorted(found):
+        shown = lines[final - 1 : final - 1 + count]
+        last = hunks[-1] if hunks else None
+        if last and last.sha == sha and last.start_line + last.line_count == final:
+            last.line_count += count
+            last.lines += shown
+            continue
+        hunks.append(
+            BlameHunk(
+                sha,
+                final,
+                count,
+                original,
+                known["filename"],
+                known.get("author", ""),
+                known.get("author-mail", "").strip("<>"),
+                _iso(known.get("author-time"), known.get("author-tz")),
+                known.get("summary", ""),
+                "boundary" in known,
+                shown,
+            )
+        )
     return hunks
 
 

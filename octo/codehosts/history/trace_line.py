@@ -51,8 +51,10 @@ MAX_PULLS = 3
 MAX_ISSUES = 5
 #: Characters of a pull request's or an issue's body shown; the rest behind a handle.
 BODY_CHARS = 600
-#: The most git output read for the blame of a range or one commit's diff of a file.
+#: The most git output read for the blame of a range or one commit's diff of a file, and
+#: the seconds the blame may take (past them the commits found by then are traced).
 MAX_GIT_BYTES = 8 << 20
+GIT_TIME_LIMIT = 3.0
 
 #: ``Fixes #12``, ``closes owner/repo#3``, a bare ``group/sub/project#5`` or ``#7``, or an
 #: issue's URL: the references a pull request's body makes.
@@ -134,15 +136,21 @@ async def _local_links(
     def found() -> Checkout:
         return find_checkout(paths.resolve(query.path), lambda p: paths.root_of(p) is not None)
 
-    def blame_args(checkout: Checkout) -> list[str]:
+    def blame_commands(checkout: Checkout) -> list[list[str]]:
         if not checkout.path:
             raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
         span = f"-L{query.startLine},{query.endLine or query.startLine}"
-        return ["blame", "--porcelain", "--no-textconv", span, "HEAD", "--", checkout.path]
+        text = ["cat-file", "blob", f"HEAD:{checkout.path}"]
+        return [
+            text,
+            ["blame", "--incremental", "--no-textconv", span, "HEAD", "--", checkout.path],
+        ]
 
     env = ctx.config.env
-    checkout, blamed = await locate_and_run(found, blame_args, env, max_bytes=MAX_GIT_BYTES)
-    hunks = blame_hunks(blamed.stdout)[:MAX_COMMITS]
+    checkout, (text, blamed) = await locate_and_run(
+        found, blame_commands, env, max_bytes=MAX_GIT_BYTES, time_limit=GIT_TIME_LIMIT
+    )
+    hunks = blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
 
     async def link(index: int) -> _Link:
         hunk = hunks[index]

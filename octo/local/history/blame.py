@@ -1,5 +1,6 @@
 """localGitBlame: who last changed each line of a file range at HEAD, grouped into hunks
-(``git blame --porcelain`` of the committed file: the work tree is never read)."""
+(``git blame --incremental`` of the committed file over its text at HEAD: the work tree is
+never read). Stopped at the time limit, the answer holds the hunks git had found, partial."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from octo.contract.budget_cut import within_budget
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
+from octo.local.history.checkout import TIME_LIMIT
 from octo.local.history.checkout import git_on
 from octo.local.history.models import BlameHunkItem
 from octo.local.history.models import GitBlameQuery
@@ -16,17 +18,18 @@ from octo.local.history.models import GitBlameResult
 from octo.transports.git import Checkout
 from octo.transports.git_records import blame_hunks
 
-#: The most porcelain output read: past it the answer is partial.
+#: The most output read (the file, its blame): past it the answer is partial.
 MAX_OUTPUT = 64 << 20
 #: The file of revisions blame skips, read when the checkout has one.
 IGNORE_REVS_FILE = ".git-blame-ignore-revs"
 
 
-def _args(query: GitBlameQuery, checkout: Checkout) -> list[str]:
-    """git blame's arguments (in the worker thread: the ignore file is looked for)."""
+def _commands(query: GitBlameQuery, checkout: Checkout) -> list[list[str]]:
+    """The file's text at HEAD, then its blame (in the worker thread: the ignore file is
+    looked for)."""
     if not checkout.path:
         raise InvalidQueryError("localGitBlame needs a file", hints=["Name a file, not a folder."])
-    args = ["blame", "--porcelain", "--no-textconv"]
+    args = ["blame", "--incremental", "--no-textconv"]
     if query.startLine:
         args.append(f"-L{query.startLine},{query.endLine or query.startLine}")
     if query.ignoreWhitespace:
@@ -35,13 +38,14 @@ def _args(query: GitBlameQuery, checkout: Checkout) -> list[str]:
     revs_file = checkout.work_tree / IGNORE_REVS_FILE
     if revs_file.is_file() and not revs_file.is_symlink():
         args.append(f"--ignore-revs-file={revs_file}")
-    return [*args, "HEAD", "--", checkout.path]
+    text = ["cat-file", "blob", f"HEAD:{checkout.path}"]
+    return [text, [*args, "HEAD", "--", checkout.path]]
 
 
 async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameResult]:
     """The blame hunks of the query's file (or line range) at HEAD."""
-    checkout, output = await git_on(
-        ctx, query.path, lambda c: _args(query, c), max_bytes=MAX_OUTPUT
+    checkout, (text, output) = await git_on(
+        ctx, query.path, lambda c: _commands(query, c), max_bytes=MAX_OUTPUT
     )
     hunks = [
         BlameHunkItem(
@@ -55,7 +59,7 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
             originalPath=h.original_path,
             lines=h.lines,
         )
-        for h in blame_hunks(output.stdout)
+        for h in blame_hunks(output.stdout, text.stdout)
     ]
     result = with_tokens(
         GitBlameResult(
@@ -64,8 +68,13 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
         ctx.config,
     )
     result, cut = await within_budget(ctx, query, result, "hunks")
-    answer = Answer(result, partial=output.cut)
+    answer = Answer(result, partial=output.cut or text.cut)
     answer.hint(*cut)
+    if output.timed_out or text.timed_out:
+        answer.hint(
+            f"git was stopped after {TIME_LIMIT:g} s: the hunks found by then are shown; blame "
+            "fewer lines (startLine/endLine) to have all of them."
+        )
     if hunks:
         first = hunks[0]
         again = {"path": query.path, "startLine": first.startLine, "endLine": first.endLine}

@@ -13,6 +13,7 @@ from octo.core.budget import Pagination
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.formats import compact_json
+from octo.local.history.checkout import TIME_LIMIT
 from octo.local.history.checkout import git_on
 from octo.local.history.models import GitHistoryQuery
 from octo.local.history.models import GitHistoryResult
@@ -71,10 +72,12 @@ def _moved_the_asked_way(commit: LoggedCommit, query: GitHistoryQuery) -> bool:
 
 async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHistoryResult]:
     """The commits the query selects, newest first, a page at a time."""
-    checkout, output = await git_on(
-        ctx, query.path, lambda c: _args(query, c), max_bytes=MAX_OUTPUT
+    checkout, (output,) = await git_on(
+        ctx, query.path, lambda c: [_args(query, c)], max_bytes=MAX_OUTPUT
     )
     found = logged_commits(output.stdout)
+    if output.cut:
+        found = found[:-1]  # the last commit read may be cut short
     if query.added or query.removed:
         found = [c for c in found if _moved_the_asked_way(c, query)]
         commits, pagination = page_of(found, query.limit, query.page)
@@ -98,6 +101,11 @@ async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHi
     result, cut = await within_budget(ctx, query, result, "commits")
     answer = Answer(result, partial=output.cut)
     answer.hint(*cut)
+    if output.timed_out:
+        answer.hint(
+            f"git was stopped after {TIME_LIMIT:g} s: the commits found by then are shown; "
+            "narrow the search (path, since/until, ref) to have all of them."
+        )
     if pagination.hasMore:
         answer.hint(
             f"Next page: localGitHistory {compact_json({**query.params(), 'page': query.page + 1})}"
