@@ -122,7 +122,9 @@ async def test_history_filters_by_author_dates_and_range(
     assert moved["data"]["hunks"][0]["sha"] == shas["move"]
 
 
-async def test_refusals_are_clear(call: Call, built: tuple[Repo, dict[str, str]]) -> None:
+async def test_refusals_are_clear(
+    call: Call, built: tuple[Repo, dict[str, str]], root: Path
+) -> None:
     (option,) = await call("localGitHistory", {"path": "project", "ref": "--output=/tmp/x"})
     assert option["error"]["code"] == "VALIDATION_ERROR"
     (missing,) = await call("localGitBlame", {"path": "project/b.py", "startLine": 900})
@@ -131,3 +133,18 @@ async def test_refusals_are_clear(call: Call, built: tuple[Repo, dict[str, str]]
     assert folder["error"]["code"] == "INVALID_QUERY"
     (bad_ref,) = await call("localGitHistory", {"path": "project", "ref": "no-such-branch"})
     assert bad_ref["error"]["code"] == "NOT_FOUND"
+    (root / "plain").mkdir()
+    (no_history,) = await call("localGitHistory", {"path": "plain"})
+    assert no_history["error"]["code"] == "NOT_FOUND"
+    assert "githubCloneRepo" in " ".join(no_history["hints"])
+
+
+async def test_messages_summaries_and_patches_are_redacted(call: Call, root: Path) -> None:
+    repo = Repo(root / "secrets")
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    repo.commit(f"deploy with {token}", conf_py=f'GITHUB_TOKEN = "{token}"\n')
+    (history,) = await call("localGitHistory", {"path": "secrets", "includePatch": True})
+    (blame,) = await call("localGitBlame", {"path": "secrets/conf.py"})
+    for envelope in (history, blame):
+        assert envelope["status"] == "success", envelope
+        assert token not in str(envelope) and "[REDACTED" in str(envelope)
