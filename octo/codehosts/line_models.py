@@ -36,6 +36,8 @@ class _Lines(RemoteQuery):
     @field_validator("ref", check_fields=False)
     @classmethod
     def _ref_ok(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and value.startswith("-"):
+            raise ValueError("ref must not start with '-'")
         return check_ref(value, info.field_name or "ref")
 
 

@@ -146,6 +146,10 @@ async def test_local_chain_stops_at_the_commit_without_a_known_origin(tmp_path: 
         assert [c["sha"] for c in commits] == [shas["first"], shas["spaces"]]
         assert all("no origin remote" in c["stoppedBecause"] for c in commits)
         assert all(c["lines"][0] == c["lines"][1] for c in commits)
+        at_merge = await one(gateway, path="project/b.py", startLine=2, ref=shas["merge"])
+        assert at_merge["data"]["commits"][0]["sha"] == shas["first"]  # before the indent
+        option = await one(gateway, path="project/b.py", startLine=2, ref="--output=/tmp/x")
+        assert option["error"]["code"] == "VALIDATION_ERROR"
         Repo.git(repo, "remote", "add", "origin", "https://elsewhere.test/o/r.git")
         row = await one(gateway, path="project/b.py", startLine=1)
         assert "not on the GitHub or GitLab host" in row["data"]["commits"][0]["stoppedBecause"]

@@ -140,11 +140,11 @@ async def _local_links(
         if not checkout.path:
             raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
         span = f"-L{query.startLine},{query.endLine or query.startLine}"
-        text = ["cat-file", "blob", f"HEAD:{checkout.path}"]
-        return [
-            text,
-            ["blame", "--incremental", "--no-textconv", span, "HEAD", "--", checkout.path],
-        ]
+        revision = query.ref or "HEAD"
+        text = ["cat-file", "blob", f"{revision}:{checkout.path}"]
+        # (git blame takes no --end-of-options: the query's ref never starts with "-".)
+        blame = ["blame", "--incremental", "--no-textconv", span, revision]
+        return [text, [*blame, "--", checkout.path]]
 
     env = ctx.config.env
     checkout, (text, blamed) = await locate_and_run(
