@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
+import anyio
+
 from octo.codehosts.github.backend import GitHubBackend
 from octo.codehosts.github.policy import api_url
 from octo.codehosts.github.policy import web_host
@@ -174,30 +176,25 @@ async def _local_links(
 
 
 async def _remote_links(remote: _Remote, query: TraceLineQuery) -> list[_Link]:
-    """The blamed commits of a remote file's lines, each with its message and the file's
-    patch (read concurrently)."""
+    """The blamed commits of a remote file's lines (their messages and patches are read
+    with the rest of the chain: :func:`_read_commit`)."""
     _, reply = await remote_blame(remote.host, remote.owner, remote.repo, query.path, query.ref)
     ranges = lines_of(reply.value, query.startLine, query.endLine)[:MAX_COMMITS]
-    wanted = query.path.strip("/")
+    return [_Link(r.sha, r.startLine, r.endLine, r.author, r.date, r.summary, "") for r in ranges]
 
-    async def link(index: int) -> _Link:
-        blamed = ranges[index]
-        detail = (await remote.host.commit(remote.owner, remote.repo, blamed.sha)).value
-        patch = next(
-            (f.patch or "" for f in detail.files if wanted in (f.filename, f.previous_filename)),
-            "",
-        )
-        return _Link(
-            blamed.sha,
-            blamed.startLine,
-            blamed.endLine,
-            blamed.author,
-            blamed.date,
-            detail.message or blamed.summary,
-            patch,
-        )
 
-    return await map_ordered(link, list(range(len(ranges))))
+async def _read_commit(remote: _Remote, link: _Link, path: str) -> None:
+    """``link`` with its whole message and the file's patch in the commit (the blame's
+    summary alone when the host cannot say)."""
+    try:
+        detail = (await remote.host.commit(remote.owner, remote.repo, link.sha)).value
+    except OctoError:
+        return
+    wanted = path.strip("/")
+    link.message = detail.message or link.message
+    link.patch = next(
+        (f.patch or "" for f in detail.files if wanted in (f.filename, f.previous_filename)), ""
+    )
 
 
 class _Cutter:
@@ -310,11 +307,20 @@ async def trace_line(ctx: QueryContext, query: TraceLineQuery) -> Answer[TraceLi
     cutter = _Cutter(ctx, query)
 
     async def traced(link: _Link) -> TracedCommit:
-        patch, patch_handle = await cutter(link.patch, share)
         pulls: list[TracedPull] | None = None
         why = stopped
-        if remote is not None and query.depth != "commit":
-            pulls, why = await _pulls(remote, link, query.depth, cutter)
+
+        async def chain(on: _Remote) -> None:
+            nonlocal pulls, why
+            pulls, why = await _pulls(on, link, query.depth, cutter)
+
+        # The commit and its pull requests do not depend on each other: asked at once.
+        async with anyio.create_task_group() as group:
+            if remote is not None and query.owner:
+                group.start_soon(_read_commit, remote, link, query.path)
+            if remote is not None and query.depth != "commit":
+                group.start_soon(chain, remote)
+        patch, patch_handle = await cutter(link.patch, share)
         return TracedCommit(
             sha=link.sha,
             lines=[link.first, link.last],
