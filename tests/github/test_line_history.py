@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import respx
+
 import octo
 from tests.github.conftest import GatewayFactory
 from tests.github.conftest import Recorded
+from tests.github.conftest import graphql_replay
 from tests.github.conftest import make_env
 
 A = "a1" * 20
@@ -22,9 +25,10 @@ async def one(gateway: octo.Gateway, tool: str, **query: Any) -> dict[str, Any]:
 
 
 async def test_blame_of_lines_through_graphql(
-    gateway: octo.Gateway, recorded: Recorded, token: str
+    gateway: octo.Gateway, recorded: Recorded, router: respx.MockRouter, token: str
 ) -> None:
-    routes = recorded("line_history")
+    recorded("line_history")
+    graphql = graphql_replay(router, "line_history_graphql")
     row = await one(
         gateway,
         "githubGetFileBlame",
@@ -43,7 +47,7 @@ async def test_blame_of_lines_through_graphql(
         (10, 12, "b2" * 20),
     ]
     assert data["ranges"][0]["summary"] == "Retry failed uploads"
-    sent = routes["/api/graphql"].calls.last.request
+    sent = graphql.calls.last.request
     assert sent.headers["authorization"] == f"Bearer {token}"
     assert json.loads(sent.content)["variables"] == {
         "owner": "o",
@@ -54,19 +58,20 @@ async def test_blame_of_lines_through_graphql(
     again = await one(
         gateway, "githubGetFileBlame", owner="o", repo="r", path="src/upload.py", ref="main"
     )
-    assert again["cached"] is True and routes["/api/graphql"].call_count == 1
+    assert again["cached"] is True and graphql.call_count == 1
 
 
 async def test_blame_without_a_token_names_github_token(
-    gateway_factory: GatewayFactory, recorded: Recorded
+    gateway_factory: GatewayFactory, recorded: Recorded, router: respx.MockRouter
 ) -> None:
-    routes = recorded("line_history")
+    recorded("line_history")
+    graphql = graphql_replay(router, "line_history_graphql")
     env = {k: v for k, v in make_env().items() if k != "GITHUB_TOKEN"}
     gateway = gateway_factory({**env, "PATH": "/nonexistent"})
     row = await one(gateway, "githubGetFileBlame", owner="o", repo="r", path="src/upload.py")
     assert row["error"]["code"] == "AUTHENTICATION_ERROR"
     assert "GITHUB_TOKEN" in row["error"]["message"]
-    assert routes["/api/graphql"].call_count == 0
+    assert graphql.call_count == 0 and not router.calls
 
 
 async def test_graphql_errors_are_typed(gateway: octo.Gateway, router: Any) -> None:

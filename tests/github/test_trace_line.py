@@ -15,6 +15,7 @@ from octo.core.config import Config
 from tests.git_repos import Repo
 from tests.git_repos import history_repo
 from tests.github.conftest import Recorded
+from tests.github.conftest import graphql_replay
 from tests.github.conftest import make_env
 
 A = "a1" * 20
@@ -41,6 +42,7 @@ async def test_remote_chain_to_issues(
     gateway: octo.Gateway, recorded: Recorded, router: respx.MockRouter, token: str
 ) -> None:
     recorded("line_history")
+    graphql_replay(router, "line_history_graphql")
     row = await one(
         gateway, owner="o", repo="r", path="src/upload.py", ref="main", startLine=8, endLine=22
     )
@@ -56,6 +58,9 @@ async def test_remote_chain_to_issues(
     assert issues[("o/r", 12)]["title"] == "Uploads fail on flaky networks"
     assert issues[("o/r", 12)]["bodyHandle"]  # a long body: cut, the whole behind a handle
     assert issues[("other/lib", 3)]["closes"] is False  # another repository, referenced
+    # GitHub's own word (GraphQL closingIssuesReferences): an issue linked in the sidebar.
+    assert issues[("o/r", 15)]["closes"] is True and issues[("o/r", 15)]["title"] == "Retry budget"
+    assert list(issues) == [("o/r", 12), ("o/r", 15), ("other/lib", 3)]
     assert second["sha"] == B and second["pullRequests"] == []
     assert "No pull request" in second["stoppedBecause"]
     assert third["pullRequests"][0]["number"] == 8 and third["pullRequests"][0]["issues"] == []
@@ -71,8 +76,11 @@ async def test_remote_chain_to_issues(
     assert len(router.calls) == sent  # a warm cache: no request at all
 
 
-async def test_depth_stops_the_chain(gateway: octo.Gateway, recorded: Recorded) -> None:
+async def test_depth_stops_the_chain(
+    gateway: octo.Gateway, recorded: Recorded, router: respx.MockRouter
+) -> None:
     routes = recorded("line_history")
+    graphql_replay(router, "line_history_graphql")
     at_commit = await one(
         gateway, owner="o", repo="r", path="src/upload.py", ref="main", startLine=1, depth="commit"
     )
@@ -125,6 +133,7 @@ async def test_local_chain_through_origin(
             "repository_url": "https://gh.test/api/v3/repos/o/r",
         }
     )
+    graphql_replay(router, "line_history_graphql")
     config = Config.from_env({**make_env(), "PATH": "/usr/bin:/bin"})
     async with octo.Gateway(config, roots=[root]) as gateway:
         row = await one(gateway, path="project/b.py", startLine=2)

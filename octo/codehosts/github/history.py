@@ -13,8 +13,10 @@ import httpx
 
 from octo.codehosts.github import history_parse as parse
 from octo.codehosts.github.line_parse import BLAME_QUERY
+from octo.codehosts.github.line_parse import CLOSING_ISSUES_QUERY
 from octo.codehosts.github.line_parse import graphql_url
 from octo.codehosts.github.line_parse import parse_blame
+from octo.codehosts.github.line_parse import parse_closing_issues
 from octo.codehosts.github.line_parse import parse_commit_pulls
 from octo.codehosts.github.parse import parse_comments
 from octo.codehosts.github.policy import AUTH_HINTS
@@ -31,6 +33,7 @@ from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
 from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import IssueRef
 from octo.codehosts.line_models import PullRef
 from octo.codehosts.shapes import Reply
 from octo.core.errors import AuthenticationError
@@ -144,22 +147,51 @@ class GitHubHistory(CodeHost):
                 hints=list(AUTH_HINTS),
             )
 
-    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
-        await self.check_blame()
+    async def graphql(
+        self,
+        kind: str,
+        query: str,
+        variables: Mapping[str, Any],
+        parse: Callable[[httpx.Response], T],
+        ttl: float,
+    ) -> Reply[T]:
+        """One GraphQL query (a POST, so the cache is kept here: by its variables)."""
         url = graphql_url(self.remote.base_url)
-        variables = {"owner": owner, "repo": repo, "sha": sha, "path": path}
-        key = self.remote.cache_key("blame", url, variables)
+        key = self.remote.cache_key(kind, url, variables)
 
-        async def load() -> list[BlameRange]:
-            body = compact_json({"query": BLAME_QUERY, "variables": variables}).encode()
+        async def load() -> T:
+            body = compact_json({"query": query, "variables": variables}).encode()
             response = await self.remote.send(
                 url, method="POST", content=body, headers={"Content-Type": "application/json"}
             )
-            return parse_blame(response)
+            return parse(response)
 
+        value, cached = await self.remote.cache.get_or_load(key, ttl, load)
+        return Reply(value, cached)
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        await self.check_blame()
+        variables = {"owner": owner, "repo": repo, "sha": sha, "path": path}
         # A commit's blame never changes: kept as long as the commits' answers.
-        ranges, cached = await self.remote.cache.get_or_load(key, self.settings.ttl_commits, load)
-        return Reply(ranges, cached)
+        return await self.graphql(
+            "blame", BLAME_QUERY, variables, parse_blame, self.settings.ttl_commits
+        )
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        """The issues GitHub links to the pull request as closed by it (a closing keyword
+        or the sidebar), through GraphQL; none without a token (the body's keywords remain)."""
+        policy = self.remote.policy
+        assert isinstance(policy, GitHubPolicy)
+        if not await policy.auth.token():
+            return Reply([], cached=True)
+        variables = {"owner": owner, "repo": repo, "number": number}
+        return await self.graphql(
+            "closing-issues",
+            CLOSING_ISSUES_QUERY,
+            variables,
+            parse_closing_issues,
+            self.settings.ttl_issues,
+        )
 
     async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
         return await self.history_reply(

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import IssueRef
 from octo.codehosts.line_models import PullRef
 from octo.core.errors import AuthenticationError
 from octo.core.errors import InvalidResponseError
@@ -33,6 +34,20 @@ query($owner: String!, $repo: String!, $sha: GitObjectID!, $path: String!) {
 """
 
 
+#: The issues GitHub links to a pull request as closed by it.
+CLOSING_ISSUES_QUERY = """
+query($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) {
+    pullRequest(number: $number) {
+      closingIssuesReferences(first: 10) {
+        nodes { number title state url body repository { nameWithOwner } }
+      }
+    }
+  }
+}
+"""
+
+
 def graphql_url(api_url: str) -> str:
     """GitHub's GraphQL endpoint beside its REST API: ``https://api.github.com/graphql``,
     ``https://HOST/api/graphql`` on GitHub Enterprise (REST at ``/api/v3``)."""
@@ -41,8 +56,8 @@ def graphql_url(api_url: str) -> str:
     return f"{api_url}/graphql"
 
 
-def parse_blame(response: httpx.Response) -> list[BlameRange]:
-    """The ranges of a GraphQL blame answer; its ``errors`` (an HTTP 200) as typed errors."""
+def _data(response: httpx.Response) -> dict[str, Any]:
+    """The ``data`` of a GraphQL answer; its ``errors`` (an HTTP 200) as typed errors."""
     body = response.json()
     errors: list[dict[str, Any]] = body.get("errors") or []
     if errors:
@@ -55,8 +70,17 @@ def parse_blame(response: httpx.Response) -> list[BlameRange]:
         if "FORBIDDEN" in kinds:
             raise AuthenticationError(f"GitHub: {message}")
         raise InvalidResponseError(f"GitHub GraphQL: {message}")
+    data = body.get("data")
+    if not isinstance(data, dict):
+        raise InvalidResponseError("GitHub's GraphQL answer has no data")
+    return data
+
+
+def parse_blame(response: httpx.Response) -> list[BlameRange]:
+    """The ranges of a GraphQL blame answer."""
+    data = _data(response)
     try:
-        commit = body["data"]["repository"]["object"]
+        commit = data["repository"]["object"]
         if commit is None or commit.get("blame") is None:
             raise NotFoundError("GitHub has no such commit or file", hints=["Check ref and path."])
         return [
@@ -86,4 +110,24 @@ def parse_commit_pulls(response: httpx.Response) -> list[PullRef]:
             repository=((item.get("base") or {}).get("repo") or {}).get("full_name") or "",
         )
         for item in response.json()
+    ]
+
+
+def parse_closing_issues(response: httpx.Response) -> list[IssueRef]:
+    """The issues of ``closingIssuesReferences`` (none for a pull request GitHub lost)."""
+    data = _data(response)
+    pull = (data.get("repository") or {}).get("pullRequest") or {}
+    nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
+    return [
+        IssueRef(
+            repository=(node.get("repository") or {}).get("nameWithOwner") or "",
+            number=int(node["number"]),
+            title=node.get("title") or "",
+            state=str(node.get("state") or "").lower(),
+            url=node.get("url"),
+            body=node.get("body") or "",
+            closes=True,
+        )
+        for node in nodes
+        if node and node.get("number") is not None
     ]
