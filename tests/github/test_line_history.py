@@ -81,3 +81,23 @@ async def test_graphql_errors_are_typed(gateway: octo.Gateway, router: Any) -> N
     )
     row = await one(gateway, "githubGetFileBlame", owner="o", repo="r", path="nope.py", ref="main")
     assert row["error"]["code"] == "NOT_FOUND"
+
+
+async def test_graphql_quota_is_its_own(gateway: octo.Gateway, router: respx.MockRouter) -> None:
+    """An exhausted GraphQL quota holds back GraphQL only: REST calls still go out."""
+    router.get("https://gh.test/api/v3/repos/o/r/commits/main").respond(text=HEAD)
+    router.post("https://gh.test/api/graphql").respond(
+        json={"data": None, "errors": [{"type": "NOT_FOUND", "message": "no file"}]},
+        headers={
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-limit": "5000",
+            "x-ratelimit-reset": "9999999999",
+            "x-ratelimit-resource": "graphql",
+        },
+    )
+    blamed = await one(gateway, "githubGetFileBlame", owner="o", repo="r", path="a.py", ref="main")
+    assert blamed["error"]["code"] == "NOT_FOUND"
+    rest = router.get("https://gh.test/api/v3/repos/o/r/commits/other").respond(text=A)
+    again = await one(gateway, "githubGetFileBlame", owner="o", repo="r", path="a.py", ref="other")
+    assert rest.call_count == 1  # REST went out
+    assert again["error"]["code"] == "RATE_LIMIT_EXCEEDED"  # GraphQL waits for its reset
