@@ -55,7 +55,10 @@ class GitHistoryQuery(LineRange):
     limit: int = Field(default=20, ge=1, le=100)
     page: PageNumber = 1
 
-    _options = field_validator("ref", "since", "until", "author")(_no_option)
+    @field_validator("ref", "since", "until", "author")
+    @classmethod
+    def _no_options(cls, value: str | None) -> str | None:
+        return _no_option(value)
 
     @model_validator(mode="after")
     def _one_search(self) -> GitHistoryQuery:
@@ -99,9 +102,12 @@ class GitBlameQuery(LineRange):
     ignoreWhitespace: bool = False
     ignoreRevs: list[str] | None = Field(default=None, max_length=100)
 
-    _revs = field_validator("ignoreRevs")(
-        lambda revs: [_no_option(rev) or "" for rev in revs] if revs else revs
-    )
+    @field_validator("ignoreRevs")
+    @classmethod
+    def _revs_no_options(cls, revs: list[str] | None) -> list[str] | None:
+        for rev in revs or ():
+            _no_option(rev)
+        return revs
 
 
 class BlameHunkItem(BaseModel):
