@@ -11,6 +11,7 @@ from typing import Any
 import respx
 
 import octo
+from octo.codehosts.history.trace_line import references
 from octo.core.config import Config
 from tests.git_repos import Repo
 from tests.git_repos import history_repo
@@ -162,3 +163,19 @@ async def test_local_chain_stops_at_the_commit_without_a_known_origin(tmp_path: 
         Repo.git(repo, "remote", "add", "origin", "https://elsewhere.test/o/r.git")
         row = await one(gateway, path="project/b.py", startLine=1)
         assert "not on the GitHub or GitLab host" in row["data"]["commits"][0]["stoppedBecause"]
+
+
+def test_references_of_a_body() -> None:
+    body = (
+        "Fixes #12, closes other/lib#3; see https://gh.test/o/r/issues/9, (#1,#2) and "
+        "g/sub/p#7. Not x#3. Fixes #12 again."
+    )
+    found = [(i.repository, i.number, i.closes) for i in references(body, "o/r")]
+    assert found == [
+        ("o/r", 12, True),
+        ("other/lib", 3, True),
+        ("o/r", 9, False),
+        ("o/r", 1, False),
+        ("o/r", 2, False),
+        ("g/sub/p", 7, False),
+    ]

@@ -8,11 +8,11 @@ concurrently, and every request goes through the host's cache."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import anyio
+import re2
 
 from octo.codehosts.github.backend import GitHubBackend
 from octo.codehosts.github.policy import api_url
@@ -59,12 +59,12 @@ MAX_GIT_BYTES = 8 << 20
 GIT_TIME_LIMIT = 3.0
 
 #: ``Fixes #12``, ``closes owner/repo#3``, a bare ``group/sub/project#5`` or ``#7``, or an
-#: issue's URL: the references a pull request's body makes.
-_REFERENCE = re.compile(
-    r"(?P<keyword>\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+)?"
-    r"(?:https?://[^\s/]+/(?P<url_repo>[\w.-]+(?:/[\w.-]+)+?)/(?:-/)?issues/(?P<url_number>\d+)"
-    r"|(?<![\w/#])(?P<repo>[\w.-]+(?:/[\w.-]+)+)?#(?P<number>\d+)\b)",
-    re.IGNORECASE,
+#: issue's URL: the references a pull request's body makes. RE2: a body is someone else's
+#: text, read in linear time.
+_REFERENCE = re2.compile(
+    r"(?i)(?:^|[^\w/#])(?P<keyword>(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?\s+)?"
+    r"(?:https?://[^\s/]+/(?P<url_repo>[\w.-]+(?:/[\w.-]+)*?)/(?:-/)?issues/(?P<url_number>\d+)"
+    r"|(?P<repo>[\w.-]+(?:/[\w.-]+)+)?#(?P<number>\d+))"
 )
 
 
@@ -95,10 +95,10 @@ def references(body: str, repository: str) -> list[IssueRef]:
     marked; each once, in order."""
     found: dict[tuple[str, int], IssueRef] = {}
     for match in _REFERENCE.finditer(body):
-        repo = match["url_repo"] or match["repo"] or repository
-        number = int(match["url_number"] or match["number"])
+        repo = match.group("url_repo") or match.group("repo") or repository
+        number = int(match.group("url_number") or match.group("number"))
         key = (repo.lower(), number)
-        closes = bool(match["keyword"])
+        closes = bool(match.group("keyword"))
         if key in found:
             found[key].closes = found[key].closes or closes
         else:
