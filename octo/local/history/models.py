@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import re2
 from pydantic import BaseModel
 from pydantic import Field
 from pydantic import field_validator
@@ -64,6 +65,11 @@ class GitHistoryQuery(LineRange):
     def _one_search(self) -> GitHistoryQuery:
         if self.added and self.removed:
             raise ValueError("give added or removed, not both")
+        if self.regex and (self.added or self.removed):
+            try:
+                re2.compile(self.added or self.removed or "")
+            except re2.error as exc:
+                raise ValueError(f"added/removed is not a regex octo can read: {exc}") from None
         if self.startLine and (self.added or self.removed):
             raise ValueError("a line range cannot be combined with added/removed")
         return self

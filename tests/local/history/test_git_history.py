@@ -127,6 +127,8 @@ async def test_refusals_are_clear(
 ) -> None:
     (option,) = await call("localGitHistory", {"path": "project", "ref": "--output=/tmp/x"})
     assert option["error"]["code"] == "VALIDATION_ERROR"
+    (bad_regex,) = await call("localGitHistory", {"path": "project", "added": "(a", "regex": True})
+    assert bad_regex["error"]["code"] == "VALIDATION_ERROR"
     (revs,) = await call("localGitBlame", {"path": "project/b.py", "ignoreRevs": ["--contents=x"]})
     assert revs["error"]["code"] == "VALIDATION_ERROR"
     (missing,) = await call("localGitBlame", {"path": "project/b.py", "startLine": 900})
