@@ -1,7 +1,7 @@
 """git, read-only, on a checkout treated as hostile input.
 
 octo reads history with the git binary (benchmarks/bench_history.py: libgit2's blame took
-about as long, and libgit2 has no ``log -L``, pickaxe nor ignore-revs) under a locked-down
+0.6x to 1.2x as long, but libgit2 has no ``log -L``, pickaxe nor ignore-revs) under a locked-down
 environment: no system or global configuration, no hooks, no fsmonitor, no external diff, textconv or
 pager, no credential helper, no transport, no mailmap or attributes file from elsewhere, and
 never the working tree (blame and log read committed objects only, so no filter driver
