@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 
@@ -193,6 +194,8 @@ class GitOutput:
     timed_out: bool = False
 
 
+T = TypeVar("T")
+
 #: The start of git's stderr kept for the error message; the rest is read and dropped.
 _STDERR_KEPT = 8192
 _NOT_FOUND = re.compile(r"no such path|bad revision|unknown revision|no such ref|bad object")
@@ -206,36 +209,39 @@ async def run_git(
     checkout: Checkout, args: Sequence[str], env: Mapping[str, str], *, max_bytes: int
 ) -> GitOutput:
     """Run ``git args`` on ``checkout``: see :func:`locate_and_run`."""
-    _, (output,) = await locate_and_run(
-        lambda: checkout, lambda _: [args], env, max_bytes=max_bytes
+    return await locate_and_run(
+        lambda: checkout, lambda _: [args], lambda _, outputs: outputs[0], env, max_bytes=max_bytes
     )
-    return output
 
 
 async def locate_and_run(
     locate: Callable[[], Checkout],
     commands: Commands,
+    read: Callable[[Checkout, list[GitOutput]], T],
     env: Mapping[str, str],
     *,
     max_bytes: int,
     time_limit: float | None = None,
-) -> tuple[Checkout, list[GitOutput]]:
-    """Find the checkout (``locate``), then run the git ``commands(checkout)`` in turn and
-    read each one's stdout up to ``max_bytes`` (then it is killed and its output says
-    ``cut``): one worker-thread hop for all of it, git waited for there (no child watcher
-    per process). Past ``time_limit`` seconds the command running is killed (its output so
-    far, ``timed_out``) and the rest do not start. Cancelled (the caller's deadline), git is
-    killed.
+) -> T:
+    """Find the checkout (``locate``), run the git ``commands(checkout)`` in turn, reading
+    each one's stdout up to ``max_bytes`` (then it is killed and its output says ``cut``),
+    and ``read`` what they printed: one worker-thread hop for all of it (git waited for
+    there, no child watcher per process; its output parsed off the event loop). Past
+    ``time_limit`` seconds the command running is killed (its output so far, ``timed_out``)
+    and the rest do not start. Cancelled (the caller's deadline), git is killed.
 
     Raises NotFoundError for a path or revision git does not know, InvalidQueryError for
     any other refusal.
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     run = _GitRun(git_environment(env), max_bytes, deadline)
+
+    def blocking() -> T:
+        checkout = locate()
+        return read(checkout, run.outputs(checkout, commands(checkout)))
+
     try:
-        return await anyio.to_thread.run_sync(
-            run.blocking, locate, commands, abandon_on_cancel=True
-        )
+        return await anyio.to_thread.run_sync(blocking, abandon_on_cancel=True)
     finally:
         run.stop()
 
@@ -258,17 +264,16 @@ class _GitRun:
             if self.process is not None and self.process.poll() is None:
                 _kill_group(self.process)
 
-    def blocking(
-        self, locate: Callable[[], Checkout], commands: Commands
-    ) -> tuple[Checkout, list[GitOutput]]:
-        checkout = locate()
+    def outputs(self, checkout: Checkout, commands: Sequence[Sequence[str]]) -> list[GitOutput]:
+        """What each command printed, run in turn; those the time limit leaves out are
+        empty, ``timed_out``."""
         outputs: list[GitOutput] = []
-        for args in commands(checkout):
+        for args in commands:
             if self.deadline is not None and time.monotonic() >= self.deadline:
                 outputs.append(GitOutput(b"", cut=True, timed_out=True))
                 continue
             outputs.append(self._one(checkout, args))
-        return checkout, outputs
+        return outputs
 
     def _one(self, checkout: Checkout, args: Sequence[str]) -> GitOutput:
         with self.lock:

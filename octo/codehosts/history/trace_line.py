@@ -39,10 +39,12 @@ from octo.core.concurrency import map_ordered
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.transports.git import Checkout
+from octo.transports.git import GitOutput
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 from octo.transports.git import run_git
 from octo.transports.git_records import LOG_FORMAT
+from octo.transports.git_records import BlameHunk
 from octo.transports.git_records import blame_hunks
 from octo.transports.git_records import logged_commits
 
@@ -148,11 +150,14 @@ async def _local_links(
         blame = ["blame", "--incremental", "--no-textconv", span, revision]
         return [text, [*blame, "--", checkout.path]]
 
+    def hunks_of(checkout: Checkout, outputs: list[GitOutput]) -> tuple[Checkout, list[BlameHunk]]:
+        text, blamed = outputs
+        return checkout, blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
+
     env = ctx.config.env
-    checkout, (text, blamed) = await locate_and_run(
-        found, blame_commands, env, max_bytes=MAX_GIT_BYTES, time_limit=GIT_TIME_LIMIT
+    checkout, hunks = await locate_and_run(
+        found, blame_commands, hunks_of, env, max_bytes=MAX_GIT_BYTES, time_limit=GIT_TIME_LIMIT
     )
-    hunks = blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
 
     async def link(index: int) -> _Link:
         hunk = hunks[index]

@@ -4,6 +4,8 @@ never read). Stopped at the time limit, the answer holds the hunks git had found
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.contract.budget_cut import within_budget
@@ -16,6 +18,7 @@ from octo.local.history.models import BlameHunkItem
 from octo.local.history.models import GitBlameQuery
 from octo.local.history.models import GitBlameResult
 from octo.transports.git import Checkout
+from octo.transports.git import GitOutput
 from octo.transports.git_records import blame_hunks
 
 #: The most output read (the file, its blame): past it the answer is partial.
@@ -42,11 +45,19 @@ def _commands(query: GitBlameQuery, checkout: Checkout) -> list[list[str]]:
     return [text, [*args, "HEAD", "--", checkout.path]]
 
 
-async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameResult]:
-    """The blame hunks of the query's file (or line range) at HEAD."""
-    checkout, (text, output) = await git_on(
-        ctx, query.path, lambda c: _commands(query, c), max_bytes=MAX_OUTPUT
-    )
+@dataclass
+class _Blamed:
+    """What git answered: the hunks, and whether a limit cut it."""
+
+    checkout: Checkout
+    hunks: list[BlameHunkItem]
+    cut: bool
+    timed_out: bool
+
+
+def _read(checkout: Checkout, outputs: list[GitOutput]) -> _Blamed:
+    """The hunks of git's answer (in the worker thread: a whole file's blame is parsed)."""
+    text, output = outputs
     hunks = [
         BlameHunkItem(
             startLine=h.start_line,
@@ -61,6 +72,15 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
         )
         for h in blame_hunks(output.stdout, text.stdout)
     ]
+    return _Blamed(checkout, hunks, output.cut or text.cut, output.timed_out or text.timed_out)
+
+
+async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameResult]:
+    """The blame hunks of the query's file (or line range) at HEAD."""
+    blamed = await git_on(
+        ctx, query.path, lambda c: _commands(query, c), _read, max_bytes=MAX_OUTPUT
+    )
+    checkout, hunks = blamed.checkout, blamed.hunks
     result = with_tokens(
         GitBlameResult(
             repository=str(checkout.work_tree), path=checkout.path, revision="HEAD", hunks=hunks
@@ -68,9 +88,9 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
         ctx.config,
     )
     result, cut = await within_budget(ctx, query, result, "hunks")
-    answer = Answer(result, partial=output.cut or text.cut)
+    answer = Answer(result, partial=blamed.cut)
     answer.hint(*cut)
-    if output.timed_out or text.timed_out:
+    if blamed.timed_out:
         answer.hint(
             f"git was stopped after {TIME_LIMIT:g} s: the hunks found by then are shown; blame "
             "fewer lines (startLine/endLine) to have all of them."

@@ -4,6 +4,9 @@ commands run, all in one worker-thread hop, within :data:`TIME_LIMIT`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from octo.contract import QueryContext
 from octo.transports.git import Checkout
 from octo.transports.git import Commands
@@ -15,17 +18,24 @@ from octo.transports.git import locate_and_run
 #: (an answer within 5 s, whatever the history's size).
 TIME_LIMIT = 4.0
 
+T = TypeVar("T")
+
 
 async def git_on(
-    ctx: QueryContext, raw: str, commands: Commands, *, max_bytes: int
-) -> tuple[Checkout, list[GitOutput]]:
-    """The checkout holding ``raw`` (a file or a folder below the allowed roots) and what
-    git printed for each of ``commands(checkout)``."""
+    ctx: QueryContext,
+    raw: str,
+    commands: Commands,
+    read: Callable[[Checkout, list[GitOutput]], T],
+    *,
+    max_bytes: int,
+) -> T:
+    """What ``read`` makes of git's output for ``commands(checkout)`` on the checkout
+    holding ``raw`` (a file or a folder below the allowed roots), in the worker thread."""
     paths = ctx.paths
 
     def found() -> Checkout:
         return find_checkout(paths.resolve(raw), lambda p: paths.root_of(p) is not None)
 
     return await locate_and_run(
-        found, commands, ctx.config.env, max_bytes=max_bytes, time_limit=TIME_LIMIT
+        found, commands, read, ctx.config.env, max_bytes=max_bytes, time_limit=TIME_LIMIT
     )

@@ -4,6 +4,8 @@ when asked, patches cut to the token budget (a cut patch carries a handle to all
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import re2
 
 from octo.contract import Answer
@@ -19,6 +21,7 @@ from octo.local.history.models import GitHistoryQuery
 from octo.local.history.models import GitHistoryResult
 from octo.local.history.models import HistoryCommit
 from octo.transports.git import Checkout
+from octo.transports.git import GitOutput
 from octo.transports.git_records import LOG_FORMAT
 from octo.transports.git_records import LoggedCommit
 from octo.transports.git_records import logged_commits
@@ -70,16 +73,37 @@ def _moved_the_asked_way(commit: LoggedCommit, query: GitHistoryQuery) -> bool:
     return plus > minus if query.added else minus > plus
 
 
-async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHistoryResult]:
-    """The commits the query selects, newest first, a page at a time."""
-    checkout, (output,) = await git_on(
-        ctx, query.path, lambda c: [_args(query, c)], max_bytes=MAX_OUTPUT
-    )
+@dataclass
+class _Logged:
+    """What git answered: the commits (the pickaxe's kept by direction) and its output."""
+
+    checkout: Checkout
+    commits: list[LoggedCommit]
+    output: GitOutput
+
+
+def _read(query: GitHistoryQuery, checkout: Checkout, output: GitOutput) -> _Logged:
+    """git's commits (in the worker thread: the output may be large, the pickaxe's patches
+    are searched)."""
     found = logged_commits(output.stdout)
     if output.cut:
         found = found[:-1]  # the last commit read may be cut short
     if query.added or query.removed:
         found = [c for c in found if _moved_the_asked_way(c, query)]
+    return _Logged(checkout, found, output)
+
+
+async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHistoryResult]:
+    """The commits the query selects, newest first, a page at a time."""
+    logged = await git_on(
+        ctx,
+        query.path,
+        lambda c: [_args(query, c)],
+        lambda c, o: _read(query, c, o[0]),
+        max_bytes=MAX_OUTPUT,
+    )
+    checkout, found, output = logged.checkout, logged.commits, logged.output
+    if query.added or query.removed:
         commits, pagination = page_of(found, query.limit, query.page)
     else:
         more = len(found) > query.limit

@@ -23,9 +23,10 @@ def _checkout(tmp_path: Path) -> Checkout:
 
 async def test_time_limit_stops_git_and_marks_the_output(tmp_path: Path) -> None:
     checkout = _checkout(tmp_path)
-    _, (blamed, skipped) = await locate_and_run(
+    blamed, skipped = await locate_and_run(
         lambda: checkout,
         lambda c: [["log", "-p", "HEAD"], ["blame", "--incremental", "HEAD", "--", c.path]],
+        lambda _, outputs: outputs,
         {},
         max_bytes=1 << 20,
         time_limit=0.001,
@@ -40,7 +41,11 @@ async def test_cancelled_query_kills_git(tmp_path: Path) -> None:
     for delay in (0.0, 0.001, 0.005, 0.02):
         with anyio.move_on_after(delay):
             await locate_and_run(
-                lambda: checkout, lambda _: [["log", "-p", "HEAD"]] * 20, {}, max_bytes=1 << 30
+                lambda: checkout,
+                lambda _: [["log", "-p", "HEAD"]] * 20,
+                lambda _, outputs: outputs,
+                {},
+                max_bytes=1 << 30,
             )
     await anyio.sleep(0.05)
     assert running().get("git", 0) == 0
