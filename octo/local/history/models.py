@@ -18,11 +18,24 @@ from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
 
+#: The longest value handed to git (a revision, an author, a date): far below the system's
+#: limit on one argument.
+_LONGEST = 1000
+
 
 def _no_option(value: str | None) -> str | None:
-    """A value git would read as an option is refused (``--output=...``)."""
+    """A value git would read as an option (``--output=...``), or that no argument can
+    carry (a NUL, 128 KiB), is refused."""
     if value is not None and value.startswith("-"):
         raise ValueError("must not start with '-'")
+    if value is not None and len(value) > _LONGEST:
+        raise ValueError(f"is longer than {_LONGEST} characters")
+    return _no_nul(value)
+
+
+def _no_nul(value: str | None) -> str | None:
+    if value is not None and "\0" in value:
+        raise ValueError("must not hold a NUL character")
     return value
 
 
@@ -60,6 +73,11 @@ class GitHistoryQuery(LineRange):
     @classmethod
     def _no_options(cls, value: str | None) -> str | None:
         return _no_option(value)
+
+    @field_validator("added", "removed")
+    @classmethod
+    def _no_nuls(cls, value: str | None) -> str | None:
+        return _no_nul(value)
 
     @model_validator(mode="after")
     def _one_search(self) -> GitHistoryQuery:
