@@ -28,6 +28,9 @@ from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.history_shapes import history_params
+from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import IssueRef
+from octo.codehosts.line_models import PullRef
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import PullRequestCommit
@@ -316,6 +319,26 @@ class CodeHost(ABC):
     @abstractmethod
     async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
         """What changed from ``base`` to ``head``: commits, files and patches."""
+
+    # line history (githubGetFileBlame, traceLine)
+
+    async def check_blame(self) -> None:
+        """Raise what keeps this host from blaming (GitHub: no token), before any request;
+        a host that blames without a token has nothing to check."""
+        return None
+
+    @abstractmethod
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        """Who last changed each line of ``path`` at commit ``sha``, whole file."""
+
+    @abstractmethod
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        """The pull (merge) requests that brought commit ``sha`` in."""
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        """The issues the host itself says a pull request closes (none where only its body
+        says so: the caller reads the body's closing keywords)."""
+        return Reply([], cached=True)
 
     # clone
 

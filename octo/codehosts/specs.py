@@ -10,6 +10,10 @@ from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.history_models import SearchCommitsResult
 from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_models import SearchIssuesResult
+from octo.codehosts.line_models import FileBlameQuery
+from octo.codehosts.line_models import FileBlameResult
+from octo.codehosts.line_models import TraceLineQuery
+from octo.codehosts.line_models import TraceLineResult
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import FileContentResult
 from octo.codehosts.models import RepoStructureQuery
@@ -71,6 +75,12 @@ TOOLS = family_tools(
         ),
         "githubGetCommit": Binding(
             GetCommitQuery, CommitDetailResult, "octo.codehosts.history.commit_detail:get_commit", 3
+        ),
+        "githubGetFileBlame": Binding(
+            FileBlameQuery, FileBlameResult, "octo.codehosts.history.file_blame:get_file_blame", 3
+        ),
+        "traceLine": Binding(
+            TraceLineQuery, TraceLineResult, "octo.codehosts.history.trace_line:trace_line", 3
         ),
         # A clone may download and unpack hundreds of megabytes: more time than a search.
         "githubCloneRepo": Binding(

@@ -1,5 +1,5 @@
 """The local code tools (search, read, listing, finding, finding then searching, structural
-search); their words
+search, git history and blame); their words
 are in tools.toml."""
 
 from __future__ import annotations
@@ -8,6 +8,10 @@ from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
 from octo.local.find_and_search import FindAndSearchResult
+from octo.local.history.models import GitBlameQuery
+from octo.local.history.models import GitBlameResult
+from octo.local.history.models import GitHistoryQuery
+from octo.local.history.models import GitHistoryResult
 from octo.local.listing.models import FindFilesResult
 from octo.local.listing.models import ViewStructureResult
 from octo.local.models import LocalGetFileContentQuery
@@ -63,6 +67,12 @@ TOOLS = family_tools(
             SearchStructureResult,
             "octo.local.structure.search:search_structure",
             5,
+        ),
+        "localGitHistory": Binding(
+            GitHistoryQuery, GitHistoryResult, "octo.local.history.log:git_history", 5
+        ),
+        "localGitBlame": Binding(
+            GitBlameQuery, GitBlameResult, "octo.local.history.blame:git_blame", 5
         ),
     },
 )

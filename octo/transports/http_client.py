@@ -223,6 +223,7 @@ class RemoteClient:
         scope: str,
         max_bytes: int,
         sink: BodySink | None,
+        content: bytes | None = None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -239,6 +240,7 @@ class RemoteClient:
                     name=self.policy.name,
                     max_bytes=max_bytes,
                     sink=sink,
+                    content=content,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -278,9 +280,11 @@ class RemoteClient:
         method: str = "GET",
         max_bytes: int = MAX_JSON_BYTES,
         sink: BodySink | None = None,
+        content: bytes | None = None,
     ) -> httpx.Response:
-        """Send one request with rate-limit handling and retries; a 304 is returned as is.
-        The body goes to ``sink`` when given (a large download), else it is held.
+        """Send one request (with the body ``content``: a GraphQL POST) with rate-limit
+        handling and retries; a 304 is returned as is. The body goes to ``sink`` when given
+        (a large download), else it is held.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -307,7 +311,15 @@ class RemoteClient:
             async for attempt in attempts:
                 with attempt:
                     return await self._send_once(
-                        method, url, params, headers or {}, credentials, scope, max_bytes, sink
+                        method,
+                        url,
+                        params,
+                        headers or {},
+                        credentials,
+                        scope,
+                        max_bytes,
+                        sink,
+                        content,
                     )
         except Retry as exc:
             if exc.rate_limited:

@@ -5,8 +5,9 @@ Every child runs in its own session (so its whole process group can be killed) a
 Linux, under ``setpriv --pdeathsig``: the kernel kills it when octo dies, SIGKILL included,
 with no ``preexec_fn`` (unsafe once threads run); a child with children of its own (a
 language server) runs under a shell that then kills their whole group. Its environment
-keeps what a tool needs to run and drops every credential. ``running()`` counts the rg and
-language-server processes running (the metrics' processes in use).
+keeps what a tool needs to run and drops every credential. ``running()`` counts the rg,
+language-server and git processes running (the metrics' processes in use). git runs in
+its own process group rather than session (``transports/git.py``: a cheaper start).
 """
 
 from __future__ import annotations

@@ -50,9 +50,11 @@ async def send_following(
     name: str,
     max_bytes: int,
     sink: BodySink | None = None,
+    content: bytes | None = None,
 ) -> httpx.Response:
-    """Send ``method url`` with ``headers`` and follow up to :data:`MAX_REDIRECTS` redirects;
-    the answer's body is read, at most ``max_bytes`` of it (into ``sink`` when given).
+    """Send ``method url`` with ``headers`` (and the body ``content``: the first request
+    only) and follow up to :data:`MAX_REDIRECTS` redirects; the answer's body is read, at
+    most ``max_bytes`` of it (into ``sink`` when given).
 
     ``credentials`` (the host policy's headers) go only to URLs ``is_own`` accepts, on the
     first request and on every hop; a hop elsewhere is re-issued without them and leaves a
@@ -60,11 +62,13 @@ async def send_following(
     for a body over ``max_bytes`` or cut off.
     """
 
-    def hop(method: str, target: httpx.URL, params: Mapping[str, Any] | None) -> httpx.Request:
+    def hop(
+        method: str, target: httpx.URL, params: Mapping[str, Any] | None, body: bytes | None
+    ) -> httpx.Request:
         sent = {**credentials, **headers} if is_own(target) else dict(headers)
-        return http.build_request(method, target, params=params, headers=sent)
+        return http.build_request(method, target, params=params, headers=sent, content=body)
 
-    request = hop(method, httpx.URL(url), params)
+    request = hop(method, httpx.URL(url), params, content)
     notes: list[str] = []
     for _ in range(MAX_REDIRECTS + 1):
         response = await http.send(request, follow_redirects=False, stream=True)
@@ -80,7 +84,7 @@ async def send_following(
                 f"{following.url.netloc.decode('ascii')}; it was re-sent there without "
                 f"{name}'s credentials."
             )
-        request = hop(following.method, following.url, None)
+        request = hop(following.method, following.url, None, None)
     raise InvalidResponseError(
         f"{name} redirected the request more than {MAX_REDIRECTS} times",
         hints=["Check the configured URL of the host: it should not redirect."],

@@ -50,6 +50,7 @@ async def test_the_guide_has_its_parts(gateway: octo.Gateway) -> None:
         "Find how a library is used across GitHub",
         "Research a package",
         "Why did this change",
+        "Why is this line here",
         "Study a dependency locally",
     ]
     assert all(step["why"] for workflow in data["workflows"] for step in workflow["steps"])

@@ -74,6 +74,7 @@ async def test_workflows_are_prompts_with_arguments(client: Client) -> None:
         "library-usage-on-github",
         "research-package",
         "why-did-this-change",
+        "why-is-this-line-here",
         "study-dependency-locally",
     }
     trace = prompts["trace-symbol"]

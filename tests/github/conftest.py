@@ -65,6 +65,25 @@ def load_cassette(router: respx.MockRouter, name: str) -> dict[str, respx.Route]
     return routes
 
 
+def graphql_replay(router: respx.MockRouter, name: str) -> respx.Route:
+    """Mock GitHub's GraphQL endpoint with cassette ``name``, whose requests name the
+    operation (the field the query asks for) and the variables: each POST is answered by
+    the interaction that matches it, whatever the order concurrent requests arrive in."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent = json.loads(request.content)
+        for interaction in cassette(name):
+            asked = interaction["request"]
+            if (
+                f"{asked['operation']}(" in sent["query"]
+                and asked["variables"] == sent["variables"]
+            ):
+                return to_response(interaction["response"])
+        return httpx.Response(200, json={"errors": [{"type": "NOT_FOUND", "message": "none"}]})
+
+    return router.post("https://gh.test/api/graphql").mock(side_effect=answer)
+
+
 def make_env(**extra: str) -> dict[str, str]:
     return {"GITHUB_API_URL": API, "GITHUB_TOKEN": TOKEN, **extra}
 

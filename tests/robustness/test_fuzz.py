@@ -41,6 +41,7 @@ from octo.core.queries import CONTEXT_FIELDS
 from octo.faces.mcp_server import build_server
 from octo.lsp.servers.commands import DEFAULT_ORDER
 from octo.registry import all_tools
+from tests.git_repos import Repo
 
 # Every tool fuzzed with hypothesis: tens of seconds.
 pytestmark = pytest.mark.slow
@@ -102,6 +103,8 @@ def build_tree(base: Path) -> Path:
     (root / "two\nlines.py").write_text("def load_config(): pass\n")
     (root / "-rf.py").write_text("def load_config(): pass\n")
     (root / "binary.bin").write_bytes(bytes(range(256)) * 4)
+    # A checkout, so the history tools' examples have history to read.
+    Repo(root).commit("the example project")
     return root
 
 

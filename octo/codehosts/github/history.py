@@ -11,7 +11,15 @@ from typing import TypeVar
 import httpx
 
 from octo.codehosts.github import history_parse as parse
+from octo.codehosts.github.line_parse import BLAME_QUERY
+from octo.codehosts.github.line_parse import CLOSING_ISSUES_QUERY
+from octo.codehosts.github.line_parse import graphql_url
+from octo.codehosts.github.line_parse import parse_blame
+from octo.codehosts.github.line_parse import parse_closing_issues
+from octo.codehosts.github.line_parse import parse_commit_pulls
 from octo.codehosts.github.parse import parse_comments
+from octo.codehosts.github.policy import AUTH_HINTS
+from octo.codehosts.github.policy import GitHubPolicy
 from octo.codehosts.github.query import commit_terms
 from octo.codehosts.github.query import issue_terms
 from octo.codehosts.history_models import SearchCommitsQuery
@@ -23,8 +31,13 @@ from octo.codehosts.history_shapes import given
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
+from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import IssueRef
+from octo.codehosts.line_models import PullRef
 from octo.codehosts.shapes import Reply
 from octo.codehosts.url_segments import segment
+from octo.core.errors import AuthenticationError
+from octo.core.formats import compact_json
 from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 
@@ -130,4 +143,68 @@ class GitHubHistory(CodeHost):
             f"{repo_path(owner, repo)}/tarball/{segment(sha, 'ref')}",
             max_bytes=max_bytes,
             sink=into,
+        )
+
+    async def check_blame(self) -> None:
+        """GitHub's blame is GraphQL only (no REST one), which needs a token."""
+        policy = self.remote.policy
+        assert isinstance(policy, GitHubPolicy)
+        if not await policy.auth.token():
+            raise AuthenticationError(
+                "GitHub's blame is a GraphQL API, which needs a token: set GITHUB_TOKEN",
+                hints=list(AUTH_HINTS),
+            )
+
+    async def graphql(
+        self,
+        kind: str,
+        query: str,
+        variables: Mapping[str, Any],
+        parse: Callable[[httpx.Response], T],
+        ttl: float,
+    ) -> Reply[T]:
+        """One GraphQL query (a POST, so the cache is kept here: by its variables)."""
+        url = graphql_url(self.remote.base_url)
+        key = self.remote.cache_key(kind, url, variables)
+
+        async def load() -> T:
+            body = compact_json({"query": query, "variables": variables}).encode()
+            response = await self.remote.send(
+                url, method="POST", content=body, headers={"Content-Type": "application/json"}
+            )
+            return parse(response)
+
+        value, cached = await self.remote.cache.get_or_load(key, ttl, load)
+        return Reply(value, cached)
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        await self.check_blame()
+        variables = {"owner": owner, "repo": repo, "sha": sha, "path": path}
+        # A commit's blame never changes: kept as long as the commits' answers.
+        return await self.graphql(
+            "blame", BLAME_QUERY, variables, parse_blame, self.settings.ttl_commits
+        )
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        """The issues GitHub links to the pull request as closed by it (a closing keyword
+        or the sidebar), through GraphQL; none without a token (the body's keywords remain)."""
+        policy = self.remote.policy
+        assert isinstance(policy, GitHubPolicy)
+        if not await policy.auth.token():
+            return Reply([], cached=True)
+        variables = {"owner": owner, "repo": repo, "number": number}
+        return await self.graphql(
+            "closing-issues",
+            CLOSING_ISSUES_QUERY,
+            variables,
+            parse_closing_issues,
+            self.settings.ttl_issues,
+        )
+
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        return await self.history_reply(
+            f"{repo_path(owner, repo)}/commits/{segment(sha, 'sha')}/pulls",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            parse_commit_pulls,
         )

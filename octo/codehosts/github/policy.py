@@ -117,7 +117,8 @@ class GitHubPolicy(HostPolicy):
             return "code_search"
         if "/search/" in path:
             return "search"
-        return "core"
+        # GraphQL (the blame, closing issues) has a quota of its own.
+        return "graphql" if path.endswith("/graphql") else "core"
 
     def concurrency(self, resource: str) -> int:
         # Code search is 10/min with a strict secondary limit: one bulk (3 queries) at a time.

@@ -4,6 +4,9 @@ clone's archive. :class:`~octo.codehosts.gitlab.backend.GitLabBackend` inherits 
 from __future__ import annotations
 
 from octo.codehosts.gitlab import history_parse as parse
+from octo.codehosts.gitlab.line_parse import parse_blame
+from octo.codehosts.gitlab.line_parse import parse_closes_issues
+from octo.codehosts.gitlab.line_parse import parse_commit_merge_requests
 from octo.codehosts.gitlab.parse import parse_diffs
 from octo.codehosts.gitlab.parse import parse_notes
 from octo.codehosts.gitlab.policy import project_id
@@ -18,6 +21,9 @@ from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.host import CodeHost
 from octo.codehosts.host import Discussion
 from octo.codehosts.host import HistoryWords
+from octo.codehosts.line_models import BlameRange
+from octo.codehosts.line_models import IssueRef
+from octo.codehosts.line_models import PullRef
 from octo.codehosts.models import PullRequestFile
 from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import Reply
@@ -129,4 +135,30 @@ class GitLabHistory(CodeHost):
             params=params,
             max_bytes=max_bytes,
             sink=into,
+        )
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        file_path = segment(path, "path")
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/files/{file_path}/blame",
+            "blame",
+            self.settings.ttl_commits,
+            parse_blame,
+            params={"ref": sha},
+        )
+
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/merge_requests",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            parse_commit_merge_requests,
+        )
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        return await self.history_reply(
+            f"{self.project_path(owner, repo)}/merge_requests/{number}/closes_issues",
+            "closes-issues",
+            self.settings.ttl_issues,
+            parse_closes_issues,
         )

@@ -1,0 +1,1 @@
+"""localGitHistory and localGitBlame: a checkout's history read by a locked-down git."""
