@@ -17,6 +17,7 @@ from typing import Any
 from typing import TypeVar
 
 from pydantic import BaseModel
+from pydantic import ValidationError
 
 from octo.contract.context import QueryContext
 from octo.contract.places import stub
@@ -143,10 +144,15 @@ async def _clipped(
     length = config.max_tokens * config.chars_per_token // 2
     clipped = result
     while length >= _SHORTEST_CLIP:
-        clipped = type(result).model_validate(_clip(whole, length))
-        clipped.__pydantic_private__ = private
+        try:
+            candidate = type(result).model_validate(_clip(whole, length))
+        except ValidationError:
+            # A text its model constrains (a pattern, a URL) does not take every cut.
+            length //= 2
+            continue
+        candidate.__pydantic_private__ = private
         clipped = with_tokens(
-            clipped,
+            candidate,
             config,
             truncated=True,
             truncated_at_line=tokens.truncatedAtLine,
@@ -155,6 +161,8 @@ async def _clipped(
         if _tokens(clipped).chars <= config.max_tokens * config.chars_per_token - _HANDLE_CHARS:
             break
         length //= 2
+    if clipped is result:
+        return result, []
     # Indented: the handle's pages are cut at line boundaries.
     handle = await ctx.mint_handle(
         json.dumps(whole, indent=1, ensure_ascii=False), query, local=local

@@ -95,17 +95,18 @@ def text_pages(text: str, budget_chars: int, size: Callable[[str], int] = len) -
     current: list[str] = []
     used = 0
     for line in _lines(text):
-        cost = size(line)
+        cost = _cost(line, 0, budget_chars, size)
         if current and used + cost > budget_chars:
             pages.append("".join(current))
             current, used = [], 0
+        start = 0
         while cost > budget_chars:
-            take = _prefix_within(line, budget_chars, size)
-            pages.append(line[:take])
-            line = line[take:]
-            cost = size(line)
-        if line:
-            current.append(line)
+            take = _prefix_within(line[start : start + budget_chars], budget_chars, size)
+            pages.append(line[start : start + take])
+            start += take
+            cost = _cost(line, start, budget_chars, size)
+        if start < len(line):
+            current.append(line[start:])
             used += cost
     if current or not pages:
         pages.append("".join(current))
@@ -117,6 +118,15 @@ def _lines(text: str) -> list[str]:
     lines = [line + "\n" for line in text.split("\n")]
     lines[-1] = lines[-1][:-1]
     return lines if lines[-1] else lines[:-1]
+
+
+def _cost(line: str, start: int, budget_chars: int, size: Callable[[str], int]) -> int:
+    """The size of ``line`` from ``start``; past a page's length only more than a page (a
+    size is never below the length), so a line of megabytes is never measured whole once
+    per page it fills."""
+    if len(line) - start > budget_chars:
+        return budget_chars + 1
+    return size(line[start:])
 
 
 def _prefix_within(line: str, budget_chars: int, size: Callable[[str], int]) -> int:

@@ -3,10 +3,12 @@ the roots they were given out under."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import octo
+from octo.core.budget import text_pages
 from tests.discovery.conftest import Clock
 
 
@@ -121,3 +123,21 @@ async def test_each_page_says_which_lines_it_holds_and_none_is_skipped(
             assert data["tokens"]["truncatedAtLine"] == data["endLine"]
         expected_start = data["endLine"] + 1
     assert expected_start == 401
+
+
+def test_a_line_of_megabytes_is_paged_in_linear_work() -> None:
+    """A handle holding 8 MiB on one line (a host's clipped answer) is paged measuring each
+    character a few times, not once per page it fills (before: 9 s of JSON encoding on the
+    event loop for the first page)."""
+    measured = 0
+
+    def as_sent(text: str) -> int:
+        nonlocal measured
+        measured += len(text)
+        return len(json.dumps(text, ensure_ascii=False)) - 2
+
+    text = "word " * (8 * 1024 * 1024 // 5) + "\n"
+    pages = text_pages(text, 20_000, as_sent)
+    assert "".join(pages) == text
+    assert all(as_sent(page) <= 20_000 for page in pages)
+    assert measured < 4 * len(text)
