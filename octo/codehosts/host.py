@@ -23,6 +23,9 @@ from urllib.parse import quote
 
 import httpx
 
+from octo.codehosts.ci_models import SearchWorkflowRunsQuery
+from octo.codehosts.ci_shapes import CiJob
+from octo.codehosts.ci_shapes import RunPage
 from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
@@ -51,6 +54,7 @@ from octo.core.errors import NotFoundError
 from octo.transports.http_client import Fetched
 from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
+from octo.transports.redirects import Consume
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -332,3 +336,28 @@ class CodeHost(ABC):
     ) -> bytes:
         """The gzipped tar archive of the repository at ``sha`` (only ``sparse_path`` where
         the host can cut it), at most ``max_bytes`` of it; never cached."""
+
+    # CI: workflow runs (pipelines), their jobs and logs
+
+    @property
+    def host_names(self) -> frozenset[str]:
+        """The names a query's ``host`` may give this host: its API's host name, its web
+        host's, and its provider."""
+        api = httpx.URL(self.remote.base_url).host
+        return frozenset({api, api.removeprefix("api."), self.provider})
+
+    @abstractmethod
+    async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
+        """One page of a repository's runs (pipelines) matching the query's filters."""
+
+    @abstractmethod
+    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
+        """The jobs of a run (the latest attempt's), with their steps where listed."""
+
+    @abstractmethod
+    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
+        """One job."""
+
+    @abstractmethod
+    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+        """Stream one job's log to ``consume``; never cached."""

@@ -44,6 +44,7 @@ from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
+from octo.transports.redirects import Consume
 from octo.transports.redirects import origin
 from octo.transports.redirects import redirect_notes
 from octo.transports.redirects import send_following
@@ -221,6 +222,7 @@ class RemoteClient:
         credentials: Mapping[str, str],
         scope: str,
         max_bytes: int,
+        consume: Consume | None = None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -236,6 +238,7 @@ class RemoteClient:
                     is_own=self._on_own_host,
                     name=self.policy.name,
                     max_bytes=max_bytes,
+                    consume=consume,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -274,8 +277,11 @@ class RemoteClient:
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
         max_bytes: int = MAX_JSON_BYTES,
+        consume: Consume | None = None,
     ) -> httpx.Response:
         """Send one request with rate-limit handling and retries; a 304 is returned as is.
+        ``consume`` reads a successful answer's body as it streams (see
+        :func:`~octo.transports.redirects.send_following`); it starts over on a retry.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -302,7 +308,7 @@ class RemoteClient:
             async for attempt in attempts:
                 with attempt:
                     return await self._send_once(
-                        method, url, params, headers or {}, credentials, scope, max_bytes
+                        method, url, params, headers or {}, credentials, scope, max_bytes, consume
                     )
         except Retry as exc:
             if exc.rate_limited:

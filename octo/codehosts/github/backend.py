@@ -14,8 +14,12 @@ from urllib.parse import quote
 
 import httpx
 
+from octo.codehosts.ci_models import SearchWorkflowRunsQuery
+from octo.codehosts.ci_shapes import CiJob
+from octo.codehosts.ci_shapes import RunPage
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
+from octo.codehosts.github import ci_parse
 from octo.codehosts.github import parse
 from octo.codehosts.github.history import GitHubHistory
 from octo.codehosts.github.history import repo_path
@@ -45,7 +49,10 @@ from octo.codehosts.shapes import body_limit
 from octo.codehosts.shapes import read_listing
 from octo.codehosts.shared_shapes import GITHUB_SHAPES
 from octo.core.errors import AuthenticationError
+from octo.core.errors import NotFoundError
 from octo.transports.http_client import Fetched
+from octo.transports.redirects import Consume
+from octo.transports.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -201,3 +208,84 @@ class GitHubBackend(GitHubHistory):
             params=None if cursor else {"per_page": per_page},
             parse=parse_page,
         )
+
+    # CI: GitHub Actions
+
+    async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
+        repo = repo_path(query.owner, query.repo)
+        runs = f"{repo}/actions/runs"
+        ttl = self.settings.ttl_pull_requests
+        if query.workflow:
+            found = await self.remote.fetch(
+                f"{repo}/actions/workflows",
+                kind="ci-workflows",
+                ttl=ttl,
+                params={"per_page": 100},
+                parse=ci_parse.parse_workflow_id(query.workflow),
+            )
+            if found.value is None:
+                raise NotFoundError(
+                    f"no workflow named {query.workflow!r} in {query.owner}/{query.repo}"
+                )
+            runs = f"{repo}/actions/workflows/{found.value}/runs"
+        head = query.headSha
+        if query.prNumber is not None:
+            pull = await self.remote.fetch(
+                f"{repo}/pulls/{query.prNumber}",
+                kind="ci-pull-head",
+                ttl=ttl,
+                parse=ci_parse.parse_head_sha,
+            )
+            head = pull.value
+        per_page = 10
+        params = {
+            "branch": query.branch,
+            "event": query.event,
+            # GitHub's status parameter takes a conclusion as well.
+            "status": query.conclusion or query.status,
+            "head_sha": head,
+            "created": query.created,
+            "per_page": per_page,
+            "page": query.page,
+        }
+        return await self.fetch_reply(
+            runs,
+            "ci-runs",
+            ttl,
+            lambda r: ci_parse.parse_runs(r, query.page, per_page),
+            params={k: v for k, v in params.items() if v is not None},
+        )
+
+    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/jobs",
+            "ci-jobs",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_jobs,
+            params={"filter": "latest", "per_page": 100},
+        )
+
+    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}",
+            "ci-job",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_job,
+        )
+
+    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+        # GitHub redirects to its log storage, a signed URL: followed without octo's token.
+        response = await self.remote.send(
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}/logs", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))
+
+    async def run_log_archive(
+        self, owner: str, repo: str, run_id: int, consume: Consume
+    ) -> Reply[None]:
+        """Stream a run's zip archive of logs (a folder per job, a file per step) to
+        ``consume``."""
+        response = await self.remote.send(
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))

@@ -1,0 +1,127 @@
+"""A CI log reduced to what explains its failure: the recorded logs of pytest, jest, go test
+and cargo test (recordings/), and the hostile parts of a log (escapes, endless lines)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from octo.codehosts.ci.failures import failed_test
+from octo.codehosts.ci.failures import reports_error
+from octo.codehosts.ci.reduce import MAX_KEPT_LINES
+from octo.codehosts.ci.reduce import MAX_LINE_BYTES
+from octo.codehosts.ci.reduce import TAIL_LINES
+from octo.codehosts.ci.reduce import LinePager
+from octo.codehosts.ci.reduce import LineSplitter
+from octo.codehosts.ci.reduce import LogReducer
+from octo.codehosts.ci.reduce import ReducedStep
+from octo.codehosts.ci.reduce import clean
+
+RECORDINGS = Path(__file__).parent / "recordings"
+
+
+def reduced(name: str, context: int = 2) -> list[ReducedStep]:
+    reducer = LogReducer(context)
+    splitter = LineSplitter()
+    data = (RECORDINGS / f"{name}.log").read_bytes()
+    # Chunks that cut lines anywhere, as a network read does.
+    for start in range(0, len(data), 97):
+        for line in splitter.feed(data[start : start + 97]):
+            reducer.add(line)
+    for line in splitter.finish():
+        reducer.add(line)
+    return reducer.failed_steps()
+
+
+def test_pytest_keeps_the_failure_report_and_names_the_test() -> None:
+    [step] = reduced("github_pytest_job")
+    assert step.name == "Run pytest -q"
+    assert step.failed_tests == ("test_discount_rounding",)
+    assert "E       AssertionError: assert Decimal('8.5000') == Decimal('8.50')" in step.text
+    assert "##[error]Process completed with exit code 1." in step.text
+    assert "collected 48 items" not in step.text  # nothing that explains the failure
+    assert "2026-11-20T" not in step.text and "\x1b" not in step.text
+
+
+def test_jest_keeps_the_expectation_and_names_the_test() -> None:
+    [step] = reduced("github_jest_job")
+    assert step.failed_tests == ("applies the coupon once",)
+    assert "Expected: 85" in step.text and "Received: 70" in step.text
+    assert "Setup" not in step.name and "checkout" not in step.text
+
+
+def test_gitlab_sections_are_steps_go_test() -> None:
+    steps = reduced("gitlab_go_trace")
+    assert [s.name for s in steps] == ["step_script", "after the last section"]
+    assert steps[0].failed_tests == ("TestMatchWildcard",)
+    assert 'router_test.go:57: Match("/api/*", "/api/v1/users") = false, want true' in steps[0].text
+    assert "section_start" not in steps[0].text and "get_sources" not in steps[0].text
+    assert "ERROR: Job failed: exit code 1" in steps[1].text
+
+
+def test_cargo_test_keeps_the_panic() -> None:
+    steps = reduced("gitlab_cargo_trace")
+    assert steps[0].failed_tests == ("rounds_half_even",)
+    assert "panicked at src/balance.rs:88:9" in steps[0].text
+    assert "  left: 1.25" in steps[0].text
+
+
+def test_line_numbers_match_the_whole_log_pages() -> None:
+    [step] = reduced("github_pytest_job", context=0)
+    number = next(line for line in step.text.splitlines() if "FAILED tests/" in line)
+    pager = LinePager(1, 1000)
+    for line in (RECORDINGS / "github_pytest_job.log").read_text().splitlines():
+        pager.add(line)
+    assert dict(pager.kept)[int(number.split(":")[0])].startswith("FAILED tests/")
+
+
+@pytest.mark.parametrize(
+    ("line", "test"),
+    [
+        ("FAILED tests/test_a.py::TestX::test_y[param-1] - boom", "test_y"),
+        ("    --- FAIL: TestParse/empty (0.00s)", "TestParse"),
+        ("test net::tests::retries ... FAILED", "retries"),
+        ("[ERROR] com.acme.CartTest.totals:31 expected:<3> but was:<4> <<< FAILURE!", "totals"),
+    ],
+)
+def test_failed_test_names_of_other_runners(line: str, test: str) -> None:
+    assert reports_error(line) or line.startswith("    ---")
+    assert failed_test(line) == test
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "src/app.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+        "  12:5  error  'x' is assigned a value but never used  no-unused-vars",
+        "> Task :app:test FAILED",
+        "[ERROR] BUILD FAILURE",
+        "::error file=app.js,line=1::Missing semicolon",
+    ],
+)
+def test_compiler_and_build_errors_are_reported(line: str) -> None:
+    assert reports_error(line)
+
+
+def test_escapes_and_timestamps_are_stripped() -> None:
+    assert clean("2026-11-20T10:15:01.1234567Z \x1b[31;1mred\x1b[0m\r") == "red"
+
+
+def test_an_endless_line_is_held_to_its_cap() -> None:
+    splitter = LineSplitter()
+    lines: list[str] = []
+    for _ in range(200):
+        lines += splitter.feed(b"x" * 65536)
+    lines += splitter.feed(b"\nnext\n")
+    assert lines[0].endswith(" …") and len(lines[0]) <= MAX_LINE_BYTES + 2
+    assert lines[1] == "next"
+
+
+def test_a_step_keeps_a_bounded_number_of_lines() -> None:
+    reducer = LogReducer(3)
+    for number in range(100_000):
+        reducer.add(f"Error: failure {number}")
+    [step] = reducer.failed_steps()
+    assert len(step.text.splitlines()) <= MAX_KEPT_LINES + TAIL_LINES + 3
+    assert "Error: failure 99999" in step.text and "more matching lines left out" in step.text
