@@ -221,13 +221,14 @@ class GitHubBackend(GitHubHistory):
                 kind="ci-workflows",
                 ttl=ttl,
                 params={"per_page": 100},
-                parse=ci_parse.parse_workflow_id(query.workflow),
+                parse=ci_parse.parse_workflows,
             )
-            if found.value is None:
+            workflow = found.value.get(query.workflow.casefold())
+            if workflow is None:
                 raise NotFoundError(
                     f"no workflow named {query.workflow!r} in {query.owner}/{query.repo}"
                 )
-            runs = f"{repo}/actions/workflows/{found.value}/runs"
+            runs = f"{repo}/actions/workflows/{workflow}/runs"
         head = query.headSha
         if query.prNumber is not None:
             pull = await self.remote.fetch(

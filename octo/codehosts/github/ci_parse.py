@@ -43,19 +43,15 @@ def parse_runs(response: httpx.Response, page: int, per_page: int) -> RunPage:
     return RunPage(runs=runs, total=total, has_more=page * per_page < total)
 
 
-def parse_workflow_id(name: str) -> Any:
-    """The parser of ``/actions/workflows`` that finds the workflow named ``name`` (its
-    name or file name, case aside): its id, else None."""
-
-    def parse(response: httpx.Response) -> int | None:
-        wanted = name.casefold()
-        for item in response.json()["workflows"]:
-            file = str(item.get("path", "")).rsplit("/", 1)[-1]
-            if wanted in (str(item.get("name", "")).casefold(), file.casefold()):
-                return int(item["id"])
-        return None
-
-    return parse
+def parse_workflows(response: httpx.Response) -> dict[str, int]:
+    """A repository's workflows (``/actions/workflows``): their ids by name and by file
+    name, case folded."""
+    ids: dict[str, int] = {}
+    for item in response.json()["workflows"]:
+        file = str(item.get("path", "")).rsplit("/", 1)[-1]
+        ids.setdefault(str(item.get("name", "")).casefold(), int(item["id"]))
+        ids.setdefault(file.casefold(), int(item["id"]))
+    return ids
 
 
 def _job(item: Mapping[str, Any]) -> CiJob:
