@@ -43,7 +43,7 @@ class LineSink(Protocol):
 
     def reset(self) -> None: ...
 
-    def add(self, raw: str) -> None: ...
+    def add_lines(self, raws: list[str]) -> None: ...
 
 
 @dataclass
@@ -68,8 +68,7 @@ def line_reader(sink: LineSink, reading: Reading) -> Consume:
                 if total > MAX_LOG_BYTES:
                     reading.cut = True
                     return
-                for line in splitter.feed(chunk):
-                    sink.add(line)
+                sink.add_lines(splitter.feed(chunk))
                 await anyio.lowlevel.checkpoint()
         except httpx.TransportError as exc:
             if isinstance(exc, httpx.TimeoutException):
@@ -78,8 +77,7 @@ def line_reader(sink: LineSink, reading: Reading) -> Consume:
                 f"the log broke off after {total} bytes: {exc or type(exc).__name__}",
                 hints=["Retry: the connection was cut while the log was on its way."],
             ) from None
-        for line in splitter.finish():
-            sink.add(line)
+        sink.add_lines(splitter.finish())
 
     return consume
 
@@ -141,11 +139,11 @@ def read_archive(spool: Spool, choose: Choose, sink: LogReducer) -> None:
                     f"an entry inflating {info.file_size // max(info.compress_size, 1)} times"
                 )
             sink.start_step(step)
-            for line in _entry_lines(archive, info):
-                sink.add(line)
+            for lines in _entry_lines(archive, info):
+                sink.add_lines(lines)
 
 
-def _entry_lines(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[str]:
+def _entry_lines(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[list[str]]:
     splitter = LineSplitter()
     total = 0
     try:
@@ -154,10 +152,10 @@ def _entry_lines(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[st
                 total += len(chunk)
                 if total > MAX_ENTRY_BYTES:
                     raise _refused("an entry inflating past its cap")
-                yield from splitter.feed(chunk)
+                yield splitter.feed(chunk)
     except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as exc:
         raise InvalidResponseError(f"the run's log archive is damaged: {exc}") from None
-    yield from splitter.finish()
+    yield splitter.finish()
 
 
 def _refused(what: str) -> InvalidResponseError:

@@ -42,6 +42,19 @@ _SECTION = re.compile(r"section_(start|end):\d+:([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?
 _GITHUB_STEP = "##[group]Run "
 
 
+#: Words one of which every line the reducer keeps for itself holds (a prefilter: a run of
+#: lines without any of them is counted, not matched line by line).
+_SIGNS = (
+    "error", "fail", "panic", "traceback", "___", "exit code", "section_", "##[group]run ",
+    "\u25cf", "\u2715", "\u00d7", "\u2716", "---- ",
+)  # fmt: skip
+
+
+def _may_matter(text: str) -> bool:
+    lowered = text.lower()
+    return any(sign in lowered for sign in _SIGNS)
+
+
 def clean(line: str) -> str:
     """``line`` without its timestamp, section markers, ANSI escapes and carriage returns."""
     return _SECTION.sub("", _ESCAPES.sub("", _TIMESTAMP.sub("", line, count=1)))
@@ -197,6 +210,24 @@ class LogReducer:
             self.start_step("after the last section")
         self.steps[-1].add(self.total, text)
 
+    def add_lines(self, raws: list[str]) -> None:
+        """Lines of the log as the host sent them; a run of lines none of which can matter
+        (no error word, no step marker, no block being kept) is only counted, its last lines
+        remembered as context and tail."""
+        step = self.steps[-1]
+        if step.after > 0 or self.context > len(raws) or _may_matter("\n".join(raws)):
+            for raw in raws:
+                self.add(raw)
+            return
+        quiet = len(raws) - max(TAIL_LINES, self.context)
+        if quiet > 0 and self._in_section:
+            self.total += quiet
+            step.lines += quiet
+            step.before.clear()
+            raws = raws[quiet:]
+        for raw in raws:
+            self.add(raw)
+
     def failed_steps(self) -> list[ReducedStep]:
         """The steps with errors, each reduced; with none, the last step that logged
         anything (a failure that printed no recognised error ends there)."""
@@ -228,6 +259,15 @@ class LinePager:
         """Forget every line (the log is read again from its start)."""
         self.total = 0
         self.kept: list[tuple[int, str]] = []
+
+    def add_lines(self, raws: list[str]) -> None:
+        """Lines of the log as the host sent them; those outside the page only counted."""
+        start = self.total + 1
+        if start + len(raws) <= self.first or start >= self.first + self.count:
+            self.total += len(raws)
+            return
+        for raw in raws:
+            self.add(raw)
 
     def add(self, raw: str) -> None:
         """One line of the log as the host sent it."""

@@ -21,17 +21,33 @@ from octo.codehosts.ci.reduce import clean
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
-def reduced(name: str, context: int = 2) -> list[ReducedStep]:
+def reduced(name: str, context: int = 2, chunk: int = 97) -> list[ReducedStep]:
+    """The log's failed steps, its bytes read ``chunk`` at a time (cutting lines anywhere,
+    as a network read does)."""
     reducer = LogReducer(context)
     splitter = LineSplitter()
     data = (RECORDINGS / f"{name}.log").read_bytes()
-    # Chunks that cut lines anywhere, as a network read does.
-    for start in range(0, len(data), 97):
-        for line in splitter.feed(data[start : start + 97]):
-            reducer.add(line)
-    for line in splitter.finish():
-        reducer.add(line)
+    for start in range(0, len(data), chunk):
+        reducer.add_lines(splitter.feed(data[start : start + chunk]))
+    reducer.add_lines(splitter.finish())
     return reducer.failed_steps()
+
+
+@pytest.mark.parametrize(
+    "name", ["github_pytest_job", "github_jest_job", "gitlab_go_trace", "gitlab_cargo_trace"]
+)
+def test_runs_of_quiet_lines_reduce_as_lines_one_by_one(name: str) -> None:
+    padded = b"".join(b"ok quiet line %d\n" % n for n in range(500))
+    one_by_one = LogReducer(3)
+    batched = LogReducer(3)
+    data = padded + (RECORDINGS / f"{name}.log").read_bytes() + padded
+    lines = data.decode().splitlines()
+    for line in lines:
+        one_by_one.add(line)
+    for start in range(0, len(lines), 50):
+        batched.add_lines(lines[start : start + 50])
+    assert batched.failed_steps() == one_by_one.failed_steps()
+    assert batched.total == one_by_one.total == len(lines)
 
 
 def test_pytest_keeps_the_failure_report_and_names_the_test() -> None:
@@ -71,8 +87,7 @@ def test_line_numbers_match_the_whole_log_pages() -> None:
     [step] = reduced("github_pytest_job", context=0)
     number = next(line for line in step.text.splitlines() if "FAILED tests/" in line)
     pager = LinePager(1, 1000)
-    for line in (RECORDINGS / "github_pytest_job.log").read_text().splitlines():
-        pager.add(line)
+    pager.add_lines((RECORDINGS / "github_pytest_job.log").read_text().splitlines())
     assert dict(pager.kept)[int(number.split(":")[0])].startswith("FAILED tests/")
 
 
