@@ -48,7 +48,7 @@ def log_host() -> Iterator[tuple[str, list[dict[str, str]]]]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            port = self.server.server_address[1]
+            port = self.headers.get("host", "").rsplit(":", 1)[-1]
             if self.path == "/api/v3/repos/o/r/actions/jobs/7":
                 body = json.dumps({"id": 7, "name": "tests", "conclusion": "failure"}).encode()
                 self._send(200, {"content-type": "application/json"}, body)
