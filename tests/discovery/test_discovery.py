@@ -51,6 +51,7 @@ async def test_the_guide_has_its_parts(gateway: octo.Gateway) -> None:
         "Research a package",
         "Why did this change",
         "Study a dependency locally",
+        "Why did CI fail",
     ]
     assert all(step["why"] for workflow in data["workflows"] for step in workflow["steps"])
 
