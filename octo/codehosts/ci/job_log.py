@@ -15,6 +15,7 @@ from octo.codehosts.ci.host_choice import ci_host
 from octo.codehosts.ci.host_choice import host_label
 from octo.codehosts.ci.log_stream import Reading
 from octo.codehosts.ci.log_stream import Spool
+from octo.codehosts.ci.log_stream import job_file_chooser
 from octo.codehosts.ci.log_stream import line_reader
 from octo.codehosts.ci.log_stream import read_archive
 from octo.codehosts.ci.log_stream import step_chooser
@@ -96,14 +97,13 @@ async def _reduced_jobs(
             ).notes
             for job in jobs:
                 failed = {s.number for s in job.steps if s.conclusion == "failure"}
-                reducer = LogReducer(query.contextLines, job.name)
-                await anyio.to_thread.run_sync(
-                    read_archive,
-                    spool,
-                    step_chooser(job.name, failed),
-                    reducer,
-                    abandon_on_cancel=True,
-                )
+                reducer = LogReducer(query.contextLines)
+                # Step files where the archive has them, else the job's whole log.
+                for choose in (step_chooser(job.name, failed), job_file_chooser(job.name)):
+                    if not reducer.total:
+                        await anyio.to_thread.run_sync(
+                            read_archive, spool, choose, reducer, abandon_on_cancel=True
+                        )
                 if reducer.total:
                     reduced[job.id] = reducer.failed_steps()
         finally:

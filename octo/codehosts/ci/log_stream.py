@@ -110,7 +110,8 @@ class Spool:
         return consume
 
 
-#: A run log archive's entries for one job: the entry's name, and the step it holds.
+#: A run log archive's entries for one job: the step an entry holds, by the entry's name;
+#: "" for the job's whole log (its steps found by their markers), None for another's.
 Choose = Callable[[str], str | None]
 
 
@@ -138,7 +139,8 @@ def read_archive(spool: Spool, choose: Choose, sink: LogReducer) -> None:
                 raise _refused(
                     f"an entry inflating {info.file_size // max(info.compress_size, 1)} times"
                 )
-            sink.start_step(step)
+            if step:
+                sink.start_step(step)
             for lines in _entry_lines(archive, info):
                 sink.add_lines(lines)
 
@@ -186,5 +188,19 @@ def step_chooser(job: str, failed_steps: set[int]) -> Choose:
         if failed_steps and (not number.isdigit() or int(number) not in failed_steps):
             return None
         return name or parts[1]
+
+    return choose
+
+
+def job_file_chooser(job: str) -> Choose:
+    """The entry of job ``job`` holding its whole log ("2_Job name.txt" at the archive's top,
+    the only form of some archives)."""
+    wanted = comparable(job)
+
+    def choose(entry: str) -> str | None:
+        number, _, name = entry.removesuffix(".txt").partition("_")
+        if "/" in entry or not number.isdigit() or comparable(name) != wanted:
+            return None
+        return ""
 
     return choose

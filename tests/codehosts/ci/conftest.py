@@ -33,17 +33,20 @@ def log(name: str) -> bytes:
     return (RECORDINGS / f"{name}.log").read_bytes()
 
 
-def run_log_archive() -> bytes:
-    """Run 9001's log archive as GitHub shapes it: a folder per job, a file per step."""
+def run_log_archive(*, step_files: bool = True) -> bytes:
+    """Run 9001's log archive as GitHub shapes it: a file per job at the top and, with
+    ``step_files``, a folder per job, a file per step."""
     buffer = io.BytesIO()
+    jobs = (
+        ("tests (3.12)", "github_pytest_job", "4_Run pytest -q"),
+        ("web", "github_jest_job", "3_Run npm test"),
+    )
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for job, name, step in (
-            ("tests (3.12)", "github_pytest_job", "4_Run pytest -q"),
-            ("web", "github_jest_job", "3_Run npm test"),
-        ):
-            archive.writestr(f"{job}/1_Set up job.txt", "Current runner version: '2.321.0'\n")
-            archive.writestr(f"{job}/{step}.txt", log(name))
-        archive.writestr("0_tests (3.12).txt", log("github_pytest_job"))
+        for number, (job, name, step) in enumerate(jobs):
+            archive.writestr(f"{number}_{job}.txt", log(name))
+            if step_files:
+                archive.writestr(f"{job}/1_Set up job.txt", "Current runner version: '2.321.0'\n")
+                archive.writestr(f"{job}/{step}.txt", log(name))
     return buffer.getvalue()
 
 

@@ -111,6 +111,19 @@ async def test_a_run_reads_each_failed_job_from_its_log_archive(
     assert "Received: 70" in web["steps"][0]["text"]
 
 
+async def test_an_archive_of_job_files_only_is_split_into_steps_by_their_markers(
+    router: respx.MockRouter, gateway_for: Make
+) -> None:
+    load(router, "github_actions")
+    archive = run_log_archive(step_files=False)
+    router.get("https://logs.test/runs/9001/logs.zip").respond(200, content=archive)
+    row = await one(gateway_for(GITHUB_ENV), "githubGetJobLog", **REPO, runId=9001)
+    assert row["status"] == "success", row
+    tests, web = row["data"]["jobs"]
+    assert [s["name"] for s in tests["steps"]] == ["Run pytest -q"]
+    assert [s["name"] for s in web["steps"]] == ["Run npm test"]
+
+
 async def test_a_zip_bomb_is_refused_unread(router: respx.MockRouter, gateway_for: Make) -> None:
     load(router, "github_actions")
     buffer = io.BytesIO()
