@@ -8,8 +8,8 @@ GitLab's ``section_start``/``section_end`` markers) and keeps, per step, the lin
 report an error with ``context`` lines around them, the blocks they start (a traceback,
 a test's failure report) and the step's last lines: never more than a fixed number of
 lines per step, whatever the log's size. :class:`LinePager` keeps one page of the whole
-log instead. Secrets are not this module's concern: every answer is redacted by the
-dispatcher.
+log instead. Every answer is redacted by the dispatcher; a line cut here is redacted
+before the cut, so no secret survives in part.
 """
 
 from __future__ import annotations
@@ -23,11 +23,14 @@ from octo.codehosts.ci.failures import BLOCK_LINES
 from octo.codehosts.ci.failures import failed_test
 from octo.codehosts.ci.failures import reports_error
 from octo.codehosts.ci.failures import starts_block
+from octo.core.secrets.redaction import redact
 
 #: The bytes of one line held; the rest of a longer line is dropped as it arrives.
 MAX_LINE_BYTES = 16 * 1024
 #: The characters of a line an answer shows.
 SHOWN_CHARS = 400
+#: The characters of a line a page of the whole log shows.
+PAGE_LINE_CHARS = 2000
 #: The last lines of a step always shown.
 TAIL_LINES = 8
 #: Lines kept per step besides its last ones, and steps kept per job.
@@ -53,6 +56,18 @@ _SIGNS = (
 def _may_matter(text: str) -> bool:
     lowered = text.lower()
     return any(sign in lowered for sign in _SIGNS)
+
+
+#: The end of a cut line that may be the start of a secret (a token's characters).
+_CUT_WORD = re.compile(r"[\w+/=.-]{1,200}$")
+
+
+def cut_line(text: str, limit: int) -> str:
+    """``text`` up to ``limit`` characters; a longer one is redacted before it is cut (a
+    secret cut in two would escape the redaction of the answer) and ends with " …"."""
+    if len(text) <= limit:
+        return text
+    return f"{redact(text)[:limit]} …"
 
 
 def clean(line: str) -> str:
@@ -90,7 +105,8 @@ class LineSplitter:
     def _take(self) -> str:
         text = self._held.decode("utf-8", errors="replace")
         if self._overlong:
-            text += " …"
+            # The rest of the line is dropped unseen: a secret it starts must not stay half.
+            text = _CUT_WORD.sub("", redact(text)) + " …"
         self._held.clear()
         self._overlong = False
         return text
@@ -117,7 +133,7 @@ class _Step:
 
     def add(self, number: int, text: str) -> None:
         self.lines += 1
-        shown = text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]} …"
+        shown = cut_line(text, SHOWN_CHARS)
         if reports_error(text) or starts_block(text):
             self.errors += reports_error(text)
             for held in self.before:
@@ -274,4 +290,4 @@ class LinePager:
         self.total += 1
         if self.first <= self.total < self.first + self.count:
             text = clean(raw)
-            self.kept.append((self.total, text if len(text) <= 2000 else f"{text[:2000]} …"))
+            self.kept.append((self.total, cut_line(text, PAGE_LINE_CHARS)))

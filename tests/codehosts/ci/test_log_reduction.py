@@ -11,6 +11,7 @@ from octo.codehosts.ci.failures import failed_test
 from octo.codehosts.ci.failures import reports_error
 from octo.codehosts.ci.reduce import MAX_KEPT_LINES
 from octo.codehosts.ci.reduce import MAX_LINE_BYTES
+from octo.codehosts.ci.reduce import SHOWN_CHARS
 from octo.codehosts.ci.reduce import TAIL_LINES
 from octo.codehosts.ci.reduce import LinePager
 from octo.codehosts.ci.reduce import LineSplitter
@@ -140,3 +141,21 @@ def test_a_step_keeps_a_bounded_number_of_lines() -> None:
     [step] = reducer.failed_steps()
     assert len(step.text.splitlines()) <= MAX_KEPT_LINES + TAIL_LINES + 3
     assert "Error: failure 99999" in step.text and "more matching lines left out" in step.text
+
+
+TOKEN = "ghp_R2d2C3po4Bb8Luke9Leia0Han1Chewie2Yoda"
+
+
+@pytest.mark.parametrize("at", [SHOWN_CHARS - 20, SHOWN_CHARS - 4, SHOWN_CHARS + 5])
+def test_a_secret_cut_with_its_line_leaves_no_part_behind(at: int) -> None:
+    reducer = LogReducer(0)
+    reducer.add("x" * at + " " + TOKEN + " Error: after the token")
+    [step] = reducer.failed_steps()
+    assert "R2d2" not in step.text and "ghp_" not in step.text
+
+
+def test_a_secret_at_an_endless_line_s_cut_leaves_no_part_behind() -> None:
+    splitter = LineSplitter()
+    line = b"x" * (MAX_LINE_BYTES - 10) + b" " + TOKEN.encode() + b" tail" * 10 + b"\n"
+    [held] = splitter.feed(line)
+    assert "ghp_" not in held and "R2d2" not in held
