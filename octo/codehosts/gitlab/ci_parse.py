@@ -3,6 +3,7 @@ turned into GitHub's words: failed is a failure conclusion, running is in progre
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,8 +39,13 @@ def _status(status: str) -> tuple[str, str | None]:
     ), None
 
 
+#: The ref of a merge request's pipeline names the merge request.
+_MERGE_REQUEST_REF = re.compile(r"^refs/merge-requests/(\d+)/(?:head|merge|train)$")
+
+
 def _pipeline(item: Mapping[str, Any]) -> CiRun:
     status, conclusion = _status(str(item.get("status") or "?"))
+    merge_request = _MERGE_REQUEST_REF.match(str(item.get("ref") or ""))
     return CiRun(
         id=item["id"],
         workflow=str(item.get("name") or item.get("source") or "pipeline"),
@@ -53,6 +59,7 @@ def _pipeline(item: Mapping[str, Any]) -> CiRun:
         if conclusion
         else None,
         url=item.get("web_url"),
+        pull_requests=[int(merge_request.group(1))] if merge_request else [],
     )
 
 

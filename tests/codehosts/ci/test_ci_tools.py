@@ -212,7 +212,13 @@ async def test_gitlab_pipelines_and_their_failed_jobs(
         repo="router",
         conclusion="failure",
     )
-    assert [run["id"] for run in by_status["data"]["runs"]] == [1201]
+    [merge_request_run] = by_status["data"]["runs"]
+    assert merge_request_run["id"] == 1201 and merge_request_run["pullRequests"] == [42]
+    assert any(
+        'githubSearchPullRequests (provider gitlab, owner="acme", repo="router", prNumber=42)'
+        in hint
+        for hint in by_status["hints"]
+    )
 
 
 async def test_gitlab_traces_are_reduced_by_section(
@@ -237,3 +243,15 @@ async def test_gitlab_traces_are_reduced_by_section(
         gateway, "githubGetJobLog", provider="gitlab", owner="acme", repo="router", jobId=8101
     )
     assert one_job["data"]["jobs"][0]["name"] == "go-test"
+    whole = await one(
+        gateway,
+        "githubGetJobLog",
+        provider="gitlab",
+        owner="acme",
+        repo="router",
+        jobId=8101,
+        fullLog=True,
+    )
+    page = whole["data"]["jobs"][0]["steps"][0]["text"]
+    assert whole["data"]["totalLines"] == 19 and "section_" not in page and "\x1b" not in page
+    assert "[REDACTED" in page and "glpat-" not in page
