@@ -32,6 +32,7 @@ from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.history_shapes import history_params
+from octo.codehosts.hosts_file import HostEntry
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import PullRequestCommit
@@ -125,6 +126,8 @@ class CodeHost(ABC):
     shared_shapes: ClassVar[Mapping[str, Any]] = {}
     #: How the host's API asks for issues, their discussions and a ref's sha.
     history_words: ClassVar[HistoryWords]
+    #: The hosts file entry this host is (None: the environment's host of its kind).
+    entry: HostEntry | None = None
 
     def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
         self.settings = CodeHostSettings.from_env(runtime.config.env)
@@ -137,6 +140,7 @@ class CodeHost(ABC):
             shared=runtime.shared,
             meters=runtime.meters,
             shapes=self.shared_shapes,
+            account=self.entry.name if self.entry else "",
         )
 
     @property
@@ -344,7 +348,8 @@ class CodeHost(ABC):
         """The names a query's ``host`` may give this host: its API's host name, its web
         host's, and its provider."""
         api = httpx.URL(self.remote.base_url).host
-        return frozenset({api, api.removeprefix("api."), self.provider})
+        named = self.entry.names if self.entry else frozenset()
+        return frozenset({api, api.removeprefix("api."), self.provider, *named})
 
     @abstractmethod
     async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:

@@ -84,6 +84,7 @@ class RemoteClient:
 
     ``shared`` is the team's shared store, if any; ``shapes`` names, per kind of answer,
     the type its JSON is validated back into (kinds without one stay in this process).
+    ``account`` names the account when one host has several (a hosts file's entries).
     """
 
     def __init__(
@@ -97,8 +98,11 @@ class RemoteClient:
         shared: SharedStore | None = None,
         meters: Meters | None = None,
         shapes: Mapping[str, Any] | None = None,
+        account: str = "",
     ) -> None:
         self.http = http
+        # Two accounts on one host never share a cached answer.
+        self.account = account
         self.cache = cache
         self.base_url = base_url.rstrip("/")
         self.policy = policy
@@ -337,9 +341,13 @@ class RemoteClient:
         headers: Mapping[str, str] | None = None,
     ) -> str:
         """The cache key of a request whose parsed answer is of ``kind``."""
-        return compact_json(
-            [kind, self.url(path), sorted((params or {}).items()), sorted((headers or {}).items())]
-        )
+        request = [
+            kind,
+            self.url(path),
+            sorted((params or {}).items()),
+            sorted((headers or {}).items()),
+        ]
+        return compact_json([*request, self.account] if self.account else request)
 
     async def fetch(
         self,

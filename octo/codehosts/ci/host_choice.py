@@ -23,5 +23,7 @@ def ci_host(ctx: QueryContext, query: CiQuery) -> CodeHost:
 
 
 def host_label(host: CodeHost) -> str:
-    """How an answer names the host that gave it: its web host name."""
+    """How an answer names the host that gave it: its hosts file name, else its web host."""
+    if host.entry is not None:
+        return host.entry.name
     return sorted(host.host_names - {host.provider})[0]

@@ -40,6 +40,7 @@ from octo.codehosts.gitlab.query import scope_path
 from octo.codehosts.host import CommentPage
 from octo.codehosts.host import FileList
 from octo.codehosts.host import PullCommitPage
+from octo.codehosts.hosts_file import HostEntry
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
@@ -92,14 +93,22 @@ class GitLabBackend(GitLabHistory):
     owner_note = " (owner may be a group path such as group/subgroup)"
     nothing_found = ("Nothing found: GitLab searches the default branch; try fewer keywords.",)
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.web_root = web_root(runtime.config.env)
-        self.token = gitlab_token(runtime.config.env)
-        super().__init__(runtime, f"{self.web_root}/api/v4", GitLabPolicy(self.token))
+    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+        env = runtime.config.env
+        self.entry = entry
+        if entry is None:
+            self.web_root = web_root(env)
+            self.token = gitlab_token(env)
+            policy = GitLabPolicy(self.token)
+        else:
+            self.web_root = entry.api_url.removesuffix("/api/v4")
+            self.token = None
+            policy = GitLabPolicy(None, source=lambda: entry.token(env))
+        super().__init__(runtime, f"{self.web_root}/api/v4", policy)
 
     def not_found_hints(self, what: str) -> list[str]:
         hints = super().not_found_hints(what)
-        if not self.token:
+        if not self.token and self.entry is None:
             hints.append(
                 "GitLab answers 404 for private projects without a token: set GITLAB_TOKEN."
             )
