@@ -205,8 +205,8 @@ def pick(
     entries: tuple[HostEntry, ...], kind: str | None, owner: str | None, host: str | None
 ) -> HostEntry | None:
     """The entry answering a query: the one ``host`` names, else the first whose owners
-    match ``owner``, else the catch-all of ``kind`` ("github" when None); of ``kind`` only
-    when it is given. None when no entry fits."""
+    match ``owner``, else the catch-all of ``kind`` (unsaid: GitHub's, else GitLab's); of
+    ``kind`` only when it is given. None when no entry fits."""
     fits = [e for e in entries if kind is None or e.kind == kind]
     if host is not None:
         return next((e for e in fits if host.lower() in e.names), None)
@@ -214,4 +214,6 @@ def pick(
         found = next((e for e in fits if e.owners and e.serves(owner)), None)
         if found is not None:
             return found
-    return next((e for e in entries if not e.owners and e.kind == (kind or "github")), None)
+    catch_alls = [e for e in fits if not e.owners]
+    # Unsaid, GitHub's catch-all, else the only kind there is.
+    return next((e for e in catch_alls if e.kind == "github"), next(iter(catch_alls), None))

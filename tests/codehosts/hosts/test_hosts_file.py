@@ -109,3 +109,12 @@ def test_no_file_is_no_entries_and_a_missing_file_an_error(tmp_path: Path) -> No
     assert read_hosts({}) == ()
     with pytest.raises(ConfigError, match="OCTO_HOSTS_FILE"):
         read_hosts({"OCTO_HOSTS_FILE": str(tmp_path / "absent.toml")})
+
+
+def test_without_a_provider_a_gitlab_catch_all_takes_what_no_github_one_does(
+    tmp_path: Path,
+) -> None:
+    text = '[[hosts]]\nname = "lab"\nkind = "gitlab"\napi_url = "https://gl.test/api/v4"\ntoken_env = "T"\n'
+    [lab] = read_hosts(hosts_file(tmp_path, text))
+    assert pick((lab,), None, "anyone", None) is lab
+    assert pick((lab,), "github", "anyone", None) is None
