@@ -22,12 +22,16 @@ from typing import TypeVar
 
 import httpx
 
+from octo.codehosts.ci_models import SearchWorkflowRunsQuery
+from octo.codehosts.ci_shapes import CiJob
+from octo.codehosts.ci_shapes import RunPage
 from octo.codehosts.history_models import SearchCommitsQuery
 from octo.codehosts.history_models import SearchIssuesQuery
 from octo.codehosts.history_shapes import CommitDetail
 from octo.codehosts.history_shapes import CommitPage
 from octo.codehosts.history_shapes import IssuePage
 from octo.codehosts.history_shapes import history_params
+from octo.codehosts.hosts_file import HostEntry
 from octo.codehosts.line_models import BlameRange
 from octo.codehosts.line_models import IssueRef
 from octo.codehosts.line_models import PullRef
@@ -55,6 +59,7 @@ from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
+from octo.transports.redirects import Consume
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -125,6 +130,8 @@ class CodeHost(ABC):
     shared_shapes: ClassVar[Mapping[str, Any]] = {}
     #: How the host's API asks for issues, their discussions and a ref's sha.
     history_words: ClassVar[HistoryWords]
+    #: The hosts file entry this host is (None: the environment's host of its kind).
+    entry: HostEntry | None = None
 
     def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
         self.settings = CodeHostSettings.from_env(runtime.config.env)
@@ -137,6 +144,7 @@ class CodeHost(ABC):
             shared=runtime.shared,
             meters=runtime.meters,
             shapes=self.shared_shapes,
+            account=self.entry.name if self.entry else "",
         )
 
     @property
@@ -363,3 +371,29 @@ class CodeHost(ABC):
         """The gzipped tar archive of the repository at ``sha`` (only ``sparse_path`` where
         the host can cut it), at most ``max_bytes`` of it, streamed ``into`` a sink (a file:
         never held in memory); never cached."""
+
+    # CI: workflow runs (pipelines), their jobs and logs
+
+    @property
+    def host_names(self) -> frozenset[str]:
+        """The names a query's ``host`` may give this host: its API's host name, its web
+        host's, and its provider."""
+        api = httpx.URL(self.remote.base_url).host
+        named = self.entry.names if self.entry else frozenset()
+        return frozenset({api, api.removeprefix("api."), self.provider, *named})
+
+    @abstractmethod
+    async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
+        """One page of a repository's runs (pipelines) matching the query's filters."""
+
+    @abstractmethod
+    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
+        """The jobs of a run (the latest attempt's), with their steps where listed."""
+
+    @abstractmethod
+    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
+        """One job."""
+
+    @abstractmethod
+    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+        """Stream one job's log to ``consume``; never cached."""

@@ -15,8 +15,11 @@ from octo.codehosts.github.backend import GitHubBackend
 from octo.codehosts.gitlab.backend import GitLabBackend
 from octo.codehosts.gitlab.policy import gitlab_token
 from octo.codehosts.host import CodeHost
+from octo.codehosts.host_set import HostSet
+from octo.codehosts.hosts_file import pick
 from octo.codehosts.models import RemoteQuery
 from octo.contract import QueryContext
+from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.formats import next_call
 
@@ -29,13 +32,34 @@ def gitlab_is_default(env: Mapping[str, str]) -> bool:
 
 
 def choose_host(ctx: QueryContext, query: RemoteQuery) -> CodeHost:
-    """The runtime's backend of the host that answers ``query``."""
+    """The runtime's backend of the host that answers ``query``: with a hosts file, the
+    entry its ``host`` names or the first its owner matches (InvalidQueryError for a
+    ``host`` no entry has); else, or when no entry fits, the environment's."""
+    hosts = ctx.backend(HostSet)
+    if hosts.entries:
+        kind = query.provider if "provider" in query.model_fields_set else None
+        named: str | None = getattr(query, "host", None)
+        entry = pick(hosts.entries, kind, getattr(query, "owner", None), named)
+        if entry is not None:
+            return hosts.backend(entry)
+        if named is not None:
+            names = ", ".join(e.name for e in hosts.entries)
+            raise InvalidQueryError(
+                f"host {named!r} is not in the hosts file", hints=[f"Configured hosts: {names}."]
+            )
     name = query.provider
     if "provider" not in query.model_fields_set and gitlab_is_default(ctx.config.env):
         name = "gitlab"
     if name == "gitlab":
         return ctx.backend(GitLabBackend)
     return ctx.backend(GitHubBackend)
+
+
+def host_of(ctx: QueryContext, query: RemoteQuery, repository: str) -> CodeHost:
+    """The backend answering ``query`` for one of the repositories it names ("owner/repo"):
+    with a hosts file, each repository goes where its owner routes it."""
+    owner, _, repo = repository.rpartition("/")
+    return choose_host(ctx, query.model_copy(update={"owner": owner, "repo": repo, "repos": None}))
 
 
 #: The host the tools answer from when a query does not say.

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from octo.codehosts.ci_models import GetJobLogQuery
+from octo.codehosts.ci_models import GetJobLogResult
+from octo.codehosts.ci_models import SearchWorkflowRunsQuery
+from octo.codehosts.ci_models import SearchWorkflowRunsResult
 from octo.codehosts.clone.models import CloneRepoQuery
 from octo.codehosts.clone.models import CloneRepoResult
 from octo.codehosts.history_models import CommitDetailResult
@@ -81,6 +85,20 @@ TOOLS = family_tools(
         ),
         "traceLine": Binding(
             TraceLineQuery, TraceLineResult, "octo.codehosts.history.trace_line:trace_line", 3
+        ),
+        "githubSearchWorkflowRuns": Binding(
+            SearchWorkflowRunsQuery,
+            SearchWorkflowRunsResult,
+            "octo.codehosts.ci.runs:search_workflow_runs",
+            3,
+        ),
+        # A log may be gigabytes streamed through: more time than a search.
+        "githubGetJobLog": Binding(
+            GetJobLogQuery,
+            GetJobLogResult,
+            "octo.codehosts.ci.job_log:get_job_log",
+            3,
+            timeout=120.0,
         ),
         # A clone may download and unpack hundreds of megabytes: more time than a search.
         "githubCloneRepo": Binding(

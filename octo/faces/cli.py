@@ -1,4 +1,5 @@
-"""The command line face: ``octo tools``, ``octo call``, ``octo serve``, ``octo docs``.
+"""The command line face: ``octo tools``, ``octo call``, ``octo serve``, ``octo hosts``,
+``octo docs``.
 
 Only ``octo serve`` imports the MCP SDK, so the other commands start fast.
 """
@@ -136,6 +137,12 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--name", help="index name (default: folder name + short path hash)")
     _root_option(index, "allowed root (repeatable; default OCTO_ROOTS, else PATH itself)")
 
+    commands.add_parser(
+        "hosts",
+        help="list the code hosts of the hosts file and whether each token works",
+        description="The hosts of OCTO_HOSTS_FILE, each checked with one authenticated call to "
+        "its own API host; tokens are never printed. Exit 1 when a token does not work.",
+    )
     docs = commands.add_parser(
         "docs",
         help="(developers) write a checkout's docs/tools.md from the registry",
@@ -247,6 +254,24 @@ async def _call(
             result.hints.append(ROOT_HINT)
     print(response.to_compact_json() if args.json else render_readable(response.to_wire()))
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
+
+
+def _check_hosts_file(config: Config) -> None:
+    """A hosts file's mistakes stop every command at start-up (ConfigError naming the line);
+    without one, the code-host family is not imported."""
+    if config.env.get("OCTO_HOSTS_FILE"):
+        from octo.codehosts.hosts_file import read_hosts
+
+        read_hosts(config.env)
+
+
+def _hosts(config: Config) -> int:
+    """``octo hosts``: each configured code host and whether its token works."""
+    from octo.faces.hosts_check import hosts_report
+
+    lines, healthy = anyio.run(hosts_report, config)
+    print("\n".join(lines))
+    return EXIT_OK if healthy else EXIT_ALL_FAILED
 
 
 def _index(config: Config, args: argparse.Namespace) -> int:
@@ -408,11 +433,14 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         # Read before anything runs, so a bad variable stops any command at once, with its name.
         config = Config.from_env()
+        _check_hosts_file(config)
     except ConfigError as exc:
         print(f"octo: {exc}", file=sys.stderr)
         return EXIT_BAD_CALL
     if args.command == "tools":
         return _tools(args.name)
+    if args.command == "hosts":
+        return _hosts(config)
     if args.command == "serve":
         return _serve(config, args)
     missing = _missing_root(args.roots, config)

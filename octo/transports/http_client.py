@@ -45,6 +45,7 @@ from octo.transports.http_body import parsed
 from octo.transports.http_policy import HostPolicy
 from octo.transports.http_policy import RateLimit
 from octo.transports.http_policy import retry_after_seconds
+from octo.transports.redirects import Consume
 from octo.transports.redirects import origin
 from octo.transports.redirects import redirect_notes
 from octo.transports.redirects import send_following
@@ -84,6 +85,7 @@ class RemoteClient:
 
     ``shared`` is the team's shared store, if any; ``shapes`` names, per kind of answer,
     the type its JSON is validated back into (kinds without one stay in this process).
+    ``account`` names the account when one host has several (a hosts file's entries).
     """
 
     def __init__(
@@ -97,8 +99,11 @@ class RemoteClient:
         shared: SharedStore | None = None,
         meters: Meters | None = None,
         shapes: Mapping[str, Any] | None = None,
+        account: str = "",
     ) -> None:
         self.http = http
+        # Two accounts on one host never share a cached answer.
+        self.account = account
         self.cache = cache
         self.base_url = base_url.rstrip("/")
         self.policy = policy
@@ -224,6 +229,7 @@ class RemoteClient:
         max_bytes: int,
         sink: BodySink | None,
         content: bytes | None = None,
+        consume: Consume | None = None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -241,6 +247,7 @@ class RemoteClient:
                     max_bytes=max_bytes,
                     sink=sink,
                     content=content,
+                    consume=consume,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -281,10 +288,13 @@ class RemoteClient:
         max_bytes: int = MAX_JSON_BYTES,
         sink: BodySink | None = None,
         content: bytes | None = None,
+        consume: Consume | None = None,
     ) -> httpx.Response:
         """Send one request (with the body ``content``: a GraphQL POST) with rate-limit
         handling and retries; a 304 is returned as is. The body goes to ``sink`` when given
-        (a large download), else it is held.
+        (a large download), else it is held; ``consume`` reads a successful answer's body as
+        it streams (see :func:`~octo.transports.redirects.send_following`); it starts over on
+        a retry.
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -320,6 +330,7 @@ class RemoteClient:
                         max_bytes,
                         sink,
                         content,
+                        consume,
                     )
         except Retry as exc:
             if exc.rate_limited:
@@ -348,9 +359,13 @@ class RemoteClient:
         headers: Mapping[str, str] | None = None,
     ) -> str:
         """The cache key of a request whose parsed answer is of ``kind``."""
-        return compact_json(
-            [kind, self.url(path), sorted((params or {}).items()), sorted((headers or {}).items())]
-        )
+        request = [
+            kind,
+            self.url(path),
+            sorted((params or {}).items()),
+            sorted((headers or {}).items()),
+        ]
+        return compact_json([*request, self.account] if self.account else request)
 
     async def fetch(
         self,

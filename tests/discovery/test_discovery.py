@@ -52,6 +52,7 @@ async def test_the_guide_has_its_parts(gateway: octo.Gateway) -> None:
         "Why did this change",
         "Why is this line here",
         "Study a dependency locally",
+        "Why did CI fail",
     ]
     assert all(step["why"] for workflow in data["workflows"] for step in workflow["steps"])
 

@@ -76,7 +76,14 @@ async def test_workflows_are_prompts_with_arguments(client: Client) -> None:
         "why-did-this-change",
         "why-is-this-line-here",
         "study-dependency-locally",
+        "why-did-ci-fail",
     }
+    ci = prompts["why-did-ci-fail"]
+    assert [(a.name, a.required) for a in ci.arguments or []][:3] == [
+        ("owner", True),
+        ("repo", True),
+        ("prNumber", True),
+    ]
     trace = prompts["trace-symbol"]
     assert [(a.name, a.required) for a in trace.arguments or []] == [
         ("path", True),

@@ -30,6 +30,7 @@ from octo.codehosts.models import SearchPullRequestsResult
 from octo.codehosts.repo_names import is_wildcard
 from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import host_of
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.contract.place_answers import Paging
@@ -142,7 +143,6 @@ async def _repositories_named(ctx: QueryContext, query: Q) -> Places | None:
         return None
     if not any(is_wildcard(name) for name in query.repos):
         return Places([Place(label=name, target=name) for name in query.repos])
-    host = choose_host(ctx, query)
     names: dict[str, str] = {}  # by lower-case name, so none is searched twice
     failed: dict[str, OctoError] = {}
     notes: list[str] = []
@@ -151,7 +151,7 @@ async def _repositories_named(ctx: QueryContext, query: Q) -> Places | None:
             names.setdefault(name.lower(), name)
             continue
         try:
-            matched, cut, reply_notes = await _matching(host, name)
+            matched, cut, reply_notes = await _matching(host_of(ctx, query, name), name)
         except OctoError as exc:
             failed[name] = exc
             names.setdefault(name.lower(), name)
@@ -209,8 +209,11 @@ def _at_once(
     async def ask(
         ctx: QueryContext, query: Q, places: Places, tool: PlaceTool[Q, R]
     ) -> Answer[R] | None:
-        if choose_host(ctx, query).provider != "github" or query.aggregationMode != "global":
+        host = choose_host(ctx, query)
+        if host.provider != "github" or query.aggregationMode != "global":
             return None
+        if any(host_of(ctx, query, place.target) is not host for place in places.places):
+            return None  # repositories of several hosts (a hosts file): each asked alone
         if places.failed:
             return None  # a wildcard that matched nothing: its error stays with it
         # Wildcards expanded: the one request names every repository they matched.

@@ -13,8 +13,12 @@ from typing import TypeVar
 
 import httpx
 
+from octo.codehosts.ci_models import SearchWorkflowRunsQuery
+from octo.codehosts.ci_shapes import CiJob
+from octo.codehosts.ci_shapes import RunPage
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
+from octo.codehosts.github import ci_parse
 from octo.codehosts.github import parse
 from octo.codehosts.github.history import GitHubHistory
 from octo.codehosts.github.history import repo_path
@@ -28,6 +32,7 @@ from octo.codehosts.github.query import repository_terms
 from octo.codehosts.host import CommentPage
 from octo.codehosts.host import FileList
 from octo.codehosts.host import PullCommitPage
+from octo.codehosts.hosts_file import HostEntry
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
@@ -46,7 +51,10 @@ from octo.codehosts.shared_shapes import GITHUB_SHAPES
 from octo.codehosts.url_segments import file_path
 from octo.codehosts.url_segments import segment
 from octo.core.errors import AuthenticationError
+from octo.core.errors import NotFoundError
 from octo.transports.http_client import Fetched
+from octo.transports.redirects import Consume
+from octo.transports.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -65,9 +73,15 @@ class GitHubBackend(GitHubHistory):
         "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
     )
 
-    def __init__(self, runtime: Runtime) -> None:
-        url = api_url(runtime.config.env)
-        self.auth = GitHubAuth(runtime.config.env, url)
+    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+        env = runtime.config.env
+        self.entry = entry
+        if entry is None:
+            url = api_url(env)
+            self.auth = GitHubAuth(env, url)
+        else:
+            url = entry.api_url
+            self.auth = GitHubAuth(env, url, source=lambda: entry.token(env))
         super().__init__(runtime, url, GitHubPolicy(self.auth))
 
     async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
@@ -204,3 +218,85 @@ class GitHubBackend(GitHubHistory):
             params=None if cursor else {"per_page": per_page},
             parse=parse_page,
         )
+
+    # CI: GitHub Actions
+
+    async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
+        repo = repo_path(query.owner, query.repo)
+        runs = f"{repo}/actions/runs"
+        ttl = self.settings.ttl_pull_requests
+        if query.workflow:
+            found = await self.remote.fetch(
+                f"{repo}/actions/workflows",
+                kind="ci-workflows",
+                ttl=ttl,
+                params={"per_page": 100},
+                parse=ci_parse.parse_workflows,
+            )
+            workflow = found.value.get(query.workflow.casefold())
+            if workflow is None:
+                raise NotFoundError(
+                    f"no workflow named {query.workflow!r} in {query.owner}/{query.repo}"
+                )
+            runs = f"{repo}/actions/workflows/{workflow}/runs"
+        head = query.headSha
+        if query.prNumber is not None:
+            pull = await self.remote.fetch(
+                f"{repo}/pulls/{query.prNumber}",
+                kind="ci-pull-head",
+                ttl=ttl,
+                parse=ci_parse.parse_head_sha,
+            )
+            head = pull.value
+        per_page = 10
+        params = {
+            "branch": query.branch,
+            "event": query.event,
+            # GitHub's status parameter takes a conclusion as well.
+            "status": query.conclusion or query.status,
+            "head_sha": head,
+            "created": query.created,
+            "per_page": per_page,
+            "page": query.page,
+        }
+        return await self.fetch_reply(
+            runs,
+            "ci-runs",
+            ttl,
+            lambda r: ci_parse.parse_runs(r, query.page, per_page),
+            params={k: v for k, v in params.items() if v is not None},
+        )
+
+    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/jobs",
+            "ci-jobs",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_jobs,
+            params={"filter": "latest", "per_page": 100},
+        )
+
+    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}",
+            "ci-job",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_job,
+        )
+
+    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+        # GitHub redirects to its log storage, a signed URL: followed without octo's token.
+        response = await self.remote.send(
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}/logs", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))
+
+    async def run_log_archive(
+        self, owner: str, repo: str, run_id: int, consume: Consume
+    ) -> Reply[None]:
+        """Stream a run's zip archive of logs (a folder per job, a file per step) to
+        ``consume``."""
+        response = await self.remote.send(
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))

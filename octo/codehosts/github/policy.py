@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Mapping
 from urllib.parse import urlparse
 
@@ -45,8 +47,15 @@ def web_host(api_url: str) -> str:
 class GitHubAuth:
     """The token: GITHUB_TOKEN, then GH_TOKEN, then `gh auth token`; looked up once."""
 
-    def __init__(self, env: Mapping[str, str], api_url: str) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        api_url: str,
+        source: Callable[[], Awaitable[str | None]] | None = None,
+    ) -> None:
         self._env = env
+        # A hosts file entry's token source replaces the environment's and gh's.
+        self._source = source
         self._host = web_host(api_url)
         self._token: str | None = None
         self._resolved = False
@@ -57,7 +66,9 @@ class GitHubAuth:
             async with self._lock:
                 if not self._resolved:
                     self._token = (
-                        self._env.get("GITHUB_TOKEN")
+                        await self._source()
+                        if self._source is not None
+                        else self._env.get("GITHUB_TOKEN")
                         or self._env.get("GH_TOKEN")
                         or await self._gh_token()
                     )

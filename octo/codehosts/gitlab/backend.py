@@ -16,8 +16,12 @@ from typing import TypeVar
 
 import httpx
 
+from octo.codehosts.ci_models import SearchWorkflowRunsQuery
+from octo.codehosts.ci_shapes import CiJob
+from octo.codehosts.ci_shapes import RunPage
 from octo.codehosts.file_limits import download_limit
 from octo.codehosts.file_limits import file_too_large
+from octo.codehosts.gitlab import ci_parse
 from octo.codehosts.gitlab import parse
 from octo.codehosts.gitlab.history import GitLabHistory
 from octo.codehosts.gitlab.policy import GitLabPolicy
@@ -35,6 +39,7 @@ from octo.codehosts.gitlab.query import scope_path
 from octo.codehosts.host import CommentPage
 from octo.codehosts.host import FileList
 from octo.codehosts.host import PullCommitPage
+from octo.codehosts.hosts_file import HostEntry
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
@@ -57,6 +62,8 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.transports.http_body import BodyTooLargeError
 from octo.transports.http_client import Fetched
+from octo.transports.redirects import Consume
+from octo.transports.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -86,14 +93,22 @@ class GitLabBackend(GitLabHistory):
     owner_note = " (owner may be a group path such as group/subgroup)"
     nothing_found = ("Nothing found: GitLab searches the default branch; try fewer keywords.",)
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.web_root = web_root(runtime.config.env)
-        self.token = gitlab_token(runtime.config.env)
-        super().__init__(runtime, f"{self.web_root}/api/v4", GitLabPolicy(self.token))
+    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+        env = runtime.config.env
+        self.entry = entry
+        if entry is None:
+            self.web_root = web_root(env)
+            self.token = gitlab_token(env)
+            policy = GitLabPolicy(self.token)
+        else:
+            self.web_root = entry.api_url.removesuffix("/api/v4")
+            self.token = None
+            policy = GitLabPolicy(None, source=lambda: entry.token(env))
+        super().__init__(runtime, f"{self.web_root}/api/v4", policy)
 
     def not_found_hints(self, what: str) -> list[str]:
         hints = super().not_found_hints(what)
-        if not self.token:
+        if not self.token and self.entry is None:
             hints.append(
                 "GitLab answers 404 for private projects without a token: set GITLAB_TOKEN."
             )
@@ -383,3 +398,57 @@ class GitLabBackend(GitLabHistory):
         return await self.remote.fetch(
             f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=parse.parse_diffs
         )
+
+    # CI: pipelines
+
+    async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
+        project = project_id(query.owner, query.repo)
+        path = f"/projects/{project}/pipelines"
+        if query.prNumber is not None:
+            path = f"/projects/{project}/merge_requests/{query.prNumber}/pipelines"
+        after, before = ci_parse.created_range(query.created)
+        per_page = 10
+        status = ci_parse.FINISHED.get(query.conclusion or "") or ci_parse.STATUSES.get(
+            query.status or ""
+        )
+        params = {
+            "ref": query.branch,
+            "sha": query.headSha,
+            "source": query.event,
+            "status": status,
+            "name": query.workflow,
+            "created_after": after,
+            "created_before": before,
+            "per_page": per_page,
+            "page": query.page,
+        }
+        return await self.fetch_reply(
+            path,
+            "gitlab-pipelines",
+            self.settings.ttl_pull_requests,
+            lambda r: ci_parse.parse_pipelines(r, query.page, per_page),
+            params={k: v for k, v in params.items() if v is not None},
+        )
+
+    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
+        return await self.fetch_reply(
+            f"/projects/{project_id(owner, repo)}/pipelines/{run_id}/jobs",
+            "gitlab-pipeline-jobs",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_jobs,
+            params={"per_page": 100},
+        )
+
+    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
+        return await self.fetch_reply(
+            f"/projects/{project_id(owner, repo)}/jobs/{job_id}",
+            "gitlab-job",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_job,
+        )
+
+    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+        response = await self.remote.send(
+            f"/projects/{project_id(owner, repo)}/jobs/{job_id}/trace", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))

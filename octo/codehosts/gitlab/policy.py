@@ -7,6 +7,8 @@ gitlab.com or a self-managed instance (``GITLAB_HOST``, a relative root such as
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Mapping
 
 import httpx
@@ -63,10 +65,16 @@ class GitLabPolicy(HostPolicy):
         "Answers are cached: repeating a query costs no quota.",
     )
 
-    def __init__(self, token: str | None) -> None:
+    def __init__(
+        self, token: str | None, source: Callable[[], Awaitable[str | None]] | None = None
+    ) -> None:
         self._token = token
+        # A hosts file entry's token source, read on the first request.
+        self._source = source
 
     async def headers(self) -> dict[str, str]:
+        if self._source is not None:
+            self._token, self._source = await self._source(), None
         return {"PRIVATE-TOKEN": self._token} if self._token else {}
 
     def secrets(self) -> tuple[str, ...]:

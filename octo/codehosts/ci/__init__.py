@@ -1,0 +1,1 @@
+"""CI: workflow runs (GitLab pipelines) and the failure-reduced logs of their jobs."""

@@ -1,0 +1,106 @@
+"""Recorded GitHub Actions and GitLab CI answers (recordings/*.json, bodies in the shapes of
+the hosts' API docs; failure logs of pytest, jest, go test and cargo test in
+recordings/*.log) replayed with respx, and gateways on them."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import respx
+
+import octo
+from octo.core.config import Config
+
+RECORDINGS = Path(__file__).parent / "recordings"
+GITHUB_ENV = {"GITHUB_API_URL": "https://gh.test/api/v3", "GITHUB_TOKEN": "test-token-not-real-ci"}
+GITLAB_ENV = {"GITLAB_HOST": "https://gl.test", "GITLAB_TOKEN": "test-token-not-real-gl-ci"}
+CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
+
+
+def log(name: str) -> bytes:
+    return (RECORDINGS / f"{name}.log").read_bytes()
+
+
+def run_log_archive(*, step_files: bool = True) -> bytes:
+    """Run 9001's log archive as GitHub shapes it: a file per job at the top and, with
+    ``step_files``, a folder per job, a file per step."""
+    buffer = io.BytesIO()
+    jobs = (
+        ("tests (3.12)", "github_pytest_job", "4_Run pytest -q"),
+        ("web", "github_jest_job", "3_Run npm test"),
+    )
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for number, (job, name, step) in enumerate(jobs):
+            archive.writestr(f"{number}_{job}.txt", log(name))
+            if step_files:
+                archive.writestr(f"{job}/1_Set up job.txt", "Current runner version: '2.321.0'\n")
+                archive.writestr(f"{job}/{step}.txt", log(name))
+    return buffer.getvalue()
+
+
+def load(router: respx.MockRouter, name: str) -> dict[str, respx.Route]:
+    """Mock every interaction of ``recordings/<name>.json`` (the query parameters exactly);
+    routes by URL as recorded."""
+    interactions = json.loads((RECORDINGS / f"{name}.json").read_text(encoding="utf-8"))
+    grouped: dict[str, list[httpx.Response]] = defaultdict(list)
+    for interaction in interactions["interactions"]:
+        answer = interaction["response"]
+        body = answer["body"]
+        grouped[interaction["request"]["url"]].append(
+            httpx.Response(answer["status"], headers=answer["headers"], text=body)
+            if isinstance(body, str)
+            else httpx.Response(answer["status"], headers=answer["headers"], json=body)
+        )
+    routes = {}
+    for url, responses in grouped.items():
+        split = urlsplit(url)
+        route = router.request(
+            "GET",
+            f"{split.scheme}://{split.netloc}{split.path}",
+            params__eq=dict(parse_qsl(split.query)),
+        )
+        if len(responses) > 1:
+            route.mock(side_effect=responses)
+        else:
+            route.mock(return_value=responses[0])
+        routes[url] = route
+    return routes
+
+
+@pytest.fixture
+def router() -> Iterator[respx.MockRouter]:
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
+        yield mock
+
+
+@pytest.fixture
+async def gateway_for() -> AsyncIterator[Callable[[dict[str, str]], octo.Gateway]]:
+    made: list[octo.Gateway] = []
+
+    def make(env: dict[str, str]) -> octo.Gateway:
+        gateway = octo.Gateway(config=Config.from_env(env))
+        made.append(gateway)
+        return gateway
+
+    yield make
+    for gateway in made:
+        await gateway.aclose()
+
+
+async def one(gateway: octo.Gateway, tool: str, **query: Any) -> dict[str, Any]:
+    """The envelope of one query as sent; never an internal error."""
+    row: dict[str, Any] = (await gateway.call(tool, [{**CONTEXT, **query}])).to_wire()["results"][0]
+    assert row.get("error", {}).get("code") != "INTERNAL_ERROR", row
+    return row
