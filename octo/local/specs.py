@@ -1,5 +1,5 @@
 """The local code tools (search, read, listing, finding, finding then searching, structural
-search); their words
+search, the import graph); their words
 are in tools.toml."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
 from octo.local.find_and_search import FindAndSearchResult
+from octo.local.graph.models import DependencyGraphQuery
+from octo.local.graph.models import DependencyGraphResult
 from octo.local.listing.models import FindFilesResult
 from octo.local.listing.models import ViewStructureResult
 from octo.local.models import LocalGetFileContentQuery
@@ -62,6 +64,12 @@ TOOLS = family_tools(
             SearchStructureQuery,
             SearchStructureResult,
             "octo.local.structure.search:search_structure",
+            5,
+        ),
+        "localDependencyGraph": Binding(
+            DependencyGraphQuery,
+            DependencyGraphResult,
+            "octo.local.graph.handler:dependency_graph",
             5,
         ),
     },
