@@ -4,6 +4,7 @@ refreshed by what changed)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from pathlib import PurePosixPath
 
@@ -52,7 +53,8 @@ async def dependency_graph(
     if built is None:
         return _building(query, key, state)
     items, entries = _items(built, key, query)
-    chosen, pagination = page_of(items, PER_PAGE, query.page)
+    makers, pagination = page_of(items, PER_PAGE, query.page)
+    chosen = [make() for make in makers]
     shown = built.diagnostics[:_DIAGNOSTICS_SHOWN]
     if len(built.diagnostics) > len(shown):
         shown.append(f"... {len(built.diagnostics) - len(shown)} more")
@@ -155,22 +157,22 @@ def _file(built: BuiltGraph, start: Path, raw: str, field: str) -> str:
     )
 
 
+Item = Callable[[], GraphItem]
+
+
 def _items(
     built: BuiltGraph, key: GraphKey, query: DependencyGraphQuery
-) -> tuple[list[GraphItem], list[str] | None]:
+) -> tuple[list[Item], list[str] | None]:
+    """The operation's items in order, each made when its page is shown (a whole graph's
+    items are thousands of models)."""
     graph = built.graph
     operation = query.operation
-    if operation == "dependencies":
+    if operation in ("dependencies", "dependents"):
         rel = _file(built, key.start, query.file or "", "file")
+        forward = operation == "dependencies"
+        reached = graph.reach(rel, query.depth, forward=forward)
         return [
-            _reached(edge, distance, forward=True)
-            for distance, edge in graph.reach(rel, query.depth, forward=True)
-        ], None
-    if operation == "dependents":
-        rel = _file(built, key.start, query.file or "", "file")
-        return [
-            _reached(edge, distance, forward=False)
-            for distance, edge in graph.reach(rel, query.depth, forward=False)
+            partial(_reached, edge, distance, forward=forward) for distance, edge in reached
         ], None
     if operation == "path":
         start = _file(built, key.start, query.file or "", "file")
@@ -178,33 +180,38 @@ def _items(
         chain = graph.path(start, goal)
         if chain is None:
             return [], None
-        return [
-            GraphItem(file=start, distance=len(chain), hops=[_hop(edge) for edge in chain])
-        ], None
+        hops = [_hop(edge) for edge in chain]
+        return [partial(GraphItem, file=start, distance=len(chain), hops=hops)], None
     if operation == "cycles":
-        return [
-            GraphItem(
-                file=members[0],
-                size=len(members),
-                members=members,
-                hops=[_hop(edge) for edge in graph.witness(members)],
-            )
-            for members in graph.cycles()
-        ], None
+        cycles = built.memo.get("cycles")
+        if cycles is None:
+            cycles = built.memo["cycles"] = graph.cycles()
+        return [partial(_cycle, graph, members) for members in cycles], None
     if operation == "hotspots":
-        ranked = []
-        for rel in graph.files:
-            fan_in, fan_out = graph.fan(rel)
-            if fan_in or fan_out:
-                ranked.append(GraphItem(file=rel, fanIn=fan_in, fanOut=fan_out))
-        ranked.sort(key=lambda item: (-(item.fanIn or 0) - (item.fanOut or 0), item.file))
-        return ranked, None
+        fans = built.memo.get("fans")
+        if fans is None:
+            fans = [(graph.fan(rel), rel) for rel in graph.files]
+            fans.sort(key=lambda fan: (-fan[0][0] - fan[0][1], fan[1]))
+            built.memo["fans"] = fans
+        return [
+            partial(GraphItem, file=rel, fanIn=fan_in, fanOut=fan_out)
+            for (fan_in, fan_out), rel in fans
+            if fan_in or fan_out
+        ], None
     entries = (
         [_file(built, key.start, raw, "entryPoints") for raw in query.entryPoints]
         if query.entryPoints
-        else _detected_entries(built, query.includeTests)
+        else built.memo.get(("entries", query.includeTests))
     )
-    return _unreachable(graph, entries, built.modules.packages_of), entries
+    if entries is None:
+        entries = built.memo[("entries", query.includeTests)] = _detected_entries(
+            built, query.includeTests
+        )
+    memo = ("unreachable", tuple(entries))
+    unreachable = built.memo.get(memo)
+    if unreachable is None:
+        unreachable = built.memo[memo] = _unreachable(graph, entries, built.modules.packages_of)
+    return unreachable, entries
 
 
 def _reached(edge: Edge, distance: int, *, forward: bool) -> GraphItem:
@@ -235,6 +242,11 @@ def _reached(edge: Edge, distance: int, *, forward: bool) -> GraphItem:
         text=edge.text,
         kinds=kinds or None,
     )
+
+
+def _cycle(graph: ImportGraph, members: list[str]) -> GraphItem:
+    hops = [_hop(edge) for edge in graph.witness(members)]
+    return GraphItem(file=members[0], size=len(members), members=members, hops=hops)
 
 
 def _hop(edge: Edge) -> Hop:
@@ -275,9 +287,9 @@ def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
 
 def _unreachable(
     graph: ImportGraph, entries: list[str], implied: Callable[[str], list[str]]
-) -> list[GraphItem]:
+) -> list[Item]:
     reached = graph.reached(entries, implied)
-    items = []
+    items: list[Item] = []
     for rel in graph.files:
         if rel in reached:
             continue
@@ -287,7 +299,7 @@ def _unreachable(
         else:
             shown = ", ".join(importers[:3]) + (" ..." if len(importers) > 3 else "")
             reason = f"imported only by unreachable files: {shown}"
-        items.append(GraphItem(file=rel, reason=reason))
+        items.append(partial(GraphItem, file=rel, reason=reason))
     return items
 
 

@@ -22,7 +22,9 @@ class PythonModules:
     """The module names of the Python files under a root."""
 
     def __init__(self, files: Iterable[str]) -> None:
-        python = sorted(f for f in files if f.endswith((".py", ".pyi")))
+        #: Every file of the root (module names change only when this does).
+        self.files = frozenset(files)
+        python = sorted(f for f in self.files if f.endswith((".py", ".pyi")))
         folders = {f.split("/", 1)[0] for f in python if "/" in f}
         packages = {
             f.split("/", 1)[0]

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -56,6 +57,8 @@ class BuiltGraph:
     records: dict[str, FileRecord]
     diagnostics: list[str]
     truncated: bool
+    #: Answers about the whole graph, kept with it (cycles, fans, reachability).
+    memo: dict[object, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,6 +69,10 @@ class RootGraph:
     records: dict[str, FileRecord] = field(default_factory=dict)
     dirs: dict[str, int] = field(default_factory=dict)
     built: BuiltGraph | None = None
+    #: Each file's edges and problems, resolved by ``modules`` (kept while no file comes
+    #: or goes, so an edit resolves that file's imports only).
+    resolved: dict[str, tuple[list[Edge], list[str]]] = field(default_factory=dict)
+    modules: PythonModules | None = None
     loaded: bool = False
     truncated: bool = False
     #: Files read in the build under way, and how many it reads.
@@ -120,11 +127,12 @@ class GraphStore:
                 read = await anyio.to_thread.run_sync(read_records, key.root, key.start, part)
                 state.records.update(read)
                 state.parsed += len(part)
-            state.built = await anyio.to_thread.run_sync(_built, state)
-            await anyio.to_thread.run_sync(self._save, state)
+            state.built = await anyio.to_thread.run_sync(_built, state, changed)
         finally:
             state.running = None
             done.set()
+        # After the answer: the query waits for the graph, not for the disk.
+        await anyio.to_thread.run_sync(self._save, state)
 
     async def _walk(self, ctx: QueryContext, state: RootGraph) -> list[str]:
         key = state.key
@@ -219,16 +227,25 @@ def _stale(state: RootGraph, files: list[str]) -> list[str]:
     return stale
 
 
-def _built(state: RootGraph) -> BuiltGraph:
+def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
+    """The graph of the records; only ``changed`` files are resolved again while the
+    files are the same ones (module names stay), every file otherwise."""
     records = dict(state.records)
-    modules = PythonModules(records)
+    modules = state.modules
+    if modules is None or modules.files != records.keys():
+        modules = state.modules = PythonModules(records)
+        state.resolved = {}
+    for rel in changed:
+        state.resolved.pop(rel, None)
     edges: list[Edge] = []
     diagnostics: list[str] = []
     for rel, record in records.items():
         if record.problem is not None:
             diagnostics.append(f"{rel}: {record.problem}")
-        found, problems = modules.edges(rel, record.imports)
-        edges.extend(found)
-        diagnostics.extend(problems)
+        resolved = state.resolved.get(rel)
+        if resolved is None:
+            resolved = state.resolved[rel] = modules.edges(rel, record.imports)
+        edges.extend(resolved[0])
+        diagnostics.extend(resolved[1])
     graph = ImportGraph(sorted(records), edges)
     return BuiltGraph(graph, modules, records, diagnostics, state.truncated)
