@@ -47,7 +47,7 @@ async def dependency_graph(
 ) -> Answer[DependencyGraphResult]:
     """The answer to one operation over the import graph of the query's root."""
     key = await anyio.to_thread.run_sync(_key, ctx, query)
-    wait = max(1.0, ctx.config.query_timeout * 0.75)
+    wait = ctx.config.query_timeout * 0.75
     state = await ctx.backend(GraphStore).fresh(ctx, key, wait)
     built = state.built
     if built is None:
