@@ -31,6 +31,9 @@ from octo.local.graph.models import DependencyGraphResult
 from octo.local.graph.models import GraphItem
 from octo.local.graph.models import Hop
 from octo.local.graph.python_modules import is_standard_library
+from octo.local.graph.script_modules import NODE_BUILTINS
+from octo.local.graph.script_modules import SCRIPT_SUFFIXES
+from octo.local.graph.sources import is_source
 from octo.local.graph.store import BuiltGraph
 from octo.local.graph.store import GraphKey
 from octo.local.graph.store import GraphStore
@@ -231,7 +234,7 @@ def _reached(edge: Edge, distance: int, *, forward: bool) -> GraphItem:
             line=edge.line,
             text=edge.text,
             package=edge.package,
-            standardLibrary=True if edge.package and is_standard_library(edge.package) else None,
+            standardLibrary=True if edge.package and _standard(edge) else None,
             kinds=kinds or None,
         )
     return GraphItem(
@@ -247,6 +250,14 @@ def _reached(edge: Edge, distance: int, *, forward: bool) -> GraphItem:
 def _cycle(graph: ImportGraph, members: list[str]) -> GraphItem:
     hops = [_hop(edge) for edge in graph.witness(members)]
     return GraphItem(file=members[0], size=len(members), members=members, hops=hops)
+
+
+def _standard(edge: Edge) -> bool:
+    """True when the external package is the language's own (Python's, Node's)."""
+    package = edge.package or ""
+    if edge.source.endswith(SCRIPT_SUFFIXES):
+        return package in NODE_BUILTINS
+    return is_standard_library(package)
 
 
 def _hop(edge: Edge) -> Hop:
@@ -269,9 +280,12 @@ def is_test(rel: str) -> bool:
 
 def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
     """Programs (``__main__.py``, ``if __name__ == "__main__"``), the top packages of each
-    source root (a library's API), and tests unless left out."""
+    Python source root (a library's API), the files package.json files name, and tests
+    unless left out."""
     entries = []
     for rel, record in built.records.items():
+        if not is_source(rel):
+            continue
         name = rel.rsplit("/", 1)[-1]
         if is_test(rel):
             if include_tests:
@@ -279,6 +293,7 @@ def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
             continue
         if name == "__main__.py" or record.runs:
             entries.append(rel)
+    entries.extend(built.scripts.entry_points())
     for module, rel in built.modules.by_name.items():
         if "." not in module and rel.endswith(("__init__.py", "__init__.pyi")):
             entries.append(rel)

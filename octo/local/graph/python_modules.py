@@ -69,7 +69,7 @@ class PythonModules:
         """The file of a dotted module name."""
         return self.by_name.get(module)
 
-    def edges(self, rel: str, imports: Iterable[RawImport]) -> tuple[list[Edge], list[str]]:
+    def edges(self, rel: str, imports: tuple[RawImport, ...]) -> tuple[list[Edge], list[str]]:
         """The edges of ``rel``'s imports, and what could not be read (diagnostics)."""
         name = self.name_of.get(rel, "")
         package = (

@@ -13,9 +13,15 @@ from octo.core.files.confined import open_below
 from octo.core.files.confined import open_confined
 from octo.local.graph.imports import RawImport
 from octo.local.graph.python_imports import python_imports
+from octo.local.graph.script_imports import GRAMMARS
+from octo.local.graph.script_imports import script_imports
 
 #: The file names whose imports are read.
-SOURCE_GLOBS = ("*.py", "*.pyi")
+SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS)
+#: The settings that say what imports name, kept as text.
+CONFIG_GLOBS = ("package.json", "tsconfig*.json", "jsconfig*.json")
+SOURCE_GLOBS = (*(f"*{suffix}" for suffix in SOURCE_SUFFIXES), *CONFIG_GLOBS)
+_MAX_CONFIG_BYTES = 1_000_000
 #: Larger files are not read (generated bundles, minified code, data).
 MAX_FILE_BYTES = 2_000_000
 _BINARY_PROBE = 8192
@@ -31,23 +37,30 @@ class FileRecord:
     problem: str | None = None
     #: Python: it runs as a program (``if __name__ == "__main__":``).
     runs: bool = False
+    #: A settings file's text (package.json, tsconfig.json).
+    text: str | None = None
 
     def as_row(self) -> list[object]:
         rows = [raw.as_row() for raw in self.imports]
-        return [self.mtime_ns, self.size, rows, self.problem, self.runs]
+        return [self.mtime_ns, self.size, rows, self.problem, self.runs, self.text]
 
     @classmethod
     def of_row(cls, row: list[object]) -> FileRecord:
-        mtime_ns, size, rows, problem, runs = row
+        mtime_ns, size, rows, problem, runs, text = row
         assert isinstance(rows, list)
-        imports = tuple(RawImport.of_row(item) for item in rows)
         return cls(
             int(str(mtime_ns)),
             int(str(size)),
-            imports,
+            tuple(RawImport.of_row(item) for item in rows),
             None if problem is None else str(problem),
             bool(runs),
+            None if text is None else str(text),
         )
+
+
+def is_source(rel: str) -> bool:
+    """True for a file whose imports are read (not a settings file)."""
+    return rel.endswith(SOURCE_SUFFIXES)
 
 
 def read_records(root: Path, start: Path, files: Sequence[str]) -> dict[str, FileRecord]:
@@ -77,9 +90,20 @@ def _record(at: Opened, rel: str) -> FileRecord:
         return FileRecord(mtime, size, (), "binary content: not parsed")
     problem = None
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         problem = "not UTF-8: read with replacement characters"
-    imports = tuple(python_imports(data))
+        text = data.decode("utf-8", "replace")
+    if not is_source(rel):
+        kept = text if size <= _MAX_CONFIG_BYTES else None
+        return FileRecord(mtime, size, (), problem, text=kept)
+    suffix = "." + rel.rsplit(".", 1)[-1]
+    try:
+        if suffix in GRAMMARS:
+            imports = tuple(script_imports(data, GRAMMARS[suffix]))
+        else:
+            imports = tuple(python_imports(data))
+    except (RuntimeError, ValueError) as exc:
+        return FileRecord(mtime, size, (), f"not parsed: {exc}")
     runs = b"__name__" in data and b"__main__" in data
     return FileRecord(mtime, size, imports, problem, runs)

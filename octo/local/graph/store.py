@@ -24,8 +24,11 @@ from octo.core.secrets.sensitive import is_sensitive
 from octo.local.graph.graph import Edge
 from octo.local.graph.graph import ImportGraph
 from octo.local.graph.python_modules import PythonModules
+from octo.local.graph.script_modules import SCRIPT_SUFFIXES
+from octo.local.graph.script_modules import ScriptModules
 from octo.local.graph.sources import SOURCE_GLOBS
 from octo.local.graph.sources import FileRecord
+from octo.local.graph.sources import is_source
 from octo.local.graph.sources import read_records
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import walk
@@ -34,7 +37,7 @@ from octo.local.listing.file_walk import walk
 KEPT_ROOTS = 4
 #: Files read per worker-thread hop.
 BATCH = 256
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -50,10 +53,12 @@ class GraphKey:
 
 @dataclass
 class BuiltGraph:
-    """A root's graph, its Python module names and what could not be read."""
+    """A root's graph, its Python module names, its scripts' settings and what could not
+    be read."""
 
     graph: ImportGraph
     modules: PythonModules
+    scripts: ScriptModules
     records: dict[str, FileRecord]
     diagnostics: list[str]
     truncated: bool
@@ -73,12 +78,15 @@ class RootGraph:
     #: or goes, so an edit resolves that file's imports only).
     resolved: dict[str, tuple[list[Edge], list[str]]] = field(default_factory=dict)
     modules: PythonModules | None = None
+    scripts: ScriptModules | None = None
     loaded: bool = False
     truncated: bool = False
     #: Files read in the build under way, and how many it reads.
     parsed: int = 0
     to_parse: int = 0
     running: anyio.Event | None = None
+    #: What stopped the last build (the next query raises it).
+    failure: Exception | None = None
 
 
 class GraphStore:
@@ -105,6 +113,9 @@ class GraphStore:
             done = state.running
         with anyio.move_on_after(wait):
             await done.wait()
+        failure, state.failure = state.failure, None
+        if failure is not None:
+            raise failure
         return state
 
     async def _refresh(self, ctx: QueryContext, state: RootGraph, done: anyio.Event) -> None:
@@ -128,6 +139,9 @@ class GraphStore:
                 state.records.update(read)
                 state.parsed += len(part)
             state.built = await anyio.to_thread.run_sync(_built, state, changed)
+        except Exception as exc:  # noqa: BLE001 - a failed build fails its query, not the gateway
+            state.failure = exc
+            return
         finally:
             state.running = None
             done.set()
@@ -231,21 +245,27 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
     """The graph of the records; only ``changed`` files are resolved again while the
     files are the same ones (module names stay), every file otherwise."""
     records = dict(state.records)
-    modules = state.modules
-    if modules is None or modules.files != records.keys():
+    modules, scripts = state.modules, state.scripts
+    configs_changed = any(not is_source(rel) for rel in changed)
+    if modules is None or scripts is None or modules.files != records.keys() or configs_changed:
         modules = state.modules = PythonModules(records)
+        configs = {rel: r.text for rel, r in records.items() if r.text is not None}
+        scripts = state.scripts = ScriptModules(modules.files, configs)
         state.resolved = {}
     for rel in changed:
         state.resolved.pop(rel, None)
     edges: list[Edge] = []
-    diagnostics: list[str] = []
+    diagnostics: list[str] = list(scripts.problems)
     for rel, record in records.items():
         if record.problem is not None:
             diagnostics.append(f"{rel}: {record.problem}")
+        if not is_source(rel):
+            continue
         resolved = state.resolved.get(rel)
         if resolved is None:
-            resolved = state.resolved[rel] = modules.edges(rel, record.imports)
+            by = scripts if rel.endswith(SCRIPT_SUFFIXES) else modules
+            resolved = state.resolved[rel] = by.edges(rel, record.imports)
         edges.extend(resolved[0])
         diagnostics.extend(resolved[1])
-    graph = ImportGraph(sorted(records), edges)
-    return BuiltGraph(graph, modules, records, diagnostics, state.truncated)
+    graph = ImportGraph(sorted(rel for rel in records if is_source(rel)), edges)
+    return BuiltGraph(graph, modules, scripts, records, diagnostics, state.truncated)
