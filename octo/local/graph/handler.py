@@ -21,6 +21,8 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
 from octo.core.formats import compact_json
 from octo.core.secrets.sensitive import withheld
+from octo.local.graph.compiled_modules import COMPILED_SUFFIXES
+from octo.local.graph.compiled_modules import is_standard
 from octo.local.graph.graph import Edge
 from octo.local.graph.graph import ImportGraph
 from octo.local.graph.imports import DYNAMIC
@@ -257,6 +259,8 @@ def _standard(edge: Edge) -> bool:
     package = edge.package or ""
     if edge.source.endswith(SCRIPT_SUFFIXES):
         return package in NODE_BUILTINS
+    if edge.source.endswith(COMPILED_SUFFIXES):
+        return is_standard(edge.source, package)
     return is_standard_library(package)
 
 
@@ -294,6 +298,7 @@ def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
         if name == "__main__.py" or record.runs:
             entries.append(rel)
     entries.extend(built.scripts.entry_points())
+    entries.extend(built.compiled.entry_points())
     for module, rel in built.modules.by_name.items():
         if "." not in module and rel.endswith(("__init__.py", "__init__.pyi")):
             entries.append(rel)
@@ -320,7 +325,16 @@ def _unreachable(
 
 def _next_calls(start: Path, query: DependencyGraphQuery, chosen: list[GraphItem]) -> list[str]:
     hints = []
-    external = next((i for i in chosen if i.package and not i.standardLibrary), None)
+    external = next(
+        (
+            i
+            for i in chosen
+            if i.package
+            and not i.standardLibrary
+            and (i.via or "").endswith((".py", ".pyi", *SCRIPT_SUFFIXES))
+        ),
+        None,
+    )
     for item in chosen[:1]:
         if item.hops:
             hop = item.hops[-1] if query.operation == "cycles" else item.hops[0]

@@ -12,6 +12,8 @@ LAZY = 2
 #: The module is named by a literal at run time: ``importlib.import_module("x")``,
 #: ``import("x")``, ``require("x")``.
 DYNAMIC = 4
+#: Rust: ``mod x;`` declares the module whose file is ``x.rs`` or ``x/mod.rs``.
+DECLARES_MODULE = 8
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,15 +11,20 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.files.confined import open_confined
+from octo.local.graph.compiled_imports import COMPILED_GRAMMARS
+from octo.local.graph.compiled_imports import compiled_imports
 from octo.local.graph.imports import RawImport
 from octo.local.graph.python_imports import python_imports
 from octo.local.graph.script_imports import GRAMMARS
 from octo.local.graph.script_imports import script_imports
 
 #: The file names whose imports are read.
-SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS)
+SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS)
 #: The settings that say what imports name, kept as text.
-CONFIG_GLOBS = ("package.json", "tsconfig*.json", "jsconfig*.json")
+CONFIG_GLOBS = (
+    "package.json", "tsconfig*.json", "jsconfig*.json", "go.mod", "Cargo.toml",
+    "compile_commands.json",
+)  # fmt: skip
 SOURCE_GLOBS = (*(f"*{suffix}" for suffix in SOURCE_SUFFIXES), *CONFIG_GLOBS)
 _MAX_CONFIG_BYTES = 1_000_000
 #: Larger files are not read (generated bundles, minified code, data).
@@ -37,16 +42,18 @@ class FileRecord:
     problem: str | None = None
     #: Python: it runs as a program (``if __name__ == "__main__":``).
     runs: bool = False
-    #: A settings file's text (package.json, tsconfig.json).
+    #: A settings file's text (package.json, tsconfig.json, go.mod, compile_commands.json).
     text: str | None = None
+    #: The package the file declares (Go, Java, Kotlin).
+    declares: str | None = None
 
     def as_row(self) -> list[object]:
         rows = [raw.as_row() for raw in self.imports]
-        return [self.mtime_ns, self.size, rows, self.problem, self.runs, self.text]
+        return [self.mtime_ns, self.size, rows, self.problem, self.runs, self.text, self.declares]
 
     @classmethod
     def of_row(cls, row: list[object]) -> FileRecord:
-        mtime_ns, size, rows, problem, runs, text = row
+        mtime_ns, size, rows, problem, runs, text, declares = row
         assert isinstance(rows, list)
         return cls(
             int(str(mtime_ns)),
@@ -55,6 +62,7 @@ class FileRecord:
             None if problem is None else str(problem),
             bool(runs),
             None if text is None else str(text),
+            None if declares is None else str(declares),
         )
 
 
@@ -98,12 +106,17 @@ def _record(at: Opened, rel: str) -> FileRecord:
         kept = text if size <= _MAX_CONFIG_BYTES else None
         return FileRecord(mtime, size, (), problem, text=kept)
     suffix = "." + rel.rsplit(".", 1)[-1]
+    declares = None
     try:
         if suffix in GRAMMARS:
             imports = tuple(script_imports(data, GRAMMARS[suffix]))
+            runs = False
+        elif suffix in COMPILED_GRAMMARS:
+            found, declares, runs = compiled_imports(data, COMPILED_GRAMMARS[suffix])
+            imports = tuple(found)
         else:
             imports = tuple(python_imports(data))
+            runs = b"__name__" in data and b"__main__" in data
     except (RuntimeError, ValueError) as exc:
         return FileRecord(mtime, size, (), f"not parsed: {exc}")
-    runs = b"__name__" in data and b"__main__" in data
-    return FileRecord(mtime, size, imports, problem, runs)
+    return FileRecord(mtime, size, imports, problem, runs, declares=declares)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import Protocol
 
 import anyio
 
@@ -21,8 +22,12 @@ from octo.contract.runtime import Runtime
 from octo.core.config import cache_dir
 from octo.core.files.confined import open_confined
 from octo.core.secrets.sensitive import is_sensitive
+from octo.local.graph.compiled_modules import COMPILED_SUFFIXES
+from octo.local.graph.compiled_modules import JVM_SUFFIXES
+from octo.local.graph.compiled_modules import CompiledModules
 from octo.local.graph.graph import Edge
 from octo.local.graph.graph import ImportGraph
+from octo.local.graph.imports import RawImport
 from octo.local.graph.python_modules import PythonModules
 from octo.local.graph.script_modules import SCRIPT_SUFFIXES
 from octo.local.graph.script_modules import ScriptModules
@@ -37,7 +42,13 @@ from octo.local.listing.file_walk import walk
 KEPT_ROOTS = 4
 #: Files read per worker-thread hop.
 BATCH = 256
-_FORMAT = 2
+_FORMAT = 3
+
+
+class Resolver(Protocol):
+    """A language's resolution of a file's imports to edges (and problems)."""
+
+    def edges(self, rel: str, imports: tuple[RawImport, ...]) -> tuple[list[Edge], list[str]]: ...
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,7 @@ class BuiltGraph:
     graph: ImportGraph
     modules: PythonModules
     scripts: ScriptModules
+    compiled: CompiledModules
     records: dict[str, FileRecord]
     diagnostics: list[str]
     truncated: bool
@@ -79,6 +91,7 @@ class RootGraph:
     resolved: dict[str, tuple[list[Edge], list[str]]] = field(default_factory=dict)
     modules: PythonModules | None = None
     scripts: ScriptModules | None = None
+    compiled: CompiledModules | None = None
     loaded: bool = False
     truncated: bool = False
     #: Files read in the build under way, and how many it reads.
@@ -245,17 +258,28 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
     """The graph of the records; only ``changed`` files are resolved again while the
     files are the same ones (module names stay), every file otherwise."""
     records = dict(state.records)
-    modules, scripts = state.modules, state.scripts
-    configs_changed = any(not is_source(rel) for rel in changed)
-    if modules is None or scripts is None or modules.files != records.keys() or configs_changed:
+    modules, scripts, compiled = state.modules, state.scripts, state.compiled
+    # A package a Java or Kotlin file declares, or a settings file, can change what every
+    # import names.
+    everything = any(not is_source(rel) or rel.endswith(JVM_SUFFIXES) for rel in changed)
+    if (
+        modules is None
+        or scripts is None
+        or compiled is None
+        or modules.files != records.keys()
+        or everything
+    ):
         modules = state.modules = PythonModules(records)
         configs = {rel: r.text for rel, r in records.items() if r.text is not None}
         scripts = state.scripts = ScriptModules(modules.files, configs)
+        declared = {rel: r.declares for rel, r in records.items() if r.declares is not None}
+        compiled = CompiledModules(modules.files, declared, configs, state.key.start)
+        state.compiled = compiled
         state.resolved = {}
     for rel in changed:
         state.resolved.pop(rel, None)
     edges: list[Edge] = []
-    diagnostics: list[str] = list(scripts.problems)
+    diagnostics: list[str] = [*scripts.problems, *compiled.problems]
     for rel, record in records.items():
         if record.problem is not None:
             diagnostics.append(f"{rel}: {record.problem}")
@@ -263,9 +287,13 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
             continue
         resolved = state.resolved.get(rel)
         if resolved is None:
-            by = scripts if rel.endswith(SCRIPT_SUFFIXES) else modules
+            by: Resolver = modules
+            if rel.endswith(SCRIPT_SUFFIXES):
+                by = scripts
+            elif rel.endswith(COMPILED_SUFFIXES):
+                by = compiled
             resolved = state.resolved[rel] = by.edges(rel, record.imports)
         edges.extend(resolved[0])
         diagnostics.extend(resolved[1])
     graph = ImportGraph(sorted(rel for rel in records if is_source(rel)), edges)
-    return BuiltGraph(graph, modules, scripts, records, diagnostics, state.truncated)
+    return BuiltGraph(graph, modules, scripts, compiled, records, diagnostics, state.truncated)
