@@ -33,6 +33,7 @@ from octo.local.graph.models import DependencyGraphResult
 from octo.local.graph.models import GraphItem
 from octo.local.graph.models import Hop
 from octo.local.graph.python_modules import is_standard_library
+from octo.local.graph.python_modules import script_modules
 from octo.local.graph.script_modules import NODE_BUILTINS
 from octo.local.graph.script_modules import SCRIPT_SUFFIXES
 from octo.local.graph.sources import is_source
@@ -283,9 +284,10 @@ def is_test(rel: str) -> bool:
 
 
 def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
-    """Programs (``__main__.py``, ``if __name__ == "__main__"``), the top packages of each
-    Python source root (a library's API), the files package.json files name, and tests
-    unless left out."""
+    """Programs (``__main__.py``, ``if __name__ == "__main__"``, console scripts of
+    pyproject.toml and setup.cfg, ``main`` in Go, Java, Kotlin, C), the top packages of each
+    Python source root (a library's API), the files package.json files name, Rust crate
+    roots, and tests unless left out."""
     entries = []
     for rel, record in built.records.items():
         if not is_source(rel):
@@ -297,6 +299,8 @@ def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
             continue
         if name == "__main__.py" or record.runs:
             entries.append(rel)
+    scripts, _ = script_modules(built.scripts.configs)
+    entries.extend(f for f in map(built.modules.file_of, scripts) if f is not None)
     entries.extend(built.scripts.entry_points())
     entries.extend(built.compiled.entry_points())
     for module, rel in built.modules.by_name.items():

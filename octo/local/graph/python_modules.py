@@ -9,8 +9,12 @@ first name no file of the root carries is an external package.
 
 from __future__ import annotations
 
+import configparser
+import posixpath
 import sys
+import tomllib
 from collections.abc import Iterable
+from collections.abc import Mapping
 
 from octo.local.graph.graph import Edge
 from octo.local.graph.imports import RawImport
@@ -119,6 +123,41 @@ class PythonModules:
                 return None
             parts.pop()
         return None
+
+
+def script_modules(configs: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The modules the console and GUI scripts of pyproject.toml and setup.cfg files run
+    (``name = "module:function"``), and what could not be read."""
+    modules: list[str] = []
+    problems: list[str] = []
+    for rel, text in sorted(configs.items()):
+        name = posixpath.basename(rel)
+        targets: list[str] = []
+        if name == "pyproject.toml":
+            try:
+                project = tomllib.loads(text).get("project", {})
+            except tomllib.TOMLDecodeError as exc:
+                problems.append(f"{rel}: not TOML ({exc})")
+                continue
+            for table in ("scripts", "gui-scripts"):
+                found = project.get(table, {}) if isinstance(project, dict) else {}
+                targets += (
+                    [v for v in found.values() if isinstance(v, str)]
+                    if isinstance(found, dict)
+                    else []
+                )
+        elif name == "setup.cfg":
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read_string(text)
+            except configparser.Error as exc:
+                problems.append(f"{rel}: not readable ({exc})")
+                continue
+            for key in ("console_scripts", "gui_scripts"):
+                listed = parser.get("options.entry_points", key, fallback="")
+                targets += [line.split("=", 1)[-1] for line in listed.splitlines() if "=" in line]
+        modules += [target.split(":", 1)[0].strip() for target in targets]
+    return modules, problems
 
 
 def _module_name(rel: str) -> str | None:

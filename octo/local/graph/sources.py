@@ -23,7 +23,7 @@ SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS)
 #: The settings that say what imports name, kept as text.
 CONFIG_GLOBS = (
     "package.json", "tsconfig*.json", "jsconfig*.json", "go.mod", "Cargo.toml",
-    "compile_commands.json",
+    "compile_commands.json", "pyproject.toml", "setup.cfg",
 )  # fmt: skip
 SOURCE_GLOBS = (*(f"*{suffix}" for suffix in SOURCE_SUFFIXES), *CONFIG_GLOBS)
 _MAX_CONFIG_BYTES = 1_000_000
@@ -42,7 +42,7 @@ class FileRecord:
     problem: str | None = None
     #: Python: it runs as a program (``if __name__ == "__main__":``).
     runs: bool = False
-    #: A settings file's text (package.json, tsconfig.json, go.mod, compile_commands.json).
+    #: A settings file's text (package.json, tsconfig.json, go.mod, pyproject.toml...).
     text: str | None = None
     #: The package the file declares (Go, Java, Kotlin).
     declares: str | None = None

@@ -29,6 +29,7 @@ from octo.local.graph.graph import Edge
 from octo.local.graph.graph import ImportGraph
 from octo.local.graph.imports import RawImport
 from octo.local.graph.python_modules import PythonModules
+from octo.local.graph.python_modules import script_modules
 from octo.local.graph.script_modules import SCRIPT_SUFFIXES
 from octo.local.graph.script_modules import ScriptModules
 from octo.local.graph.sources import SOURCE_GLOBS
@@ -280,6 +281,7 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
         state.resolved.pop(rel, None)
     edges: list[Edge] = []
     diagnostics: list[str] = [*scripts.problems, *compiled.problems]
+    diagnostics += script_modules(scripts.configs)[1]
     for rel, record in records.items():
         if record.problem is not None:
             diagnostics.append(f"{rel}: {record.problem}")

@@ -14,6 +14,7 @@ import grimp
 import pytest
 
 from tests.local.conftest import Call
+from tests.local.conftest import Tree
 
 FIXTURE = Path(__file__).parent / "fixtures" / "python"
 
@@ -131,3 +132,31 @@ async def test_incremental_rebuild_sees_an_edit(call: Call, project: Path) -> No
 async def test_unknown_file_is_not_found(call: Call, project: Path) -> None:
     answer = await _one(call, operation="dependents", file="shop/nothing.py")
     assert answer["error"]["code"] == "NOT_FOUND"
+
+
+async def test_src_layout_namespace_packages_and_scripts(call: Call, tree: Tree) -> None:
+    tree(
+        {
+            "pyproject.toml": '[project]\nname = "tool"\n[project.scripts]\ntool = "tool.cli:main"\n',
+            "src/tool/__init__.py": "",
+            "src/tool/cli.py": "from tool.plugins.loader import load\nfrom . import core\n",
+            "src/tool/core.py": "",
+            # tool/plugins has no __init__.py: a namespace package.
+            "src/tool/plugins/loader.py": "from ..core import *\n",
+            "src/tool/plugins/unused.py": "",
+            "tests/test_cli.py": "import tool.cli\n",
+        }
+    )
+    cli = await _one(call, operation="dependencies", file="tool.cli")
+    assert {i["file"] for i in cli["data"]["items"]} == {
+        "src/tool/plugins/loader.py",
+        "src/tool/core.py",
+    }
+    loader = await _one(call, operation="dependencies", file="tool.plugins.loader")
+    assert [i["file"] for i in loader["data"]["items"]] == ["src/tool/core.py"]
+    unreachable = await _one(call, operation="unreachable", includeTests=False)
+    assert "src/tool/cli.py" in unreachable["data"]["entryPoints"]
+    assert [i["file"] for i in unreachable["data"]["items"]] == [
+        "src/tool/plugins/unused.py",
+        "tests/test_cli.py",
+    ]
