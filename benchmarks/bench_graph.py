@@ -2,12 +2,18 @@
 the same graph in the same run, warm queries, the rebuild after one edited file, and the
 peak RSS of a process that builds it.
 
-Run: ``.venv/bin/python benchmarks/bench_graph.py [--runs N]``. See benchmarks/README.md.
+With ``--npm-prefix DIR`` (a folder where ``npm install zod@3 madge`` ran), zod's TypeScript
+sources are built too, beside madge building the same graph, and their file-to-file edges
+compared.
+
+Run: ``.venv/bin/python benchmarks/bench_graph.py [--runs N] [--npm-prefix DIR]``. See
+benchmarks/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -111,7 +117,9 @@ async def octo_warm_and_edit(package: Path, cache: Path, runs: int) -> float:
     """Prints the warm queries' times; returns the median rebuild after one edit."""
     async with octo.Gateway(config(cache), roots=[package.parent]) as gateway:
         seconds, _ = await octo_query(gateway, package, WARM_QUERIES[0])
-        print(f"octo first query of a new gateway, graph from the disk cache: {seconds * 1000:.0f} ms")
+        print(
+            f"octo first query of a new gateway, graph from the disk cache: {seconds * 1000:.0f} ms"
+        )
         for query in WARM_QUERIES:
             times = [(await octo_query(gateway, package, query))[0] for _ in range(runs)]
             median = statistics.median(times) * 1000
@@ -130,11 +138,57 @@ def peak_rss(package: Path, cache: Path) -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
+async def octo_edges(project: Path, cache: Path) -> tuple[float, set[tuple[str, str]], int]:
+    """Seconds of the cold build, the file-to-file edges, and the cycles octo finds."""
+    async with octo.Gateway(config(cache), roots=[project]) as gateway:
+        seconds, envelope = await octo_query(gateway, project, {"operation": "cycles"})
+        edges = set()
+        names = await anyio.to_thread.run_sync(lambda: sorted(project.rglob("*.ts")))
+        for path in names:
+            rel = path.relative_to(project).as_posix()
+            _, answer = await octo_query(
+                gateway, project, {"operation": "dependencies", "file": rel}
+            )
+            for item in answer["data"]["items"]:
+                if not item.get("package") and "unresolved" not in (item.get("kinds") or []):
+                    edges.add((rel, item["file"]))
+        return seconds, edges, envelope["data"]["totalItems"]
+
+
+def typescript_beside_madge(prefix: Path, where: Path) -> None:
+    project = where / "zod"
+    shutil.copytree(prefix / "node_modules" / "zod" / "src", project)
+    files = sum(1 for _ in project.rglob("*.ts"))
+    madge = prefix / "node_modules" / ".bin" / "madge"
+    started = time.perf_counter()
+    done = subprocess.run(
+        [str(madge), "--extensions", "ts", "--json", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    madge_seconds = time.perf_counter() - started
+    madge_edges = {(f, t) for f, targets in json.loads(done.stdout).items() for t in targets}
+    seconds, edges, cycles = anyio.run(octo_edges, project, where / "cache-ts")
+    print(f"tree: zod's TypeScript sources, {files} .ts files")
+    print(f"madge build: {madge_seconds * 1000:.0f} ms ({len(madge_edges)} file-to-file edges)")
+    print(
+        f"octo cold build + first query: {seconds * 1000:.0f} ms ({len(edges)} file-to-file "
+        f"edges, {cycles} cycles); octo / madge: {seconds / madge_seconds:.2f}x"
+    )
+    print(
+        f"edges madge has and octo not: {len(madge_edges - edges)}; "
+        f"octo has and madge not: {len(edges - madge_edges)}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--grimp-once")
     parser.add_argument("--build-once", nargs=2)
+    parser.add_argument("--npm-prefix", type=Path)
     args = parser.parse_args()
     if args.grimp_once:
         grimp_build(Path(args.grimp_once))
@@ -169,6 +223,10 @@ def main() -> None:
         )
         rss = peak_rss(package, where / "cache-rss")
         print(f"peak RSS of a process building the graph cold: {rss:.0f} MB  (target < 300 MB)")
+        if args.npm_prefix is None:
+            print("TypeScript beside madge: not run (give --npm-prefix, see the docstring)")
+        else:
+            typescript_beside_madge(args.npm_prefix, where)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,8 @@ from octo.local.listing.file_walk import walk
 KEPT_ROOTS = 4
 #: Files read per worker-thread hop.
 BATCH = 256
+#: Seconds between a build and the write of its files to the disk cache.
+SAVE_DELAY = 2.0
 _FORMAT = 3
 
 
@@ -99,6 +101,8 @@ class RootGraph:
     parsed: int = 0
     to_parse: int = 0
     running: anyio.Event | None = None
+    #: Built since the disk cache was last written.
+    unsaved: bool = False
     #: What stopped the last build (the next query raises it).
     failure: Exception | None = None
 
@@ -159,8 +163,20 @@ class GraphStore:
         finally:
             state.running = None
             done.set()
-        # After the answer: the query waits for the graph, not for the disk.
-        await anyio.to_thread.run_sync(self._save, state)
+        # After the answer (the query waits for the graph, not the disk), and once for a
+        # burst of edits; closing the gateway writes what is left (aclose).
+        state.unsaved = True
+        await anyio.sleep(SAVE_DELAY)
+        if state.running is None and state.unsaved:
+            state.unsaved = False
+            await anyio.to_thread.run_sync(self._save, state)
+
+    async def aclose(self) -> None:
+        """Write the graphs not written yet (closing the runtime)."""
+        for state in list(self._roots.values()):
+            if state.unsaved and state.running is None:
+                state.unsaved = False
+                await anyio.to_thread.run_sync(self._save, state)
 
     async def _walk(self, ctx: QueryContext, state: RootGraph) -> list[str]:
         key = state.key

@@ -13,6 +13,8 @@ from typing import Any
 import grimp
 import pytest
 
+import octo
+from octo.core.config import Config
 from tests.local.conftest import Call
 from tests.local.conftest import Tree
 
@@ -160,3 +162,14 @@ async def test_src_layout_namespace_packages_and_scripts(call: Call, tree: Tree)
         "src/tool/plugins/unused.py",
         "tests/test_cli.py",
     ]
+
+
+async def test_the_graph_is_kept_on_disk(project: Path, tmp_path: Path) -> None:
+    config = Config(env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    query = {"operation": "dependents", "file": "shop/models.py", "depth": 2}
+    answers = []
+    for _ in range(2):
+        async with octo.Gateway(config, roots=[project]) as gateway:
+            answers.append((await gateway.call("localDependencyGraph", [query])).to_wire())
+        assert list((tmp_path / "cache" / "octo" / "graphs").glob("*.json"))
+    assert answers[0]["results"][0]["data"] == answers[1]["results"][0]["data"]
