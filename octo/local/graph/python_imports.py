@@ -1,8 +1,9 @@
 """Python imports: the lines that can start an import are found first, and only those
 statements are parsed (ast-grep), all of a file's in one parse. The block headers above an
 indented import (read by their indentation) say whether it runs in a function (lazy) or
-under ``if TYPE_CHECKING:``; a line of less indentation that is no header means the
-"import" is text in a string.
+under ``if TYPE_CHECKING:``; a line of less indentation that is no header, an open
+triple-quoted string before it, or a statement the parser cannot read whole means the
+"import" is text in a string. On the standard library the edges equal grimp's.
 
 Parsing every file whole costs about 4 times as much: most of a module is not imports.
 """
@@ -36,6 +37,8 @@ def python_imports(data: bytes) -> list[RawImport]:
     contexts: list[int] = []
     line_number = 0
     counted_to = 0
+    quoted_to: int = 0
+    quoted: bytes | None = None
     done_to = 0
     at = data.find(b"import")
     while at >= 0:
@@ -51,6 +54,9 @@ def python_imports(data: bytes) -> list[RawImport]:
             continue
         if body.startswith((b"from ", b"from\t")) and b"import" not in body:
             continue
+        quoted_to, quoted = _quotes(data, quoted_to, begin, quoted)
+        if quoted is not None:
+            continue  # in a triple-quoted string (a docstring's example)
         flags = _context(data, begin, len(line) - len(body))
         if flags is None:
             continue  # in a string
@@ -72,12 +78,41 @@ def python_imports(data: bytes) -> list[RawImport]:
         row += chunk.count("\n") + 1
     root = SgRoot("\n".join(chunks), "python").root()
     found: list[RawImport] = []
+    # A chunk the parser could not read whole was no statement (text that looks like one).
+    broken = {
+        which
+        for error in root.find_all(kind="ERROR")
+        for which in range(
+            _chunk_of(starts, error.range().start.line),
+            _chunk_of(starts, error.range().end.line) + 1,
+        )
+    }
     for node, _ in _import_nodes(root):
         row = node.range().start.line
         which = _chunk_of(starts, row)
+        if which in broken or (row != starts[which] and node.kind() != "call"):
+            continue
         line_at = origins[which] + 1 + row - starts[which]
         found.extend(_imports_of(node, line_at, contexts[which]))
     return found
+
+
+def _quotes(data: bytes, since: int, until: int, inside: bytes | None) -> tuple[int, bytes | None]:
+    """Whether ``until`` is inside a triple-quoted string, read on from ``since`` (where
+    ``inside`` said): an opening triple quote is closed only by the same kind."""
+    at = since
+    while True:
+        if inside is None:
+            found = [(i, q) for q in (b'"""', b"'''") if (i := data.find(q, at, until)) >= 0]
+            if not found:
+                return until, None
+            at, inside = min(found)
+        else:
+            close = data.find(inside, at, until)
+            if close < 0:
+                return until, inside
+            at, inside = close, None
+        at += 3
 
 
 def _import_nodes(root: SgNode) -> list[tuple[SgNode, int]]:
