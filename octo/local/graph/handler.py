@@ -348,8 +348,9 @@ def _next_calls(start: Path, query: DependencyGraphQuery, chosen: list[GraphItem
                 "endLine": hop.line + 3,
             }
             hints.append(f"See the import: localGetFileContent {compact_json(read)}")
-            if query.operation == "cycles":
-                name = hop.text.rsplit(" ", 1)[-1].strip("()")
+            if query.operation == "cycles" and hop.file.endswith((".py", ".pyi")):
+                # The last name a Python import binds: where the cycle can be cut.
+                name = hop.text.rsplit(" ", 1)[-1].strip("(),")
                 where = {"uri": str(start / hop.file), "symbolName": name, "lineHint": hop.line}
                 hints.append(f"Who uses the imported name: lspFindReferences {compact_json(where)}")
         elif item.line is not None:

@@ -173,3 +173,10 @@ async def test_the_graph_is_kept_on_disk(project: Path, tmp_path: Path) -> None:
             answers.append((await gateway.call("localDependencyGraph", [query])).to_wire())
         assert list((tmp_path / "cache" / "octo" / "graphs").glob("*.json"))
     assert answers[0]["results"][0]["data"] == answers[1]["results"][0]["data"]
+
+
+async def test_a_cycle_names_the_next_calls(call: Call, project: Path) -> None:
+    answer = await _one(call, operation="cycles")
+    hints = " ".join(answer["hints"])
+    assert "See the import: localGetFileContent" in hints
+    assert '"symbolName":"cycle_b"' in hints or '"symbolName":"serve"' in hints
