@@ -3,6 +3,7 @@ refreshed by what changed)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -137,19 +138,17 @@ def _building(
     return done
 
 
-def _file(built: BuiltGraph, start: Path, raw: str, field: str) -> str:
-    """The graph's file for what a query names: a path (absolute, or relative to the root)
-    or a dotted Python module."""
-    candidate = Path(raw)
-    if candidate.is_absolute():
+def _file(built: BuiltGraph, key: GraphKey, raw: str, field: str) -> str:
+    """The graph's file for what a query names: a path (absolute, relative to path, or
+    relative to the allowed root) or a dotted Python module."""
+    start = key.start
+    for candidate in (start / raw, key.root / raw):
         try:
-            rel = candidate.relative_to(start).as_posix()
+            rel = PurePosixPath(os.path.normpath(candidate)).relative_to(start).as_posix()
         except ValueError:
-            rel = raw
-    else:
-        rel = PurePosixPath(raw).as_posix().removeprefix("./")
-    if rel in built.records:
-        return rel
+            continue
+        if rel in built.records:
+            return rel
     module = built.modules.file_of(raw)
     if module is not None:
         return module
@@ -174,15 +173,15 @@ def _items(
     graph = built.graph
     operation = query.operation
     if operation in ("dependencies", "dependents"):
-        rel = _file(built, key.start, query.file or "", "file")
+        rel = _file(built, key, query.file or "", "file")
         forward = operation == "dependencies"
         reached = graph.reach(rel, query.depth, forward=forward)
         return [
             partial(_reached, edge, distance, forward=forward) for distance, edge in reached
         ], None
     if operation == "path":
-        start = _file(built, key.start, query.file or "", "file")
-        goal = _file(built, key.start, query.target or "", "target")
+        start = _file(built, key, query.file or "", "file")
+        goal = _file(built, key, query.target or "", "target")
         chain = graph.path(start, goal)
         if chain is None:
             return [], None
@@ -205,7 +204,7 @@ def _items(
             if fan_in or fan_out
         ], None
     entries = (
-        [_file(built, key.start, raw, "entryPoints") for raw in query.entryPoints]
+        [_file(built, key, raw, "entryPoints") for raw in query.entryPoints]
         if query.entryPoints
         else built.memo.get(("entries", query.includeTests))
     )

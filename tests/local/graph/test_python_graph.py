@@ -180,3 +180,10 @@ async def test_a_cycle_names_the_next_calls(call: Call, project: Path) -> None:
     hints = " ".join(answer["hints"])
     assert "See the import: localGetFileContent" in hints
     assert '"symbolName":"cycle_b"' in hints or '"symbolName":"serve"' in hints
+
+
+async def test_file_named_from_the_allowed_root(call: Call, project: Path) -> None:
+    answer = await _one(call, operation="dependents", path="shop", file="shop/orphan.py")
+    assert answer["status"] == "empty" and answer["data"]["root"].endswith("shop")
+    absolute = await _one(call, operation="dependencies", file=str(project / "shop" / "orphan.py"))
+    assert [i["file"] for i in absolute["data"]["items"]] == ["os"]
