@@ -8,6 +8,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from pathlib import PurePosixPath
+from typing import TypeVar
+from typing import cast
 
 import anyio
 
@@ -61,8 +63,11 @@ async def dependency_graph(
         return _building(query, key, state)
     items, entries = _items(built, key, query)
     makers, pagination = page_of(items, PER_PAGE, query.page)
-    chosen = [make() for make in makers]
-    shown = built.diagnostics[:_DIAGNOSTICS_SHOWN]
+    chosen = [
+        GraphItem.model_validate(_shown(make().model_dump(exclude_none=True))) for make in makers
+    ]
+    entries = _shown(entries)
+    shown = _shown(built.diagnostics[:_DIAGNOSTICS_SHOWN])
     if len(built.diagnostics) > len(shown):
         shown.append(f"... {len(built.diagnostics) - len(shown)} more")
     partial = state.running is not None or built.truncated
@@ -89,6 +94,20 @@ async def dependency_graph(
     elif state.running is not None:
         done.hint("Files changed: the graph is being rebuilt; ask again for the new one.")
     return done
+
+
+Shown = TypeVar("Shown")
+
+
+def _shown(value: Shown) -> Shown:
+    """``value`` with file names fit for JSON: bytes that are not UTF-8 become U+FFFD."""
+    if isinstance(value, str):
+        return cast(Shown, value.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+    if isinstance(value, list):
+        return cast(Shown, [_shown(item) for item in value])
+    if isinstance(value, dict):
+        return cast(Shown, {key: _shown(item) for key, item in value.items()})
+    return value
 
 
 def _key(ctx: QueryContext, query: DependencyGraphQuery) -> GraphKey:

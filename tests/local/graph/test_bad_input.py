@@ -84,3 +84,14 @@ async def test_a_large_root_answers_partial_then_whole(root: Path, tmp_path: Pat
             await anyio.sleep(0.2)
         assert data["files"] == 6060
         assert data["totalItems"] == 60 and data["items"][0]["size"] == 100
+
+
+async def test_a_file_name_that_is_not_utf8(call: Call, tree: Tree) -> None:
+    root = tree({"pkg/__init__.py": "", "pkg/a.py": "from . import b\n", "pkg/b.py": ""})
+    os.mkdir(os.fsencode(root / "pkg") + b"/caf\xe9")
+    (Path(os.fsdecode(os.fsencode(root / "pkg") + b"/caf\xe9")) / "m.py").write_text(
+        "import pkg.a\n"
+    )
+    answer = await _one(call, operation="dependents", file="pkg/a.py")
+    assert answer["status"] == "success"
+    assert [i["file"] for i in answer["data"]["items"]] == ["pkg/caf\ufffd/m.py"]
