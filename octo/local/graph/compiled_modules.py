@@ -99,12 +99,12 @@ class CompiledModules:
                 targets, package = self._include(rel, raw.spec)
             if not targets and package is None:
                 problems.append(f"{rel}:{raw.line}: '{raw.spec}' not found")
-                edges.append(Edge(rel, None, None, raw.line, raw.text, raw.flags))
+                edges.append(Edge(rel, None, None, raw.line, raw.text, raw.flags, raw.spec))
             elif not targets:
-                edges.append(Edge(rel, None, package, raw.line, raw.text, raw.flags))
+                edges.append(Edge(rel, None, package, raw.line, raw.text, raw.flags, raw.spec))
             for target in dict.fromkeys(targets):
                 if target != rel:
-                    edges.append(Edge(rel, target, None, raw.line, raw.text, raw.flags))
+                    edges.append(Edge(rel, target, None, raw.line, raw.text, raw.flags, raw.spec))
         return edges, problems
 
     def _go(self, spec: str) -> tuple[list[str], str | None]:

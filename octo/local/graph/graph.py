@@ -22,6 +22,8 @@ class Edge:
     line: int
     text: str
     flags: int
+    #: What the import names, as written (shown when it resolved to nothing).
+    spec: str = ""
 
 
 @dataclass

@@ -247,7 +247,7 @@ def _reached(edge: Edge, distance: int, *, forward: bool) -> GraphItem:
     if edge.target is None and edge.package is None:
         kinds.append("unresolved")
     if forward:
-        shown = edge.target or edge.package or "?"
+        shown = edge.target or edge.package or edge.spec or "?"
         return GraphItem(
             file=shown,
             distance=distance,

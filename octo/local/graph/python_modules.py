@@ -87,7 +87,17 @@ class PythonModules:
             if raw.level:
                 if raw.level - 1 > len(package) or not name:
                     problems.append(f"{rel}:{raw.line}: relative import above the top package")
-                    found.append(Edge(rel, None, None, raw.line, raw.text, raw.flags))
+                    found.append(
+                        Edge(
+                            rel,
+                            None,
+                            None,
+                            raw.line,
+                            raw.text,
+                            raw.flags,
+                            "." * raw.level + raw.spec,
+                        )
+                    )
                     continue
                 base = ".".join(
                     [*package[: len(package) - raw.level + 1], *filter(None, [raw.spec])]
@@ -101,7 +111,7 @@ class PythonModules:
         top = base.split(".", 1)[0]
         if not raw.level and top not in self.tops:
             shown = top if top else None
-            return [Edge(rel, None, shown, raw.line, raw.text, raw.flags)]
+            return [Edge(rel, None, shown, raw.line, raw.text, raw.flags, raw.spec)]
         targets: list[str | None] = []
         if raw.names:
             for name in raw.names:
@@ -110,7 +120,7 @@ class PythonModules:
         else:
             targets.append(self._nearest(base))
         kept = dict.fromkeys(target for target in targets if target != rel)
-        return [Edge(rel, target, None, raw.line, raw.text, raw.flags) for target in kept]
+        return [Edge(rel, target, None, raw.line, raw.text, raw.flags, raw.spec) for target in kept]
 
     def _nearest(self, module: str) -> str | None:
         """The file of ``module``, else of its nearest parent package that is a file."""

@@ -107,7 +107,7 @@ class ScriptModules:
                 problems.append(f"{rel}:{raw.line}: {problem}")
             if target is None and package is None and _is_asset(raw.spec):
                 continue
-            edges.append(Edge(rel, target, package, raw.line, raw.text, raw.flags))
+            edges.append(Edge(rel, target, package, raw.line, raw.text, raw.flags, raw.spec))
         return edges, problems
 
     def _resolve(self, rel: str, spec: str) -> tuple[str | None, str | None, str | None]:
