@@ -3,6 +3,7 @@ refreshed by what changed)."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from functools import partial
@@ -56,7 +57,9 @@ async def dependency_graph(
 ) -> Answer[DependencyGraphResult]:
     """The answer to one operation over the import graph of the query's root."""
     key = await anyio.to_thread.run_sync(_key, ctx, query)
-    wait = ctx.config.query_timeout * 0.75
+    # A build still running at 3/4 of the query's time answers partial (and goes on).
+    left = anyio.current_effective_deadline() - anyio.current_time()
+    wait = (left if left != math.inf else ctx.config.query_timeout) * 0.75
     state = await ctx.backend(GraphStore).fresh(ctx, key, wait)
     built = state.built
     if built is None:
