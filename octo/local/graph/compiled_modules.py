@@ -4,8 +4,8 @@ Go: an import path under a ``go.mod`` module path names the package folder (each
 files that is not a test). Rust: ``mod x;`` names ``x.rs`` or ``x/mod.rs`` beside the
 declaring module; ``use crate::``/``super::``/``self::`` paths name the module file of their
 longest prefix that has one. Java and Kotlin: ``a.b.C`` names the file ``C`` of a file that
-declares package ``a.b`` (a static member or nested class: its class's file; ``a.b.*``: the
-package's files). C and C++: ``#include "x"`` against the including file's folder, then the
+declares package ``a.b`` (a static member or nested class: its class's file; ``a.b.*`` or a
+Kotlin top-level function: the package's files). C and C++: ``#include "x"`` against the including file's folder, then the
 include folders of ``compile_commands.json`` and ``include``/``src``/the root.
 """
 
@@ -173,6 +173,10 @@ class CompiledModules:
             found_class = self.classes.get(".".join(parts[:end]))
             if found_class is not None:
                 return [found_class], None
+        # A Kotlin top-level function or property: its package's files (as Go's packages).
+        package_files = self.jvm_packages.get(".".join(parts[:-1]))
+        if package_files:
+            return package_files, None
         return [], ".".join(parts[:2])
 
     def _include(self, rel: str, spec: str) -> tuple[list[str], str | None]:

@@ -46,7 +46,11 @@ JVM = {
     "src/main/java/com/acme/model/User.java": "package com.acme.model;\nclass User {}\n",
     "src/main/java/com/acme/model/Order.java": "package com.acme.model;\nclass Order {}\n",
     "src/main/kotlin/com/acme/report/Report.kt": (
-        "package com.acme.report\n\nimport com.acme.model.User\n\nfun render(u: User) {}\n"
+        "package com.acme.report\n\nimport com.acme.model.User\nimport com.acme.text.shout\n\n"
+        "fun render(u: User) = shout(u)\n"
+    ),
+    "src/main/kotlin/com/acme/text/Shouting.kt": (
+        "package com.acme.text\n\nfun shout(value: Any) = value.toString().uppercase()\n"
     ),
 }
 C = {
@@ -122,8 +126,18 @@ async def test_java_and_kotlin_packages(call: Call, tree: Tree) -> None:
         "src/main/java/com/acme/App.java",
         "src/main/kotlin/com/acme/report/Report.kt",
     }
+    report = await _one(
+        call, operation="dependencies", file="src/main/kotlin/com/acme/report/Report.kt"
+    )
+    assert set(_files(report)) == {
+        "src/main/java/com/acme/model/User.java",
+        "src/main/kotlin/com/acme/text/Shouting.kt",
+    }
     unreachable = await _one(call, operation="unreachable")
-    assert _files(unreachable) == ["src/main/kotlin/com/acme/report/Report.kt"]
+    assert _files(unreachable) == [
+        "src/main/kotlin/com/acme/report/Report.kt",
+        "src/main/kotlin/com/acme/text/Shouting.kt",
+    ]
 
 
 async def test_c_includes(call: Call, tree: Tree) -> None:
