@@ -14,6 +14,8 @@ from octo.local.graph.graph import Edge
 from octo.local.graph.imports import RawImport
 
 SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+#: The settings of a TypeScript or JavaScript project, in the order they are looked for.
+_PROJECT_FILES = ("tsconfig.json", "jsconfig.json")
 #: Tried after a path without its suffix, in TypeScript's order.
 _TRIED = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 #: Node's built-in modules (named bare or as ``node:x``).
@@ -84,7 +86,7 @@ class ScriptModules:
         # Every tsconfig.json read now: its problems are diagnostics even when no import
         # consults it.
         for rel in sorted(configs):
-            if posixpath.basename(rel) == "tsconfig.json":
+            if posixpath.basename(rel) in _PROJECT_FILES:
                 self._ts_options(posixpath.dirname(rel))
 
     def entry_points(self) -> list[str]:
@@ -137,7 +139,11 @@ class ScriptModules:
         if workspace is not None:
             folder, manifest = workspace
             sub = spec[len(name) :].lstrip("/")
-            targets = [sub] if sub else [*_manifest_targets(manifest, main_only=True), "index"]
+            if sub:
+                exported = _subpath_targets(manifest.get("exports"), sub)
+                targets = [*exported, sub]
+            else:
+                targets = [*_manifest_targets(manifest, main_only=True), "index"]
             for target in targets:
                 found = self._file(posixpath.normpath(posixpath.join(folder, target)))
                 if found is not None:
@@ -167,8 +173,9 @@ class ScriptModules:
     def _ts_options(self, folder: str) -> _TsOptions | None:
         if folder in self._options:
             return self._options[folder]
-        config = f"{folder}/tsconfig.json" if folder else "tsconfig.json"
-        if config in self.configs:
+        names = [f"{folder}/{name}" if folder else name for name in _PROJECT_FILES]
+        config = next((name for name in names if name in self.configs), None)
+        if config is not None:
             found = self._load(config, [])
         elif folder:
             found = self._ts_options(posixpath.dirname(folder))
@@ -229,6 +236,22 @@ class ScriptModules:
         except ValueError as exc:
             self.problems.append(f"{rel}: not JSON ({exc})")
             return None
+
+
+def _subpath_targets(exports: Any, sub: str) -> list[str]:
+    """The files a package's ``exports`` map ``./sub`` to (``./*`` patterns too)."""
+    if not isinstance(exports, dict):
+        return []
+    found: list[str] = []
+    for key, value in exports.items():
+        star = _star(key, f"./{sub}") if isinstance(key, str) else None
+        if star is None:
+            continue
+        targets = [value] if isinstance(value, str) else []
+        if isinstance(value, dict):
+            targets = [v for v in value.values() if isinstance(v, str)]
+        found += [target.replace("*", star, 1) for target in targets]
+    return found
 
 
 def _star(pattern: str, spec: str) -> str | None:

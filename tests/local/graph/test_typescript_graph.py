@@ -12,6 +12,7 @@ import pytest
 
 from octo.local.graph.script_modules import read_jsonc
 from tests.local.conftest import Call
+from tests.local.conftest import Tree
 
 FIXTURE = Path(__file__).parent / "fixtures" / "typescript"
 
@@ -37,7 +38,8 @@ async def test_every_edge_resolves(call: Call, project: Path) -> None:
         ("packages/shared/index.js", 5, ()),
         ("react", 6, ()),
         ("fs", 7, ()),
-        ("src/lazy.mjs", 11, ("dynamic",)),
+        ("packages/shared/lib/pad.js", 9, ()),
+        ("src/lazy.mjs", 12, ("dynamic",)),
     }
     items = {i["file"]: i for i in answer["data"]["items"]}
     assert items["fs"]["standardLibrary"] is True
@@ -92,3 +94,15 @@ async def test_a_huge_minified_file_is_skipped(call: Call, project: Path) -> Non
 def test_jsonc_comments_and_trailing_commas() -> None:
     text = '{"a": "// not a comment", /* c */ "b": [1, 2,], // end\n "c": {"d": 1,},}'
     assert read_jsonc(text) == {"a": "// not a comment", "b": [1, 2], "c": {"d": 1}}
+
+
+async def test_jsconfig_paths(call: Call, tree: Tree) -> None:
+    tree(
+        {
+            "web/jsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}',
+            "web/src/app.jsx": 'import Button from "~/ui/button";\n',
+            "web/src/ui/button.jsx": "export default function Button() {}\n",
+        }
+    )
+    answer = await _one(call, operation="dependencies", file="web/src/app.jsx")
+    assert [i["file"] for i in answer["data"]["items"]] == ["web/src/ui/button.jsx"]
