@@ -3,7 +3,7 @@
 Go: an import path under a ``go.mod`` module path names the package folder (each of its
 files that is not a test). Rust: ``mod x;`` names ``x.rs`` or ``x/mod.rs`` beside the
 declaring module; ``use crate::``/``super::``/``self::`` paths name the module file of their
-longest prefix that has one. Java and Kotlin: ``a.b.C`` names the file ``C`` of a file that
+longest prefix that has one, and a workspace member crate's name its own ``src``. Java and Kotlin: ``a.b.C`` names the file ``C`` of a file that
 declares package ``a.b`` (a static member or nested class: its class's file; ``a.b.*`` or a
 Kotlin top-level function: the package's files). C and C++: ``#include "x"`` against the including file's folder, then the
 include folders of ``compile_commands.json`` and ``include``/``src``/the root.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import posixpath
 import shlex
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,8 @@ class CompiledModules:
         self.problems: list[str] = []
         self.go_modules: list[tuple[str, str]] = []
         self.crates: list[str] = []
+        #: The root's own crates by the name ``use`` gives them (a workspace's members).
+        self.crate_names: dict[str, str] = {}
         self.go_packages: dict[str, list[str]] = {}
         for rel in sorted(files):
             if rel.endswith(GO_SUFFIX) and not rel.endswith("_test.go"):
@@ -66,6 +69,9 @@ class CompiledModules:
                     self.go_modules.append((posixpath.dirname(rel), module))
             elif name == "Cargo.toml":
                 self.crates.append(posixpath.dirname(rel))
+                crate = _crate_name(text)
+                if crate is not None:
+                    self.crate_names[crate.replace("-", "_")] = posixpath.dirname(rel)
             elif name == "compile_commands.json":
                 include.extend(self._include_folders(rel, text, start))
         self.include = [*dict.fromkeys([*include, *_INCLUDE_FOLDERS])]
@@ -140,6 +146,10 @@ class CompiledModules:
             path = [*base, *segments]
         elif segments[0] in _RUST_STANDARD:
             return [], segments[0]
+        elif segments[0] in self.crate_names:
+            other = self.crate_names[segments[0]]
+            source = posixpath.join(other, "src") if other else "src"
+            path = segments[1:]
         elif self._rust_file(source, segments[:1]) is not None:
             path = segments
         else:
@@ -231,6 +241,16 @@ def is_standard(source: str, package: str) -> bool:
     if source.endswith(JVM_SUFFIXES):
         return package.split(".", 1)[0] in _JVM_STANDARD
     return False
+
+
+def _crate_name(text: str) -> str | None:
+    """The ``[package] name`` of a Cargo.toml."""
+    try:
+        package = tomllib.loads(text).get("package")
+    except tomllib.TOMLDecodeError:
+        return None
+    name = package.get("name") if isinstance(package, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _go_module(text: str) -> str | None:

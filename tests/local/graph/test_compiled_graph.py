@@ -33,6 +33,10 @@ RUST = {
     "src/net/mod.rs": "pub mod client;\n",
     "src/net/client.rs": "use crate::config;\npub struct Client;\n",
     "src/orphan.rs": "pub fn unused() {}\n",
+    "util/Cargo.toml": '[package]\nname = "app-util"\n',
+    "util/src/lib.rs": "pub mod text;\n",
+    "util/src/text.rs": "pub fn shout() {}\n",
+    "src/bin/tool.rs": "use app_util::text::shout;\nfn main() { shout() }\n",
 }
 JVM = {
     "src/main/java/com/acme/App.java": (
@@ -102,6 +106,8 @@ async def test_rust_mod_tree_and_paths(call: Call, tree: Tree) -> None:
     assert [i["members"] for i in cycles["data"]["items"]] == [
         ["src/config.rs", "src/net/client.rs", "src/net/mod.rs"]
     ]
+    tool = await _one(call, operation="dependencies", file="src/bin/tool.rs")
+    assert _files(tool) == ["util/src/text.rs"]
     unreachable = await _one(call, operation="unreachable")
     assert _files(unreachable) == ["src/orphan.rs"]
 
