@@ -91,6 +91,19 @@ async def test_go_module_packages(call: Call, tree: Tree) -> None:
     ]
     unreachable = await _one(call, operation="unreachable")
     assert _files(unreachable) == ["unused/dead.go"]
+    dependents = await _one(call, operation="dependents", file="internal/model/model.go", depth=3)
+    assert [(i["file"], i["distance"]) for i in dependents["data"]["items"]] == [
+        ("internal/store/store.go", 1),
+        ("cmd/app/main.go", 2),
+    ]
+    path = await _one(
+        call, operation="path", file="cmd/app/main.go", target="internal/model/model.go"
+    )
+    hops = path["data"]["items"][0]["hops"]
+    assert [(h["file"], h["line"]) for h in hops] == [
+        ("cmd/app/main.go", 5),
+        ("internal/store/store.go", 3),
+    ]
 
 
 async def test_rust_mod_tree_and_paths(call: Call, tree: Tree) -> None:
@@ -105,6 +118,12 @@ async def test_rust_mod_tree_and_paths(call: Call, tree: Tree) -> None:
     # config -> net (self in the list) -> client (mod client;) -> config
     assert [i["members"] for i in cycles["data"]["items"]] == [
         ["src/config.rs", "src/net/client.rs", "src/net/mod.rs"]
+    ]
+    path = await _one(call, operation="path", file="src/main.rs", target="src/net/client.rs")
+    # Two chains of two hops; the first import of the file comes first.
+    assert [h["imports"] for h in path["data"]["items"][0]["hops"]] == [
+        "src/config.rs",
+        "src/net/client.rs",
     ]
     tool = await _one(call, operation="dependencies", file="src/bin/tool.rs")
     assert _files(tool) == ["util/src/text.rs"]
