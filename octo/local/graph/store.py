@@ -39,8 +39,9 @@ from octo.local.graph.sources import read_records
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import walk
 
-#: Roots whose graphs stay in memory.
+#: Roots whose graphs stay in memory, and on disk (the least recently built dropped).
 KEPT_ROOTS = 4
+KEPT_ON_DISK = 32
 #: Files read per worker-thread hop.
 BATCH = 256
 #: Seconds between a build and the write of its files to the disk cache.
@@ -224,6 +225,9 @@ class GraphStore:
             temporary = path.with_suffix(".tmp")
             temporary.write_text(json.dumps({"format": _FORMAT, "files": rows}), "utf-8")
             temporary.replace(path)
+            kept = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+            for old in kept[:-KEPT_ON_DISK]:
+                old.unlink(missing_ok=True)
         except OSError:
             return  # a cache that cannot be written only costs the next start a build
 
