@@ -32,10 +32,10 @@ class DependencyGraphQuery(ToolQuery):
 
     operation: Operation
     path: str = Field(default=".", description="The root folder.")
-    file: str | None = optional("A file under path, or a dotted Python module.")
+    file: str | None = optional("A file, or a dotted Python module.")
     target: str | None = optional("path: the file to reach.")
     depth: int = Field(default=1, ge=1, le=10, description="Transitive steps.")
-    entryPoints: list[str] | None = optional("unreachable: entry files (default: detected).")
+    entryPoints: list[str] | None = optional("unreachable: entry files (default detected).")
     includeTests: bool = Field(default=True, description="unreachable: tests are entries.")
     noIgnore: bool = False
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
