@@ -126,7 +126,13 @@ def _key(ctx: QueryContext, query: DependencyGraphQuery) -> GraphKey:
                     + compact_json({**query.params(), "path": str(real.parent), "file": real.name})
                 ],
             )
-        raise NotFoundError(f"'{query.path}' does not exist")
+        raise NotFoundError(
+            f"'{query.path}' does not exist",
+            hints=[
+                "Check the spelling; path is absolute or relative to the first allowed root.",
+                "See what exists: localViewStructure " + compact_json({"path": str(root)}),
+            ],
+        )
     reason = withheld(real, root, hidden=query.hidden, include_sensitive=True, raw=query.path)
     if reason is not None:
         raise PathNotAllowedError(

@@ -20,6 +20,7 @@ import anyio
 from octo.contract import QueryContext
 from octo.contract.runtime import Runtime
 from octo.core.config import cache_dir
+from octo.core.errors import ToolNotAvailableError
 from octo.core.files.confined import open_confined
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.graph.compiled_modules import COMPILED_SUFFIXES
@@ -125,11 +126,21 @@ class GraphStore:
             while len(self._roots) > KEPT_ROOTS:
                 self._roots.popitem(last=False)
         self._roots.move_to_end(key)
-        if state.running is None:
-            done = state.running = anyio.Event()
-            self.runtime.start_background(self._refresh, ctx, state, done, name="dependency graph")
-        else:
-            done = state.running
+        done = state.running
+        if done is None:
+            done = anyio.Event()
+            try:
+                self.runtime.start_background(
+                    self._refresh_and_save, ctx, state, done, name="dependency graph"
+                )
+            except ToolNotAvailableError:
+                # A gateway not opened as a context manager keeps no background work: the
+                # query builds, until its deadline (the next one goes on from there).
+                state.running = done
+                with anyio.move_on_after(wait):
+                    await self._refresh(ctx, state, done)
+            else:
+                state.running = done
         with anyio.move_on_after(wait):
             await done.wait()
         failure, state.failure = state.failure, None
@@ -158,15 +169,22 @@ class GraphStore:
                 state.records.update(read)
                 state.parsed += len(part)
             state.built = await anyio.to_thread.run_sync(_built, state, changed)
+            state.unsaved = True
         except Exception as exc:  # noqa: BLE001 - a failed build fails its query, not the gateway
             state.failure = exc
-            return
         finally:
             state.running = None
             done.set()
-        # After the answer (the query waits for the graph, not the disk), and once for a
-        # burst of edits; closing the gateway writes what is left (aclose).
-        state.unsaved = True
+
+    async def _refresh_and_save(
+        self, ctx: QueryContext, state: RootGraph, done: anyio.Event
+    ) -> None:
+        """:meth:`_refresh` in the background, then the disk cache written: after the answer
+        (the query waits for the graph, not the disk), and once for a burst of edits; closing
+        the gateway writes what is left (:meth:`aclose`)."""
+        await self._refresh(ctx, state, done)
+        if not state.unsaved:
+            return
         await anyio.sleep(SAVE_DELAY)
         if state.running is None and state.unsaved:
             state.unsaved = False

@@ -187,3 +187,16 @@ async def test_file_named_from_the_allowed_root(call: Call, project: Path) -> No
     assert answer["status"] == "empty" and answer["data"]["root"].endswith("shop")
     absolute = await _one(call, operation="dependencies", file=str(project / "shop" / "orphan.py"))
     assert [i["file"] for i in absolute["data"]["items"]] == ["os"]
+
+
+async def test_a_gateway_not_opened_builds_in_the_query(project: Path, tmp_path: Path) -> None:
+    config = Config(env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    gateway = octo.Gateway(config, roots=[project])
+    try:
+        for _ in range(2):
+            response = await gateway.call(
+                "localDependencyGraph", [{"operation": "dependents", "file": "shop/orphan.py"}]
+            )
+            assert response.to_wire()["results"][0]["status"] == "empty"
+    finally:
+        await gateway.aclose()
