@@ -1,5 +1,5 @@
 """The local code tools (search, read, listing, finding, finding then searching, structural
-search, git history and blame); their words
+search, git history and blame, the import graph); their words
 are in tools.toml."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from octo.contract import ToolCategory
 from octo.contract.family import Binding
 from octo.contract.family import family_tools
 from octo.local.find_and_search import FindAndSearchResult
+from octo.local.graph.models import DependencyGraphQuery
+from octo.local.graph.models import DependencyGraphResult
 from octo.local.history.models import GitBlameQuery
 from octo.local.history.models import GitBlameResult
 from octo.local.history.models import GitHistoryQuery
@@ -73,6 +75,12 @@ TOOLS = family_tools(
         ),
         "localGitBlame": Binding(
             GitBlameQuery, GitBlameResult, "octo.local.history.blame:git_blame", 5
+        ),
+        "localDependencyGraph": Binding(
+            DependencyGraphQuery,
+            DependencyGraphResult,
+            "octo.local.graph.handler:dependency_graph",
+            5,
         ),
     },
 )

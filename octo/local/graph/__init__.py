@@ -1,0 +1,1 @@
+"""localDependencyGraph: who imports what, over the files of a root."""
