@@ -105,7 +105,9 @@ def _name_rules(query: FindFilesQuery) -> Callable[[str, EntryType], bool] | Non
     left out, as one check of an entry's path and kind; None when the query has neither."""
     if query.pattern is None and not query.excludeFiles:
         return None
-    regex = re2.compile(query.pattern) if query.pattern is not None else None
+    options = re2.Options()
+    options.log_errors = False
+    regex = re2.compile(query.pattern, options=options) if query.pattern is not None else None
     excluded = (
         re.compile("|".join(fnmatch.translate(glob) for glob in query.excludeFiles))
         if query.excludeFiles
@@ -115,7 +117,9 @@ def _name_rules(query: FindFilesQuery) -> Callable[[str, EntryType], bool] | Non
 
     def keep(rel: str, kind: EntryType) -> bool:
         name = rel[rel.rfind("/") + 1 :]
-        if regex is not None and regex.search(rel if whole_path else name) is None:
+        # A name that is not UTF-8 (its bytes kept as surrogates) is matched as shown.
+        shown = (rel if whole_path else name).encode("utf-8", "surrogateescape")
+        if regex is not None and regex.search(shown.decode("utf-8", "replace")) is None:
             return False
         return excluded is None or kind == "dir" or excluded.match(name) is None
 

@@ -286,8 +286,10 @@ class FindFilesQuery(FindFilters):
         if value is not None and is_text(value):
             import re2  # not at import: listing the tools loads this module
 
+            options = re2.Options()
+            options.log_errors = False  # the caller's error is answered, not logged on stderr
             try:
-                re2.compile(value)
+                re2.compile(value, options=options)
             except re2.error as exc:
                 raise ValueError(
                     f"pattern '{value}' is not a regex RE2 takes ({exc}): it matches names "
