@@ -15,13 +15,13 @@ import respx
 
 import octo
 from octo.core.config import Config
+from tests.codehosts.github.conftest import TOKEN as GITHUB_TOKEN
+from tests.codehosts.github.conftest import load_cassette
+from tests.codehosts.github.conftest import make_env
+from tests.codehosts.gitlab.conftest import TOKEN as GITLAB_TOKEN
+from tests.codehosts.gitlab.conftest import gitlab_env
+from tests.codehosts.gitlab.conftest import load_recording
 from tests.core.shared.conftest import stored
-from tests.github.conftest import TOKEN as GITHUB_TOKEN
-from tests.github.conftest import load_cassette
-from tests.github.conftest import make_env
-from tests.gitlab.conftest import TOKEN as GITLAB_TOKEN
-from tests.gitlab.conftest import gitlab_env
-from tests.gitlab.conftest import load_recording
 
 Call = Callable[[octo.Gateway], Awaitable[octo.BulkResponse[Any]]]
 Loader = Callable[[respx.MockRouter, str], dict[str, respx.Route]]

@@ -1,4 +1,4 @@
-"""Focused tests of the bugs the fuzz tests found, one per fix."""
+"""Inputs the fuzz tests found that broke a tool, one test per fix: each stays answered."""
 
 from __future__ import annotations
 

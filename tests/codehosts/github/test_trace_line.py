@@ -13,11 +13,11 @@ import respx
 import octo
 from octo.codehosts.history.trace_line import references
 from octo.core.config import Config
+from tests.codehosts.github.conftest import Recorded
+from tests.codehosts.github.conftest import graphql_replay
+from tests.codehosts.github.conftest import make_env
 from tests.git_repos import Repo
 from tests.git_repos import history_repo
-from tests.github.conftest import Recorded
-from tests.github.conftest import graphql_replay
-from tests.github.conftest import make_env
 
 A = "a1" * 20
 B = "b2" * 20
