@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Self
 
 import anyio
+from anyio.abc import AsyncResource
 from mcp.shared._stream_protocols import ReadStream
 from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.dispatcher import coerce_request_id
@@ -171,7 +171,7 @@ class SessionFlow:
         self._changed = anyio.Event()
 
 
-class CountedReadStream:
+class CountedReadStream(AsyncResource):
     """A session's read stream that counts each message of the client into its flow (the
     sender's context, which the SDK reads as ``last_context``, passes through)."""
 
@@ -199,19 +199,8 @@ class CountedReadStream:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class CountedWriteStream:
+class CountedWriteStream(AsyncResource):
     """A session's write stream that counts each message of the server into its flow; the
     bytes of a message are unread until the client's stream has taken it."""
 
@@ -227,14 +216,3 @@ class CountedWriteStream:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

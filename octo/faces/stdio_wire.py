@@ -24,11 +24,10 @@ from collections.abc import AsyncIterator
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from contextlib import contextmanager
-from types import TracebackType
-from typing import Self
 
 import anyio
 import mcp_types as types
+from anyio.abc import AsyncResource
 from anyio.streams.memory import MemoryObjectReceiveStream
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -178,7 +177,7 @@ class _Line:
         return MessageTooLarge(f"a message on stdin is over {MAX_MESSAGE_BYTES} bytes")
 
 
-class WireWriter:
+class WireWriter(AsyncResource):
     """The server's write stream: each message written to the wire as one line, waiting
     while the pipe is full; its bytes count as unread in the session's flow until written."""
 
@@ -206,14 +205,3 @@ class WireWriter:
 
     async def aclose(self) -> None:
         self._closed = True
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
