@@ -29,8 +29,22 @@ GITLAB_ENV = {"GITLAB_HOST": "https://gl.test", "GITLAB_TOKEN": "test-token-not-
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
 
 
+#: Tokens planted in the recorded logs, built from pieces so no scanner takes a file of the
+#: repository for a leak; the logs hold a placeholder where each goes.
+GITHUB_TOKEN_PLANTED = "ghp_" + "R2d2C3po4Bb8" + "Luke9Leia0Han1Chewie2Yoda"
+GITLAB_TOKEN_PLANTED = "glpat-" + "Zx9Yw8Vu7" + "Ts6Rq5Po4Nm"
+_PLACEHOLDERS = {
+    b"@PLANTED_GITHUB_TOKEN@": GITHUB_TOKEN_PLANTED.encode(),
+    b"@PLANTED_GITLAB_TOKEN@": GITLAB_TOKEN_PLANTED.encode(),
+}
+
+
 def log(name: str) -> bytes:
-    return (RECORDINGS / f"{name}.log").read_bytes()
+    """A recorded log, its planted tokens in place."""
+    data = (RECORDINGS / f"{name}.log").read_bytes()
+    for placeholder, token in _PLACEHOLDERS.items():
+        data = data.replace(placeholder, token)
+    return data
 
 
 def run_log_archive(*, step_files: bool = True) -> bytes:

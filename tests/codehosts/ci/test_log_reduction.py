@@ -3,8 +3,6 @@ and cargo test (recordings/), and the hostile parts of a log (escapes, endless l
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from octo.codehosts.ci.failures import failed_test
@@ -18,8 +16,8 @@ from octo.codehosts.ci.reduce import LineSplitter
 from octo.codehosts.ci.reduce import LogReducer
 from octo.codehosts.ci.reduce import ReducedStep
 from octo.codehosts.ci.reduce import clean
-
-RECORDINGS = Path(__file__).parent / "recordings"
+from tests.codehosts.ci.conftest import GITHUB_TOKEN_PLANTED
+from tests.codehosts.ci.conftest import log
 
 
 def reduced(name: str, context: int = 2, chunk: int = 97) -> list[ReducedStep]:
@@ -27,7 +25,7 @@ def reduced(name: str, context: int = 2, chunk: int = 97) -> list[ReducedStep]:
     as a network read does)."""
     reducer = LogReducer(context)
     splitter = LineSplitter()
-    data = (RECORDINGS / f"{name}.log").read_bytes()
+    data = log(name)
     for start in range(0, len(data), chunk):
         reducer.add_lines(splitter.feed(data[start : start + chunk]))
     reducer.add_lines(splitter.finish())
@@ -41,7 +39,7 @@ def test_runs_of_quiet_lines_reduce_as_lines_one_by_one(name: str) -> None:
     padded = b"".join(b"ok quiet line %d\n" % n for n in range(500))
     one_by_one = LogReducer(3)
     batched = LogReducer(3)
-    data = padded + (RECORDINGS / f"{name}.log").read_bytes() + padded
+    data = padded + log(name) + padded
     lines = data.decode().splitlines()
     for line in lines:
         one_by_one.add(line)
@@ -88,7 +86,7 @@ def test_line_numbers_match_the_whole_log_pages() -> None:
     [step] = reduced("github_pytest_job", context=0)
     number = next(line for line in step.text.splitlines() if "FAILED tests/" in line)
     pager = LinePager(1, 1000)
-    pager.add_lines((RECORDINGS / "github_pytest_job.log").read_text().splitlines())
+    pager.add_lines(log("github_pytest_job").decode().splitlines())
     assert dict(pager.kept)[int(number.split(":")[0])].startswith("FAILED tests/")
 
 
@@ -143,7 +141,7 @@ def test_a_step_keeps_a_bounded_number_of_lines() -> None:
     assert "Error: failure 99999" in step.text and "more matching lines left out" in step.text
 
 
-TOKEN = "ghp_R2d2C3po4Bb8Luke9Leia0Han1Chewie2Yoda"
+TOKEN = GITHUB_TOKEN_PLANTED
 
 
 @pytest.mark.parametrize("at", [SHOWN_CHARS - 20, SHOWN_CHARS - 4, SHOWN_CHARS + 5])
