@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.abc
 
 from octo.core.config import Config
 from octo.faces.http.access import HttpAccess
@@ -43,8 +44,12 @@ KEEP_ALIVE_SECONDS = 75
 _CLOSE_GRACE = 5.0
 
 
-async def _until_signalled(serve: Callable[[], Awaitable[None]], closed: anyio.Event) -> None:
-    """Run ``serve()`` until it ends by itself or a stop signal comes.
+async def _until_signalled(
+    serve: Callable[[], Awaitable[None]],
+    closed: anyio.Event,
+    stop_signals: tuple[signal.Signals, ...] = _STOP_SIGNALS,
+) -> None:
+    """Run ``serve()`` until it ends by itself or one of ``stop_signals`` comes.
 
     On a signal the serving scope is cancelled, the gateway closes (``closed``), and octo
     then dies by that signal: a thread blocked reading stdin cannot be cancelled, and
@@ -53,15 +58,17 @@ async def _until_signalled(serve: Callable[[], Awaitable[None]], closed: anyio.E
     async with anyio.create_task_group() as tg:
         serving = anyio.CancelScope()
 
-        async def stop_on_signal() -> None:
-            with anyio.open_signal_receiver(*_STOP_SIGNALS) as signals:
+        async def stop_on_signal(*, task_status: anyio.abc.TaskStatus[None]) -> None:
+            with anyio.open_signal_receiver(*stop_signals) as signals:
+                task_status.started()
                 async for signum in signals:
                     serving.cancel()
                     with anyio.move_on_after(_CLOSE_GRACE):
                         await closed.wait()
                     die_by(signum)
 
-        tg.start_soon(stop_on_signal)
+        # Serving starts once the signals are caught, so none comes before its handler.
+        await tg.start(stop_on_signal)
         with serving:
             await serve()
         tg.cancel_scope.cancel()
@@ -82,24 +89,29 @@ async def serve_stdio(config: Config | None = None) -> None:
     from octo.faces.stdio_wire import stdio_is_piped
     from octo.faces.stdio_wire import stdio_wire
 
-    if sys.stdin.isatty():
-        # Started by hand rather than by an MCP client: say what octo is waiting for.
-        print(
-            "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
-            "commands); Ctrl+D or Ctrl+C stops it",
-            file=sys.stderr,
-            flush=True,
-        )
+    on_terminal = sys.stdin.isatty()
     closed = anyio.Event()
     server = build_server(config, closed=closed)
     limits = FlowLimits.from_env(config.env if config is not None else os.environ)
 
     async def serve() -> None:
+        if on_terminal:
+            # Started by hand rather than by an MCP client: say what octo is waiting for
+            # (once Ctrl+C is caught, so it does what the line says).
+            print(
+                "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
+                "commands); Ctrl+D or Ctrl+C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
         transport = stdio_wire(limits) if stdio_is_piped() else stdio_server()
         async with transport as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    await _until_signalled(serve, closed)
+    # On a terminal Ctrl+C stops octo as SIGTERM does: as KeyboardInterrupt it would wait for
+    # the SDK's thread blocked reading the terminal, that is for Ctrl+D.
+    stop_signals = (*_STOP_SIGNALS, signal.SIGINT) if on_terminal else _STOP_SIGNALS
+    await _until_signalled(serve, closed, stop_signals)
 
 
 def listen(host: str, port: int) -> socket.socket:
