@@ -135,8 +135,11 @@ async def _answer_early(
             if (reply := early.answer(line)) is not None:
                 request_id, data = reply
                 answered[request_id] += 1
-                with anyio.CancelScope(shield=True):  # a line is written whole
-                    await _write_all(wire_out, data)
+                try:
+                    with anyio.CancelScope(shield=True):  # a line is written whole
+                        await _write_all(wire_out, data)
+                except anyio.BrokenResourceError:  # the client left: the SDK meets its end
+                    break
         await opening.ready.wait()
 
 

@@ -190,3 +190,23 @@ def test_a_bad_bound_stops_octo_serve_on_pipes_too() -> None:
     assert done.stderr.decode() == (
         "octo: OCTO_SESSION_MAX_IN_FLIGHT must be between 1 and 10000, got 0\n"
     )
+
+
+@pytest.mark.slow
+def test_a_client_gone_before_its_early_answer_ends_the_session_quietly() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-m", "octo", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=octo_env(REPO),
+        cwd=REPO,
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdout.close()  # the answer to initialize meets a closed pipe
+        server.stdin.write(_opening("2025-11-25"))
+        server.stdin.flush()
+        time.sleep(1)
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+        assert server.stderr is not None and server.stderr.read() == b""
