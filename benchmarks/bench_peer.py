@@ -188,7 +188,7 @@ def case_lines(case: Case, octo: Answer, peer: Answer, paired: PairedRatio) -> I
         )
 
 
-async def run(peer_command: list[str], runs: int, starts: int) -> None:
+async def run(peer_command: list[str], runs: int, starts: int, only: str | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-peer-home-") as home:
         env = _env(home)
         octo_params, peer_params = _params(OCTO_COMMAND, env), _params(peer_command, env)
@@ -229,6 +229,8 @@ async def run(peer_command: list[str], runs: int, starts: int) -> None:
             slower: list[str] = []
             beyond_noise: list[str] = []
             for case in cases():
+                if only is not None and only not in case.label:
+                    continue
                 peer_tool, peer_query = case.peer_split if split else case.peer_unified
                 if peer_tool not in peer_names:
                     print(f"{case.octo_tool:<20} {case.label:<48} peer has no {peer_tool}")
@@ -277,11 +279,18 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=3, help="timed calls per query and server")
     parser.add_argument("--starts", type=int, default=3, help="cold starts per server (>= 1)")
+    parser.add_argument("--only", help="run only the tasks whose label holds this text")
     options = parser.parse_args()
     if not options.peer_command:
         print("bench_peer: no peer given (--peer-command or OCTO_PEER_COMMAND); nothing to compare")
         return
-    anyio.run(run, shlex.split(options.peer_command), max(1, options.runs), max(1, options.starts))
+    anyio.run(
+        run,
+        shlex.split(options.peer_command),
+        max(1, options.runs),
+        max(1, options.starts),
+        options.only,
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 RARE_PATTERN = "class ThreadPoolExecutor"
 COMMON_PATTERN = "def __init__"
 FEW_FILES_PATTERN = "import heapq"  # about fifteen files: one page on both sides
+WIDE_DIR = STDLIB / "test"  # a whole tree of about 3,700 files
+WIDE_FILES_PATTERN = "import unittest"  # several hundred of them: many pages on both sides
 REGEX_PATTERN = r"class \w+Error\("
 READ_FILE = STDLIB / "contextlib.py"  # ~800 lines
 SMALL_FILE = STDLIB / "json" / "tool.py"  # ~80 lines
@@ -133,6 +135,14 @@ def _check_file_list(octo: Json, peer: Json) -> list[str]:
     return _same_files(octo, peer, "root")
 
 
+def _check_file_count(octo: Json, peer: Json) -> list[str]:
+    """Pages of many files differ in order and size: the files matching are compared by
+    number (octo's stats, the peer's pagination total when it gives one)."""
+    octo_files = (first_row(octo).get("stats") or {}).get("filesWithMatches")
+    peer_total = (first_row(peer).get("pagination") or {}).get("totalFiles")
+    return [] if peer_total is None else _disagree("files with matches", octo_files, peer_total)
+
+
 def _search(
     label: str,
     octo: Args,
@@ -197,6 +207,12 @@ def cases() -> list[Case]:
             {"searchText": FEW_FILES_PATTERN, "path": stdlib, "resultView": "files"},
             _check_file_list,
             lists_files=True,
+        ),
+        _search(
+            f"files only {WIDE_FILES_PATTERN!r} in {WIDE_DIR.name}/ (whole tree)",
+            {"pattern": WIDE_FILES_PATTERN, "path": str(WIDE_DIR), "filesOnly": True},
+            {"searchText": WIDE_FILES_PATTERN, "path": str(WIDE_DIR), "resultView": "files"},
+            _check_file_count,
         ),
         _search(
             f"counts per file {FEW_FILES_PATTERN!r}",

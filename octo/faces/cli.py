@@ -347,6 +347,7 @@ def _docs(output: str | None, check: bool) -> int:
     """docs/tools.md and the published tools/list snapshot of a checkout, both from the
     registry; or the reference alone to ``output``."""
     from octo.faces import tools_snapshot
+    from octo.faces.mcp_server import render_snapshot
     from octo.faces.tool_docs import render_tools_markdown
 
     if output == "-":
@@ -367,7 +368,7 @@ def _docs(output: str | None, check: bool) -> int:
             return EXIT_BAD_CALL
         targets = [
             (root / "docs" / "tools.md", render_tools_markdown()),
-            (tools_snapshot.SNAPSHOT, tools_snapshot.render()),
+            (tools_snapshot.SNAPSHOT, render_snapshot()),
         ]
     for path, fresh in targets:
         if check:

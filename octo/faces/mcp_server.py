@@ -6,7 +6,8 @@ call's arguments against a signature before the tool runs, which would reject a 
 for one bad query; here the dispatcher validates each query and a bad one becomes that
 query's VALIDATION_ERROR envelope while the others still run.
 
-Importing this module imports ``mcp`` (about a second); only ``octo serve`` and tests do.
+Importing this module imports ``mcp`` (about a second); only ``octo serve``, ``octo docs``
+(which records the SDK's answers here: :func:`render_snapshot`) and tests do.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from octo.core.errors import CallError
 from octo.core.meters import Meters
 from octo.faces import mcp_guide
 from octo.faces import tools_snapshot
+from octo.faces.tools_snapshot import line
 
 if TYPE_CHECKING:
     from octo.faces.library import Gateway
@@ -312,3 +314,78 @@ def build_server(
         "notifications/initialized", types.NotificationParams, _warm_client_roots
     )
     return server
+
+
+def render_snapshot() -> str:
+    """The snapshot :mod:`octo.faces.tools_snapshot` reads: every registry tool as the SDK
+    publishes it in tools/list, with its toolset, and the SDK server's initialize result for
+    each handshake protocol version."""
+    from mcp_types.methods import serialize_server_result
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION
+
+    from octo.registry import all_tools
+
+    specs = all_tools()
+    listed = types.ListToolsResult(
+        tools=[tools_snapshot.tool_definition(spec) for spec in specs]
+    ).model_dump(by_alias=True, mode="json", exclude_none=True)
+    # The SDK shapes a result for the version the connection negotiated: the tools must come
+    # out the same for each, or one answer could not serve them all.
+    shaped = {
+        line(serialize_server_result("tools/list", version, listed)["tools"])
+        for version in HANDSHAKE_PROTOCOL_VERSIONS
+    }
+    if len(shaped) != 1:
+        raise RuntimeError("the SDK publishes the tools differently across protocol versions")
+    tools = json.loads(shaped.pop())
+    initialize = {v: anyio.run(sdk_answers, v, None) for v in HANDSHAKE_PROTOCOL_VERSIONS}
+    entries = [
+        {"toolset": spec.category.toolset, "tool": tool}
+        for spec, tool in zip(specs, tools, strict=True)
+    ]
+    # One tool a line: a change to a tool is a change to its line.
+    head = {"initialize": {v: json.loads(lines[0])["result"] for v, lines in initialize.items()}}
+    return (
+        "{"
+        + line(head)[1:-1]
+        + f',"otherwise":{line(LATEST_HANDSHAKE_VERSION)},"tools":[\n'
+        + ",\n".join(map(line, entries))
+        + "\n]}\n"
+    )
+
+
+async def sdk_answers(
+    version: str, toolsets: frozenset[str] | None, *, tools_too: bool = False
+) -> list[str]:
+    """The lines the SDK's server (publishing ``toolsets``) writes on the wire to answer
+    ``initialize`` at protocol version ``version`` (request id 1) and, with ``tools_too``,
+    ``tools/list`` after it (id 2): the reference :func:`render_snapshot` records results
+    from, and tests hold the stdio wire's early answers to."""
+    from mcp.shared.message import SessionMessage
+
+    server = build_server(Config(toolsets=toolsets))
+    to_server, server_in = anyio.create_memory_object_stream[SessionMessage | Exception](4)
+    server_out, from_server = anyio.create_memory_object_stream[SessionMessage](4)
+    opening = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "octo docs", "version": "0"},
+    }
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": opening},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    if tools_too:
+        messages.append({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    lines: list[str] = []
+    async with to_server, server_in, server_out, from_server, anyio.create_task_group() as tg:
+        tg.start_soon(server.run, server_in, server_out, server.create_initialization_options())
+        for message in messages:
+            parsed = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+            await to_server.send(SessionMessage(parsed))
+            if "id" in message:
+                answer = (await from_server.receive()).message
+                lines.append(answer.model_dump_json(by_alias=True, exclude_unset=True))
+        tg.cancel_scope.cancel()
+    return lines

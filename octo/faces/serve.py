@@ -18,17 +18,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.abc
 
 from octo.core.config import Config
-from octo.faces.http.access import HttpAccess
-from octo.faces.http.host_check import HostCheck
-from octo.faces.http.operations import Operations
-from octo.faces.mcp_server import build_server
+from octo.core.config import ConfigError
 
 if TYPE_CHECKING:
+    from mcp.server import Server
     from starlette.types import ASGIApp
 
+    from octo.faces.http.access import HttpAccess
     from octo.faces.http.metrics import PrometheusMeters
+    from octo.faces.library import Gateway
+    from octo.faces.session_flow import FlowLimits
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -43,8 +45,12 @@ KEEP_ALIVE_SECONDS = 75
 _CLOSE_GRACE = 5.0
 
 
-async def _until_signalled(serve: Callable[[], Awaitable[None]], closed: anyio.Event) -> None:
-    """Run ``serve()`` until it ends by itself or a stop signal comes.
+async def _until_signalled(
+    serve: Callable[[], Awaitable[None]],
+    closed: anyio.Event,
+    stop_signals: tuple[signal.Signals, ...] = _STOP_SIGNALS,
+) -> None:
+    """Run ``serve()`` until it ends by itself or one of ``stop_signals`` comes.
 
     On a signal the serving scope is cancelled, the gateway closes (``closed``), and octo
     then dies by that signal: a thread blocked reading stdin cannot be cancelled, and
@@ -53,15 +59,17 @@ async def _until_signalled(serve: Callable[[], Awaitable[None]], closed: anyio.E
     async with anyio.create_task_group() as tg:
         serving = anyio.CancelScope()
 
-        async def stop_on_signal() -> None:
-            with anyio.open_signal_receiver(*_STOP_SIGNALS) as signals:
+        async def stop_on_signal(*, task_status: anyio.abc.TaskStatus[None]) -> None:
+            with anyio.open_signal_receiver(*stop_signals) as signals:
+                task_status.started()
                 async for signum in signals:
                     serving.cancel()
                     with anyio.move_on_after(_CLOSE_GRACE):
                         await closed.wait()
                     die_by(signum)
 
-        tg.start_soon(stop_on_signal)
+        # Serving starts once the signals are caught, so none comes before its handler.
+        await tg.start(stop_on_signal)
         with serving:
             await serve()
         tg.cancel_scope.cancel()
@@ -75,31 +83,96 @@ def die_by(signum: int) -> None:
 
 
 async def serve_stdio(config: Config | None = None) -> None:
-    """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled."""
-    from mcp.server.stdio import stdio_server
+    """Serve one MCP client over stdin/stdout until it disconnects or octo is signalled.
 
-    from octo.faces.session_flow import FlowLimits
+    On pipes (an MCP client's), the wire answers ``initialize`` and ``tools/list`` from the
+    snapshot while the SDK is imported in a worker thread (most of a cold start), then hands
+    the session to the SDK's server (:class:`octo.faces.stdio_wire.Opening`).
+    """
     from octo.faces.stdio_wire import stdio_is_piped
-    from octo.faces.stdio_wire import stdio_wire
 
-    if sys.stdin.isatty():
-        # Started by hand rather than by an MCP client: say what octo is waiting for.
-        print(
-            "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
-            "commands); Ctrl+D or Ctrl+C stops it",
-            file=sys.stderr,
-            flush=True,
-        )
+    on_terminal = sys.stdin.isatty()
     closed = anyio.Event()
-    server = build_server(config, closed=closed)
-    limits = FlowLimits.from_env(config.env if config is not None else os.environ)
+    settings = config or Config.from_env()
 
-    async def serve() -> None:
-        transport = stdio_wire(limits) if stdio_is_piped() else stdio_server()
-        async with transport as (read_stream, write_stream):
+    async def serve_piped() -> None:
+        await _serve_piped(config, settings, closed)
+
+    async def serve_by_sdk() -> None:
+        if on_terminal:
+            # Started by hand rather than by an MCP client: say what octo is waiting for
+            # (once Ctrl+C is caught, so it does what the line says).
+            print(
+                "octo: MCP server on stdio, waiting for an MCP client's JSON-RPC (not typed "
+                "commands); Ctrl+D or Ctrl+C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    await _until_signalled(serve, closed)
+    if stdio_is_piped():
+        serve = serve_piped
+    else:
+        server = _sdk_server(config, settings, closed)
+        serve = serve_by_sdk
+    # On a terminal Ctrl+C stops octo as SIGTERM does: as KeyboardInterrupt it would wait for
+    # the SDK's thread blocked reading the terminal, that is for Ctrl+D.
+    stop_signals = (*_STOP_SIGNALS, signal.SIGINT) if on_terminal else _STOP_SIGNALS
+    try:
+        await _until_signalled(serve, closed, stop_signals)
+    except* ConfigError as bad:  # a setting read as the SDK loaded, beside the early answers
+        first: BaseException = bad
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+
+
+async def _serve_piped(config: Config | None, settings: Config, closed: anyio.Event) -> None:
+    from octo.faces import tools_snapshot
+    from octo.faces.stdio_wire import Opening
+    from octo.faces.stdio_wire import stdio_wire
+
+    opening = Opening(tools_snapshot.handshake(settings.toolsets), anyio.Event())
+    servers: list[Server[Gateway]] = []
+
+    async def load() -> None:
+        server = await anyio.to_thread.run_sync(
+            _sdk_server, config, settings, closed, abandon_on_cancel=True
+        )
+        servers.append(server)
+        opening.ready.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(load)
+            async with stdio_wire(_flow_limits(settings), opening=opening) as (read, write):
+                server = servers[0]
+                await server.run(read, write, server.create_initialization_options())
+    finally:
+        if not servers:  # stopped before the server ran: it opened nothing to close
+            closed.set()
+
+
+def _flow_limits(settings: Config) -> Callable[[], FlowLimits]:
+    def limits() -> FlowLimits:
+        from octo.faces.session_flow import FlowLimits
+
+        return FlowLimits.from_env(settings.env)
+
+    return limits
+
+
+def _sdk_server(config: Config | None, settings: Config, closed: anyio.Event) -> Server[Gateway]:
+    """The SDK's server of :func:`octo.faces.mcp_server.build_server` (importing the SDK),
+    once the session bounds ``settings`` sets are known good (else ConfigError)."""
+    from octo.faces.mcp_server import build_server
+    from octo.faces.session_flow import FlowLimits
+
+    FlowLimits.from_env(settings.env)
+    return build_server(config, closed=closed)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -181,7 +254,10 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
     (:mod:`octo.faces.http.operations`: /metrics behind the same token). At the session cap
     the session idle the longest makes room for a new client; a session's requests in flight
     and unread answers are bounded (:mod:`octo.faces.session_flow`)."""
+    from octo.faces.http.host_check import HostCheck
     from octo.faces.http.limits import bound_sessions
+    from octo.faces.http.operations import Operations
+    from octo.faces.mcp_server import build_server
     from octo.faces.session_flow import FlowLimits
 
     flow = FlowLimits.from_env(config.env if config is not None else os.environ)

@@ -10,6 +10,7 @@ import pytest
 from octo.core.errors import ErrorCode
 from octo.dispatch import validate_query
 from octo.faces import tools_snapshot
+from octo.faces.mcp_server import render_snapshot
 from octo.faces.tool_docs import render_tools_markdown
 from octo.registry import all_tools
 
@@ -93,6 +94,6 @@ def test_the_deliberate_differences_from_the_spec_are_said_in_one_place() -> Non
 
 @pytest.mark.slow
 def test_the_published_tools_list_snapshot_is_up_to_date() -> None:
-    assert tools_snapshot.SNAPSHOT.read_text(encoding="utf-8") == tools_snapshot.render(), (
+    assert tools_snapshot.SNAPSHOT.read_text(encoding="utf-8") == render_snapshot(), (
         "octo/faces/tools_list.json is stale: run `octo docs`"
     )

@@ -3,11 +3,14 @@ deployment guide's environment file read by systemd and by a shell."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
+import signal
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -50,6 +53,37 @@ def test_serve_on_a_terminal_says_what_it_waits_for_and_how_to_stop(tree: Path) 
             os.write(controller, b"\x04")  # Ctrl+D: the end of input, as the line says
             assert process.wait(timeout=30) == 0
             assert process.stderr.read() == ""
+        finally:
+            process.kill()
+            process.wait()
+            os.close(controller)
+
+
+def _own_terminal() -> None:
+    """In the child: a new session whose controlling terminal is its stdin (the pty), so the
+    terminal's Ctrl+C reaches it as SIGINT, as in a shell."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_serve_on_a_terminal(tree: Path) -> None:
+    controller, terminal = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "octo", "serve"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=octo_env(tree),
+        text=True,
+        preexec_fn=_own_terminal,
+    ) as process:
+        os.close(terminal)
+        try:
+            assert process.stderr is not None
+            assert "Ctrl+C stops it" in process.stderr.readline()
+            os.write(controller, b"\x03")  # Ctrl+C: the terminal sends SIGINT
+            assert process.wait(timeout=30) == -signal.SIGINT
         finally:
             process.kill()
             process.wait()
