@@ -45,7 +45,7 @@ class FileQuery(ToolQuery):
 
     uri: str = Field(
         min_length=1,
-        description="File path (absolute, relative to the first allowed root) or file:// URI.",
+        description="File: absolute or root-relative path, or file:// URI.",
     )
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
@@ -63,14 +63,10 @@ class SymbolQuery(FileQuery):
     symbolName: str = Field(
         min_length=1,
         max_length=255,
-        description="The symbol as written in the file (whole word; for a.b the last part is used).",
+        description="As written in the file (whole word; of a.b, b).",
     )
-    lineHint: int = Field(
-        ge=1, description="1-based line where the symbol appears; lines within +-5 are tried next."
-    )
-    orderHint: int = Field(
-        default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
-    )
+    lineHint: int = Field(ge=1, description="Its 1-based line; +-5 lines are tried next.")
+    orderHint: int = Field(default=0, ge=0, description="Its nth occurrence on that line, from 0.")
 
     @field_validator("symbolName")
     @classmethod
@@ -90,13 +86,10 @@ class GotoDefinitionQuery(SymbolQuery):
 
     kind: DefinitionKind = Field(
         default="definition",
-        description="definition: where it is defined; typeDefinition: where its type is"
-        " defined; implementation: what implements it (an interface's, a protocol's or an"
-        " abstract method's implementations); declaration: where it is declared.",
+        description="typeDefinition: where its type is defined; implementation: what implements"
+        " it (an interface, protocol or abstract method).",
     )
-    contextLines: int = Field(
-        default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
-    )
+    contextLines: int = Field(default=5, ge=0, le=20, description="Lines around each definition.")
 
 
 class FindReferencesQuery(SymbolQuery):
@@ -104,12 +97,8 @@ class FindReferencesQuery(SymbolQuery):
 
     tool: ClassVar[str] = "lspFindReferences"
 
-    includeDeclaration: bool = Field(
-        default=True, description="Also list the declaration itself among the references."
-    )
-    contextLines: int = Field(
-        default=2, ge=0, le=10, description="Lines of code shown before and after each reference."
-    )
+    includeDeclaration: bool = Field(default=True, description="List the declaration too.")
+    contextLines: int = Field(default=2, ge=0, le=10, description="Lines around each reference.")
     referencesPerPage: int = Field(default=20, ge=1, le=50, description="References per page.")
     page: PageNumber = 1
 
@@ -122,12 +111,8 @@ class CallHierarchyQuery(SymbolQuery):
     direction: Literal["incoming", "outgoing"] = Field(
         description="incoming: who calls the function; outgoing: what the function calls."
     )
-    depth: int = Field(
-        default=1, ge=1, le=3, description="Levels of calls to follow, breadth-first (1-3)."
-    )
-    contextLines: int = Field(
-        default=2, ge=0, le=10, description="Lines of code shown before and after each call site."
-    )
+    depth: int = Field(default=1, ge=1, le=3, description="Levels of calls to follow.")
+    contextLines: int = Field(default=2, ge=0, le=10, description="Lines around each call site.")
     callsPerPage: int = Field(default=15, ge=1, le=30, description="Calls per page.")
     page: PageNumber = 1
 

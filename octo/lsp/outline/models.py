@@ -68,8 +68,8 @@ class WorkspaceSymbolsQuery(FileQuery):
     uri: str = Field(
         default=".",
         min_length=1,
-        description="A folder (or a file) inside the project: its language chooses the server,"
-        " and only symbols under it are listed. Default: the first allowed root.",
+        description="A folder or file of the project: its language picks the server; only"
+        " symbols under it are listed.",
     )
     query: str = Field(min_length=1, max_length=255, description="The name, or part of it.")
     kinds: list[str] | None = optional(
