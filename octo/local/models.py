@@ -124,7 +124,6 @@ class LocalGetFileContentResult(ToolResult):
         "LSP language id (python, typescriptreact...), by extension, name or first line."
     )
     totalLines: int
-    returnedLines: int = Field(default=0, description="Lines in content.")
     startLine: int | None = optional("First line in content.")
     endLine: int | None = optional("Last line in content.")
     matchCount: int | None = optional("Lines matching matchString in the whole file.")

@@ -228,9 +228,6 @@ class _FileRead:
         truncated_at_line: int | None = None,
         next_step: str | None = None,
     ) -> LocalGetFileContentResult:
-        if result.content and result.startLine is not None and result.endLine is not None:
-            returned = result.endLine - result.startLine + 1
-            result = result.model_copy(update={"returnedLines": returned})
         return with_tokens(
             result,
             self.config,
@@ -380,7 +377,6 @@ class _FileRead:
                 **self.base,
                 content=regions_text(numbered) or None,
                 matchCount=found.total,
-                returnedLines=len(numbered),
                 matchedLines=[number for number, _, is_match in numbered if is_match] or None,
             ),
             truncated_at_line=truncated_at,

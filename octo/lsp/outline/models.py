@@ -52,7 +52,6 @@ class DocumentSymbolsResult(ServerAnswer):
 
     items_field: ClassVar[str] = "symbols"
 
-    uri: str
     path: str
     source: Literal["lsp", "tree-sitter"] = Field(description="Which kind of source answered.")
     symbols: list[OutlineSymbol]
@@ -85,7 +84,6 @@ class FoundSymbolEntry(BaseModel):
     name: str
     kind: str
     container: str | None = optional("The class or module holding it.")
-    uri: str
     path: str
     line: int = Field(description="1-based line of its name.")
     match: Literal["exact", "prefix", "fuzzy"]
@@ -116,7 +114,6 @@ class Diagnostic(BaseModel):
     """One error or warning a server reported."""
 
     path: str
-    uri: str
     line: Line
     character: int = Field(description="0-based UTF-16 column.")
     endLine: int

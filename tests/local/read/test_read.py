@@ -453,8 +453,10 @@ async def test_answers_say_when_modified_which_language_and_how_many_lines(
     )
     assert ranged["data"]["modified"] == "2023-11-14T22:13:20Z"
     assert ranged["data"]["language"] == "typescriptreact"
-    assert ranged["data"]["returnedLines"] == 10
-    assert whole["data"]["returnedLines"] == 100
-    assert matched["data"]["returnedLines"] == 5
-    assert chars["data"]["returnedLines"] == 3
-    assert script["data"]["language"] == "python" and script["data"]["returnedLines"] == 2
+    # How many lines came back is said once: by startLine and endLine, or by the
+    # '--- lines a-b ---' headers of matchString's regions (no returnedLines beside them).
+    lines = [(r["data"]["startLine"], r["data"]["endLine"]) for r in (ranged, whole, chars, script)]
+    assert lines == [(10, 19), (1, 100), (1, 3), (1, 2)]
+    assert matched["data"]["content"].startswith("--- lines 48-52 ---")
+    assert not any("returnedLines" in r["data"] for r in (ranged, whole, matched, chars, script))
+    assert script["data"]["language"] == "python"
