@@ -179,7 +179,9 @@ def _structure(label: str, path: str, depth: int) -> Case:
 def _lsp(label: str, octo_tool: str, query: Args, peer_type: str) -> Case:
     """An LSP question about READ_FILE: the peer asks lspGetSemantics with its type."""
     place = {"uri": str(READ_FILE), **query}
-    peer = ("lspGetSemantics", {**place, "type": peer_type})
+    # The peer's type says the direction (callers, callees).
+    asked = {key: value for key, value in place.items() if key != "direction"}
+    peer = ("lspGetSemantics", {**asked, "type": peer_type})
     return Case(label, octo_tool, place, peer, peer)
 
 

@@ -224,6 +224,27 @@ def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
     )
 
 
+def without_repeated_lines(locations: list[CodeLocation]) -> list[CodeLocation]:
+    """``locations`` (sorted by file and line) with each line of code shown once: where two
+    places of a file are close, the first one's lines after stop before the second's line,
+    and the second's lines before start after the first's last shown line."""
+    kept: list[CodeLocation] = []
+    for place in locations:
+        last = kept[-1] if kept else None
+        if last is not None and last.path == place.path and last.content is not None:
+            after = last.contextAfter[: max(0, place.line - last.line - 1)]
+            kept[-1] = last.model_copy(update={"contextAfter": after})
+            shown_to = last.line + len(after)
+            before = place.contextBefore
+            place = place.model_copy(
+                update={
+                    "contextBefore": before[max(0, len(before) - (place.line - shown_to - 1)) :]
+                }
+            )
+        kept.append(place)
+    return kept
+
+
 def kind_name(kind: Any) -> str:
     """An LSP SymbolKind number as its lower-case name (``class``, ``method``...)."""
     try:
