@@ -171,7 +171,7 @@ def _ratio(octo: float, peer: float) -> str:
 def case_lines(case: Case, octo: Answer, peer: Answer, paired: PairedRatio) -> Iterator[str]:
     yield (
         f"{case.octo_tool:<20} {case.label:<48} octo {_size(octo)} | peer {_size(peer)} | "
-        f"octo/peer chars {_ratio(len(octo.text), len(peer.text))}, "
+        f"octo/peer tokens {_ratio(len(octo.text), len(peer.text))}, "
         f"ms {_ratio(octo.milliseconds, peer.milliseconds)} (paired {paired})"
     )
     for side, answer in (("octo", octo), ("peer", peer)):

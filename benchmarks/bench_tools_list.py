@@ -29,6 +29,9 @@ ADDED_FIELDS = ("repos", "aggregationMode", "responseFormat")
 #: Where issue 12 lengthened the description of ``path``.
 ADDED_PATH_WORDS = "; or a list of up to 10"
 TARGET = 1.10
+#: Budgets of tests/faces/test_tools_list_size.py: per tool, and for every tool together.
+PER_TOOL = 700
+ALL_TOOLS = 14_000
 
 
 def _tokens(name: str, description: str, schema: dict[str, Any]) -> int:
@@ -91,7 +94,13 @@ def main() -> None:
     print(f"model-visible tokens per tool ({counter}):")
     for toolset, name, tokens in rows:
         print(f"  {name:<28} {toolset:<10} {tokens:>6}")
-    print(f"model-visible tokens, all {len(rows)} tools: {sum(r[2] for r in rows)}")
+    total = sum(r[2] for r in rows)
+    largest = max(rows, key=lambda row: row[2])
+    print(f"model-visible tokens, all {len(rows)} tools: {total} (target <= {ALL_TOOLS})")
+    print(
+        f"largest tool: {largest[1]} {largest[2]} (target <= {PER_TOOL}); "
+        f"room for new tools: {ALL_TOOLS - total} tokens"
+    )
     per_toolset: dict[str, list[int]] = {}
     for toolset, _name, tokens in rows:
         per_toolset.setdefault(toolset, []).append(tokens)

@@ -1,5 +1,6 @@
-"""The twelve local tasks bench_peer.py asks of octo and of its peer, each as both spell it,
-with a check that both answered the same (files, counts, lines covered)."""
+"""The twelve local tasks and three LSP questions bench_peer.py asks of octo and of its peer,
+each as both spell it, with a check that both answered the same (files, counts, lines covered)
+where the answers are comparable."""
 
 from __future__ import annotations
 
@@ -185,8 +186,17 @@ def _structure(label: str, path: str, depth: int) -> Case:
     )
 
 
+def _lsp(label: str, octo_tool: str, query: Args, peer_type: str) -> Case:
+    """An LSP question about READ_FILE: the peer asks lspGetSemantics with its type."""
+    place = {"uri": str(READ_FILE), **query}
+    # The peer's type says the direction (callers, callees).
+    asked = {key: value for key, value in place.items() if key != "direction"}
+    peer = ("lspGetSemantics", {**asked, "type": peer_type})
+    return Case(label, octo_tool, place, peer, peer)
+
+
 def cases() -> list[Case]:
-    """The twelve local tasks, each as both servers spell it."""
+    """The local tasks and LSP questions, each as both servers spell it."""
     stdlib, read_file, small_file = str(STDLIB), str(READ_FILE), str(SMALL_FILE)
     return [
         _search(
@@ -252,5 +262,24 @@ def cases() -> list[Case]:
             ("localSearch", {"operation": "files", "path": stdlib, "names": [FIND_NAME]}),
             _check_find,
             lists_files=True,
+        ),
+        # Where LSP answers spend tokens: places, call edges (issue 38).
+        _lsp(
+            "definition of _BaseExitStack",
+            "lspGotoDefinition",
+            {"symbolName": "_BaseExitStack", "lineHint": 544},
+            "definition",
+        ),
+        _lsp(
+            "references of _push_exit_callback",
+            "lspFindReferences",
+            {"symbolName": "_push_exit_callback", "lineHint": 539},
+            "references",
+        ),
+        _lsp(
+            "callers of _push_exit_callback",
+            "lspCallHierarchy",
+            {"symbolName": "_push_exit_callback", "lineHint": 539, "direction": "incoming"},
+            "callers",
         ),
     ]

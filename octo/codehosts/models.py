@@ -50,10 +50,7 @@ class RemoteQuery(ToolQuery):
 
     provider: CodeHostName = Field(
         default="github",
-        description=(
-            '"gitlab" for GitLab (owner may be a group path); unset: gitlab when only it is'
-            " configured."
-        ),
+        description="gitlab: owner may be a group path. Unset: gitlab if only it is set up.",
     )
 
     @model_validator(mode="after")
@@ -96,7 +93,7 @@ class SearchCodeQuery(RemoteQuery):
         "Match keywords in file content or in the path."
     )
     limit: int = Field(default=10, ge=1, le=100, description="Results per page.")
-    page: int = Field(default=1, ge=1, le=10, description="Page number.")
+    page: int = Field(default=1, ge=1, le=10)
     repos: list[RepoName] | None = repos_field()
     aggregationMode: AggregationMode = aggregation_field()
     responseFormat: ResponseFormat = format_field()
@@ -162,12 +159,12 @@ class FileContentQuery(RemoteQuery):
     branch: str | None = optional(
         "Branch, tag or SHA; default branch.", min_length=1, max_length=255
     )
-    fullContent: bool = Field(default=False, description="Return the entire file.")
-    startLine: int | None = optional("First line (1-indexed).", ge=1)
-    endLine: int | None = optional("Last line (inclusive).", ge=1)
-    matchString: str | None = optional("Return the lines around each occurrence.", min_length=1)
+    fullContent: bool = Field(default=False, description="The whole file.")
+    startLine: int | None = optional("1-based.", ge=1)
+    endLine: int | None = optional("1-based, inclusive.", ge=1)
+    matchString: str | None = optional("The lines around each occurrence.", min_length=1)
     matchStringContextLines: int = Field(default=5, ge=1, le=50)
-    charOffset: int = Field(default=0, ge=0, description="Character offset for paging.")
+    charOffset: int = Field(default=0, ge=0)
     charLength: int | None = optional("Characters to return.", ge=50, le=50_000)
 
     @model_validator(mode="after")
@@ -316,7 +313,7 @@ class SearchPullRequestsQuery(RemoteQuery):
 
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
-    prNumber: int | None = optional("One pull request (other filters are ignored).", ge=1)
+    prNumber: int | None = optional("One pull request (other filters ignored).", ge=1)
     query: str | None = Field(default=None, min_length=1, max_length=256)
     state: Literal["open", "closed"] | None = None
     author: str | None = Field(default=None, min_length=1)

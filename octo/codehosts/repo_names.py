@@ -49,7 +49,7 @@ RepoName = Annotated[str, AfterValidator(_repo_name)]
 
 def repos_field() -> Any:
     return optional(
-        'Several repositories, "owner/repo" or "owner/prefix-*" (instead of owner/repo).',
+        'Instead of owner/repo, several: "owner/repo" or "owner/prefix-*".',
         min_length=1,
         max_length=MAX_PLACES,
     )

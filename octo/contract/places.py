@@ -49,7 +49,7 @@ def aggregation_field() -> Any:
     """The ``aggregationMode`` field of a query that may name several places."""
     return Field(
         default="global",
-        description="Several places: one ranking, or perPlace.",
+        description="With several places.",
     )
 
 
@@ -57,7 +57,7 @@ def format_field() -> Any:
     """The ``responseFormat`` field of a query that may name several places."""
     return Field(
         default="flat",
-        description="Several places: flat, or grouped.",
+        description="With several places.",
     )
 
 

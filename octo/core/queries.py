@@ -26,7 +26,7 @@ def optional(description: str, **constraints: Any) -> Any:
 
 
 #: Fields several tools' models hold alike, so the same words give the same schema.
-PageNumber = Annotated[int, Field(ge=1, description="Page number, from 1.")]
+PageNumber = Annotated[int, Field(ge=1)]
 FileSize = Annotated[int, Field(description="File size in bytes.")]
 BudgetHandle = Annotated[
     str | None, Field(description="Cut to the token budget: getCachedContent gives all of it.")
@@ -82,9 +82,10 @@ class ToolQuery(BaseModel):
     #: the others are published by shape only, their words said by another tool.
     described_here: ClassVar[frozenset[str] | None] = None
 
-    mainResearchGoal: str | None = optional("Overall goal.")
-    researchGoal: str | None = optional("This query's goal.")
-    reasoning: str | None = optional("Why this query.")
+    # Their names say what they hold: no words in tools/list (29 tools publish them).
+    mainResearchGoal: str | None = None
+    researchGoal: str | None = None
+    reasoning: str | None = None
 
     @field_validator("*", mode="after")
     @classmethod

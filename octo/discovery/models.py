@@ -38,7 +38,7 @@ class GetCachedContentQuery(GatewayQuery):
     """One page of a content handle."""
 
     handle: str = Field(min_length=1, max_length=100, description="A contentHandle of an answer.")
-    page: int = Field(default=1, ge=1, description="Page, from 1.")
+    page: int = Field(default=1, ge=1)
 
 
 class GetCachedContentResult(ToolResult):

@@ -2,8 +2,13 @@
 
 Lines are 1-based everywhere (``lineHint`` and every ``range``), so an answer's
 line can be fed straight back as a ``lineHint`` or to localGetFileContent;
-characters are 0-based UTF-16 code units, as in LSP. Every place carries its ``file://``
-``uri`` and its ``path`` relative to its allowed root.
+characters are 0-based UTF-16 code units, as in LSP.
+
+A place is said once, compactly: its ``path`` (relative to its allowed root, which every
+tool takes back as is; absolute for a file outside the roots, flagged ``external``, which a
+client opens by that path) and the ``line`` and ``character`` where it starts. No
+``file://`` URI is repeated beside the path, and no end of a range is given where the start
+line is what a model reads next (a reference, a call site, a function's name).
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ DefinitionKind = Literal["definition", "typeDefinition", "implementation", "decl
 
 #: A line of a file as every LSP answer gives it (servers count from 0, octo from 1).
 Line = Annotated[int, Field(description="1-based line.")]
+#: A column of a line as LSP counts it.
+Character = Annotated[int, Field(description="0-based column in UTF-16 code units.")]
 
 
 class FileQuery(ToolQuery):
@@ -45,7 +52,7 @@ class FileQuery(ToolQuery):
 
     uri: str = Field(
         min_length=1,
-        description="File path (absolute, relative to the first allowed root) or file:// URI.",
+        description="File: absolute or root-relative path, or file:// URI.",
     )
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
@@ -63,14 +70,10 @@ class SymbolQuery(FileQuery):
     symbolName: str = Field(
         min_length=1,
         max_length=255,
-        description="The symbol as written in the file (whole word; for a.b the last part is used).",
+        description="As written in the file (whole word; of a.b, b).",
     )
-    lineHint: int = Field(
-        ge=1, description="1-based line where the symbol appears; lines within +-5 are tried next."
-    )
-    orderHint: int = Field(
-        default=0, ge=0, description="Which occurrence on the hinted line, counting from 0."
-    )
+    lineHint: int = Field(ge=1, description="Its 1-based line; +-5 lines are tried next.")
+    orderHint: int = Field(default=0, ge=0, description="Its nth occurrence on that line, from 0.")
 
     @field_validator("symbolName")
     @classmethod
@@ -90,13 +93,10 @@ class GotoDefinitionQuery(SymbolQuery):
 
     kind: DefinitionKind = Field(
         default="definition",
-        description="definition: where it is defined; typeDefinition: where its type is"
-        " defined; implementation: what implements it (an interface's, a protocol's or an"
-        " abstract method's implementations); declaration: where it is declared.",
+        description="typeDefinition: where its type is defined; implementation: what implements"
+        " it (an interface, protocol or abstract method).",
     )
-    contextLines: int = Field(
-        default=5, ge=0, le=20, description="Lines of code shown before and after each definition."
-    )
+    contextLines: int = Field(default=5, ge=0, le=20, description="Lines around each definition.")
 
 
 class FindReferencesQuery(SymbolQuery):
@@ -104,12 +104,8 @@ class FindReferencesQuery(SymbolQuery):
 
     tool: ClassVar[str] = "lspFindReferences"
 
-    includeDeclaration: bool = Field(
-        default=True, description="Also list the declaration itself among the references."
-    )
-    contextLines: int = Field(
-        default=2, ge=0, le=10, description="Lines of code shown before and after each reference."
-    )
+    includeDeclaration: bool = Field(default=True, description="List the declaration too.")
+    contextLines: int = Field(default=2, ge=0, le=10, description="Lines around each reference.")
     referencesPerPage: int = Field(default=20, ge=1, le=50, description="References per page.")
     page: PageNumber = 1
 
@@ -122,18 +118,13 @@ class CallHierarchyQuery(SymbolQuery):
     direction: Literal["incoming", "outgoing"] = Field(
         description="incoming: who calls the function; outgoing: what the function calls."
     )
-    depth: int = Field(
-        default=1, ge=1, le=3, description="Levels of calls to follow, breadth-first (1-3)."
-    )
-    contextLines: int = Field(
-        default=2, ge=0, le=10, description="Lines of code shown before and after each call site."
-    )
+    depth: int = Field(default=1, ge=1, le=3, description="Levels of calls to follow.")
+    contextLines: int = Field(default=2, ge=0, le=10, description="Lines around each call site.")
     callsPerPage: int = Field(default=15, ge=1, le=30, description="Calls per page.")
     page: PageNumber = 1
 
 
 _CONTEXT = "Lines of code around content; left out when there are none (contextLines 0, file edge)."
-_URI = "The file's file:// URI."
 _PATH = "The file's path relative to its allowed root (absolute when external)."
 _WITHHELD = (
     "Set when the file is hidden or a credential file and the query did not opt in (hidden,"
@@ -143,7 +134,7 @@ _WITHHELD = (
 
 class Position(BaseModel):
     line: Line
-    character: int = Field(description="0-based column in UTF-16 code units.")
+    character: Character
 
 
 class Range(BaseModel):
@@ -163,12 +154,10 @@ class ResolvedSymbol(BaseModel):
 class CodeLocation(BaseModel):
     """A place in the code with the lines around it."""
 
-    uri: str = Field(description=_URI)
     path: str = Field(description=_PATH)
-    range: Range
-    content: str | None = optional(
-        "The line at range.start (left out for external and withheld files)."
-    )
+    line: Line
+    character: Character
+    content: str | None = optional("That line (left out for external and withheld files).")
     contextBefore: list[str] = Field(
         default_factory=list, description=_CONTEXT, exclude_if=lambda v: not v
     )
@@ -217,19 +206,22 @@ class CallEnd(BaseModel):
     """A function at one end of a call."""
 
     name: str
-    uri: str = Field(description=_URI)
     path: str = Field(description=_PATH)
-    range: Range = Field(description="The function's name (its selection range).")
+    line: int = Field(description="1-based line of the function's name.")
+    character: Character
     external: bool | None = None
     withheld: Withheld | None = optional(_WITHHELD)
 
 
 class Call(BaseModel):
-    """``from`` calls ``to`` at ``fromRanges`` (positions in ``from``'s file)."""
+    """``from`` calls ``to`` at ``callSites`` (places in ``from``'s file). The end that is
+    the asked function (the answer's ``item``) is left out: it is said once, in ``item``."""
 
-    from_: CallEnd = Field(alias="from")
-    to: CallEnd
-    fromRanges: list[Range]
+    from_: CallEnd | None = Field(
+        default=None, alias="from", description="The caller; left out when it is item."
+    )
+    to: CallEnd | None = optional("The callee; left out when it is item.")
+    callSites: list[Position] = Field(description="Where the calls start, in the caller's file.")
     content: str | None = optional(
         "The line of the first call site (left out for external and withheld files)."
     )
@@ -295,9 +287,9 @@ class TypeNode(BaseModel):
     name: str
     kind: str = Field(description="LSP symbol kind (class, interface, struct...).")
     detail: str | None = None
-    uri: str = Field(description=_URI)
     path: str = Field(description=_PATH)
-    range: Range = Field(description="Its name (selection range).")
+    line: int = Field(description="1-based line of its name.")
+    character: Character
     depth: int = Field(description="1 for direct super/subtypes, 2-3 beyond.")
     of: str = Field(description="The type it is a super- or subtype of.")
     external: bool | None = None

@@ -29,20 +29,17 @@ class SemanticSearchQuery(ToolQuery):
 
     query: str = Field(min_length=1, max_length=2000, description="What to find, in words.")
     indexName: str | None = optional(
-        "Index to search. Default: the index covering path, else the allowed root.",
+        "Default: the index covering path, else the allowed root.",
         pattern=_NAME_PATTERN,
     )
-    path: str | None = optional(
-        "Directory or file: picks the index covering it and keeps hits under it.", min_length=1
-    )
+    path: str | None = optional("Directory or file: its index, hits under it.", min_length=1)
     limit: int = Field(default=10, ge=1, le=50, description="Results to return (1-50).")
     language: list[str] | str | None = optional(
-        "Language name(s), a list or comma-separated (python, typescript, go...);"
-        " aliases: terraform = hcl, shell/sh = bash."
+        "One or a list or comma-separated (python, go...); terraform = hcl, sh = bash."
     )
     useHybridSearch: bool | None = optional(
-        "null = auto (hybrid once vectors exist), true = vectors and keywords fused,"
-        " false = vectors only (chunks not embedded yet still rank by keyword)."
+        "Unset: hybrid once vectors exist; true: vectors fused with keywords; false: vectors"
+        " only (chunks not embedded yet rank by keyword)."
     )
     symbolType: list[SymbolType] | SymbolType | None = optional(
         "function | class | method | interface, one or a list."

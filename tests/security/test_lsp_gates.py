@@ -80,7 +80,7 @@ async def _row(gw: Gateway, tool: str, **query: Any) -> dict[str, Any]:
 
 
 def _by_file(locations: list[dict[str, Any]], name: str) -> dict[str, Any]:
-    return next(loc for loc in locations if loc["uri"].endswith(name))
+    return next(loc for loc in locations if loc["path"].endswith(name))
 
 
 @pytest.mark.parametrize(
@@ -112,11 +112,11 @@ async def test_references_and_call_sites_in_a_credential_file_need_the_opt_in(
     gated = _by_file(references["data"]["references"], "id_rsa_tool.py")
     assert gated["withheld"] == "sensitive" and "content" not in gated
     calls = await _row(gateway, "lspCallHierarchy", **query, direction="incoming")
-    [call] = [c for c in calls["data"]["calls"] if c["from"]["uri"].endswith("id_rsa_tool.py")]
+    [call] = [c for c in calls["data"]["calls"] if c["from"]["path"].endswith("id_rsa_tool.py")]
     assert call["from"]["withheld"] == "sensitive" and "content" not in call
     assert any('"includeSensitive":true' in hint for hint in calls["hints"])
     opened = await _row(gateway, "lspFindReferences", **query, includeSensitive=True)
-    shown = [r for r in opened["data"]["references"] if r["uri"].endswith("id_rsa_tool.py")]
+    shown = [r for r in opened["data"]["references"] if r["path"].endswith("id_rsa_tool.py")]
     assert "value = target()" in [r["content"].strip() for r in shown]
     # The secret two lines above is quoted as context, redacted.
     wide = await _row(gateway, "lspFindReferences", **query, includeSensitive=True, contextLines=5)

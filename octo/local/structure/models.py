@@ -59,28 +59,22 @@ class SearchStructureQuery(ToolQuery):
     """One localSearchStructure query."""
 
     pattern: str | None = optional(
-        (
-            "Code with meta-variables: $NAME matches one node, $$$ARGS any number"
-            " (e.g. 'def $NAME($$$ARGS): $$$BODY', 'console.log($X)')."
-        ),
+        ("Code with meta-variables: $NAME one node, $$$ARGS any number (e.g. 'console.log($X)')."),
         min_length=1,
         max_length=2000,
     )
     rule: dict[str, Any] | None = optional(
-        "An ast-grep rule as JSON instead of pattern: pattern, kind, regex, has,"
-        ' inside, not, all, any (e.g. {"kind": "call", "inside": {"kind": "class_definition",'
-        ' "stopBy": "end"}}).'
+        "Instead of pattern, an ast-grep JSON rule: pattern, kind, regex, has, inside, not,"
+        ' all, any (e.g. {"kind": "call", "inside": {"kind": "class_definition"}}).'
     )
-    language: Language = Field(description="The language the files are parsed as.")
+    language: Language = Field(description="Language the files are parsed as.")
     path: str | list[str] = Field(
         default=".",
         description="A directory or file (absolute or root-relative), or a list of up to 10.",
     )
-    include: list[str] | None = optional(
-        "Only files matching these globs (default: the language's extensions)."
-    )
-    exclude: list[str] | None = optional("Leave out files matching these.")
-    noIgnore: bool = Field(default=False, description="Also search .gitignore'd files.")
+    include: list[str] | None = optional("Only these globs (default: the language's extensions).")
+    exclude: list[str] | None = optional("Globs to skip.")
+    noIgnore: bool = Field(default=False, description=".gitignored files too.")
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
     includeSensitive: bool = Field(default=False, description=SENSITIVE_DESCRIPTION)
     matchesPerPage: int = Field(default=20, ge=1, le=100, description="Matches per page.")

@@ -55,26 +55,31 @@ from octo.lsp.servers.client import MalformedReplyError
 
 def _end(seen: dict[Path, SeenFile], item: Mapping[str, Any]) -> CallEnd:
     file = seen[path_of(str(item["uri"]))]
+    name = range_of(item.get("selectionRange") or item.get("range")).start
     return CallEnd(
         name=str(item.get("name", "?")),
-        uri=file.uri,
         path=file.path,
-        range=range_of(item.get("selectionRange") or item.get("range")),
+        line=name.line,
+        character=name.character,
         external=True if file.external else None,
         withheld=file.withheld,
     )
 
 
-def _call(seen: dict[Path, SeenFile], edge: Edge, context: int) -> Call:
-    caller, callee = _end(seen, edge.caller), _end(seen, edge.callee)
+def _call(seen: dict[Path, SeenFile], edge: Edge, context: int, asked: Any) -> Call:
+    """``edge`` as a call, leaving out the end that is the ``asked`` function (its key)."""
     caller_file = seen[path_of(str(edge.caller["uri"]))]
-    site = edge.from_ranges[0] if edge.from_ranges else caller.range
+    name = range_of(edge.caller.get("selectionRange") or edge.caller.get("range"))
+    site = edge.from_ranges[0] if edge.from_ranges else name
     shown = code_location(caller_file, site, context)
+    ends = {
+        side: None if item_key(item) == asked else _end(seen, item)
+        for side, item in (("from", edge.caller), ("to", edge.callee))
+    }
     return Call.model_validate(
         {
-            "from": caller,
-            "to": callee,
-            "fromRanges": edge.from_ranges,
+            **ends,
+            "callSites": [where.start for where in edge.from_ranges],
             "content": shown.content if shown else None,
             "contextBefore": shown.contextBefore if shown else [],
             "contextAfter": shown.contextAfter if shown else [],
@@ -234,7 +239,7 @@ async def _answer(
         resolved=target.resolved,
         server=target.slot.server_id,
         item=_end(seen, root),
-        calls=[_call(seen, edge, query.contextLines) for edge in chosen],
+        calls=[_call(seen, edge, query.contextLines, item_key(root)) for edge in chosen],
         totalCalls=len(edges),
         pagination=pagination,
     )

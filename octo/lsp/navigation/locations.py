@@ -1,6 +1,6 @@
 """Places in code as servers send them (Location, LocationLink, call items), and as octo
-answers with them: a file:// URI and a path relative to its allowed root, a 1-based range,
-and lines of code around it.
+answers with them: a path relative to its allowed root, a 1-based line and a column, and
+lines of code around it.
 
 Files are looked at in one worker-thread hop per answer page (resolving each path, reading
 the lines of those inside the allowed roots), never on the event loop.
@@ -123,10 +123,6 @@ class SeenFile:
     lines: tuple[str, ...] = ()
     withheld: Withheld | None = None
 
-    @property
-    def uri(self) -> str:
-        return self.absolute.as_uri()
-
 
 @lru_cache(maxsize=256)
 def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> tuple[str, ...]:
@@ -207,24 +203,46 @@ def _cut(line: str) -> str:
 
 
 def code_location(seen: SeenFile, where: Range, context: int) -> CodeLocation:
-    """``where`` in ``seen`` with ``context`` lines before and after (none when external or
-    withheld)."""
-    if seen.external:
-        return CodeLocation(uri=seen.uri, path=seen.path, range=where, external=True)
-    if seen.withheld is not None:
-        return CodeLocation(uri=seen.uri, path=seen.path, range=where, withheld=seen.withheld)
+    """The start of ``where`` in ``seen`` with ``context`` lines before and after (none when
+    external or withheld)."""
     lines = seen.lines
     index = where.start.line - 1
-    if not 0 <= index < len(lines):
-        return CodeLocation(uri=seen.uri, path=seen.path, range=where)
+    shown = not seen.external and seen.withheld is None and 0 <= index < len(lines)
     return CodeLocation(
-        uri=seen.uri,
         path=seen.path,
-        range=where,
-        content=_cut(lines[index]),
-        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]],
-        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]],
+        line=where.start.line,
+        character=where.start.character,
+        external=True if seen.external else None,
+        withheld=seen.withheld,
+        content=_cut(lines[index]) if shown else None,
+        contextBefore=[_cut(line) for line in lines[max(0, index - context) : index]]
+        if shown
+        else [],
+        contextAfter=[_cut(line) for line in lines[index + 1 : index + 1 + context]]
+        if shown
+        else [],
     )
+
+
+def without_repeated_lines(locations: list[CodeLocation]) -> list[CodeLocation]:
+    """``locations`` (sorted by file and line) with each line of code shown once: where two
+    places of a file are close, the first one's lines after stop before the second's line,
+    and the second's lines before start after the first's last shown line."""
+    kept: list[CodeLocation] = []
+    for place in locations:
+        last = kept[-1] if kept else None
+        if last is not None and last.path == place.path and last.content is not None:
+            after = last.contextAfter[: max(0, place.line - last.line - 1)]
+            kept[-1] = last.model_copy(update={"contextAfter": after})
+            shown_to = last.line + len(after)
+            before = place.contextBefore
+            place = place.model_copy(
+                update={
+                    "contextBefore": before[max(0, len(before) - (place.line - shown_to - 1)) :]
+                }
+            )
+        kept.append(place)
+    return kept
 
 
 def kind_name(kind: Any) -> str:

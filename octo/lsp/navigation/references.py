@@ -14,6 +14,7 @@ from octo.lsp.navigation.locations import cut_places
 from octo.lsp.navigation.locations import places_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.locations import withheld_hints
+from octo.lsp.navigation.locations import without_repeated_lines
 from octo.lsp.navigation.next_calls import reference_hints
 from octo.lsp.navigation.target import Target
 from octo.lsp.navigation.target import answer
@@ -38,7 +39,9 @@ async def find_references(
         result = FindReferencesResult(
             resolved=target.resolved,
             server=target.slot.server_id,
-            references=[code_location(seen[p.path], p.range, query.contextLines) for p in chosen],
+            references=without_repeated_lines(
+                [code_location(seen[p.path], p.range, query.contextLines) for p in chosen]
+            ),
             totalReferences=len(places),
             pagination=pagination,
         )

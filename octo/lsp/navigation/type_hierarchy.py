@@ -76,13 +76,14 @@ def _node(item: Item, depth: int, of: str, seen: Mapping[Path, SeenFile]) -> Typ
     if not isinstance(uri, str):
         raise MalformedReplyError(f"Language server returned a bad type item: {item!r:.100}")
     file = seen[path_of(uri)]
+    name = range_of(item.get("selectionRange") or item.get("range")).start
     return TypeNode(
         name=str(item.get("name", "")),
         kind=kind_name(item.get("kind")),
         detail=item.get("detail") if isinstance(item.get("detail"), str) else None,
-        uri=file.uri,
         path=file.path,
-        range=range_of(item.get("selectionRange") or item.get("range")),
+        line=name.line,
+        character=name.character,
         depth=depth,
         of=of,
         external=True if file.external else None,
@@ -135,9 +136,7 @@ async def type_hierarchy(
         hints = [f"More {d} than {MAX_TYPES}: the first ones are listed." for d in cut]
         for node in [*result.subtypes, *result.supertypes][:1]:
             if not (node.external or node.withheld):
-                where = symbol_call(
-                    "lspGotoDefinition", node.path, node.name, node.range.start.line
-                )
+                where = symbol_call("lspGotoDefinition", node.path, node.name, node.line)
                 hints.append(f"Go to {node.name}: {where}")
         hints.extend(withheld_hints(query, seen.values()))
         return answer(target, result, hints, partial=bool(cut))

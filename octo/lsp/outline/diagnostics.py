@@ -136,7 +136,6 @@ async def diagnostics(ctx: QueryContext, query: DiagnosticsQuery) -> Answer[Diag
         found.append(
             Diagnostic(
                 path=seen[path].path,
-                uri=seen[path].uri,
                 line=where.start.line,
                 character=where.start.character,
                 endLine=where.end.line,

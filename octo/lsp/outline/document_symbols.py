@@ -86,7 +86,6 @@ def _result(
     chosen, pagination = page_of(symbols, query.symbolsPerPage, query.page)
     result = DocumentSymbolsResult(
         server=server,
-        uri=read.source.path.as_uri(),
         path=shown,
         source="tree-sitter" if server == "tree-sitter" else "lsp",
         symbols=cut_depth(chosen, query.depth),

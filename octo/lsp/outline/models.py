@@ -52,7 +52,6 @@ class DocumentSymbolsResult(ServerAnswer):
 
     items_field: ClassVar[str] = "symbols"
 
-    uri: str
     path: str
     source: Literal["lsp", "tree-sitter"] = Field(description="Which kind of source answered.")
     symbols: list[OutlineSymbol]
@@ -68,8 +67,8 @@ class WorkspaceSymbolsQuery(FileQuery):
     uri: str = Field(
         default=".",
         min_length=1,
-        description="A folder (or a file) inside the project: its language chooses the server,"
-        " and only symbols under it are listed. Default: the first allowed root.",
+        description="A folder or file of the project: its language picks the server; only"
+        " symbols under it are listed.",
     )
     query: str = Field(min_length=1, max_length=255, description="The name, or part of it.")
     kinds: list[str] | None = optional(
@@ -85,7 +84,6 @@ class FoundSymbolEntry(BaseModel):
     name: str
     kind: str
     container: str | None = optional("The class or module holding it.")
-    uri: str
     path: str
     line: int = Field(description="1-based line of its name.")
     match: Literal["exact", "prefix", "fuzzy"]
@@ -116,7 +114,6 @@ class Diagnostic(BaseModel):
     """One error or warning a server reported."""
 
     path: str
-    uri: str
     line: Line
     character: int = Field(description="0-based UTF-16 column.")
     endLine: int

@@ -118,7 +118,6 @@ async def workspace_symbols(
                     name=name,
                     kind=kind,
                     container=container,
-                    uri=file.uri,
                     path=file.path,
                     line=line,
                     match=match_of(name, query.query),
@@ -135,10 +134,10 @@ async def workspace_symbols(
         hints = page_hints(query.tool, query.params(), "page", pagination, len(shown))
         for symbol in chosen[:1]:
             hints.append(
-                f"Its uses: {symbol_call('lspFindReferences', symbol.uri, symbol.name, symbol.line)}"
+                f"Its uses: {symbol_call('lspFindReferences', symbol.path, symbol.name, symbol.line)}"
             )
             hints.append(
-                f"Its signature: {symbol_call('lspHover', symbol.uri, symbol.name, symbol.line)}"
+                f"Its signature: {symbol_call('lspHover', symbol.path, symbol.name, symbol.line)}"
             )
         if needed:
             hints.append(

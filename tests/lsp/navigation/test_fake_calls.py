@@ -25,7 +25,12 @@ INCOMING = {
 
 
 def _edges(data: Any) -> set[tuple[str, str, int]]:
-    return {(c["from"]["name"], c["to"]["name"], c["depth"]) for c in data["calls"]}
+    """Each call as (caller, callee, depth); the end left out is the asked function (item)."""
+    asked = data["item"]
+    return {
+        (c.get("from", asked)["name"], c.get("to", asked)["name"], c["depth"])
+        for c in data["calls"]
+    }
 
 
 async def test_a_call_hierarchy_walks_every_level(gateway: GatewayFactory) -> None:
@@ -41,6 +46,11 @@ async def test_a_call_hierarchy_walks_every_level(gateway: GatewayFactory) -> No
     }
     site = next(c for c in result["data"]["calls"] if c["from"]["name"] == "a")
     assert site["content"] == "    return target()"
+    # The asked function is said once, in item: no call repeats it as its callee.
+    assert result["data"]["item"]["name"] == "target"
+    assert [c for c in result["data"]["calls"] if "to" in c] == [
+        c for c in result["data"]["calls"] if c["depth"] == 2
+    ]
 
 
 @pytest.mark.parametrize(

@@ -32,8 +32,9 @@ async def test_a_definition_names_its_body_uses_and_callers(
     gw = await gateway(fake_env("plain"))
     result = result_of(await gw.lsp_goto_definition([DEFINITION]))
     (definition,) = result["data"]["definitions"]
-    assert definition["uri"] == (project / "mod.py").as_uri()
-    assert definition["path"] == "mod.py"
+    # Said once: the root-relative path and the start, no file:// URI, no range's end.
+    assert "uri" not in definition and "range" not in definition
+    assert (definition["path"], definition["line"], definition["character"]) == ("mod.py", 1, 0)
     assert definition["content"] == "def target():"
     assert "contextBefore" not in definition  # none before the first line: left out
     assert definition["contextAfter"] == ["    return 1", "", "", "value = target()", ""]
@@ -56,7 +57,7 @@ async def test_references_name_a_use_the_callers_and_the_last_page(
     first_wire, past_wire = (r.model_dump(mode="json", exclude_none=True) for r in (first, past))
     assert first_wire["status"] == "success"
     (use,) = first_wire["data"]["references"]
-    assert set(use) == {"uri", "path", "range", "content", "contextAfter"}
+    assert set(use) == {"path", "line", "character", "content", "contextAfter"}
     assert "contextBefore" not in use  # none: left out
     mod = str(project / "mod.py")
     assert first_wire["hints"] == [
@@ -84,10 +85,13 @@ async def test_calls_name_the_next_page_a_caller_and_one_level_further(
     first, past = (await gw.lsp_call_hierarchy([query, {**query, "page": 9}])).results
     first_wire, past_wire = (r.model_dump(mode="json", exclude_none=True) for r in (first, past))
     (call,) = first_wire["data"]["calls"]
-    assert (call["from"]["name"], call["to"]["name"]) == ("a", "target")
+    # The asked function is the answer's item, not repeated as each call's callee.
+    assert (call["from"]["name"], first_wire["data"]["item"]["name"]) == ("a", "target")
+    assert "to" not in call
     calls_py = str(project / "calls.py")
-    assert call["from"]["uri"] == (project / "calls.py").as_uri()
+    assert set(call["from"]) == {"name", "path", "line", "character"}
     assert call["from"]["path"] == "calls.py"
+    assert call["callSites"] == [{"line": 6, "character": 11}]
     assert call["content"] == "    return target()"
     assert (call["contextBefore"], call["contextAfter"]) == (["", "def a():"], ["", ""])
     assert first_wire["hints"] == [

@@ -146,7 +146,7 @@ async def test_implementations_of_an_abstract_method(
     data = await _data(
         gw, "lspGotoDefinition", uri=KINDS, symbolName="speak", lineHint=16, kind="implementation"
     )
-    lines = {d["range"]["start"]["line"] for d in data["definitions"]}
+    lines = {d["line"] for d in data["definitions"]}
     # The overrides in Dog and Puppy (servers may list the abstract one too).
     assert {21, 29} <= lines <= {16, 21, 29}
 
