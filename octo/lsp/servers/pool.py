@@ -30,8 +30,9 @@ from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.client import ServerCrashedError
 from octo.lsp.servers.commands import Language
 from octo.lsp.servers.commands import ServerCommand
+from octo.lsp.servers.commands import ServerTable
 from octo.lsp.servers.commands import find_servers
-from octo.lsp.servers.commands import language_of
+from octo.lsp.servers.commands import server_table
 from octo.lsp.servers.commands import workspace_root
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.process import server_environment
@@ -142,15 +143,27 @@ class LspPool:
             collections.OrderedDict()
         )
         self._commands: dict[str, tuple[ServerCommand, ...]] = {}
+        self._table: ServerTable | None = None
+        #: The capabilities each server answered initialize with, by server name.
+        self.capabilities: dict[str, dict[str, Any]] = {}
         self._closed = False
 
+    @property
+    def table(self) -> ServerTable:
+        """The configured servers, read on first use (blocking: the servers file)."""
+        if self._table is None:
+            self._table = server_table(self.env)
+        return self._table
+
     def language(self, path: Path) -> Language:
-        found = language_of(path)
+        """``path``'s language by the configured servers (blocking on first use)."""
+        found = self.table.language_of(path)
         if found is None:
             raise LspNotAvailableError(
                 f"No language server handles '{path.suffix or path.name}' files",
                 hints=[
-                    "Supported: Python, TypeScript/JavaScript, C/C++, Go, Rust.",
+                    f"Configured: {', '.join(self.table.families())}; a servers file"
+                    " (OCTO_LSP_SERVERS_FILE) adds a language.",
                     "Use localSearchCode to find the symbol by text instead.",
                 ],
             )
@@ -162,7 +175,9 @@ class LspPool:
         commands = self._commands.get(family)
         if commands is None:
             # Discovery looks at the disk (PATH, packages, package.json): off the event loop.
-            commands = await anyio.to_thread.run_sync(find_servers, family, self.env)
+            commands = await anyio.to_thread.run_sync(
+                lambda: find_servers(family, self.env, self.table)
+            )
             self._commands[family] = commands
         return commands
 
@@ -175,11 +190,13 @@ class LspPool:
     ) -> ServerSlot:
         """The live ``command`` server (default: the first) for ``path``, started (once) if
         needed; ``workspace``: its workspace root when the caller found it already."""
-        family = self.language(path).family
+        family = (await anyio.to_thread.run_sync(self.language, path)).family
         command = command or (await self.commands(family))[0]
         root = workspace
         if root is None:
-            root = await anyio.to_thread.run_sync(workspace_root, path, allowed_root, family)
+            root = await anyio.to_thread.run_sync(
+                workspace_root, path, allowed_root, family, self.table
+            )
         key = (command.server_id, root)
         slot = self._slots.get(key)
         if slot is None:
@@ -196,6 +213,25 @@ class LspPool:
                 await self._start(slot, allowed_root)
         self.touch(slot)
         return slot
+
+    def offering(self, slot: ServerSlot, capability: str) -> str:
+        """A hint naming the configured servers of ``slot``'s language, other than its own,
+        that offer ``capability`` (those seen to, else any)."""
+        entry = slot.command.entry
+        family = entry.languages[0] if entry else None
+        others = [e.name for e in self.table.servers_of(family or "") if e.name != slot.server_id]
+        if not others:
+            return (
+                f"No other {family or 'such'} server is configured: a servers file"
+                " (OCTO_LSP_SERVERS_FILE) adds one."
+            )
+        seen = [
+            n for n in others if self.capabilities.get(n, {}).get(capability) not in (None, False)
+        ]
+        key = f"OCTO_LSP_{(family or '<LANGUAGE>').upper()}_SERVERS"
+        if seen:
+            return f"{', '.join(seen)} offer{'s' if len(seen) == 1 else ''} it: {key}={seen[0]}."
+        return f"Other configured {family} servers: {', '.join(others)}; choose one with {key}."
 
     def has_room(self) -> bool:
         """True when one more server can start without stopping another."""
@@ -226,6 +262,8 @@ class LspPool:
                 loaded_log=command.loaded_log,
                 untrusted=untrusted,
                 sections=sections,
+                settings=command.settings,
+                options=command.initialization_options,
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:
             slot.last_crash = exc.message
@@ -235,6 +273,7 @@ class LspPool:
             await client.aclose()
             raise LspNotAvailableError("The gateway is closing; no server starts any more")
         slot.client, slot.settled = client, False
+        self.capabilities[command.server_id] = client.capabilities
         slot.idle_watch = anyio.CancelScope()
         self.runtime.start_background(
             self._retire_when_idle, slot, client, slot.idle_watch, name=f"{slot.server_id} idle"

@@ -1,0 +1,76 @@
+"""The npm language servers of the built-in table, real: bash-language-server and
+yaml-language-server answer definition, references, hover and document symbols on fixtures
+with known answers (.ci/run installs them into .ci/lsp)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from octo import Gateway
+from octo.core.config import Config
+from octo.core.errors import LspNotAvailableError
+from octo.lsp.servers.commands import find_servers
+from tests.lsp.conftest import FIXTURES
+from tests.lsp.conftest import lsp_env
+from tests.lsp.conftest import result_of
+
+SH = FIXTURES / "sh_project"
+YAML = FIXTURES / "yaml_project"
+
+
+def _installed(family: str) -> None:
+    try:
+        find_servers(family, lsp_env())
+    except LspNotAvailableError:
+        pytest.skip(f"no {family} language server installed (.ci/run installs it)")
+
+
+@pytest.fixture
+async def gw() -> AsyncIterator[Gateway]:
+    async with Gateway(Config.from_env(lsp_env()), roots=[SH, YAML]) as gateway:
+        yield gateway
+
+
+def _data(response: Any) -> dict[str, Any]:
+    result = result_of(response)
+    assert result["status"] == "success", result
+    data: dict[str, Any] = result["data"]
+    return data
+
+
+async def test_bash_definition_hover_references_and_symbols(gw: Gateway) -> None:
+    _installed("bash")
+    use = {"uri": str(SH / "main.sh"), "symbolName": "greet", "lineHint": 5}
+    definition = _data(await gw.lsp_goto_definition([use]))
+    assert definition["server"] == "bash-language-server"
+    (found,) = definition["definitions"]
+    assert (found["path"], found["range"]["start"]["line"]) == ("lib.sh", 3)
+    hover = _data(await gw.lsp_hover([use]))
+    assert "Function: **greet**" in hover["markdown"]
+    assert "Prints a greeting for its first argument." in hover["markdown"]
+    place = {"uri": str(SH / "lib.sh"), "symbolName": "greet", "lineHint": 3}
+    references = _data(await gw.lsp_find_references([place]))
+    where = {(r["path"], r["range"]["start"]["line"]) for r in references["references"]}
+    assert where == {("lib.sh", 3), ("main.sh", 5)}
+    symbols = _data(await gw.lsp_document_symbols([{"uri": str(SH / "lib.sh")}]))
+    assert symbols["source"] == "lsp"
+    assert [(s["name"], s["kind"], s["startLine"]) for s in symbols["symbols"]] == [
+        ("greet", "function", 3),
+        ("COUNT", "variable", 7),
+    ]
+
+
+async def test_yaml_alias_definition_and_symbols(gw: Gateway) -> None:
+    _installed("yaml")
+    alias = {"uri": str(YAML / "ci.yaml"), "symbolName": "defaults", "lineHint": 6}
+    definition = _data(await gw.lsp_goto_definition([alias]))
+    assert definition["server"] == "yaml-language-server"
+    (found,) = definition["definitions"]
+    assert (found["path"], found["range"]["start"]["line"]) == ("ci.yaml", 2)
+    symbols = _data(await gw.lsp_document_symbols([{"uri": str(YAML / "ci.yaml")}]))
+    top = [(s["name"], s["startLine"]) for s in symbols["symbols"]]
+    assert top == [("defaults", 1), ("build", 5), ("test", 9)]
+    assert [c["name"] for c in symbols["symbols"][0]["children"]] == ["image", "retries"]
