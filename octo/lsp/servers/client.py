@@ -102,6 +102,11 @@ class LspClient:
         process = self._process
         return process is not None and process.returncode is None and not self._client.stopped
 
+    @property
+    def pid(self) -> int | None:
+        """The server's process id (its session's id too), once spawned."""
+        return self._process.pid if self._process is not None else None
+
     @classmethod
     async def start(
         cls,
