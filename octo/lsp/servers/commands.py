@@ -83,6 +83,8 @@ class ServerTable:
 
     def __init__(self, entries: Iterable[ServerEntry]) -> None:
         listed = list(entries)
+        #: Every configured language, in the order the table first names it.
+        self.languages = tuple(dict.fromkeys(lang for e in listed for lang in e.languages))
         order = {entry.name: index for index, entry in enumerate(listed)}
         #: Every entry, the higher priority first (in file order among equals).
         self.entries = tuple(sorted(listed, key=lambda e: (-e.priority, order[e.name])))
@@ -113,8 +115,8 @@ class ServerTable:
         return tuple(entry for entry in self.entries if family in entry.languages)
 
     def families(self) -> tuple[str, ...]:
-        """Every configured language, in the order of its first server."""
-        return tuple(dict.fromkeys(lang for entry in self.entries for lang in entry.languages))
+        """Every configured language, in the order the table first names it."""
+        return self.languages
 
 
 def _family(entry: ServerEntry, name: str) -> str:

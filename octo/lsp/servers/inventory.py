@@ -97,3 +97,40 @@ async def check_lines(pool: LspPool, path: Path, root: Path) -> list[str]:
         *lines,
         f"definition of {match.group()!r} (line {number + 1}): {count} location(s)",
     ]
+
+
+_NAVIGATION = "definition, references, hover, call hierarchy, document symbols"
+#: Built-in servers whose answers tests here check against the real server, and which.
+TESTED_HERE: dict[str, str] = {
+    "ty": _NAVIGATION,
+    "basedpyright": _NAVIGATION,
+    "typescript-language-server": _NAVIGATION,
+    "clangd": _NAVIGATION,
+    "bash-language-server": "definition, references, hover, document symbols",
+    "yaml-language-server": "definition (alias to anchor), document symbols",
+}
+
+
+def languages_markdown(table: ServerTable, outlines: Mapping[str, str]) -> list[str]:
+    """The table of which language answers which operation, from the built-in ``table``
+    and the extensions octo outlines by syntax tree (``outlines``)."""
+    lines = [
+        "| language | files | servers (asked in this order) | checked here with the real"
+        " server | lspDocumentSymbols without a server |",
+        "|---|---|---|---|---|",
+    ]
+    for family in table.families():
+        entries = table.servers_of(family)
+        files = dict.fromkeys(
+            [f"`{n}`" for e in entries for n in e.filenames]
+            + [f"`{x}`" for e in entries for x in e.extensions]
+        )
+        servers = ", ".join(e.name for e in entries)
+        checked = next((TESTED_HERE[e.name] for e in entries if e.name in TESTED_HERE), None)
+        outlined = any(x in outlines for e in entries for x in e.extensions)
+        lines.append(
+            f"| {family} | {' '.join(files)} | {servers} |"
+            f" {checked or 'configured, not tested here'} |"
+            f" {'syntax-tree outline' if outlined else 'none'} |"
+        )
+    return lines
