@@ -261,6 +261,14 @@ async def _call(
     return EXIT_ALL_FAILED if response.all_failed else EXIT_OK
 
 
+def _check_servers_file(config: Config) -> None:
+    """Read the language servers file before serving: a bad entry stops start-up, naming
+    its line, rather than failing each LSP query later."""
+    from octo.lsp.servers.commands import server_table
+
+    server_table(config.env)
+
+
 def _lsp(config: Config, args: argparse.Namespace) -> int:
     """``octo lsp``: the configured servers; ``octo lsp check FILE``: one server tried."""
     from octo.lsp.servers.commands import server_table
@@ -466,6 +474,11 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command == "tools":
         return _tools(args.name)
     if args.command == "serve":
+        try:
+            _check_servers_file(config)
+        except ConfigError as exc:
+            print(f"octo: {exc}", file=sys.stderr)
+            return EXIT_BAD_CALL
         return _serve(config, args)
     if args.command == "lsp":
         try:

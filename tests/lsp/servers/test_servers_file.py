@@ -143,6 +143,15 @@ def test_octo_lsp_stops_on_a_bad_servers_file(
     assert "servers.toml:3: unknown key 'what'" in capsys.readouterr().err
 
 
+def test_octo_serve_does_not_start_on_a_bad_servers_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OCTO_LSP_SERVERS_FILE", str(tmp_path / "servers.toml"))
+    (tmp_path / "servers.toml").write_text('\n[[servers]]\nname = "x"\nlanguages = ["x"]\n')
+    assert main(["serve"]) == 2
+    assert "servers.toml:2: server 'x' has no command" in capsys.readouterr().err
+
+
 def test_octo_lsp_check_tries_the_files_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
