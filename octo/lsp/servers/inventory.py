@@ -106,6 +106,7 @@ TESTED_HERE: dict[str, str] = {
     "basedpyright": _NAVIGATION,
     "typescript-language-server": _NAVIGATION,
     "clangd": _NAVIGATION,
+    "intelephense": "definition, references, hover, document symbols",
     "bash-language-server": "definition, references, hover, document symbols",
     "yaml-language-server": "definition (alias to anchor), document symbols",
 }

@@ -1,5 +1,5 @@
-"""The npm language servers of the built-in table, real: bash-language-server and
-yaml-language-server answer definition, references, hover and document symbols on fixtures
+"""The npm language servers of the built-in table, real: intelephense, bash-language-server
+and yaml-language-server answer definition, references, hover and document symbols on fixtures
 with known answers (.ci/run installs them into .ci/lsp)."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from tests.lsp.conftest import FIXTURES
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of
 
+PHP = FIXTURES / "php_project"
 SH = FIXTURES / "sh_project"
 YAML = FIXTURES / "yaml_project"
 
@@ -30,7 +31,7 @@ def _installed(family: str) -> None:
 
 @pytest.fixture
 async def gw() -> AsyncIterator[Gateway]:
-    async with Gateway(Config.from_env(lsp_env()), roots=[SH, YAML]) as gateway:
+    async with Gateway(Config.from_env(lsp_env()), roots=[PHP, SH, YAML]) as gateway:
         yield gateway
 
 
@@ -74,3 +75,26 @@ async def test_yaml_alias_definition_and_symbols(gw: Gateway) -> None:
     top = [(s["name"], s["startLine"]) for s in symbols["symbols"]]
     assert top == [("defaults", 1), ("build", 5), ("test", 9)]
     assert [c["name"] for c in symbols["symbols"][0]["children"]] == ["image", "retries"]
+
+
+async def test_php_definition_hover_references_and_symbols(gw: Gateway) -> None:
+    _installed("php")
+    use = {"uri": str(PHP / "main.php"), "symbolName": "area", "lineHint": 6}
+    definition = _data(await gw.lsp_goto_definition([use]))
+    assert definition["server"] == "intelephense"
+    (found,) = definition["definitions"]
+    assert (found["path"], found["range"]["start"]["line"]) == ("Shapes.php", 4)
+    hover = _data(await gw.lsp_hover([use]))
+    assert "function area(float $side): float" in hover["markdown"]
+    assert "The area of a square with sides of length $side." in hover["markdown"]
+    place = {"uri": str(PHP / "Shapes.php"), "symbolName": "area", "lineHint": 4}
+    references = _data(await gw.lsp_find_references([place]))
+    where = {(r["path"], r["range"]["start"]["line"]) for r in references["references"]}
+    assert {("Shapes.php", 4), ("Shapes.php", 17), ("main.php", 6)} <= where
+    symbols = _data(await gw.lsp_document_symbols([{"uri": str(PHP / "Shapes.php")}]))
+    assert [(s["name"], s["kind"]) for s in symbols["symbols"]] == [
+        ("area", "function"),
+        ("Square", "class"),
+    ]
+    methods = [c["name"] for c in symbols["symbols"][1]["children"] if c["kind"] == "method"]
+    assert methods == ["area"]
