@@ -32,6 +32,8 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - many-types: the type at any place has 150 supertypes and 150 subtypes, each with none.
 - alloc-N: holds N MB more from its start (written, so resident).
 - grow-N: each definition makes it hold N MB more.
+- config: hover answers the initialization options it got and its client's answer to
+  workspace/configuration for section "fakelang", as JSON.
 """
 
 from __future__ import annotations
@@ -238,6 +240,23 @@ if MODE == "long-hover":
     def long_hover(ls: LanguageServer, params: lsp.HoverParams) -> lsp.Hover:
         text = "\n".join(f"Line {n} of a long docstring, with some words." for n in range(700))
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+#: The initialization options of the initialize request (mode config).
+_options: list[Any] = []
+
+if MODE == "config":
+
+    @server.feature(lsp.INITIALIZE)
+    def remember_options(ls: LanguageServer, params: lsp.InitializeParams) -> None:
+        _options.append(params.initialization_options)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def configuration(ls: LanguageServer, params: lsp.HoverParams) -> lsp.Hover:
+        asked = lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="fakelang")])
+        settings = await ls.workspace_configuration_async(asked)
+        text = json.dumps({"options": _options[0] if _options else None, "settings": settings})
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=text))
 
 
 def _type(name: str, uri: str, line: int) -> lsp.TypeHierarchyItem:

@@ -3,6 +3,7 @@ a bad entry stops start-up naming its line, and ``octo lsp`` lists and tries ser
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -108,6 +109,19 @@ async def test_a_configured_server_answers_for_its_language(
     assert data["server"] == "fakelang-server"
     (definition,) = data["definitions"]
     assert (definition["path"], definition["range"]["start"]["line"]) == ("shapes.fake", 1)
+
+
+async def test_the_entrys_options_and_settings_reach_its_server(
+    gateway: GatewayFactory, project: Path
+) -> None:
+    (project / "shapes.fake").write_text("shape target\n\nuse target\n")
+    gw = await gateway(_servers_file(project, FAKE_ENTRY.replace('"plain"', '"config"')))
+    query = {"uri": "shapes.fake", "symbolName": "target", "lineHint": 3}
+    data = result_of(await gw.lsp_hover([query]))["data"]
+    assert json.loads(data["markdown"]) == {
+        "options": {"mode": "quiet"},
+        "settings": [{"lint": False}],
+    }
 
 
 async def test_an_operation_the_server_lacks_names_a_server_of_the_language(
