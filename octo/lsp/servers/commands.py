@@ -40,9 +40,9 @@ INSTALL_HINTS: dict[str, str] = {
 }
 
 #: How long a server's first indexing may delay its answers, where not the default 30 s.
-_SETTLE_CAPS = {name: 10.0 for name in ("ty", "basedpyright", "pyright", "pylsp")} | {
-    "jedi-language-server": 10.0
-}
+_SETTLE_CAPS = dict.fromkeys(
+    ("ty", "basedpyright", "pyright", "pylsp", "jedi-language-server"), 10.0
+)
 _DEFAULT_SETTLE_CAP = 30.0
 
 
@@ -51,7 +51,8 @@ class ServerCommand:
     """A launchable server: its id, argv, and how long its indexing may delay answers.
 
     ``loaded_log`` matches the log message a server sends once it knows every file of the
-    workspace, for servers that report no progress while finding them.
+    workspace, for servers that report no progress while finding them; ``entry`` is its
+    entry of the server table (None for an ``OCTO_LSP_<LANGUAGE>_COMMAND``).
     """
 
     server_id: str
@@ -84,7 +85,7 @@ class ServerTable:
     def __init__(self, entries: Iterable[ServerEntry]) -> None:
         listed = list(entries)
         #: Every configured language, in the order the table first names it.
-        self.languages = tuple(dict.fromkeys(lang for e in listed for lang in e.languages))
+        self._languages = tuple(dict.fromkeys(lang for e in listed for lang in e.languages))
         order = {entry.name: index for index, entry in enumerate(listed)}
         #: Every entry, the higher priority first (in file order among equals).
         self.entries = tuple(sorted(listed, key=lambda e: (-e.priority, order[e.name])))
@@ -116,7 +117,7 @@ class ServerTable:
 
     def families(self) -> tuple[str, ...]:
         """Every configured language, in the order the table first names it."""
-        return self.languages
+        return self._languages
 
 
 def _family(entry: ServerEntry, name: str) -> str:
