@@ -109,6 +109,10 @@ TESTED_HERE: dict[str, str] = {
     "intelephense": "definition, references, hover, document symbols",
     "bash-language-server": "definition, references, hover, document symbols",
     "yaml-language-server": "definition (alias to anchor), document symbols",
+    "vscode-json-language-server": "document symbols",
+    "vscode-css-language-server": "definition (custom property), hover, document symbols",
+    "vscode-html-language-server": "hover, document symbols",
+    "dockerfile-language-server": "definition (ARG), hover, document symbols",
 }
 
 

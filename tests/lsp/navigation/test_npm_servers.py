@@ -1,5 +1,5 @@
-"""The npm language servers of the built-in table, real: intelephense, bash-language-server
-and yaml-language-server answer definition, references, hover and document symbols on fixtures
+"""The npm language servers of the built-in table, real: intelephense, bash-language-server,
+yaml-language-server, the JSON, CSS and HTML servers and the Dockerfile server answer definition, references, hover and document symbols on fixtures
 with known answers (.ci/run installs them into .ci/lsp)."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tests.lsp.conftest import result_of
 PHP = FIXTURES / "php_project"
 SH = FIXTURES / "sh_project"
 YAML = FIXTURES / "yaml_project"
+WEB = FIXTURES / "web_project"
 
 
 def _installed(family: str) -> None:
@@ -31,7 +32,7 @@ def _installed(family: str) -> None:
 
 @pytest.fixture
 async def gw() -> AsyncIterator[Gateway]:
-    async with Gateway(Config.from_env(lsp_env()), roots=[PHP, SH, YAML]) as gateway:
+    async with Gateway(Config.from_env(lsp_env()), roots=[PHP, SH, YAML, WEB]) as gateway:
         yield gateway
 
 
@@ -98,3 +99,37 @@ async def test_php_definition_hover_references_and_symbols(gw: Gateway) -> None:
     ]
     methods = [c["name"] for c in symbols["symbols"][1]["children"] if c["kind"] == "method"]
     assert methods == ["area"]
+
+
+async def test_json_css_and_html(gw: Gateway) -> None:
+    for family in ("json", "css", "html"):
+        _installed(family)
+    json_symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "schema.json")}]))
+    assert json_symbols["server"] == "vscode-json-language-server"
+    top = [(s["name"], s["startLine"]) for s in json_symbols["symbols"]]
+    assert top == [("definitions", 2), ("properties", 5)]
+    variable = {"uri": str(WEB / "site.css"), "symbolName": "--accent", "lineHint": 6}
+    (found,) = _data(await gw.lsp_goto_definition([variable]))["definitions"]
+    assert (found["path"], found["range"]["start"]["line"]) == ("site.css", 2)
+    selector = {"uri": str(WEB / "site.css"), "symbolName": "button", "lineHint": 5}
+    assert "Specificity" in _data(await gw.lsp_hover([selector]))["markdown"]
+    css_symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "site.css")}]))
+    assert [s["name"] for s in css_symbols["symbols"]] == [":root", ".button"]
+    element = {"uri": str(WEB / "index.html"), "symbolName": "main", "lineHint": 7}
+    assert "main content of the body" in _data(await gw.lsp_hover([element]))["markdown"]
+    html_symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "index.html")}]))
+    assert html_symbols["server"] == "vscode-html-language-server"
+    assert html_symbols["symbols"][0]["name"] == "html"
+
+
+async def test_dockerfile_by_its_file_name(gw: Gateway) -> None:
+    _installed("dockerfile")
+    use = {"uri": str(WEB / "Dockerfile"), "symbolName": "VERSION", "lineHint": 4}
+    definition = _data(await gw.lsp_goto_definition([use]))
+    assert definition["server"] == "dockerfile-language-server"
+    (found,) = definition["definitions"]
+    assert (found["path"], found["range"]["start"]["line"]) == ("Dockerfile", 1)
+    instruction = {"uri": str(WEB / "Dockerfile"), "symbolName": "WORKDIR", "lineHint": 3}
+    assert "working directory" in _data(await gw.lsp_hover([instruction]))["markdown"]
+    symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "Dockerfile")}]))
+    assert [s["name"] for s in symbols["symbols"]] == ["ARG", "FROM", "WORKDIR", "RUN"]
