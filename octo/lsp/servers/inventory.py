@@ -113,6 +113,7 @@ TESTED_HERE: dict[str, str] = {
     "vscode-css-language-server": "definition (custom property), hover, document symbols",
     "vscode-html-language-server": "hover, document symbols",
     "dockerfile-language-server": "definition (ARG), hover, document symbols",
+    "svelte-language-server": "definition, hover, document symbols",
 }
 
 

@@ -1,5 +1,5 @@
 """The npm language servers of the built-in table, real: intelephense, bash-language-server,
-yaml-language-server, the JSON, CSS and HTML servers and the Dockerfile server answer definition, references, hover and document symbols on fixtures
+yaml-language-server, the JSON, CSS, HTML, Dockerfile and Svelte servers answer definition, references, hover and document symbols on fixtures
 with known answers (.ci/run installs them into .ci/lsp)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ PHP = FIXTURES / "php_project"
 SH = FIXTURES / "sh_project"
 YAML = FIXTURES / "yaml_project"
 WEB = FIXTURES / "web_project"
+SVELTE = FIXTURES / "svelte_project"
 
 
 def _installed(family: str) -> None:
@@ -32,7 +33,7 @@ def _installed(family: str) -> None:
 
 @pytest.fixture
 async def gw() -> AsyncIterator[Gateway]:
-    async with Gateway(Config.from_env(lsp_env()), roots=[PHP, SH, YAML, WEB]) as gateway:
+    async with Gateway(Config.from_env(lsp_env()), roots=[PHP, SH, YAML, WEB, SVELTE]) as gateway:
         yield gateway
 
 
@@ -133,3 +134,20 @@ async def test_dockerfile_by_its_file_name(gw: Gateway) -> None:
     assert "working directory" in _data(await gw.lsp_hover([instruction]))["markdown"]
     symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "Dockerfile")}]))
     assert [s["name"] for s in symbols["symbols"]] == ["ARG", "FROM", "WORKDIR", "RUN"]
+
+
+async def test_svelte_definition_hover_and_symbols(gw: Gateway) -> None:
+    _installed("svelte")
+    use = {"uri": str(SVELTE / "Counter.svelte"), "symbolName": "double", "lineHint": 6}
+    definition = _data(await gw.lsp_goto_definition([use]))
+    assert definition["server"] == "svelte-language-server"
+    (found,) = definition["definitions"]
+    assert (found["path"], found["range"]["start"]["line"]) == ("Counter.svelte", 2)
+    hover = _data(await gw.lsp_hover([use]))
+    assert "double(value: number): number" in hover["markdown"]
+    symbols = _data(await gw.lsp_document_symbols([{"uri": str(SVELTE / "Counter.svelte")}]))
+    script = symbols["symbols"][0]
+    assert [(c["name"], c["kind"]) for c in script["children"]] == [
+        ("double", "function"),
+        ("count", "variable"),
+    ]
