@@ -153,6 +153,16 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument(
         "--output", metavar="PATH", help="write only the reference here (- : standard output)"
     )
+    lsp = commands.add_parser(
+        "lsp",
+        help="list the configured language servers; `octo lsp check FILE` tries one",
+        description="Without arguments: every configured language server (built-in and from "
+        "OCTO_LSP_SERVERS_FILE), its languages, and where its command was found. "
+        "`check FILE`: start FILE's server and print what it offers and answers.",
+    )
+    lsp.add_argument("action", nargs="?", choices=["check"], help="check: try FILE's server")
+    lsp.add_argument("file", nargs="?", metavar="FILE", help="the file `check` opens")
+    _root_option(lsp, "allowed root for FILE (default: OCTO_ROOTS, else FILE's folder)")
     return parser
 
 
@@ -291,6 +301,11 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from octo.faces.http.access import HttpAccess
     from octo.faces.http.access import HttpAccessError
 
+    try:
+        _check_servers_file(config)
+    except ConfigError as exc:
+        print(f"octo: {exc}", file=sys.stderr)
+        return EXIT_BAD_CALL
     if args.toolsets is not None:
         try:
             toolsets = parse_toolsets(args.toolsets, "--toolsets")
@@ -384,6 +399,54 @@ def _docs(output: str | None, check: bool) -> int:
     return EXIT_OK
 
 
+def _check_servers_file(config: Config) -> None:
+    """Read the language servers file before serving: a bad entry stops start-up, naming
+    its line, rather than failing each LSP query later."""
+    from octo.lsp.servers.commands import server_table
+
+    server_table(config.env)
+
+
+def _lsp(config: Config, args: argparse.Namespace) -> int:
+    """``octo lsp``: the configured servers; ``octo lsp check FILE``: one server tried."""
+    from octo.lsp.servers.commands import server_table
+    from octo.lsp.servers.inventory import inventory
+    from octo.lsp.servers.inventory import inventory_lines
+
+    table = server_table(config.env)  # a bad servers file stops here, naming its line
+    if args.action is None:
+        print("\n".join(inventory_lines(inventory(table, config.env))))
+        return EXIT_OK
+    if args.file is None:
+        print("octo lsp check: which FILE? (octo lsp check FILE)", file=sys.stderr)
+        return EXIT_BAD_CALL
+    roots = [Path(r).resolve() for r in args.roots or config.roots]
+    path = Path(args.file).resolve()
+    return anyio.run(_lsp_check, config, path, roots or [path.parent])
+
+
+async def _lsp_check(config: Config, path: Path, chosen: list[Path]) -> int:
+    from octo.core.errors import OctoError
+    from octo.faces.library import Gateway
+    from octo.lsp.servers.inventory import check_lines
+    from octo.lsp.servers.pool import LspPool
+
+    root = next((r for r in chosen if path.is_relative_to(r)), None)
+    if root is None:
+        print(f"octo lsp check: {path} is not under an allowed root", file=sys.stderr)
+        return EXIT_BAD_CALL
+    async with Gateway(config, roots=chosen) as gateway:
+        try:
+            lines = await check_lines(gateway.runtime.backend(LspPool), path, root)
+        except (OctoError, OSError) as exc:
+            hints = exc.hints if isinstance(exc, OctoError) else []
+            message = exc.message if isinstance(exc, OctoError) else str(exc)
+            print("\n".join([f"octo lsp check: {message}", *hints]), file=sys.stderr)
+            return EXIT_ALL_FAILED
+    print("\n".join(lines))
+    return EXIT_OK
+
+
 def _missing_root(roots: list[str] | None, config: Config) -> str | None:
     """What is wrong with the first allowed root that is not a directory, if one is not:
     every query under it would fail, each saying only that its own path does not exist."""
@@ -448,6 +511,12 @@ def _run(argv: Sequence[str] | None) -> int:
     if missing is not None:
         print(f"octo: {missing}", file=sys.stderr)
         return EXIT_BAD_CALL
+    if args.command == "lsp":
+        try:
+            return _lsp(config, args)
+        except ConfigError as exc:
+            print(f"octo: {exc}", file=sys.stderr)
+            return EXIT_BAD_CALL
     if args.command == "index":
         return _index(config, args)
     try:

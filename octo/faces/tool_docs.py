@@ -277,11 +277,32 @@ def tool_reference(spec: ToolSpec) -> str:
     return "\n".join(_tool_section(spec)).rstrip("\n") + "\n"
 
 
+def _languages_section() -> list[str]:
+    """Which languages answer which LSP operation, from the built-in server table."""
+    from octo.lsp.outline.tree_outline import outline_languages
+    from octo.lsp.servers.commands import builtin_table
+    from octo.lsp.servers.inventory import languages_markdown
+
+    return [
+        "## Languages",
+        "",
+        "The lsp* tools ask a language's servers in order (the next when one times out or lacks"
+        " the operation; an operation no server offers answers `LSP_NOT_AVAILABLE` naming the"
+        " other configured servers). The built-in table is below; a servers file"
+        " (`OCTO_LSP_SERVERS_FILE`, `[[servers]]` entries) adds languages or replaces a server"
+        " by name, and `octo lsp` shows which are installed. Without a server,"
+        " lspDocumentSymbols answers a syntax-tree outline where the last column says so.",
+        "",
+        *languages_markdown(builtin_table(), outline_languages()),
+        "",
+    ]
+
+
 def render_tools_markdown() -> str:
     """The full text of docs/tools.md for the tools registered now."""
     specs = all_tools()
     codes = ", ".join(f"`{code.value}`" for code in ErrorCode)
-    lines = [_HEADER.format(codes=codes), "## Contents", ""]
+    lines = [_HEADER.format(codes=codes), *_languages_section(), "## Contents", ""]
     lines.extend(
         f"- {_anchor(spec.name)} ({spec.category.value}, max {spec.max_queries}): " + summary(spec)
         for spec in specs

@@ -30,6 +30,10 @@ cannot parse) and answers definition with line 1 of the queried file, except:
 - busy: definition takes 0.2 s; STATE_DIR/most holds the most definitions it ran at once.
 - long-hover: hover answers 30,000 characters of markdown.
 - many-types: the type at any place has 150 supertypes and 150 subtypes, each with none.
+- alloc-N: holds N MB more from its start (written, so resident).
+- grow-N: each definition makes it hold N MB more.
+- config: hover answers the initialization options it got and its client's answer to
+  workspace/configuration for section "fakelang", as JSON.
 """
 
 from __future__ import annotations
@@ -74,6 +78,15 @@ def _location(uri: str) -> lsp.Location:
     return lsp.Location(uri=uri, range=lsp.Range(start=start, end=start))
 
 
+#: Memory held on purpose (modes alloc-N and grow-N).
+_held: list[bytes] = []
+_MB = 1 << 20
+
+
+def _hold(megabytes: int) -> None:
+    _held.append(b"x" * (megabytes * _MB))
+
+
 #: Whether the first definition has indexed (mode late-index).
 _indexed: list[bool] = []
 #: Definitions running now, and the most at once (mode busy).
@@ -82,6 +95,8 @@ _running = [0, 0]
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: LanguageServer, params: lsp.DefinitionParams) -> Any:
+    if MODE.startswith("grow-"):
+        _hold(int(MODE.removeprefix("grow-")))
     if MODE == "busy":
         _running[0] += 1
         _running[1] = max(_running)
@@ -227,6 +242,23 @@ if MODE == "long-hover":
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
 
 
+#: The initialization options of the initialize request (mode config).
+_options: list[Any] = []
+
+if MODE == "config":
+
+    @server.feature(lsp.INITIALIZE)
+    def remember_options(ls: LanguageServer, params: lsp.InitializeParams) -> None:
+        _options.append(params.initialization_options)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def configuration(ls: LanguageServer, params: lsp.HoverParams) -> lsp.Hover:
+        asked = lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="fakelang")])
+        settings = await ls.workspace_configuration_async(asked)
+        text = json.dumps({"options": _options[0] if _options else None, "settings": settings})
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=text))
+
+
 def _type(name: str, uri: str, line: int) -> lsp.TypeHierarchyItem:
     return _hierarchy_item(lsp.TypeHierarchyItem, name, uri, line, lsp.SymbolKind.Class)
 
@@ -271,6 +303,8 @@ async def initialized(ls: LanguageServer, params: lsp.InitializedParams) -> None
 
 
 if __name__ == "__main__":
+    if MODE.startswith("alloc-"):
+        _hold(int(MODE.removeprefix("alloc-")))
     if MODE in ("grandchild", "slow-start"):
         subprocess.Popen(["sleep", "60"])
     if MODE == "slow-start":

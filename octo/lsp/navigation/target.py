@@ -44,7 +44,6 @@ from octo.lsp.navigation.symbols import resolve_symbol
 from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.client import UnsupportedOperationError
 from octo.lsp.servers.commands import Language
-from octo.lsp.servers.commands import language_of
 from octo.lsp.servers.commands import workspace_root
 from octo.lsp.servers.documents import Source
 from octo.lsp.servers.pool import LspPool
@@ -121,8 +120,10 @@ def read_file(
     source = Source(path, data.decode("utf-8", errors="replace"), (stat.st_mtime_ns, stat.st_size))
     # What a server says about the file (hover, diagnostics) may quote its secrets bare.
     learn(source.text)
-    language = language_of(path) if any_language else pool.language(path)
-    workspace = workspace_root(path, allowed_root, language.family) if language else None
+    language = pool.table.language_of(path) if any_language else pool.language(path)
+    workspace = (
+        workspace_root(path, allowed_root, language.family, pool.table) if language else None
+    )
     return FileRead(source, allowed_root, language, workspace)
 
 
@@ -270,8 +271,7 @@ def require(slot: ServerSlot, capability: str, what: str, *named: str) -> None:
             f"{slot.server_id} does not support {what}",
             hints=[
                 *named,
-                "Choose a server that does with OCTO_LSP_<LANGUAGE>_SERVERS "
-                "(ty, basedpyright, pyright, tsgo, typescript-language-server, clangd, gopls).",
+                slot.pool.offering(slot, capability),
                 "localSearchCode finds the symbol's uses by text meanwhile.",
             ],
         )

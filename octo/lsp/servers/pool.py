@@ -30,10 +30,13 @@ from octo.lsp.servers.client import RequestTimeoutError
 from octo.lsp.servers.client import ServerCrashedError
 from octo.lsp.servers.commands import Language
 from octo.lsp.servers.commands import ServerCommand
+from octo.lsp.servers.commands import ServerTable
 from octo.lsp.servers.commands import find_servers
-from octo.lsp.servers.commands import language_of
+from octo.lsp.servers.commands import server_table
 from octo.lsp.servers.commands import workspace_root
 from octo.lsp.servers.documents import Source
+from octo.lsp.servers.memory import megabytes
+from octo.lsp.servers.memory import resident_sizes
 from octo.lsp.servers.process import server_environment
 from octo.lsp.servers.search_paths import octo_search_paths
 from octo.lsp.servers.settings import LspSettings
@@ -49,6 +52,11 @@ _MAX_BACKOFF = 30.0
 #: A query waits out a restart backoff this short; a longer one fails at once.
 _MAX_BACKOFF_WAIT = 2.0
 _IN_FLIGHT = 4
+
+
+class MemoryBudgetError(LspNotAvailableError):
+    """The server alone grew past the memory budget of all language servers: octo stopped
+    it and does not start it again on this root."""
 
 
 class ServerSlot:
@@ -68,6 +76,10 @@ class ServerSlot:
         self.start_lock = anyio.Lock()
         self.in_flight = anyio.Semaphore(_IN_FLIGHT)
         self.idle_watch: anyio.CancelScope | None = None
+        #: Resident bytes of the server's process tree when last read.
+        self.resident = 0
+        #: Set once the server alone grew past the memory budget: why it is not started.
+        self.over_budget: MemoryBudgetError | None = None
 
     @property
     def server_id(self) -> str:
@@ -142,15 +154,30 @@ class LspPool:
             collections.OrderedDict()
         )
         self._commands: dict[str, tuple[ServerCommand, ...]] = {}
+        self._table: ServerTable | None = None
+        #: The capabilities each server answered initialize with, by server name.
+        self.capabilities: dict[str, dict[str, Any]] = {}
+        #: The resident bytes each server last had, by server name (what a start expects).
+        self.last_resident: dict[str, int] = {}
+        self._watching_memory = False
         self._closed = False
 
+    @property
+    def table(self) -> ServerTable:
+        """The configured servers, read on first use (blocking: the servers file)."""
+        if self._table is None:
+            self._table = server_table(self.env)
+        return self._table
+
     def language(self, path: Path) -> Language:
-        found = language_of(path)
+        """``path``'s language by the configured servers (blocking on first use)."""
+        found = self.table.language_of(path)
         if found is None:
             raise LspNotAvailableError(
                 f"No language server handles '{path.suffix or path.name}' files",
                 hints=[
-                    "Supported: Python, TypeScript/JavaScript, C/C++, Go, Rust.",
+                    f"Configured: {', '.join(self.table.families())}; a servers file"
+                    " (OCTO_LSP_SERVERS_FILE) adds a language.",
                     "Use localSearchCode to find the symbol by text instead.",
                 ],
             )
@@ -162,7 +189,9 @@ class LspPool:
         commands = self._commands.get(family)
         if commands is None:
             # Discovery looks at the disk (PATH, packages, package.json): off the event loop.
-            commands = await anyio.to_thread.run_sync(find_servers, family, self.env)
+            commands = await anyio.to_thread.run_sync(
+                lambda: find_servers(family, self.env, self.table)
+            )
             self._commands[family] = commands
         return commands
 
@@ -175,16 +204,20 @@ class LspPool:
     ) -> ServerSlot:
         """The live ``command`` server (default: the first) for ``path``, started (once) if
         needed; ``workspace``: its workspace root when the caller found it already."""
-        family = self.language(path).family
+        family = (await anyio.to_thread.run_sync(self.language, path)).family
         command = command or (await self.commands(family))[0]
         root = workspace
         if root is None:
-            root = await anyio.to_thread.run_sync(workspace_root, path, allowed_root, family)
+            root = await anyio.to_thread.run_sync(
+                workspace_root, path, allowed_root, family, self.table
+            )
         key = (command.server_id, root)
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = ServerSlot(self, command, root)
         self._slots.move_to_end(key)
+        if slot.over_budget is not None:
+            raise slot.over_budget
         async with slot.start_lock:
             client = slot.client
             if client is not None and not client.alive:
@@ -193,9 +226,29 @@ class LspPool:
             if slot.client is None:
                 await self._backoff(slot)
                 self._make_room(key)
+                self._make_memory_room(slot)
                 await self._start(slot, allowed_root)
         self.touch(slot)
         return slot
+
+    def offering(self, slot: ServerSlot, capability: str) -> str:
+        """A hint naming the configured servers of ``slot``'s language, other than its own,
+        that offer ``capability`` (those seen to, else any)."""
+        entry = slot.command.entry
+        family = entry.languages[0] if entry else None
+        others = [e.name for e in self.table.servers_of(family or "") if e.name != slot.server_id]
+        if not others:
+            return (
+                f"No other {family or 'such'} server is configured: a servers file"
+                " (OCTO_LSP_SERVERS_FILE) adds one."
+            )
+        seen = [
+            n for n in others if self.capabilities.get(n, {}).get(capability) not in (None, False)
+        ]
+        key = f"OCTO_LSP_{(family or '<LANGUAGE>').upper()}_SERVERS"
+        if seen:
+            return f"{', '.join(seen)} offer{'s' if len(seen) == 1 else ''} it: {key}={seen[0]}."
+        return f"Other configured {family} servers: {', '.join(others)}; choose one with {key}."
 
     def has_room(self) -> bool:
         """True when one more server can start without stopping another."""
@@ -226,6 +279,8 @@ class LspPool:
                 loaded_log=command.loaded_log,
                 untrusted=untrusted,
                 sections=sections,
+                settings=command.settings,
+                options=command.initialization_options,
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:
             slot.last_crash = exc.message
@@ -235,10 +290,14 @@ class LspPool:
             await client.aclose()
             raise LspNotAvailableError("The gateway is closing; no server starts any more")
         slot.client, slot.settled = client, False
+        self.capabilities[command.server_id] = client.capabilities
         slot.idle_watch = anyio.CancelScope()
         self.runtime.start_background(
             self._retire_when_idle, slot, client, slot.idle_watch, name=f"{slot.server_id} idle"
         )
+        if not self._watching_memory:
+            self._watching_memory = True
+            self.runtime.start_background(self._watch_memory, name="lsp memory")
 
     async def _backoff(self, slot: ServerSlot) -> None:
         """Wait before restarting a crashed server: 1, 2, 4 ... s after 1, 2, 3 ... crashes."""
@@ -270,7 +329,7 @@ class LspPool:
     @staticmethod
     def _detach(slot: ServerSlot) -> LspClient | None:
         client, slot.client = slot.client, None
-        slot.timeouts = 0
+        slot.timeouts, slot.resident = 0, 0
         if slot.idle_watch is not None:
             slot.idle_watch.cancel()
             slot.idle_watch = None
@@ -281,6 +340,80 @@ class LspPool:
         while len(live) >= self.settings.max_servers:
             self.retire(
                 self._slots[live.pop(0)], crashed=False, reason="making room for another server"
+            )
+
+    def live(self) -> list[ServerSlot]:
+        """The slots whose server is running."""
+        return [slot for slot in self._slots.values() if slot.client is not None]
+
+    def _longest_idle(self, among: list[ServerSlot]) -> ServerSlot:
+        """The slot unused the longest, an idle one before one answering a request."""
+        return min(among, key=lambda slot: (slot.busy, slot.last_used))
+
+    def _make_memory_room(self, starting: ServerSlot) -> None:
+        """Stop the longest-idle servers while ``starting``'s expected size (what it had
+        last time) would take the pool past the memory budget."""
+        budget = self.settings.memory
+        expected = self.last_resident.get(starting.server_id, 0)
+        live = [slot for slot in self.live() if slot is not starting]
+        total = sum(slot.resident for slot in live)
+        while live and total + expected > budget:
+            oldest = self._longest_idle(live)
+            live.remove(oldest)
+            total -= oldest.resident
+            self.retire(oldest, crashed=False, reason="making memory room for another server")
+
+    async def _watch_memory(self) -> None:
+        """Every ``memory_check`` seconds, read each live server's resident memory and keep
+        the pool within its budget; ends when no server is live."""
+        try:
+            while not self._closed:
+                await anyio.sleep(self.settings.memory_check)
+                live = [(slot, slot.client.pid) for slot in self.live() if slot.client]
+                if not live:
+                    return
+                pids = [pid for _, pid in live if pid is not None]
+                sizes = await anyio.to_thread.run_sync(resident_sizes, pids)
+                for slot, pid in live:
+                    if pid is not None and slot.client is not None:
+                        slot.resident = sizes.get(pid, 0)
+                        self.last_resident[slot.server_id] = slot.resident
+                self.enforce_memory()
+        finally:
+            self._watching_memory = False
+
+    def enforce_memory(self) -> None:
+        """Stop a server that alone holds more than the budget (it is not started again on
+        its root), then the longest-idle ones while all together hold more."""
+        budget = self.settings.memory
+        live = self.live()
+        for slot in list(live):
+            if slot.resident > budget:
+                message = (
+                    f"{slot.server_id} was stopped: it alone held {megabytes(slot.resident)},"
+                    f" over the language servers' memory budget ({megabytes(budget)},"
+                    " OCTO_LSP_MEMORY)"
+                )
+                slot.over_budget = MemoryBudgetError(
+                    message,
+                    hints=[
+                        "Raise the budget (OCTO_LSP_MEMORY=8G) and restart octo, or narrow"
+                        f" the root: a smaller allowed root than {slot.root} gives the server"
+                        " less to load.",
+                        "localSearchCode finds the symbol by text meanwhile.",
+                    ],
+                )
+                live.remove(slot)
+                self.retire(slot, crashed=False, reason=message)
+        total = sum(slot.resident for slot in live)
+        while live and total > budget:
+            oldest = self._longest_idle(live)
+            live.remove(oldest)
+            total -= oldest.resident
+            self.retire(
+                oldest,
+                crashed=False,
+                reason=f"the language servers held more than OCTO_LSP_MEMORY ({megabytes(budget)})",
             )
 
     def touch(self, slot: ServerSlot) -> None:

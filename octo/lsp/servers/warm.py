@@ -29,6 +29,8 @@ logger = logging.getLogger("octo.lsp")
 
 #: Directory entries looked at per root to choose its language.
 MAX_ENTRIES = 5000
+#: Languages of data and markup files: many of them say nothing about a project's code.
+_NOT_WARMED = frozenset({"json", "yaml", "css", "html", "dockerfile"})
 
 
 def sample_source(root: Path, max_entries: int = MAX_ENTRIES) -> Path | None:
@@ -55,7 +57,7 @@ def sample_source(root: Path, max_entries: int = MAX_ENTRIES) -> Path | None:
             except OSError:
                 continue
             language = language_of(Path(entry.name))
-            if language is not None:
+            if language is not None and language.family not in _NOT_WARMED:
                 counts[language.family] += 1
                 first.setdefault(language.family, Path(entry.path))
     if not counts:
