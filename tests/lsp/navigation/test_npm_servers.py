@@ -50,13 +50,13 @@ async def test_bash_definition_hover_references_and_symbols(gw: Gateway) -> None
     definition = _data(await gw.lsp_goto_definition([use]))
     assert definition["server"] == "bash-language-server"
     (found,) = definition["definitions"]
-    assert (found["path"], found["range"]["start"]["line"]) == ("lib.sh", 3)
+    assert (found["path"], found["line"]) == ("lib.sh", 3)
     hover = _data(await gw.lsp_hover([use]))
     assert "Function: **greet**" in hover["markdown"]
     assert "Prints a greeting for its first argument." in hover["markdown"]
     place = {"uri": str(SH / "lib.sh"), "symbolName": "greet", "lineHint": 3}
     references = _data(await gw.lsp_find_references([place]))
-    where = {(r["path"], r["range"]["start"]["line"]) for r in references["references"]}
+    where = {(r["path"], r["line"]) for r in references["references"]}
     assert where == {("lib.sh", 3), ("main.sh", 5)}
     symbols = _data(await gw.lsp_document_symbols([{"uri": str(SH / "lib.sh")}]))
     assert symbols["source"] == "lsp"
@@ -72,7 +72,7 @@ async def test_yaml_alias_definition_and_symbols(gw: Gateway) -> None:
     definition = _data(await gw.lsp_goto_definition([alias]))
     assert definition["server"] == "yaml-language-server"
     (found,) = definition["definitions"]
-    assert (found["path"], found["range"]["start"]["line"]) == ("ci.yaml", 2)
+    assert (found["path"], found["line"]) == ("ci.yaml", 2)
     symbols = _data(await gw.lsp_document_symbols([{"uri": str(YAML / "ci.yaml")}]))
     top = [(s["name"], s["startLine"]) for s in symbols["symbols"]]
     assert top == [("defaults", 1), ("build", 5), ("test", 9)]
@@ -85,13 +85,13 @@ async def test_php_definition_hover_references_and_symbols(gw: Gateway) -> None:
     definition = _data(await gw.lsp_goto_definition([use]))
     assert definition["server"] == "intelephense"
     (found,) = definition["definitions"]
-    assert (found["path"], found["range"]["start"]["line"]) == ("Shapes.php", 4)
+    assert (found["path"], found["line"]) == ("Shapes.php", 4)
     hover = _data(await gw.lsp_hover([use]))
     assert "function area(float $side): float" in hover["markdown"]
     assert "The area of a square with sides of length $side." in hover["markdown"]
     place = {"uri": str(PHP / "Shapes.php"), "symbolName": "area", "lineHint": 4}
     references = _data(await gw.lsp_find_references([place]))
-    where = {(r["path"], r["range"]["start"]["line"]) for r in references["references"]}
+    where = {(r["path"], r["line"]) for r in references["references"]}
     assert {("Shapes.php", 4), ("Shapes.php", 17), ("main.php", 6)} <= where
     symbols = _data(await gw.lsp_document_symbols([{"uri": str(PHP / "Shapes.php")}]))
     assert [(s["name"], s["kind"]) for s in symbols["symbols"]] == [
@@ -111,7 +111,7 @@ async def test_json_css_and_html(gw: Gateway) -> None:
     assert top == [("definitions", 2), ("properties", 5)]
     variable = {"uri": str(WEB / "site.css"), "symbolName": "--accent", "lineHint": 6}
     (found,) = _data(await gw.lsp_goto_definition([variable]))["definitions"]
-    assert (found["path"], found["range"]["start"]["line"]) == ("site.css", 2)
+    assert (found["path"], found["line"]) == ("site.css", 2)
     selector = {"uri": str(WEB / "site.css"), "symbolName": "button", "lineHint": 5}
     assert "Specificity" in _data(await gw.lsp_hover([selector]))["markdown"]
     css_symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "site.css")}]))
@@ -129,7 +129,7 @@ async def test_dockerfile_by_its_file_name(gw: Gateway) -> None:
     definition = _data(await gw.lsp_goto_definition([use]))
     assert definition["server"] == "dockerfile-language-server"
     (found,) = definition["definitions"]
-    assert (found["path"], found["range"]["start"]["line"]) == ("Dockerfile", 1)
+    assert (found["path"], found["line"]) == ("Dockerfile", 1)
     instruction = {"uri": str(WEB / "Dockerfile"), "symbolName": "WORKDIR", "lineHint": 3}
     assert "working directory" in _data(await gw.lsp_hover([instruction]))["markdown"]
     symbols = _data(await gw.lsp_document_symbols([{"uri": str(WEB / "Dockerfile")}]))
@@ -142,7 +142,7 @@ async def test_svelte_definition_hover_and_symbols(gw: Gateway) -> None:
     definition = _data(await gw.lsp_goto_definition([use]))
     assert definition["server"] == "svelte-language-server"
     (found,) = definition["definitions"]
-    assert (found["path"], found["range"]["start"]["line"]) == ("Counter.svelte", 2)
+    assert (found["path"], found["line"]) == ("Counter.svelte", 2)
     hover = _data(await gw.lsp_hover([use]))
     assert "double(value: number): number" in hover["markdown"]
     symbols = _data(await gw.lsp_document_symbols([{"uri": str(SVELTE / "Counter.svelte")}]))

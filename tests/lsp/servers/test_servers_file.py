@@ -108,7 +108,7 @@ async def test_a_configured_server_answers_for_its_language(
     data = result_of(await gw.lsp_goto_definition([query]))["data"]
     assert data["server"] == "fakelang-server"
     (definition,) = data["definitions"]
-    assert (definition["path"], definition["range"]["start"]["line"]) == ("shapes.fake", 1)
+    assert (definition["path"], definition["line"]) == ("shapes.fake", 1)
 
 
 async def test_the_entrys_options_and_settings_reach_its_server(
