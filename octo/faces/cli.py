@@ -363,6 +363,7 @@ def _docs(output: str | None, check: bool) -> int:
     registry; or the reference alone to ``output``."""
     from octo.faces import tools_snapshot
     from octo.faces.mcp_server import render_snapshot
+    from octo.faces.tool_docs import readme_with_languages
     from octo.faces.tool_docs import render_tools_markdown
 
     if output == "-":
@@ -381,8 +382,10 @@ def _docs(output: str | None, check: bool) -> int:
                 file=sys.stderr,
             )
             return EXIT_BAD_CALL
+        readme = root / "README.md"
         targets = [
             (root / "docs" / "tools.md", render_tools_markdown()),
+            (readme, readme_with_languages(readme.read_text(encoding="utf-8"))),
             (tools_snapshot.SNAPSHOT, render_snapshot()),
         ]
     for path, fresh in targets:

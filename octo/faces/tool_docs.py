@@ -298,6 +298,23 @@ def _languages_section() -> list[str]:
     ]
 
 
+#: README's table of languages sits between these lines (`octo docs` writes it).
+LANGUAGES_START = "<!-- languages: written by `octo docs` from the built-in server table -->"
+LANGUAGES_END = "<!-- end of languages -->"
+
+
+def readme_with_languages(readme: str) -> str:
+    """``readme`` with its table of languages written anew (README's copy of docs/tools.md's)."""
+    from octo.lsp.outline.tree_outline import outline_languages
+    from octo.lsp.servers.commands import builtin_table
+    from octo.lsp.servers.inventory import languages_markdown
+
+    head, rest = readme.split(LANGUAGES_START + "\n", 1)
+    _, tail = rest.split(LANGUAGES_END, 1)
+    table = "\n".join(languages_markdown(builtin_table(), outline_languages()))
+    return f"{head}{LANGUAGES_START}\n{table}\n{LANGUAGES_END}{tail}"
+
+
 def render_tools_markdown() -> str:
     """The full text of docs/tools.md for the tools registered now."""
     specs = all_tools()

@@ -11,6 +11,7 @@ from octo.core.errors import ErrorCode
 from octo.dispatch import validate_query
 from octo.faces import tools_snapshot
 from octo.faces.mcp_server import render_snapshot
+from octo.faces.tool_docs import readme_with_languages
 from octo.faces.tool_docs import render_tools_markdown
 from octo.registry import all_tools
 
@@ -96,4 +97,11 @@ def test_the_deliberate_differences_from_the_spec_are_said_in_one_place() -> Non
 def test_the_published_tools_list_snapshot_is_up_to_date() -> None:
     assert tools_snapshot.SNAPSHOT.read_text(encoding="utf-8") == render_snapshot(), (
         "octo/faces/tools_list.json is stale: run `octo docs`"
+    )
+
+
+def test_the_readme_table_of_languages_is_the_built_in_table() -> None:
+    readme = (DOCS.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert readme_with_languages(readme) == readme, (
+        "README.md's table of languages is stale: run `octo docs`"
     )
