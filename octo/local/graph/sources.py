@@ -11,12 +11,12 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.files.confined import open_confined
-from octo.local.graph.compiled_imports import COMPILED_GRAMMARS
-from octo.local.graph.compiled_imports import compiled_imports
 from octo.local.graph.imports import RawImport
-from octo.local.graph.python_imports import python_imports
-from octo.local.graph.script_imports import GRAMMARS
-from octo.local.graph.script_imports import script_imports
+from octo.local.graph.languages.compiled_imports import COMPILED_GRAMMARS
+from octo.local.graph.languages.compiled_imports import compiled_imports
+from octo.local.graph.languages.python_imports import python_imports
+from octo.local.graph.languages.script_imports import GRAMMARS
+from octo.local.graph.languages.script_imports import script_imports
 
 #: The file names whose imports are read.
 SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from octo.local.graph.script_modules import read_jsonc
+from octo.local.graph.languages.script_modules import read_jsonc
 from tests.local.conftest import Call
 from tests.local.conftest import Tree
 
