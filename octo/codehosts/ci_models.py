@@ -21,8 +21,6 @@ from octo.core.queries import optional
 _OWNER = Field(min_length=1, max_length=200)
 _REPO = Field(min_length=1, max_length=150)
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
-#: A host name: letters, digits, dots, dashes, an optional port.
-_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$")
 #: A date or date range as GitHub's search syntax writes it: ">=2024-01-01", "A..B".
 _CREATED = re.compile(r"^(?:[<>]=?)?[0-9TZ:+.-]{10,25}(?:\.\.[0-9TZ:+.-]{10,25})?$")
 
@@ -31,18 +29,10 @@ RunConclusion = Literal["success", "failure", "cancelled", "skipped", "timed_out
 
 
 class CiQuery(RemoteQuery):
-    """Fields both CI tools share: the repository and the host answering."""
+    """Fields both CI tools share: the repository."""
 
     owner: str = _OWNER
     repo: str = _REPO
-    host: str | None = optional("Configured host name; default host if unset.", max_length=260)
-
-    @field_validator("host")
-    @classmethod
-    def _host_ok(cls, value: str | None) -> str | None:
-        if value is not None and not _HOST.match(value):
-            raise ValueError(f"host: '{value[:60]}' is not a host name")
-        return value
 
 
 class SearchWorkflowRunsQuery(CiQuery):

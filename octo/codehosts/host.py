@@ -375,12 +375,21 @@ class CodeHost(ABC):
     # CI: workflow runs (pipelines), their jobs and logs
 
     @property
+    def web_host(self) -> str:
+        """The host its repositories' web URLs are on (with a port other than the default):
+        the API's host, less an ``api.`` prefix."""
+        url = httpx.URL(self.remote.base_url)
+        host = url.host.removeprefix("api.")
+        return host if url.port is None else f"{host}:{url.port}"
+
+    @property
     def host_names(self) -> frozenset[str]:
-        """The names a query's ``host`` may give this host: its API's host name, its web
-        host's, and its provider."""
-        api = httpx.URL(self.remote.base_url).host
+        """The names a query's ``host`` (or a repository URL's host) may give this host:
+        its API's host name, its web host's, its provider, its hosts file entry's names."""
+        url = httpx.URL(self.remote.base_url)
+        api = url.host if url.port is None else f"{url.host}:{url.port}"
         named = self.entry.names if self.entry else frozenset()
-        return frozenset({api, api.removeprefix("api."), self.provider, *named})
+        return frozenset({url.host, api, self.web_host, self.provider, *named})
 
     @abstractmethod
     async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:

@@ -8,16 +8,20 @@ can answer the same queries (:class:`octo.codehosts.host.CodeHost`).
 
 from __future__ import annotations
 
+import re
+from typing import Any
 from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
 from pydantic import Field
+from pydantic import field_validator
 from pydantic import model_validator
 
 from octo.codehosts.repo_names import RepoName
 from octo.codehosts.repo_names import check_repos
 from octo.codehosts.repo_names import check_scope
+from octo.codehosts.repo_names import names_from_urls
 from octo.codehosts.repo_names import repos_field
 from octo.codehosts.url_segments import PATH_FIELDS
 from octo.codehosts.url_segments import checked_name
@@ -43,15 +47,35 @@ CodeHostName = Literal["github", "gitlab"]
 
 _OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
 _REPO = Field(min_length=1, max_length=150, description="Repository name.")
+#: A host name: letters, digits, dots, dashes, an optional port.
+_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$")
 
 
 class RemoteQuery(ToolQuery):
-    """Fields every remote code-host query shares."""
+    """Fields every remote code-host query shares: the host answering, by its kind
+    (``provider``) or its name, and (in owner, repo, repos) repository URLs as names."""
 
     provider: CodeHostName = Field(
         default="github",
         description="gitlab: owner may be a group path. Unset: gitlab if only it is set up.",
     )
+    host: str | None = optional("Configured host; or give repo as its URL.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _urls_as_names(cls, data: Any) -> Any:
+        """A repository URL (``https://HOST/owner/repo``) in owner, repo or repos is the
+        owner and repository it names, on ``host`` HOST (:mod:`octo.codehosts.repo_names`)."""
+        if not isinstance(data, dict):
+            return data
+        return names_from_urls(data, "repo" in cls.model_fields)
+
+    @field_validator("host")
+    @classmethod
+    def _host_ok(cls, value: str | None) -> str | None:
+        if value is not None and not _HOST.match(value):
+            raise ValueError(f"host: '{value[:60]}' is not a host name")
+        return value
 
     @model_validator(mode="after")
     def _safe_segments(self) -> RemoteQuery:

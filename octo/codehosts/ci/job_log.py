@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import anyio
 
-from octo.codehosts.ci.host_choice import ci_host
-from octo.codehosts.ci.host_choice import host_label
 from octo.codehosts.ci.log_stream import Reading
 from octo.codehosts.ci.log_stream import Spool
 from octo.codehosts.ci.log_stream import job_file_chooser
@@ -31,8 +29,10 @@ from octo.codehosts.ci_shapes import CiJob
 from octo.codehosts.github.backend import GitHubBackend
 from octo.codehosts.host import CodeHost
 from octo.codehosts.routing import call
+from octo.codehosts.routing import choose_host
 from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import not_found_hints
+from octo.codehosts.routing import web_name
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import text_pages
@@ -46,7 +46,7 @@ PAGE_LINES = 300
 
 async def get_job_log(ctx: QueryContext, query: GetJobLogQuery) -> Answer[GetJobLogResult]:
     """The failed steps of a job (or of a run's failed jobs), or a page of a whole log."""
-    host = ci_host(ctx, query)
+    host = choose_host(ctx, query)
     notes: list[str] = []
     with not_found_hints(*host.not_found_hints("owner, repo and the jobId or runId")):
         if query.jobId is not None:
@@ -63,7 +63,7 @@ async def get_job_log(ctx: QueryContext, query: GetJobLogQuery) -> Answer[GetJob
     share = budget // max(1, len(logs))
     shown = [await _within(ctx, query, log, share) for log in logs]
     result = with_tokens(
-        GetJobLogResult(owner=query.owner, repo=query.repo, host=host_label(host), jobs=shown),
+        GetJobLogResult(owner=query.owner, repo=query.repo, host=web_name(host), jobs=shown),
         ctx.config,
         truncated=any(log.contentHandle for log in shown),
     )
@@ -179,7 +179,7 @@ async def _full_log(
         GetJobLogResult(
             owner=query.owner,
             repo=query.repo,
-            host=host_label(host),
+            host=web_name(host),
             jobs=[
                 JobLog(
                     id=job.id,

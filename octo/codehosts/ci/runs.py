@@ -3,8 +3,6 @@ pull request, commit, event, status and workflow; each failed run with its faile
 
 from __future__ import annotations
 
-from octo.codehosts.ci.host_choice import ci_host
-from octo.codehosts.ci.host_choice import host_label
 from octo.codehosts.ci_models import SearchWorkflowRunsQuery
 from octo.codehosts.ci_models import SearchWorkflowRunsResult
 from octo.codehosts.ci_models import WorkflowRun
@@ -12,9 +10,11 @@ from octo.codehosts.ci_shapes import CiRun
 from octo.codehosts.host import CodeHost
 from octo.codehosts.models import SearchPagination
 from octo.codehosts.routing import call
+from octo.codehosts.routing import choose_host
 from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import more_hint
 from octo.codehosts.routing import not_found_hints
+from octo.codehosts.routing import web_name
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
@@ -27,7 +27,7 @@ async def search_workflow_runs(
     ctx: QueryContext, query: SearchWorkflowRunsQuery
 ) -> Answer[SearchWorkflowRunsResult]:
     """One page of runs, the failed ones with their failed jobs' names."""
-    host = ci_host(ctx, query)
+    host = choose_host(ctx, query)
     with not_found_hints(*host.not_found_hints("owner and repo (and the workflow)")):
         reply = await host.workflow_runs(query)
     page = reply.value
@@ -43,7 +43,7 @@ async def search_workflow_runs(
     result = SearchWorkflowRunsResult(
         owner=query.owner,
         repo=query.repo,
-        host=host_label(host),
+        host=web_name(host),
         runs=runs,
         totalCount=page.total,
         pagination=SearchPagination(currentPage=query.page, hasMore=page.has_more),

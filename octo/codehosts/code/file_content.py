@@ -11,6 +11,7 @@ from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import FileContentResult
 from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import not_found_hints
 from octo.codehosts.shapes import FileBlob
 from octo.contract import Answer
@@ -42,7 +43,7 @@ async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer
         result = measured(result.model_copy(update={"contentHandle": handle}))
         hints.append("All of it, in pages: getCachedContent " + compact_json({"handle": handle}))
     answer = Answer(result, cached=reply.cached)
-    answer.hint(*reply.notes, *hints)
+    answer.hint(*reply.notes, *hints, *follow_up_hints(host))
     return answer
 
 

@@ -7,6 +7,7 @@ from octo.codehosts.models import SearchRepositoriesQuery
 from octo.codehosts.models import SearchRepositoriesResult
 from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import more_hint
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
@@ -26,7 +27,7 @@ async def search_repositories(
         repositories=page.repositories, totalCount=page.total, pagination=pagination
     )
     answer = Answer(result, cached=reply.cached)
-    answer.hint(*reply.notes)
+    answer.hint(*reply.notes, *follow_up_hints(host))
     if not page.repositories:
         answer.hint("Nothing found: drop a filter or use topicsToSearch instead of keywords.")
         return answer

@@ -9,6 +9,7 @@ from octo.codehosts.models import SearchCodeResult
 from octo.codehosts.models import SearchPagination
 from octo.codehosts.routing import call
 from octo.codehosts.routing import choose_host
+from octo.codehosts.routing import follow_up_hints
 from octo.codehosts.routing import more_hint
 from octo.codehosts.routing import not_found_hints
 from octo.contract import Answer
@@ -45,7 +46,7 @@ async def search_code(ctx: QueryContext, query: SearchCodeQuery) -> Answer[Searc
         ),
         cached=reply.cached,
     )
-    answer.hint(*reply.notes)
+    answer.hint(*reply.notes, *follow_up_hints(host))
     if page.incomplete:
         answer.hint(f"{host.name} timed out and returned partial results: narrow with owner/repo.")
     if not page.hits:
