@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -34,6 +36,8 @@ import anyio
 from octo.core.config import ConfigError
 from octo.transports.processes import command_output
 
+#: Where a host's token is read on its first request (None: it gave none).
+TokenSource = Callable[[], Awaitable[str | None]]
 #: The variable naming the hosts file.
 HOSTS_FILE = "OCTO_HOSTS_FILE"
 #: The longest a token command may take.

@@ -44,7 +44,7 @@ async def hosts_report(config: Config) -> tuple[list[str], bool]:
 
 
 async def _verdict(hosts: HostSet, entry: HostEntry, config: Config) -> str:
-    if not await entry.token(config.env):
+    if not await hosts.token(entry):
         return "no token (its source gave nothing)"
     try:
         await hosts.backend(entry).remote.send("/user")

@@ -33,6 +33,7 @@ from octo.codehosts.host import CommentPage
 from octo.codehosts.host import FileList
 from octo.codehosts.host import PullCommitPage
 from octo.codehosts.hosts_file import HostEntry
+from octo.codehosts.hosts_file import TokenSource
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
 from octo.codehosts.models import SearchCodeQuery
@@ -73,7 +74,9 @@ class GitHubBackend(GitHubHistory):
         "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
     )
 
-    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
+    ) -> None:
         env = runtime.config.env
         self.entry = entry
         if entry is None:
@@ -81,7 +84,7 @@ class GitHubBackend(GitHubHistory):
             self.auth = GitHubAuth(env, url)
         else:
             url = entry.api_url
-            self.auth = GitHubAuth(env, url, source=lambda: entry.token(env))
+            self.auth = GitHubAuth(env, url, source=token or (lambda: entry.token(env)))
         super().__init__(runtime, url, GitHubPolicy(self.auth))
 
     async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:

@@ -40,6 +40,7 @@ from octo.codehosts.host import CommentPage
 from octo.codehosts.host import FileList
 from octo.codehosts.host import PullCommitPage
 from octo.codehosts.hosts_file import HostEntry
+from octo.codehosts.hosts_file import TokenSource
 from octo.codehosts.models import CodeSearchHit
 from octo.codehosts.models import FileContentQuery
 from octo.codehosts.models import RepoStructureQuery
@@ -93,7 +94,9 @@ class GitLabBackend(GitLabHistory):
     owner_note = " (owner may be a group path such as group/subgroup)"
     nothing_found = ("Nothing found: GitLab searches the default branch; try fewer keywords.",)
 
-    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
+    ) -> None:
         env = runtime.config.env
         self.entry = entry
         if entry is None:
@@ -103,7 +106,7 @@ class GitLabBackend(GitLabHistory):
         else:
             self.web_root = entry.api_url.removesuffix("/api/v4")
             self.token = None
-            policy = GitLabPolicy(None, source=lambda: entry.token(env))
+            policy = GitLabPolicy(None, source=token or (lambda: entry.token(env)))
         super().__init__(runtime, f"{self.web_root}/api/v4", policy)
 
     def not_found_hints(self, what: str) -> list[str]:
