@@ -6,7 +6,7 @@ go where, and where each one's token comes from.
 name = "company"                      # how answers, hints and a query's ``host`` name it
 kind = "github"                       # or "gitlab"
 api_url = "https://ghe.example.com/api/v3"
-web_hosts = ["ghe.example.com"]
+web_hosts = ["ghe.example.com"]       # repository URLs on these hosts go here
 owners = ["acme-*", "platform"]       # owner (group) globs; none: the kind's catch-all
 token_env = "GHE_TOKEN"               # or token_command = [...], or token_file = "..."
 ```
@@ -47,6 +47,8 @@ _KEYS = frozenset(
 )
 _TOKEN_KEYS = ("token_env", "token_command", "token_file")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+#: A web host as a repository URL names it: a host name, and a port other than the default.
+_WEB_HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:\d{1,5})?$")
 
 
 @dataclass(frozen=True)
@@ -162,11 +164,19 @@ def _entry(path: str, text: str, table: Mapping[str, Any], line: int) -> HostEnt
     for key in ("token_env", "token_file"):
         if key in table and not (isinstance(table[key], str) and table[key]):
             raise fail(f"{key}: a non-empty string", key)
+    web_hosts = _strings(table, "web_hosts", fail)
+    for web_host in web_hosts:
+        if not _WEB_HOST.match(web_host):
+            raise fail(
+                f"web_hosts: {web_host!r} is not a host name (a port may follow: host:8443;"
+                " no scheme, no path)",
+                "web_hosts",
+            )
     return HostEntry(
         name=name,
         kind=kind,
         api_url=api_url.rstrip("/"),
-        web_hosts=_strings(table, "web_hosts", fail),
+        web_hosts=web_hosts,
         owners=_strings(table, "owners", fail),
         token_env=table.get("token_env"),
         token_command=tuple(command) if command else None,

@@ -64,6 +64,15 @@ def choose_host(ctx: QueryContext, query: RemoteQuery) -> CodeHost:
     return found
 
 
+def web_host_entry(ctx: QueryContext, web_host: str) -> CodeHost | None:
+    """The backend of the hosts file entry listing ``web_host`` in its ``web_hosts`` (a
+    checkout's ``origin`` remote names its host so); None when none does."""
+    hosts = ctx.backend(HostSet)
+    named = web_host.lower()
+    entry = next((e for e in hosts.entries if named in (h.lower() for h in e.web_hosts)), None)
+    return None if entry is None else hosts.backend(entry)
+
+
 def _environment_hosts(ctx: QueryContext, query: RemoteQuery, kind: str | None) -> list[CodeHost]:
     """The environment's hosts a query may go to: its provider's, or (unsaid) the default
     one first, then the other."""

@@ -96,6 +96,12 @@ async def test_each_token_source_is_read(tmp_path: Path) -> None:
             ":4:",
             "api_url",
         ),
+        (
+            '[[hosts]]\nname = "a"\nkind = "github"\napi_url = "https://a.test"\n'
+            'web_hosts = ["https://a.test"]\ntoken_env = "A"\n',
+            ":5:",
+            "web_hosts: 'https://a.test' is not a host name",
+        ),
         ("[server]\nx = 1\n", "", "unknown table or key 'server'"),
     ],
 )

@@ -12,11 +12,14 @@ from urllib.parse import unquote
 import pytest
 from pydantic import ValidationError
 
+import octo
 from octo.codehosts.clone.models import CloneRepoQuery
 from octo.codehosts.line_models import TraceLineQuery
 from octo.codehosts.models import SearchCodeQuery
 from octo.codehosts.models import SearchRepositoriesQuery
 from octo.codehosts.repo_names import repository_url
+from octo.core.config import Config
+from tests.codehosts.hosts.test_two_hosts import CONTEXT
 from tests.codehosts.hosts.test_two_hosts import TOKEN_A
 from tests.codehosts.hosts.test_two_hosts import TOKEN_B
 from tests.codehosts.hosts.test_two_hosts import WEB_A
@@ -24,6 +27,7 @@ from tests.codehosts.hosts.test_two_hosts import WEB_B
 from tests.codehosts.hosts.test_two_hosts import call
 from tests.codehosts.hosts.test_two_hosts import tokens_seen
 from tests.codehosts.hosts.test_two_hosts import two_hosts
+from tests.git_repos import history_repo
 from tests.recording_server import RecordingServer
 from tests.recording_server import recording
 
@@ -186,3 +190,30 @@ async def test_without_a_hosts_file_a_url_goes_to_the_environments_host_of_its_w
     assert "authorization" not in headers and "private-token" not in headers
     assert unknown["error"]["code"] == "INVALID_QUERY"
     assert "github.com" in " ".join(unknown["hints"])
+
+
+async def test_a_checkouts_origin_on_a_web_host_goes_to_its_host(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    repo, shas = history_repo(root / "project")
+    repo.git("remote", "add", "origin", f"git@{WEB_A}:torvalds/linux.git")
+    with two_hosts(tmp_path) as (a, b, env):
+        async with octo.Gateway(Config.from_env(env), roots=[root]) as gateway:
+            response = await gateway.call(
+                "traceLine", [{**CONTEXT, "path": "project/b.py", "startLine": 2}]
+            )
+    [row] = response.to_wire()["results"]
+    assert row["data"]["repository"] == "torvalds/linux", row
+    assert [p for p, _ in a.requests] == [
+        f"/api/v3/repos/torvalds/linux/commits/{shas['spaces']}/pulls"
+    ]
+    assert tokens_seen(a) == {f"Bearer {TOKEN_A}"} and not b.requests
+
+
+async def test_every_tools_answer_names_the_hosts_file_host_that_gave_it(tmp_path: Path) -> None:
+    with two_hosts(tmp_path) as (_, _, env):
+        row = await call(
+            env, "githubSearchCode", keywordsToSearch=["retry"], repo=f"https://{WEB_B}/o/r"
+        )
+        plain = await call(env, "githubSearchCode", keywordsToSearch=["retry"], owner="acme-x")
+    assert 'Host "public" answered: follow-up tools need host="public"' in " ".join(row["hints"])
+    assert 'Host "company" answered' in " ".join(plain["hints"])
