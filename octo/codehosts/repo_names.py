@@ -128,31 +128,33 @@ def is_url(text: str) -> bool:
     return "://" in text
 
 
-def repository_url(text: str) -> RepositoryUrl:
+def repository_url(text: str, what: str = "repo") -> RepositoryUrl:
     """The host and path a repository (or owner) URL names. ValueError for anything but a
     plain http(s) URL: credentials in it, a port that is no number, a path part that is
     empty, ``.``, ``..`` or odd. A trailing ``.git``, GitLab's ``/-/...`` and GitHub's
-    ``/tree/<ref>/...``-style pages are dropped."""
-    shown = text[:120]
+    ``/tree/<ref>/...``-style pages are dropped. ``what``: the field it is in, which the
+    errors name."""
+    # The text is not repeated before it is known to hold no credentials.
+    if "@" in text.partition("://")[2].partition("/")[0]:
+        raise ValueError(f"{what}: a URL with credentials (user@) in it is not taken")
+    shown = f"{what} {text[:120]!r}"
     try:
         split = urlsplit(text.strip())
         port = split.port
     except ValueError:
-        raise ValueError(f"{shown!r}: not a URL octo can read (its port?)") from None
+        raise ValueError(f"{shown}: not a URL octo can read (its port?)") from None
     if split.scheme.lower() not in _DEFAULT_PORTS:
-        raise ValueError(f"{shown!r}: only http(s) repository URLs")
-    if "@" in split.netloc:
-        raise ValueError(f"{shown!r}: a URL with credentials in it is not taken")
+        raise ValueError(f"{shown}: only http(s) repository URLs")
     hostname = (split.hostname or "").lower()
     if not _HOST_NAME.match(hostname):
-        raise ValueError(f"{shown!r}: no host name in it")
+        raise ValueError(f"{shown}: no host name in it")
     host = (
         hostname if port in (None, _DEFAULT_PORTS[split.scheme.lower()]) else f"{hostname}:{port}"
     )
     raw = split.path.strip("/")
     parts = [unquote(part) for part in raw.split("/")] if raw else []
     if any(not part or part in {".", ".."} or _BAD_PART.search(part) for part in parts):
-        raise ValueError(f"{shown!r}: its path must be /owner/repo (no empty, '.' or '..' part)")
+        raise ValueError(f"{shown}: its path must be /owner/repo (no empty, '.' or '..' part)")
     if "-" in parts:
         parts = parts[: parts.index("-")]
     elif len(parts) > 2 and parts[2] in _GITHUB_PAGES:
@@ -160,7 +162,7 @@ def repository_url(text: str) -> RepositoryUrl:
     if parts and parts[-1].endswith(".git"):
         parts[-1] = parts[-1].removesuffix(".git")
     if not parts or not all(parts):
-        raise ValueError(f"{shown!r}: names no repository (https://HOST/owner/repo)")
+        raise ValueError(f"{shown}: names no repository (https://HOST/owner/repo)")
     return RepositoryUrl(host, tuple(parts))
 
 
@@ -173,7 +175,7 @@ def names_from_urls(data: Mapping[str, Any], has_repo: bool) -> dict[str, Any]:
     hosts: set[str] = set()
     owner, repo = fields.get("owner"), fields.get("repo")
     if isinstance(repo, str) and is_url(repo):
-        url = repository_url(repo)
+        url = repository_url(repo, "repo")
         if len(url.parts) < 2:
             raise ValueError(f"repo {repo[:120]!r} names an owner, not a repository")
         if isinstance(owner, str) and owner and owner != url.owner and not is_url(owner):
@@ -181,7 +183,7 @@ def names_from_urls(data: Mapping[str, Any], has_repo: bool) -> dict[str, Any]:
         fields["owner"], fields["repo"] = url.owner, url.repo
         hosts.add(url.host)
     elif isinstance(owner, str) and is_url(owner):
-        url = repository_url(owner)
+        url = repository_url(owner, "owner")
         if has_repo and repo is None and len(url.parts) > 1:
             fields["owner"], fields["repo"] = url.owner, url.repo
         else:
@@ -192,7 +194,7 @@ def names_from_urls(data: Mapping[str, Any], has_repo: bool) -> dict[str, Any]:
         named: list[Any] = []
         for name in repos:
             if isinstance(name, str) and is_url(name):
-                url = repository_url(name)
+                url = repository_url(name, "repos")
                 hosts.add(url.host)
                 name = url.full_path
             named.append(name)
@@ -200,7 +202,9 @@ def names_from_urls(data: Mapping[str, Any], has_repo: bool) -> dict[str, Any]:
     if not hosts:
         return fields
     if len(hosts) > 1:
-        raise ValueError(f"URLs on several hosts ({', '.join(sorted(hosts))}): one query per host")
+        raise ValueError(
+            f"repos: URLs on several hosts ({', '.join(sorted(hosts))}): one query per host"
+        )
     [host] = hosts
     given = fields.get("host")
     if isinstance(given, str) and given.lower() != host:

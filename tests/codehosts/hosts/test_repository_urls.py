@@ -171,6 +171,7 @@ async def test_a_url_on_no_configured_host_is_refused_naming_the_web_hosts(
         hints = " ".join(row["hints"])
         assert WEB_A in hints and WEB_B in hints and "company" in hints
     assert [row["error"]["code"] for row in refused] == ["VALIDATION_ERROR"] * 4
+    assert TOKEN_A not in str(refused[0]) and "repo" in refused[0]["error"]["message"]
     assert not a.requests and not b.requests
 
 
