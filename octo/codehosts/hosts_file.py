@@ -73,11 +73,14 @@ class HostEntry:
     @property
     def names(self) -> frozenset[str]:
         """What a query's ``host`` (or a repository URL's host) may call this entry: its
-        name, its API host (with its port, if any), its web hosts as written."""
+        name, its API host (with its port, if any, and without an ``api.`` prefix: the web
+        host of api.github.com), its web hosts as written."""
         api = urlsplit(self.api_url)
         api_netloc = f"{self.api_host}:{api.port}" if api.port else self.api_host
         web = (h.lower() for h in self.web_hosts)
-        return frozenset({self.name.lower(), self.api_host, api_netloc, *web})
+        return frozenset(
+            {self.name.lower(), self.api_host, api_netloc, api_netloc.removeprefix("api."), *web}
+        )
 
     def serves(self, owner: str) -> bool:
         """Whether ``owner`` (a GitLab group path by its top group too) is one of this

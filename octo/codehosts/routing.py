@@ -2,8 +2,9 @@
 
 Which code host answers: the hosts file entry the query's ``host`` (or repository URL)
 names or its owner matches, else the environment's host its ``provider`` names (GitLab when
-the query names none and only GitLab is configured). Then the hints every tool words alike: next calls
-on the same host, paging, the follow-up reminder, and the decoration of a not-found error.
+the query names none and only GitLab is configured). Then the hints every tool words alike:
+next calls on the same host, paging, the follow-up reminder, and the decoration of a
+not-found error.
 """
 
 from __future__ import annotations
@@ -47,13 +48,19 @@ def choose_host(ctx: QueryContext, query: RemoteQuery) -> CodeHost:
         entry = pick(hosts.entries, kind, getattr(query, "owner", None), query.host)
         if entry is not None:
             return hosts.backend(entry)
-    environment = _environment_hosts(ctx, query, kind)
+    environment = _environment_hosts(ctx, kind)
     if query.host is None:
-        return environment[0]
+        return ctx.backend(environment[0])
     named = query.host.lower()
-    found = next((host for host in environment if named in host.host_names), None)
+    # The other kind's host is built only when the first is not the one named.
+    found = next(
+        (ctx.backend(cls) for cls in environment if named in ctx.backend(cls).host_names), None
+    )
     if found is None:
-        configured = [*(_shown(e) for e in hosts.entries), *map(web_name, environment)]
+        configured = [
+            *(_shown(e) for e in hosts.entries),
+            *(web_name(ctx.backend(cls)) for cls in environment),
+        ]
         raise InvalidQueryError(
             f"host {query.host!r} is not a configured code host",
             hints=[
@@ -73,13 +80,14 @@ def web_host_entry(ctx: QueryContext, web_host: str) -> CodeHost | None:
     return None if entry is None else hosts.backend(entry)
 
 
-def _environment_hosts(ctx: QueryContext, query: RemoteQuery, kind: str | None) -> list[CodeHost]:
+def _environment_hosts(ctx: QueryContext, kind: str | None) -> list[type[CodeHost]]:
     """The environment's hosts a query may go to: its provider's, or (unsaid) the default
     one first, then the other."""
-    github, gitlab = ctx.backend(GitHubBackend), ctx.backend(GitLabBackend)
     if kind is not None:
-        return [gitlab if kind == "gitlab" else github]
-    return [gitlab, github] if gitlab_is_default(ctx.config.env) else [github, gitlab]
+        return [GitLabBackend if kind == "gitlab" else GitHubBackend]
+    if gitlab_is_default(ctx.config.env):
+        return [GitLabBackend, GitHubBackend]
+    return [GitHubBackend, GitLabBackend]
 
 
 def _shown(entry: HostEntry) -> str:

@@ -124,3 +124,14 @@ def test_without_a_provider_a_gitlab_catch_all_takes_what_no_github_one_does(
     [lab] = read_hosts(hosts_file(tmp_path, text))
     assert pick((lab,), None, "anyone", None) is lab
     assert pick((lab,), "github", "anyone", None) is None
+
+
+def test_an_entry_is_named_by_its_apis_web_host_too(tmp_path: Path) -> None:
+    text = (
+        '[[hosts]]\nname = "public"\nkind = "github"\napi_url = "https://api.gh.test"\n'
+        'token_env = "T"\n'
+    )
+    [public] = read_hosts(hosts_file(tmp_path, text))
+    assert pick((public,), None, None, "gh.test") is public
+    assert pick((public,), None, None, "api.gh.test") is public
+    assert pick((public,), None, None, "gh.test:8443") is None
