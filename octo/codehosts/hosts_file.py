@@ -40,6 +40,8 @@ from octo.transports.processes import command_output
 TokenSource = Callable[[], Awaitable[str | None]]
 #: The variable naming the hosts file.
 HOSTS_FILE = "OCTO_HOSTS_FILE"
+#: The most a token file may hold.
+MAX_TOKEN_BYTES = 64 * 1024
 #: The longest a token command may take.
 TOKEN_COMMAND_SECONDS = 10.0
 _KEYS = frozenset(
@@ -110,9 +112,15 @@ class HostEntry:
 
 
 def _file_token(path: str) -> str | None:
+    """The token a file holds; None when it cannot be read, is no UTF-8 text or is longer
+    than any token (``/dev/zero`` is not read to its end)."""
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8").strip() or None
-    except OSError:
+        with Path(path).expanduser().open("rb") as file:
+            data = file.read(MAX_TOKEN_BYTES + 1)
+        if len(data) > MAX_TOKEN_BYTES:
+            return None
+        return data.decode("utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
         return None
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from octo.codehosts.hosts_file import MAX_TOKEN_BYTES
 from octo.codehosts.hosts_file import pick
 from octo.codehosts.hosts_file import read_hosts
 from octo.core.config import ConfigError
@@ -135,3 +136,17 @@ def test_an_entry_is_named_by_its_apis_web_host_too(tmp_path: Path) -> None:
     assert pick((public,), None, None, "gh.test") is public
     assert pick((public,), None, None, "api.gh.test") is public
     assert pick((public,), None, None, "gh.test:8443") is None
+
+
+async def test_a_token_file_that_is_no_token_gives_none(tmp_path: Path) -> None:
+    binary, huge = tmp_path / "binary", tmp_path / "huge"
+    binary.write_bytes(b"\xff\xfe\x00token")
+    huge.write_bytes(b"t" * (MAX_TOKEN_BYTES + 1))
+    for path in (binary, huge, Path("/dev/zero"), tmp_path / "absent"):
+        text = (
+            f'[[hosts]]\nname = "a"\nkind = "github"\napi_url = "https://a.test"\n'
+            f'token_file = "{path}"\n'
+        )
+        env = hosts_file(tmp_path, text)
+        [entry] = read_hosts(env)
+        assert await entry.token(env) is None
