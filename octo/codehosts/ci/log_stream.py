@@ -23,7 +23,7 @@ import httpx
 from octo.codehosts.ci.reduce import LineSplitter
 from octo.codehosts.ci.reduce import LogReducer
 from octo.core.errors import InvalidResponseError
-from octo.transports.redirects import Consume
+from octo.transports.http.redirects import Consume
 
 #: The most of one log read; the rest is left unread and the answer says so.
 MAX_LOG_BYTES = 4 * 1024**3

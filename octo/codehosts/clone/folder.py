@@ -38,7 +38,7 @@ from octo.codehosts.clone.unpack import unpack
 from octo.codehosts.settings import CodeHostSettings
 from octo.core.errors import ToolNotAvailableError
 from octo.core.files.paths import clone_root
-from octo.transports.http_body import BodySink
+from octo.transports.http.body import BodySink
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime

@@ -60,10 +60,10 @@ from octo.codehosts.shared_shapes import GITLAB_SHAPES
 from octo.codehosts.url_segments import segment
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
-from octo.transports.http_body import BodyTooLargeError
-from octo.transports.http_client import Fetched
-from octo.transports.redirects import Consume
-from octo.transports.redirects import redirect_notes
+from octo.transports.http.body import BodyTooLargeError
+from octo.transports.http.client import Fetched
+from octo.transports.http.redirects import Consume
+from octo.transports.http.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime

@@ -6,7 +6,7 @@ origin may see: the host policy's (credentials included) on the configured origi
 them anywhere else. A request re-sent to another origin says so in a note the answer shows.
 
 Every hop is streamed: a redirect's body is never read, and the last answer's body is read
-within the caller's byte limit (:func:`~octo.transports.http_body.read_capped`).
+within the caller's byte limit (:func:`~octo.transports.http.body.read_capped`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 
 from octo.core.errors import InvalidResponseError
-from octo.transports.http_body import BodySink
-from octo.transports.http_body import read_capped
+from octo.transports.http.body import BodySink
+from octo.transports.http.body import read_capped
 
 #: Reads a successful answer's streamed body itself (a log read line by line), instead of
 #: holding it: the answer handed back then has an empty body.
