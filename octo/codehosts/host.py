@@ -59,7 +59,6 @@ from octo.transports.http.body import BodySink
 from octo.transports.http.client import Fetched
 from octo.transports.http.client import RemoteClient
 from octo.transports.http.policy import HostPolicy
-from octo.transports.http.redirects import Consume
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -395,5 +394,5 @@ class CodeHost(ABC):
         """One job."""
 
     @abstractmethod
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
-        """Stream one job's log to ``consume``; never cached."""
+    async def job_log(self, owner: str, repo: str, job_id: int, sink: BodySink) -> Reply[None]:
+        """Stream one job's log to ``sink``; never cached."""

@@ -87,8 +87,12 @@ class ArchiveFile(BodySink):
         await self._file.seek(0)
         await self._file.truncate()
 
-    async def write(self, chunk: bytes) -> None:
+    async def write(self, chunk: bytes) -> bool:
         await self._file.write(chunk)
+        return True
+
+    async def end(self) -> None:
+        """Nothing to finish: the file is closed by its opener."""
 
 
 def _owner_only(folder: Path) -> None:

@@ -45,7 +45,6 @@ from octo.transports.http.body import parsed
 from octo.transports.http.policy import HostPolicy
 from octo.transports.http.policy import RateLimit
 from octo.transports.http.policy import retry_after_seconds
-from octo.transports.http.redirects import Consume
 from octo.transports.http.redirects import origin
 from octo.transports.http.redirects import redirect_notes
 from octo.transports.http.redirects import send_following
@@ -226,10 +225,9 @@ class RemoteClient:
         headers: Mapping[str, str],
         credentials: Mapping[str, str],
         scope: str,
-        max_bytes: int,
+        max_bytes: int | None,
         sink: BodySink | None,
         content: bytes | None = None,
-        consume: Consume | None = None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -247,7 +245,6 @@ class RemoteClient:
                     max_bytes=max_bytes,
                     sink=sink,
                     content=content,
-                    consume=consume,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -285,16 +282,15 @@ class RemoteClient:
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
-        max_bytes: int = MAX_JSON_BYTES,
+        max_bytes: int | None = MAX_JSON_BYTES,
         sink: BodySink | None = None,
         content: bytes | None = None,
-        consume: Consume | None = None,
     ) -> httpx.Response:
         """Send one request (with the body ``content``: a GraphQL POST) with rate-limit
-        handling and retries; a 304 is returned as is. The body goes to ``sink`` when given
-        (a large download), else it is held; ``consume`` reads a successful answer's body as
-        it streams (see :func:`~octo.transports.http.redirects.send_following`); it starts over on
-        a retry.
+        handling and retries; a 304 is returned as is. A successful answer's body goes to
+        ``sink`` as it streams when given (a download to a file, a log to its reducer; it
+        starts over on a retry), else it is held; at most ``max_bytes`` of it either way
+        (None: what the sink takes, for a sink that stops itself).
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -330,7 +326,6 @@ class RemoteClient:
                         max_bytes,
                         sink,
                         content,
-                        consume,
                     )
         except Retry as exc:
             if exc.rate_limited:
