@@ -5,6 +5,8 @@ The body is streamed; past the limit (or when Content-Length already says so) re
 stops and the connection is closed. A body that breaks off, or cannot be decoded, is an
 INVALID_RESPONSE, never a success with part of the content. So is a JSON answer nested
 deeper than any API's (:data:`MAX_JSON_DEPTH`), refused before a parser recurses into it.
+A body too large to hold (an archive, a CI log) goes to a :class:`BodySink` as it streams,
+through the same checks.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ async def send_following(
 ) -> httpx.Response:
     """Send ``method url`` with ``headers`` (and the body ``content``: the first request
     only) and follow up to :data:`MAX_REDIRECTS` redirects; the answer's body is read, at
-    most ``max_bytes`` of it (into ``sink`` when given).
+    most ``max_bytes`` of it (a success's into ``sink`` as it streams, when given; None:
+    what the sink takes, see :func:`~octo.transports.http.body.read_capped`).
 
     ``credentials`` (the host policy's headers) go only to URLs ``is_own`` accepts, on the
     first request and on every hop; a hop elsewhere is re-issued without them and leaves a
