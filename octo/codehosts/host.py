@@ -55,11 +55,10 @@ from octo.codehosts.shapes import RepoTree
 from octo.codehosts.shapes import read_listing
 from octo.codehosts.url_segments import segment
 from octo.core.errors import NotFoundError
-from octo.transports.http_body import BodySink
-from octo.transports.http_client import Fetched
-from octo.transports.http_client import RemoteClient
-from octo.transports.http_policy import HostPolicy
-from octo.transports.redirects import Consume
+from octo.transports.http.body import BodySink
+from octo.transports.http.client import Fetched
+from octo.transports.http.client import RemoteClient
+from octo.transports.http.policy import HostPolicy
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -404,5 +403,5 @@ class CodeHost(ABC):
         """One job."""
 
     @abstractmethod
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
-        """Stream one job's log to ``consume``; never cached."""
+    async def job_log(self, owner: str, repo: str, job_id: int, sink: BodySink) -> Reply[None]:
+        """Stream one job's log to ``sink``; never cached."""

@@ -25,7 +25,7 @@ from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import Repository
 from octo.codehosts.models import SearchPullRequestsQuery
 from octo.core.secrets.redaction import redact
-from octo.transports.http_client import Fetched
+from octo.transports.http.client import Fetched
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")

@@ -9,8 +9,8 @@ import pytest
 
 from octo.core.errors import ErrorCode
 from octo.dispatch import validate_query
-from octo.faces import tools_snapshot
-from octo.faces.mcp_server import render_snapshot
+from octo.faces.mcp import tools_snapshot
+from octo.faces.mcp.server import render_snapshot
 from octo.faces.tool_docs import readme_with_languages
 from octo.faces.tool_docs import render_tools_markdown
 from octo.registry import all_tools

@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from octo.faces import cli
-from octo.faces.index_progress import ProgressPrinter
-from octo.faces.tools_snapshot import tool_definition
+from octo.faces.cli import commands as cli
+from octo.faces.cli.index_progress import ProgressPrinter
+from octo.faces.mcp.tools_snapshot import tool_definition
 from octo.registry import all_tools
 from tests.semantic.conftest import EMBED_MODEL
 from tests.semantic.conftest import EMBED_URL

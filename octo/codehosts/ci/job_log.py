@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import anyio
 
+from octo.codehosts.ci.log_stream import LineReader
 from octo.codehosts.ci.log_stream import Reading
 from octo.codehosts.ci.log_stream import Spool
 from octo.codehosts.ci.log_stream import job_file_chooser
-from octo.codehosts.ci.log_stream import line_reader
 from octo.codehosts.ci.log_stream import read_archive
 from octo.codehosts.ci.log_stream import step_chooser
 from octo.codehosts.ci.reduce import LinePager
@@ -92,9 +92,7 @@ async def _reduced_jobs(
     if query.runId is not None and jobs and isinstance(host, GitHubBackend):
         spool = Spool()
         try:
-            notes += (
-                await host.run_log_archive(query.owner, query.repo, query.runId, spool.consumer())
-            ).notes
+            notes += (await host.run_log_archive(query.owner, query.repo, query.runId, spool)).notes
             for job in jobs:
                 failed = {s.number for s in job.steps if s.conclusion == "failure"}
                 reducer = LogReducer(query.contextLines)
@@ -113,7 +111,7 @@ async def _reduced_jobs(
             continue
         reducer = LogReducer(query.contextLines)
         reading = Reading()
-        reply = await host.job_log(query.owner, query.repo, job.id, line_reader(reducer, reading))
+        reply = await host.job_log(query.owner, query.repo, job.id, LineReader(reducer, reading))
         notes += reply.notes
         if reading.cut:
             notes.append(f"Job {job.id}'s log is over 4 GiB: only its start was read.")
@@ -165,7 +163,7 @@ async def _full_log(
     first = (query.page - 1) * PAGE_LINES + 1
     pager = LinePager(first, PAGE_LINES)
     reading = Reading()
-    reply = await host.job_log(query.owner, query.repo, job.id, line_reader(pager, reading))
+    reply = await host.job_log(query.owner, query.repo, job.id, LineReader(pager, reading))
     text = numbered(pager.kept)
     budget = ctx.config.max_tokens * ctx.config.chars_per_token * 3 // 4
     handle = None

@@ -53,9 +53,9 @@ from octo.codehosts.url_segments import file_path
 from octo.codehosts.url_segments import segment
 from octo.core.errors import AuthenticationError
 from octo.core.errors import NotFoundError
-from octo.transports.http_client import Fetched
-from octo.transports.redirects import Consume
-from octo.transports.redirects import redirect_notes
+from octo.transports.http.body import BodySink
+from octo.transports.http.client import Fetched
+from octo.transports.http.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -287,19 +287,19 @@ class GitHubBackend(GitHubHistory):
             ci_parse.parse_job,
         )
 
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+    async def job_log(self, owner: str, repo: str, job_id: int, sink: BodySink) -> Reply[None]:
         # GitHub redirects to its log storage, a signed URL: followed without octo's token.
         response = await self.remote.send(
-            f"{repo_path(owner, repo)}/actions/jobs/{job_id}/logs", consume=consume
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}/logs", sink=sink, max_bytes=None
         )
         return Reply(None, notes=list(redirect_notes(response)))
 
     async def run_log_archive(
-        self, owner: str, repo: str, run_id: int, consume: Consume
+        self, owner: str, repo: str, run_id: int, sink: BodySink
     ) -> Reply[None]:
         """Stream a run's zip archive of logs (a folder per job, a file per step) to
-        ``consume``."""
+        ``sink``."""
         response = await self.remote.send(
-            f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume=consume
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", sink=sink, max_bytes=None
         )
         return Reply(None, notes=list(redirect_notes(response)))

@@ -38,8 +38,8 @@ from octo.codehosts.shapes import Reply
 from octo.codehosts.url_segments import segment
 from octo.core.errors import AuthenticationError
 from octo.core.formats import compact_json
-from octo.transports.http_body import BodySink
-from octo.transports.http_client import Fetched
+from octo.transports.http.body import BodySink
+from octo.transports.http.client import Fetched
 
 T = TypeVar("T")
 

@@ -61,10 +61,10 @@ from octo.codehosts.shared_shapes import GITLAB_SHAPES
 from octo.codehosts.url_segments import segment
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
-from octo.transports.http_body import BodyTooLargeError
-from octo.transports.http_client import Fetched
-from octo.transports.redirects import Consume
-from octo.transports.redirects import redirect_notes
+from octo.transports.http.body import BodySink
+from octo.transports.http.body import BodyTooLargeError
+from octo.transports.http.client import Fetched
+from octo.transports.http.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -450,8 +450,8 @@ class GitLabBackend(GitLabHistory):
             ci_parse.parse_job,
         )
 
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+    async def job_log(self, owner: str, repo: str, job_id: int, sink: BodySink) -> Reply[None]:
         response = await self.remote.send(
-            f"/projects/{project_id(owner, repo)}/jobs/{job_id}/trace", consume=consume
+            f"/projects/{project_id(owner, repo)}/jobs/{job_id}/trace", sink=sink, max_bytes=None
         )
         return Reply(None, notes=list(redirect_notes(response)))

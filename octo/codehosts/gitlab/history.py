@@ -29,8 +29,8 @@ from octo.codehosts.shapes import Listing
 from octo.codehosts.shapes import Reply
 from octo.codehosts.shapes import read_listing
 from octo.codehosts.url_segments import segment
-from octo.transports.http_body import BodySink
-from octo.transports.http_client import Fetched
+from octo.transports.http.body import BodySink
+from octo.transports.http.client import Fetched
 
 #: Pages of 100 changed files read for one commit.
 COMMIT_DIFF_PAGES = 3

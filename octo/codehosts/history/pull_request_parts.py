@@ -24,7 +24,7 @@ from octo.core.concurrency import map_settled
 from octo.core.config import Config
 from octo.core.queries import ToolQuery
 from octo.core.secrets.redaction import redact
-from octo.transports.http_client import Fetched
+from octo.transports.http.client import Fetched
 
 #: Largest diff of one file that a pull-request answer carries.
 MAX_PATCH_CHARS = 8000

@@ -349,7 +349,7 @@ MIN_PIECE = 8
 _PIECES_OF = 256
 #: What a cut leaves after a text's end or before its start.
 _CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\s)*")
-_CUT_END = re.compile(r"(?:\.\.\.|\u2026|```|\s)*\Z")
+_CUT_END = re.compile(_CUT_MARKS.pattern + r"\Z")
 
 
 def _worth_hiding(value: str) -> bool:

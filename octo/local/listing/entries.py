@@ -37,6 +37,28 @@ class WalkOptions:
     #: any case (a walk octo reads itself goes without them).
     narrowing: Sequence[str] = ()
 
+    @classmethod
+    def files_only(
+        cls,
+        *,
+        hidden: bool,
+        no_ignore: bool,
+        include: Sequence[str],
+        exclude: Sequence[str] = (),
+    ) -> WalkOptions:
+        """Every file at any depth that an ``include`` glob matches and no ``exclude`` glob
+        does; no folders or links listed (the source files a parser reads)."""
+        filters = [arg for glob in include for arg in ("--glob", glob)]
+        filters += [arg for glob in exclude for arg in ("--glob", f"!{glob}")]
+        return cls(
+            max_depth=10_000,
+            hidden=hidden,
+            no_ignore=no_ignore,
+            need_dirs=False,
+            need_symlinks=False,
+            file_filters=filters,
+        )
+
 
 @dataclass(frozen=True)
 class Walk:

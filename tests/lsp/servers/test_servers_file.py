@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from octo.core.config import ConfigError
-from octo.faces.cli import main
+from octo.faces.cli.commands import main
 from octo.lsp.servers.catalog import builtin_servers
 from octo.lsp.servers.catalog import load_servers
 from octo.lsp.servers.commands import DEFAULT_ORDER

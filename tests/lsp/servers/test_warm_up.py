@@ -17,7 +17,7 @@ from octo import Config
 from octo import Gateway
 from octo.contract import QueryContext
 from octo.core.files.paths import PathPolicy
-from octo.faces.mcp_server import build_server
+from octo.faces.mcp.server import build_server
 from octo.lsp.servers.warm import sample_source
 from octo.lsp.servers.warm import warm_roots
 from tests.lsp.conftest import DEFINITION

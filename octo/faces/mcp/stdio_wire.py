@@ -40,9 +40,9 @@ from anyio.streams.memory import MemoryObjectSendStream
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
 
+    from octo.faces.mcp.tools_snapshot import Handshake
     from octo.faces.session_flow import FlowLimits
     from octo.faces.session_flow import SessionFlow
-    from octo.faces.tools_snapshot import Handshake
 
 #: The longest message octo reads from the wire: the same cap as an HTTP request's body
 #: (the SDK's DEFAULT_MAX_REQUEST_BODY_SIZE; a test holds them equal).

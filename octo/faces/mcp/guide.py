@@ -2,7 +2,7 @@
 workflow of the guide, so hosts that show resources and prompts offer them.
 
 The handlers follow the low-level server's shape, ``async (ctx, params) -> Result``; the
-server in :mod:`octo.faces.mcp_server` registers them.
+server in :mod:`octo.faces.mcp.server` registers them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The MCP face: every registry tool published on the low-level server of the ``mcp`` SDK,
-with the guide as resources and prompts (:mod:`octo.faces.mcp_guide`).
+with the guide as resources and prompts (:mod:`octo.faces.mcp.guide`).
 
 The low-level ``Server`` is used rather than ``MCPServer`` because the latter validates a
 call's arguments against a signature before the tool runs, which would reject a whole call
@@ -40,9 +40,9 @@ from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.core.meters import Meters
-from octo.faces import mcp_guide
-from octo.faces import tools_snapshot
-from octo.faces.tools_snapshot import line
+from octo.faces.mcp import guide
+from octo.faces.mcp import tools_snapshot
+from octo.faces.mcp.tools_snapshot import line
 
 if TYPE_CHECKING:
     from octo.faces.library import Gateway
@@ -299,11 +299,11 @@ def build_server(
         get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
         on_call_tool=_call_tool,
-        on_list_resources=mcp_guide.list_resources,
-        on_list_resource_templates=mcp_guide.list_resource_templates,
-        on_read_resource=mcp_guide.read_resource,
-        on_list_prompts=mcp_guide.list_prompts,
-        on_get_prompt=mcp_guide.get_prompt,
+        on_list_resources=guide.list_resources,
+        on_list_resource_templates=guide.list_resource_templates,
+        on_read_resource=guide.read_resource,
+        on_list_prompts=guide.list_prompts,
+        on_get_prompt=guide.get_prompt,
     )
     # Registered directly: the constructor argument warns that roots are deprecated in the
     # 2026-07-28 protocol, while handshake-era clients still send this notification.
@@ -317,7 +317,7 @@ def build_server(
 
 
 def render_snapshot() -> str:
-    """The snapshot :mod:`octo.faces.tools_snapshot` reads: every registry tool as the SDK
+    """The snapshot :mod:`octo.faces.mcp.tools_snapshot` reads: every registry tool as the SDK
     publishes it in tools/list, with its toolset, and the SDK server's initialize result for
     each handshake protocol version."""
     from mcp_types.methods import serialize_server_result

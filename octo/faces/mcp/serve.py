@@ -87,9 +87,9 @@ async def serve_stdio(config: Config | None = None) -> None:
 
     On pipes (an MCP client's), the wire answers ``initialize`` and ``tools/list`` from the
     snapshot while the SDK is imported in a worker thread (most of a cold start), then hands
-    the session to the SDK's server (:class:`octo.faces.stdio_wire.Opening`).
+    the session to the SDK's server (:class:`octo.faces.mcp.stdio_wire.Opening`).
     """
-    from octo.faces.stdio_wire import stdio_is_piped
+    from octo.faces.mcp.stdio_wire import stdio_is_piped
 
     on_terminal = sys.stdin.isatty()
     closed = anyio.Event()
@@ -131,9 +131,9 @@ async def serve_stdio(config: Config | None = None) -> None:
 
 
 async def _serve_piped(config: Config | None, settings: Config, closed: anyio.Event) -> None:
-    from octo.faces import tools_snapshot
-    from octo.faces.stdio_wire import Opening
-    from octo.faces.stdio_wire import stdio_wire
+    from octo.faces.mcp import tools_snapshot
+    from octo.faces.mcp.stdio_wire import Opening
+    from octo.faces.mcp.stdio_wire import stdio_wire
 
     opening = Opening(tools_snapshot.handshake(settings.toolsets), anyio.Event())
     servers: list[Server[Gateway]] = []
@@ -166,9 +166,9 @@ def _flow_limits(settings: Config) -> Callable[[], FlowLimits]:
 
 
 def _sdk_server(config: Config | None, settings: Config, closed: anyio.Event) -> Server[Gateway]:
-    """The SDK's server of :func:`octo.faces.mcp_server.build_server` (importing the SDK),
+    """The SDK's server of :func:`octo.faces.mcp.server.build_server` (importing the SDK),
     once the session bounds ``settings`` sets are known good (else ConfigError)."""
-    from octo.faces.mcp_server import build_server
+    from octo.faces.mcp.server import build_server
     from octo.faces.session_flow import FlowLimits
 
     FlowLimits.from_env(settings.env)
@@ -257,7 +257,7 @@ def http_app(access: HttpAccess, config: Config | None = None, *, sse: bool = Fa
     from octo.faces.http.host_check import HostCheck
     from octo.faces.http.limits import bound_sessions
     from octo.faces.http.operations import Operations
-    from octo.faces.mcp_server import build_server
+    from octo.faces.mcp.server import build_server
     from octo.faces.session_flow import FlowLimits
 
     flow = FlowLimits.from_env(config.env if config is not None else os.environ)

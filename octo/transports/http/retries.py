@@ -13,7 +13,7 @@ from tenacity import AsyncRetrying
 from tenacity import RetryCallState
 from tenacity import retry_if_exception_type
 
-from octo.transports.http_policy import Backoff
+from octo.transports.http.policy import Backoff
 
 
 class Retry(Exception):

@@ -5,6 +5,8 @@ The body is streamed; past the limit (or when Content-Length already says so) re
 stops and the connection is closed. A body that breaks off, or cannot be decoded, is an
 INVALID_RESPONSE, never a success with part of the content. So is a JSON answer nested
 deeper than any API's (:data:`MAX_JSON_DEPTH`), refused before a parser recurses into it.
+A body too large to hold (an archive, a CI log) goes to a :class:`BodySink` as it streams,
+through the same checks.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 #: +1 for an opening bracket, -1 for a closing one, by byte.
 _STEP = [1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256)]
 
+#: The most of a body read at once (a sink takes it a chunk at a time).
+_CHUNK = 64 * 1024
+
 # Dropped from the read response: its body is held decoded, with its own length.
 _BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
@@ -48,41 +53,52 @@ class BodyTooLargeError(InvalidResponseError):
 
 
 class BodySink(Protocol):
-    """Where a large body goes as it arrives (an archive to a file), instead of memory."""
+    """Where a successful answer's body goes as it arrives, instead of memory: an archive to
+    a file, a log's lines to what reduces them. A retried request starts it over."""
 
     async def restart(self) -> None:
-        """Drop what was written: a new body begins (a retried request)."""
+        """Drop what was taken: a new body begins."""
 
-    async def write(self, chunk: bytes) -> None:
-        """Keep the next ``chunk`` of the body."""
+    async def write(self, chunk: bytes) -> bool:
+        """Take the next ``chunk`` of the body; False when the sink wants no more (the rest
+        is left unread and the connection closed)."""
+
+    async def end(self) -> None:
+        """The body was read to its end."""
 
 
 async def read_capped(
-    response: httpx.Response, *, limit: int, name: str, sink: BodySink | None = None
+    response: httpx.Response, *, limit: int | None, name: str, sink: BodySink | None = None
 ) -> httpx.Response:
     """``response`` (opened with ``stream=True``) with its body read, at most ``limit``
-    bytes (decoded), into ``sink`` when given and the status is a success (the response then
-    holds no body; an error's body is held, within :data:`MAX_JSON_BYTES`, for its message).
-    The stream is closed in every case; a timeout is raised as is."""
+    bytes (decoded; None: as much as the sink takes, for a sink that bounds itself), into
+    ``sink`` when given and the status is a success (the response then holds no body; an
+    error's body is held, within :data:`MAX_JSON_BYTES`, for its message). The stream is
+    closed in every case; a timeout is raised as is."""
     if sink is not None and not response.is_success:
-        sink, limit = None, min(limit, MAX_JSON_BYTES)
+        sink, limit = None, min(limit or MAX_JSON_BYTES, MAX_JSON_BYTES)
+    if sink is None and limit is None:
+        raise ValueError("a body held in memory needs a limit")
     try:
         if sink is not None:
             await sink.restart()
         declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
+        if limit is not None and declared.isdigit() and int(declared) > limit:
             raise _too_large(name, int(declared), limit)
         chunks: list[bytes] = []
         total = 0
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in response.aiter_bytes(_CHUNK):
                 total += len(chunk)
-                if total > limit:
+                if limit is not None and total > limit:
                     raise _too_large(name, None, limit)
                 if sink is None:
                     chunks.append(chunk)
-                else:
-                    await sink.write(chunk)
+                elif not await sink.write(chunk):
+                    break
+            else:
+                if sink is not None:
+                    await sink.end()
         except httpx.TimeoutException:
             raise
         except httpx.DecodingError as exc:

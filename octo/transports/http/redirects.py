@@ -6,12 +6,11 @@ origin may see: the host policy's (credentials included) on the configured origi
 them anywhere else. A request re-sent to another origin says so in a note the answer shows.
 
 Every hop is streamed: a redirect's body is never read, and the last answer's body is read
-within the caller's byte limit (:func:`~octo.transports.http_body.read_capped`).
+within the caller's byte limit (:func:`~octo.transports.http.body.read_capped`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
@@ -19,12 +18,8 @@ from typing import Any
 import httpx
 
 from octo.core.errors import InvalidResponseError
-from octo.transports.http_body import BodySink
-from octo.transports.http_body import read_capped
-
-#: Reads a successful answer's streamed body itself (a log read line by line), instead of
-#: holding it: the answer handed back then has an empty body.
-Consume = Callable[[httpx.Response], Awaitable[None]]
+from octo.transports.http.body import BodySink
+from octo.transports.http.body import read_capped
 
 #: Redirects followed for one request before giving up (httpx's default is 20).
 MAX_REDIRECTS = 5
@@ -53,19 +48,18 @@ async def send_following(
     credentials: Mapping[str, str],
     is_own: Callable[[httpx.URL], bool],
     name: str,
-    max_bytes: int,
+    max_bytes: int | None,
     sink: BodySink | None = None,
     content: bytes | None = None,
-    consume: Consume | None = None,
 ) -> httpx.Response:
     """Send ``method url`` with ``headers`` (and the body ``content``: the first request
     only) and follow up to :data:`MAX_REDIRECTS` redirects; the answer's body is read, at
-    most ``max_bytes`` of it (into ``sink`` when given).
+    most ``max_bytes`` of it (a success's into ``sink`` as it streams, when given; None:
+    what the sink takes, see :func:`~octo.transports.http.body.read_capped`).
 
     ``credentials`` (the host policy's headers) go only to URLs ``is_own`` accepts, on the
     first request and on every hop; a hop elsewhere is re-issued without them and leaves a
-    note (:func:`redirect_notes`). With ``consume``, a 2xx answer's body goes to it as it
-    streams and is not held (``max_bytes`` still bounds any other answer's). Raises InvalidResponseError after too many redirects or
+    note (:func:`redirect_notes`). Raises InvalidResponseError after too many redirects or
     for a body over ``max_bytes`` or cut off.
     """
 
@@ -83,8 +77,6 @@ async def send_following(
         if following is None:
             if notes:
                 response.extensions = {**response.extensions, _NOTES: tuple(notes)}
-            if consume is not None and response.is_success:
-                return await _consumed(response, consume)
             return await read_capped(response, limit=max_bytes, name=name, sink=sink)
         await response.aclose()
         if credentials and not is_own(following.url) and not notes:
@@ -97,18 +89,4 @@ async def send_following(
     raise InvalidResponseError(
         f"{name} redirected the request more than {MAX_REDIRECTS} times",
         hints=["Check the configured URL of the host: it should not redirect."],
-    )
-
-
-async def _consumed(response: httpx.Response, consume: Consume) -> httpx.Response:
-    """``response`` after ``consume`` read its body; the stream is closed in every case."""
-    try:
-        await consume(response)
-    finally:
-        await response.aclose()
-    return httpx.Response(
-        response.status_code,
-        headers=[(k, v) for k, v in response.headers.multi_items() if k != "content-length"],
-        request=response.request,
-        extensions=response.extensions,
     )

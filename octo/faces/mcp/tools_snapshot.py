@@ -1,7 +1,7 @@
 """tools/list and the initialize handshake as the MCP SDK's server publishes them, kept in
-``tools_list.json`` beside this module so ``octo serve`` answers both before it imports the
+``octo/faces/tools_list.json`` so ``octo serve`` answers both before it imports the
 SDK or a family (their models and schemas cost most of a cold start). ``octo docs`` writes
-it (:func:`octo.faces.mcp_server.render_snapshot`), deriving each answer from the SDK itself
+it (:func:`octo.faces.mcp.server.render_snapshot`), deriving each answer from the SDK itself
 (its initialize result for every handshake version, its tools/list serialisation), as it
 writes docs/tools.md; a test fails when it drifts.
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from octo.contract import ToolSpec
 
-SNAPSHOT = Path(__file__).with_name("tools_list.json")
+SNAPSHOT = Path(__file__).parent.parent / "tools_list.json"
 
 JsonObject = dict[str, Any]
 

@@ -25,7 +25,7 @@ from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.config import ConfigError
 from octo.core.config import parse_toolsets
-from octo.faces.readable import render_readable
+from octo.faces.cli.readable import render_readable
 
 EXIT_OK = 0
 EXIT_ALL_FAILED = 1
@@ -240,9 +240,9 @@ async def _call(
     from octo.core.errors import ErrorCode
     from octo.core.shared.disk_handles import DiskHandleStore
     from octo.core.shared.disk_handles import default_folder
-    from octo.faces.index_progress import INDEX_TOOL
-    from octo.faces.index_progress import ProgressPrinter
-    from octo.faces.index_progress import waiting
+    from octo.faces.cli.index_progress import INDEX_TOOL
+    from octo.faces.cli.index_progress import ProgressPrinter
+    from octo.faces.cli.index_progress import waiting
     from octo.faces.library import Gateway
 
     progress = ProgressPrinter(sys.stderr, bar=sys.stderr.isatty())
@@ -277,7 +277,7 @@ def _check_hosts_file(config: Config) -> None:
 
 def _hosts(config: Config) -> int:
     """``octo hosts``: each configured code host and whether its token works."""
-    from octo.faces.hosts_check import hosts_report
+    from octo.faces.cli.hosts_check import hosts_report
 
     lines, healthy = anyio.run(hosts_report, config)
     print("\n".join(lines))
@@ -286,7 +286,7 @@ def _hosts(config: Config) -> int:
 
 def _index(config: Config, args: argparse.Namespace) -> int:
     """``octo index PATH``: semanticIndexCodebase waiting for every vector, with progress."""
-    from octo.faces.index_progress import run_index
+    from octo.faces.cli.index_progress import run_index
 
     # Absolute before it is both the root and the query's path: a relative PATH would
     # otherwise be read again under itself (SUBDIR/SUBDIR).
@@ -297,9 +297,9 @@ def _index(config: Config, args: argparse.Namespace) -> int:
 
 
 def _serve(config: Config, args: argparse.Namespace) -> int:
-    from octo.faces import serve
     from octo.faces.http.access import HttpAccess
     from octo.faces.http.access import HttpAccessError
+    from octo.faces.mcp import serve
 
     try:
         _check_servers_file(config)
@@ -361,8 +361,8 @@ def checkout_root() -> Path | None:
 def _docs(output: str | None, check: bool) -> int:
     """docs/tools.md and the published tools/list snapshot of a checkout, both from the
     registry; or the reference alone to ``output``."""
-    from octo.faces import tools_snapshot
-    from octo.faces.mcp_server import render_snapshot
+    from octo.faces.mcp import tools_snapshot
+    from octo.faces.mcp.server import render_snapshot
     from octo.faces.tool_docs import readme_with_languages
     from octo.faces.tool_docs import render_tools_markdown
 

@@ -1,4 +1,4 @@
-"""What a :class:`~octo.transports.http_client.RemoteClient` keeps between requests: answers
+"""What a :class:`~octo.transports.http.client.RemoteClient` keeps between requests: answers
 (with their ETags), requests in flight, and rate-limit pauses.
 
 Alone, a process keeps them in its :class:`~octo.core.cache.ResultCache` and in memory,

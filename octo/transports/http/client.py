@@ -7,8 +7,8 @@ honours ``Retry-After``, backs off from secondary limits and retries 5xx answers
 through the runtime's :class:`~octo.core.cache.ResultCache`, lets identical requests in
 flight share one upstream request, and maps HTTP statuses to :mod:`octo.core.errors`.
 With a shared store, answers, requests in flight and rate-limit pauses are shared by
-every replica (:mod:`octo.transports.remote_state`). Bodies are read within a byte limit
-per kind of answer (:mod:`octo.transports.http_body`).
+every replica (:mod:`octo.transports.http.remote_state`). Bodies are read within a byte limit
+per kind of answer (:mod:`octo.transports.http.body`).
 
 Everything specific to a host (rate-limit header names, how a secondary limit reads,
 authentication, hints) lives in a :class:`HostPolicy` subclass, so a new host
@@ -39,23 +39,22 @@ from octo.core.meters import Meters
 from octo.core.registries import CA_SETTINGS_HINT
 from octo.core.registries import is_verification_failure
 from octo.core.shared.store import SharedStore
-from octo.transports.http_body import MAX_JSON_BYTES
-from octo.transports.http_body import BodySink
-from octo.transports.http_body import parsed
-from octo.transports.http_policy import HostPolicy
-from octo.transports.http_policy import RateLimit
-from octo.transports.http_policy import retry_after_seconds
-from octo.transports.redirects import Consume
-from octo.transports.redirects import origin
-from octo.transports.redirects import redirect_notes
-from octo.transports.redirects import send_following
-from octo.transports.remote_errors import rate_limit_error
-from octo.transports.remote_errors import scrubbed
-from octo.transports.remote_errors import status_error
-from octo.transports.remote_state import RemoteState
-from octo.transports.remote_state import Shared
-from octo.transports.retries import Attempts
-from octo.transports.retries import Retry
+from octo.transports.http.body import MAX_JSON_BYTES
+from octo.transports.http.body import BodySink
+from octo.transports.http.body import parsed
+from octo.transports.http.policy import HostPolicy
+from octo.transports.http.policy import RateLimit
+from octo.transports.http.policy import retry_after_seconds
+from octo.transports.http.redirects import origin
+from octo.transports.http.redirects import redirect_notes
+from octo.transports.http.redirects import send_following
+from octo.transports.http.remote_errors import rate_limit_error
+from octo.transports.http.remote_errors import scrubbed
+from octo.transports.http.remote_errors import status_error
+from octo.transports.http.remote_state import RemoteState
+from octo.transports.http.remote_state import Shared
+from octo.transports.http.retries import Attempts
+from octo.transports.http.retries import Retry
 
 logger = logging.getLogger("octo.http")
 
@@ -226,10 +225,9 @@ class RemoteClient:
         headers: Mapping[str, str],
         credentials: Mapping[str, str],
         scope: str,
-        max_bytes: int,
+        max_bytes: int | None,
         sink: BodySink | None,
         content: bytes | None = None,
-        consume: Consume | None = None,
     ) -> httpx.Response:
         resource = self.policy.resource_for(httpx.URL(url).path)
         await self._await_quota(resource, scope)
@@ -247,7 +245,6 @@ class RemoteClient:
                     max_bytes=max_bytes,
                     sink=sink,
                     content=content,
-                    consume=consume,
                 )
             except httpx.TimeoutException:
                 self.meters.upstream(self._host, "timeout")
@@ -285,16 +282,15 @@ class RemoteClient:
         params: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
-        max_bytes: int = MAX_JSON_BYTES,
+        max_bytes: int | None = MAX_JSON_BYTES,
         sink: BodySink | None = None,
         content: bytes | None = None,
-        consume: Consume | None = None,
     ) -> httpx.Response:
         """Send one request (with the body ``content``: a GraphQL POST) with rate-limit
-        handling and retries; a 304 is returned as is. The body goes to ``sink`` when given
-        (a large download), else it is held; ``consume`` reads a successful answer's body as
-        it streams (see :func:`~octo.transports.redirects.send_following`); it starts over on
-        a retry.
+        handling and retries; a 304 is returned as is. A successful answer's body goes to
+        ``sink`` as it streams when given (a download to a file, a log to its reducer; it
+        starts over on a retry), else it is held; at most ``max_bytes`` of it either way
+        (None: what the sink takes, for a sink that stops itself).
 
         Raises RateLimitError when a needed wait exceeds the budget or retries run out,
         AuthenticationError (401/403), NotFoundError (404/410), InvalidQueryError
@@ -330,7 +326,6 @@ class RemoteClient:
                         max_bytes,
                         sink,
                         content,
-                        consume,
                     )
         except Retry as exc:
             if exc.rate_limited:

@@ -1,6 +1,6 @@
 """What differs between HTTP hosts: rate-limit state and headers, backoff, authentication,
-error wording. A :class:`HostPolicy` subclass per host; the :class:`~octo.transports.
-http_client.RemoteClient` does the rest the same way for every host."""
+error wording. A :class:`HostPolicy` subclass per host; the
+:class:`~octo.transports.http.client.RemoteClient` does the rest the same way for every host."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import OctoError
 from octo.core.errors import RateLimitError
 from octo.core.formats import iso_utc
-from octo.transports.http_policy import HostPolicy
+from octo.transports.http.policy import HostPolicy
 
 
 def scrubbed(policy: HostPolicy, text: str) -> str:
