@@ -204,6 +204,7 @@ class GraphStore:
             max_depth=10_000,
             hidden=key.hidden,
             no_ignore=key.no_ignore,
+            paths=ctx.paths,
             need_dirs=False,
             need_symlinks=False,
             file_filters=filters,

@@ -101,6 +101,7 @@ async def _place(ctx: QueryContext, raw: str, query: SearchStructureQuery) -> tu
             max_depth=10_000,
             hidden=query.hidden,
             no_ignore=query.noIgnore,
+            paths=ctx.paths,
             need_dirs=False,
             need_symlinks=False,
             file_filters=filters,
