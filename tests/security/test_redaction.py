@@ -52,6 +52,9 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
         "api_key = config.api_key",
         'CACHE_KEY = "users"',
         "refresh_token: RefreshToken,",
+        # A parameter's type annotation on a line of its own (TypeScript, Python).
+        "\t\ttoken: CancellationToken",
+        "    token:CancellationToken",
         "MAX_TOKENS=5000",
         "tokenizer: str",
         "API_TOKEN = os.environ['API_TOKEN']",

@@ -120,11 +120,12 @@ def _unquoted_secret(value: str, head: str) -> bool:
         spaced = head[-1:].isspace()
         if separator == "=" and spaced and not any(c.isdigit() for c in value):
             return False
-    if head[-1:].isspace() and head.rstrip()[-1:] == "=" and _SNAKE_OR_DOTTED.fullmatch(value):
-        return False  # ``RC4_KEY = rc4_key_st``, ``RegEnumKey = win32api.RegEnumKey``
         if separator == ":" and _TYPE_NAME.fullmatch(value):
             return False
-    return True
+    # A spaced ``=`` before a snake_case or dotted name: ``RC4_KEY = rc4_key_st``,
+    # ``RegEnumKey = win32api.RegEnumKey``.
+    spaced_code = head[-1:].isspace() and head.rstrip()[-1:] == "="
+    return not (spaced_code and _SNAKE_OR_DOTTED.fullmatch(value))
 
 
 def _any_secret(value: str, head: str) -> bool:
