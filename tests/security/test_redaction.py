@@ -55,6 +55,12 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
         # A parameter's type annotation on a line of its own (TypeScript, Python).
         "\t\ttoken: CancellationToken",
         "    token:CancellationToken",
+        # An enum constant whose value is its own name's last words.
+        'export const K8S_VOLUME_TYPE_VALUE_SECRET = "secret";',
+        'export declare const TEST_CASE_RESULT_STATUS_VALUE_PASS: "pass";',
+        'const IDENTITY_UPDATE_TYPE_VALUE_RESET_PASSWORD = "reset_password";',
+        # A pattern under a name that is only *_KEY.
+        "const VALID_KEY = `[a-z][_0-9a-z-*/]{0,255}`;",
         "MAX_TOKENS=5000",
         "tokenizer: str",
         "API_TOKEN = os.environ['API_TOKEN']",

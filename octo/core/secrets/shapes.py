@@ -89,14 +89,34 @@ _TEMPLATE = re.compile(
 )
 
 
+#: The words of a name or a value: ``reset_password``, ``RESET_PASSWORD`` and
+#: ``resetPassword`` are each "reset" and "password".
+_NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+#: Regex and glob syntax: no key holds it (``VALID_KEY = "[a-z][_0-9a-z-*/]{0,255}"``).
+_PATTERN_SYNTAX = re.compile(r"[\[\]{}()*?\\^$|]")
+
+
+def _names_itself(value: str, head: str) -> bool:
+    """An enum constant: the value is its name's last words (``..._VALUE_SECRET =
+    "secret"``, ``..._RESET_PASSWORD = "reset_password"``, ``password: "password"``)."""
+    if not _IDENTIFIER.fullmatch(value.replace("-", "_")):
+        return False
+    said = [word.lower() for word in _NAME_WORD.findall(value)]
+    name = [word.lower() for word in _NAME_WORD.findall(head)]
+    return bool(said) and name[-len(said) :] == said
+
+
 def _quoted_secret(value: str, head: str) -> bool:
     """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), a
-    placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), or a word under a name that is
-    only ``*_KEY`` (``CACHE_KEY = "users"``)."""
+    placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), its own name's last words (an
+    enum constant), or under a name that is only ``*_KEY`` a word or a pattern
+    (``CACHE_KEY = "users"``, ``VALID_KEY = "[a-z]{0,255}"``)."""
     if _code_name(value) or _QUOTED_PLACEHOLDER.fullmatch(value) or _TEMPLATE.fullmatch(value):
         return False
+    if _names_itself(value, head):
+        return False
     if _weak(head):
-        return _looks_random(value)
+        return _looks_random(value) and not _PATTERN_SYNTAX.search(value)
     return True
 
 
