@@ -59,6 +59,10 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
         'export const K8S_VOLUME_TYPE_VALUE_SECRET = "secret";',
         'export declare const TEST_CASE_RESULT_STATUS_VALUE_PASS: "pass";',
         'const IDENTITY_UPDATE_TYPE_VALUE_RESET_PASSWORD = "reset_password";',
+        # Minified JavaScript: a list of code assigned.
+        "return this.lastToken=this.token,this.token=this.lookahead()",
+        "return d.dotDotDotToken=r,d.name=i,d.questionToken=_,d.type=c,d",
+        "else this._output.space_before_token=!0,this.print_token(t)",
         # A pattern under a name that is only *_KEY.
         "const VALID_KEY = `[a-z][_0-9a-z-*/]{0,255}`;",
         "MAX_TOKENS=5000",
@@ -71,6 +75,11 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
 )
 def test_code_stays_readable(code: str) -> None:
     assert redact(code) == code
+
+
+@pytest.mark.parametrize("value", ["abc,def9", "Zq8vR3kT,wLm2x"])
+def test_a_comma_in_a_command_line_password_is_no_code(value: str) -> None:
+    assert value not in redact(f"mysql --password={value} db")
 
 
 def test_every_string_of_an_answer_is_redacted() -> None:

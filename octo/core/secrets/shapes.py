@@ -193,12 +193,28 @@ def _line_value(data: bytes, start: int, end: int) -> tuple[int, int]:
     return first, last
 
 
+#: The first item of a list in code: a name, a dotted one or a negation, without a digit
+#: (``r,d.name=i``, ``this.token,this.token=next``, ``!0,this.print_token``, ``null,!1``).
+_CODE_LIST_HEAD = re.compile(r"!?[A-Za-z_$][A-Za-z_$.]*|![0-9]")
+
+
 def _inline_secret(value: str, head: str) -> bool:
     """An unquoted value in the middle of a line (a command's option, ``-e NAME=v``): as
-    :func:`_unquoted_secret`, and a bare word without a digit is a variable there."""
+    :func:`_unquoted_secret`, and a bare word without a digit is a variable there, and so
+    is a list of code that starts with one (minified JavaScript's ``x.token=r,x.name=i``)."""
     if _IDENTIFIER.fullmatch(value) and not any(c.isdigit() for c in value):
         return False
-    return _unquoted_secret(value, head)
+    return not _code_list(value) and _unquoted_secret(value, head)
+
+
+def _code_list(value: str) -> bool:
+    """A list of code: its first item a negation, a dotted name or one letter, or a name
+    followed by an assignment, a member or an operator (``r,d.name=i``, ``null,!1``);
+    ``abc,def9`` is no code."""
+    first, comma, rest = value.partition(",")
+    if not comma or not _CODE_LIST_HEAD.fullmatch(first):
+        return False
+    return first[0] == "!" or "." in first or len(first) == 1 or any(c in rest for c in "=.!*")
 
 
 @dataclass(frozen=True)
