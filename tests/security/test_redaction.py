@@ -63,6 +63,10 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
         "return this.lastToken=this.token,this.token=this.lookahead()",
         "return d.dotDotDotToken=r,d.name=i,d.questionToken=_,d.type=c,d",
         "else this._output.space_before_token=!0,this.print_token(t)",
+        # A Fetch credentials mode; a lower-case dotted name under a name that is only *_KEY.
+        'fetch(url, { credentials: "same-origin" })',
+        'type RequestCredentials = "include" | "omit" | "same-origin";',
+        "export const ATTR_AWS_S3_KEY = 'aws.s3.key';",
         # A pattern under a name that is only *_KEY.
         "const VALID_KEY = `[a-z][_0-9a-z-*/]{0,255}`;",
         "MAX_TOKENS=5000",

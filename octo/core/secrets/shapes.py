@@ -96,6 +96,15 @@ _NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _PATTERN_SYNTAX = re.compile(r"[\[\]{}()*?\\^$|]")
 
 
+#: The Fetch standard's credentials modes (``fetch(url, {credentials: "same-origin"})``,
+#: ``type RequestCredentials = "include" | ...``): words of the API, not credentials.
+_FETCH_MODES = frozenset({"include", "omit", "same-origin"})
+_FETCH_CREDENTIALS = re.compile(r"(?i:credentials)[\"']?[ \t]*[:=][ \t]*[\"'`]$")
+#: A dotted name of lower-case words, each maybe ending in digits (``aws.s3.key``,
+#: ``http.v2.path``; not ``s3cr3t.v4lu3``).
+_LOWER_DOTTED = re.compile(r"[a-z]+[0-9]*(?:\.[a-z]+[0-9]*)+")
+
+
 def _names_itself(value: str, head: str) -> bool:
     """An enum constant: the value is its name's last words (``..._VALUE_SECRET =
     "secret"``, ``..._RESET_PASSWORD = "reset_password"``, ``password: "password"``)."""
@@ -109,14 +118,19 @@ def _names_itself(value: str, head: str) -> bool:
 def _quoted_secret(value: str, head: str) -> bool:
     """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), a
     placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), its own name's last words (an
-    enum constant), or under a name that is only ``*_KEY`` a word or a pattern
-    (``CACHE_KEY = "users"``, ``VALID_KEY = "[a-z]{0,255}"``)."""
+    enum constant), a Fetch credentials mode (``credentials: "same-origin"``), or under a
+    name that is only ``*_KEY`` a word, a pattern or a lower-case dotted name
+    (``CACHE_KEY = "users"``, ``VALID_KEY = "[a-z]{0,255}"``, ``S3_KEY = "aws.s3.key"``)."""
     if _code_name(value) or _QUOTED_PLACEHOLDER.fullmatch(value) or _TEMPLATE.fullmatch(value):
         return False
-    if _names_itself(value, head):
+    if _names_itself(value, head) or (value in _FETCH_MODES and _FETCH_CREDENTIALS.search(head)):
         return False
     if _weak(head):
-        return _looks_random(value) and not _PATTERN_SYNTAX.search(value)
+        return (
+            _looks_random(value)
+            and not _PATTERN_SYNTAX.search(value)
+            and not _LOWER_DOTTED.fullmatch(value)
+        )
     return True
 
 
