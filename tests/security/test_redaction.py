@@ -63,6 +63,7 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
         "return this.lastToken=this.token,this.token=this.lookahead()",
         "return d.dotDotDotToken=r,d.name=i,d.questionToken=_,d.type=c,d",
         "else this._output.space_before_token=!0,this.print_token(t)",
+        "if(u&4 && e.token===67174411?a=se(e):b) return e.token===20565",
         # A Fetch credentials mode; a lower-case dotted name under a name that is only *_KEY.
         'fetch(url, { credentials: "same-origin" })',
         'type RequestCredentials = "include" | "omit" | "same-origin";',

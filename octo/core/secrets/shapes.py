@@ -215,10 +215,18 @@ _CODE_LIST_HEAD = re.compile(r"!?[A-Za-z_$][A-Za-z_$.]*|![0-9]")
 def _inline_secret(value: str, head: str) -> bool:
     """An unquoted value in the middle of a line (a command's option, ``-e NAME=v``): as
     :func:`_unquoted_secret`, and a bare word without a digit is a variable there, and so
-    is a list of code that starts with one (minified JavaScript's ``x.token=r,x.name=i``)."""
+    is a list of code that starts with one (minified JavaScript's ``x.token=r,x.name=i``);
+    ``x.token===18`` is a comparison."""
     if _IDENTIFIER.fullmatch(value) and not any(c.isdigit() for c in value):
         return False
+    if _COMPARED.fullmatch(value):
+        return False
     return not _code_list(value) and _unquoted_secret(value, head)
+
+
+#: What follows ``name=`` in a strict comparison (``e.token===67174411?a:b``): the rest of
+#: the operator and a number or a name, then an operator.
+_COMPARED = re.compile(r"==(?:[0-9]+|[A-Za-z_$][\w$]*)(?:[?&|)].*)?")
 
 
 def _code_list(value: str) -> bool:
