@@ -13,7 +13,10 @@ import pytest
 
 from octo import Gateway
 from octo.core.config import Config
+from octo.core.files.paths import PathPolicy
+from octo.core.files.paths import clone_root
 from octo.core.handles import credential_identity
+from octo.lsp.servers.warm import sample_source
 
 #: One line of each file holds it: what a walk sees is what the answers name or count.
 WORD = "fencepost"
@@ -126,3 +129,29 @@ async def test_counts_count_this_identitys_clones_and_nothing_else(gateway: Gate
     assert total["data"]["stats"]["totalMatches"] == 2, total
     found = await answer(gateway, "localFindFiles", path=".", hidden=True, name="ours.py")
     assert "ours.py" in str(found)
+
+
+async def test_diagnostics_of_a_folder_check_no_file_of_another_identity(
+    env: dict[str, str], root: Path
+) -> None:
+    theirs = credential_identity({**env, "GITHUB_TOKEN": THEIRS})
+    _plant(root / "clones" / theirs / "gh-o-private-bbbb" / "bad.py", 'count: int = "theirs"\n')
+    async with Gateway(Config.from_env(env), roots=[root]) as gw:
+        result = await answer(gw, "lspDiagnostics", uri=".")
+    assert [word for word in _forbidden(env) if word in str(result)] == []
+
+
+def test_the_fence_of_a_walk_above_the_clone_folder(env: dict[str, str], root: Path) -> None:
+    clones = root / "clones"
+    mine = clone_root(clones, credential_identity(env))
+    paths = PathPolicy([root], [mine], [clones])
+    theirs = credential_identity({**env, "GITHUB_TOKEN": THEIRS})
+    assert paths.fenced_below(root) == ("clones/.records", "clones/.work", f"clones/{theirs}")
+    # What every identity reads alike, and a walk from inside one clone.
+    assert paths.fenced_below(root, shared=True) == ("clones",)
+    assert paths.fenced_below(mine / "gh-o-r-aaaa") == ()
+    # No folder of this identity there: the whole clone folder.
+    assert PathPolicy([root], [clones / "none"], [clones]).fenced_below(root) == ("clones",)
+    # A language server is warmed with no file of the fenced folders.
+    sample = sample_source(paths, root)
+    assert sample is not None and theirs not in str(sample)
