@@ -89,14 +89,48 @@ _TEMPLATE = re.compile(
 )
 
 
+#: The words of a name or a value: ``reset_password``, ``RESET_PASSWORD`` and
+#: ``resetPassword`` are each "reset" and "password".
+_NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+#: Regex and glob syntax: no key holds it (``VALID_KEY = "[a-z][_0-9a-z-*/]{0,255}"``).
+_PATTERN_SYNTAX = re.compile(r"[\[\]{}()*?\\^$|]")
+
+
+#: The Fetch standard's credentials modes (``fetch(url, {credentials: "same-origin"})``,
+#: ``type RequestCredentials = "include" | ...``): words of the API, not credentials.
+_FETCH_MODES = frozenset({"include", "omit", "same-origin"})
+_FETCH_CREDENTIALS = re.compile(r"(?i:credentials)[\"']?[ \t]*[:=][ \t]*[\"'`]$")
+#: A dotted name of lower-case words, each maybe ending in digits (``aws.s3.key``,
+#: ``http.v2.path``; not ``s3cr3t.v4lu3``).
+_LOWER_DOTTED = re.compile(r"[a-z]+[0-9]*(?:\.[a-z]+[0-9]*)+")
+
+
+def _names_itself(value: str, head: str) -> bool:
+    """An enum constant: the value is its name's last words (``..._VALUE_SECRET =
+    "secret"``, ``..._RESET_PASSWORD = "reset_password"``, ``password: "password"``)."""
+    if not _IDENTIFIER.fullmatch(value.replace("-", "_")):
+        return False
+    said = [word.lower() for word in _NAME_WORD.findall(value)]
+    name = [word.lower() for word in _NAME_WORD.findall(head)]
+    return bool(said) and name[-len(said) :] == said
+
+
 def _quoted_secret(value: str, head: str) -> bool:
     """A quoted literal is a secret unless it is a dotted name (``"octo.client_roots"``), a
-    placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), or a word under a name that is
-    only ``*_KEY`` (``CACHE_KEY = "users"``)."""
+    placeholder or a template (``"XXXX"``, ``"{0}:{1}"``), its own name's last words (an
+    enum constant), a Fetch credentials mode (``credentials: "same-origin"``), or under a
+    name that is only ``*_KEY`` a word, a pattern or a lower-case dotted name
+    (``CACHE_KEY = "users"``, ``VALID_KEY = "[a-z]{0,255}"``, ``S3_KEY = "aws.s3.key"``)."""
     if _code_name(value) or _QUOTED_PLACEHOLDER.fullmatch(value) or _TEMPLATE.fullmatch(value):
         return False
+    if _names_itself(value, head) or (value in _FETCH_MODES and _FETCH_CREDENTIALS.search(head)):
+        return False
     if _weak(head):
-        return _looks_random(value)
+        return (
+            _looks_random(value)
+            and not _PATTERN_SYNTAX.search(value)
+            and not _LOWER_DOTTED.fullmatch(value)
+        )
     return True
 
 
@@ -120,11 +154,12 @@ def _unquoted_secret(value: str, head: str) -> bool:
         spaced = head[-1:].isspace()
         if separator == "=" and spaced and not any(c.isdigit() for c in value):
             return False
-    if head[-1:].isspace() and head.rstrip()[-1:] == "=" and _SNAKE_OR_DOTTED.fullmatch(value):
-        return False  # ``RC4_KEY = rc4_key_st``, ``RegEnumKey = win32api.RegEnumKey``
         if separator == ":" and _TYPE_NAME.fullmatch(value):
             return False
-    return True
+    # A spaced ``=`` before a snake_case or dotted name: ``RC4_KEY = rc4_key_st``,
+    # ``RegEnumKey = win32api.RegEnumKey``.
+    spaced_code = head[-1:].isspace() and head.rstrip()[-1:] == "="
+    return not (spaced_code and _SNAKE_OR_DOTTED.fullmatch(value))
 
 
 def _any_secret(value: str, head: str) -> bool:
@@ -172,12 +207,36 @@ def _line_value(data: bytes, start: int, end: int) -> tuple[int, int]:
     return first, last
 
 
+#: The first item of a list in code: a name, a dotted one or a negation, without a digit
+#: (``r,d.name=i``, ``this.token,this.token=next``, ``!0,this.print_token``, ``null,!1``).
+_CODE_LIST_HEAD = re.compile(r"!?[A-Za-z_$][A-Za-z_$.]*|![0-9]")
+
+
 def _inline_secret(value: str, head: str) -> bool:
     """An unquoted value in the middle of a line (a command's option, ``-e NAME=v``): as
-    :func:`_unquoted_secret`, and a bare word without a digit is a variable there."""
+    :func:`_unquoted_secret`, and a bare word without a digit is a variable there, and so
+    is a list of code that starts with one (minified JavaScript's ``x.token=r,x.name=i``);
+    ``x.token===18`` is a comparison."""
     if _IDENTIFIER.fullmatch(value) and not any(c.isdigit() for c in value):
         return False
-    return _unquoted_secret(value, head)
+    if _COMPARED.fullmatch(value):
+        return False
+    return not _code_list(value) and _unquoted_secret(value, head)
+
+
+#: What follows ``name=`` in a strict comparison (``e.token===67174411?a:b``): the rest of
+#: the operator and a number or a name, then an operator.
+_COMPARED = re.compile(r"==(?:[0-9]+|[A-Za-z_$][\w$]*)(?:[?&|)].*)?")
+
+
+def _code_list(value: str) -> bool:
+    """A list of code: its first item a negation, a dotted name or one letter, or a name
+    followed by an assignment, a member or an operator (``r,d.name=i``, ``null,!1``);
+    ``abc,def9`` is no code."""
+    first, comma, rest = value.partition(",")
+    if not comma or not _CODE_LIST_HEAD.fullmatch(first):
+        return False
+    return first[0] == "!" or "." in first or len(first) == 1 or any(c in rest for c in "=.!*")
 
 
 @dataclass(frozen=True)

@@ -54,16 +54,19 @@ def _files(paths: PathPolicy, query: DiagnosticsQuery) -> tuple[list[Path], bool
         return [place], False
     root = paths.root_of(place)
     assert root is not None  # resolve() guarantees it
+    fenced = {place / rel for rel in paths.fenced_below(place)}
     found: list[Path] = []
     for top, folders, files in os.walk(place):
         directory = Path(top)
         folders[:] = sorted(
             f
             for f in folders
-            if not is_generated(f) and (query.hidden or not is_hidden(directory / f, root))
+            if not is_generated(f)
+            and (query.hidden or not is_hidden(directory / f, root))
+            and directory / f not in fenced
         )
         for name in sorted(files):
-            if language_of(Path(name)) is not None:
+            if language_of(Path(name)) is not None and directory / name not in fenced:
                 found.append(directory / name)
                 if len(found) > MAX_FILES:
                     return found[:MAX_FILES], True

@@ -53,7 +53,7 @@ def _project(pool: LspPool, paths: PathPolicy, raw: str) -> tuple[FileRead, Path
     place = paths.resolve(raw)
     root = paths.root_of(place)
     assert root is not None  # resolve() guarantees it
-    sample = place if place.is_file() else sample_source(place)
+    sample = place if place.is_file() else sample_source(paths, place)
     if sample is None:
         raise LspNotAvailableError(
             f"No source file of a language octo has servers for under '{raw}'",

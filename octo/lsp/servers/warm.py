@@ -19,6 +19,7 @@ import anyio
 
 from octo.contract import QueryContext
 from octo.core.errors import OctoError
+from octo.core.files.paths import PathPolicy
 from octo.core.files.paths import is_generated
 from octo.lsp.servers.commands import language_of
 from octo.lsp.servers.documents import Source
@@ -33,9 +34,11 @@ MAX_ENTRIES = 5000
 _NOT_WARMED = frozenset({"json", "yaml", "css", "html", "dockerfile"})
 
 
-def sample_source(root: Path, max_entries: int = MAX_ENTRIES) -> Path | None:
+def sample_source(paths: PathPolicy, root: Path, max_entries: int = MAX_ENTRIES) -> Path | None:
     """A source file of the language most files near the top of ``root`` are in (the
-    shallowest of them), skipping dot-folders and generated ones; None when there is none."""
+    shallowest of them), skipping dot-folders, generated ones and what ``paths`` fences;
+    None when there is none. Blocking."""
+    fenced = {root / rel for rel in paths.fenced_below(root)}
     counts: Counter[str] = Counter()
     first: dict[str, Path] = {}
     pending = deque([root])
@@ -47,6 +50,8 @@ def sample_source(root: Path, max_entries: int = MAX_ENTRIES) -> Path | None:
             continue
         for entry in entries:
             seen += 1
+            if fenced and Path(entry.path) in fenced:
+                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if not is_generated(entry.name):
@@ -72,7 +77,7 @@ async def warm_roots(ctx: QueryContext) -> None:
     for root in ctx.paths.roots:
         if not pool.has_room():
             return
-        sample = await anyio.to_thread.run_sync(sample_source, root)
+        sample = await anyio.to_thread.run_sync(sample_source, ctx.paths, root)
         if sample is None:
             continue
         try:
