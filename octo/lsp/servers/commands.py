@@ -276,6 +276,19 @@ def locate(entry: ServerEntry, env: Mapping[str, str]) -> tuple[str, ...] | None
     return special(finder, entry.command)
 
 
+def server_settings(command: ServerCommand, state: Path) -> dict[str, Any]:
+    """``command``'s configured settings, with what keeps a server's own files out of the
+    project: Perl::LanguageServer writes its parse cache under the workspace's
+    ``.vscode/perl-lang`` unless ``perl.cacheDir`` says where (``state``: octo's directory
+    for server files). A configured ``cacheDir`` wins."""
+    settings = dict(command.settings)
+    if command.server_id == "perl-language-server":
+        configured = settings.get("perl")
+        perl = dict(configured) if isinstance(configured, Mapping) else {}
+        settings["perl"] = {"cacheDir": str(state / "perl"), **perl}
+    return settings
+
+
 #: pyright and basedpyright answer references from the open files alone until they log this.
 _PYRIGHT_LOADED = r"Found \d+ source files?|No source files found"
 LOADED_LOGS: dict[str, str] = {"basedpyright": _PYRIGHT_LOADED, "pyright": _PYRIGHT_LOADED}

@@ -32,6 +32,7 @@ from octo.lsp.servers.commands import Language
 from octo.lsp.servers.commands import ServerCommand
 from octo.lsp.servers.commands import ServerTable
 from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.commands import server_settings
 from octo.lsp.servers.commands import server_table
 from octo.lsp.servers.commands import workspace_root
 from octo.lsp.servers.documents import Source
@@ -279,7 +280,7 @@ class LspPool:
                 loaded_log=command.loaded_log,
                 untrusted=untrusted,
                 sections=sections,
-                settings=command.settings,
+                settings=server_settings(command, cache_dir(self.runtime.config.env) / "lsp"),
                 options=command.initialization_options,
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:

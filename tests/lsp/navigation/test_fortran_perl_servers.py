@@ -91,3 +91,5 @@ async def test_perl_definition_references_and_symbols(gw: Gateway) -> None:
     hover = result_of(await gw.lsp_hover([use]))
     assert hover["error"]["code"] == "LSP_NOT_AVAILABLE"
     assert "does not support hover" in hover["error"]["message"]
+    # Its parse cache goes to octo's cache directory, not under the project's .vscode.
+    assert not (PERL / ".vscode").exists()
