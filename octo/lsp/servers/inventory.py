@@ -12,12 +12,12 @@ from pathlib import Path
 import anyio
 
 from octo.core.errors import OctoError
-from octo.lsp.servers.catalog import ServerEntry
-from octo.lsp.servers.commands import ServerTable
-from octo.lsp.servers.commands import locate
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.pool import open_on
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.pool import open_on
+from octo.lsp.servers.table.catalog import ServerEntry
+from octo.lsp.servers.table.commands import ServerTable
+from octo.lsp.servers.table.commands import locate
+from octo.lsp.servers.wire.documents import Source
 
 #: The operations octo asks of a server, by the capability that offers each.
 OPERATIONS = {

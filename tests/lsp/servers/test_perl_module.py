@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_servers
-from octo.lsp.servers.commands import server_table
 from octo.lsp.servers.inventory import inventory
 from octo.lsp.servers.inventory import inventory_lines
+from octo.lsp.servers.table.commands import find_servers
+from octo.lsp.servers.table.commands import server_table
 from tests.lsp.conftest import lsp_env
 
 

@@ -1,6 +1,6 @@
 """Which language server answers for a file, how to launch it, and where its workspace root is.
 
-The servers are the entries of the server table (:mod:`octo.lsp.servers.catalog`). They are
+The servers are the entries of the server table (:mod:`octo.lsp.servers.table.catalog`). They are
 found per language in priority order, or the order ``OCTO_LSP_<LANGUAGE>_SERVERS`` gives
 (comma-separated names), on PATH, beside octo's interpreter and in ``OCTO_LSP_PATH``;
 ``OCTO_LSP_<LANGUAGE>_COMMAND`` replaces discovery with an explicit command. Wrapper
@@ -27,10 +27,10 @@ from typing import Any
 
 from octo.core.errors import LspNotAvailableError
 from octo.core.files.languages import language_of as file_language
-from octo.lsp.servers.catalog import SERVERS_FILE_VARIABLE
-from octo.lsp.servers.catalog import ServerEntry
-from octo.lsp.servers.catalog import builtin_servers
-from octo.lsp.servers.catalog import load_servers
+from octo.lsp.servers.table.catalog import SERVERS_FILE_VARIABLE
+from octo.lsp.servers.table.catalog import ServerEntry
+from octo.lsp.servers.table.catalog import builtin_servers
+from octo.lsp.servers.table.catalog import load_servers
 from octo.transports.processes import child_command
 
 INSTALL_HINTS: dict[str, str] = {
@@ -83,7 +83,7 @@ class Language:
 
 
 class ServerTable:
-    """The configured servers (:mod:`octo.lsp.servers.catalog`) as octo asks them: which
+    """The configured servers (:mod:`octo.lsp.servers.table.catalog`) as octo asks them: which
     language a file is, its servers in priority order, its workspace's root markers."""
 
     def __init__(self, entries: Iterable[ServerEntry]) -> None:
