@@ -5,6 +5,10 @@ windows of lines."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from octo.core.files.grammars import SYMBOL_TABLES
@@ -167,3 +171,24 @@ def test_a_name_ast_grep_lacks_is_refused_before_it_panics() -> None:
     # ast-grep-py panics (a BaseException) on a language it does not bundle.
     assert parse("let x = 1", "ocaml") is None
     assert parse("x = 1", "python") is not None
+
+
+def test_a_chunk_has_the_same_embed_hash_in_every_process() -> None:
+    # A hierarchy of several compound names: their words once came out in a set's order,
+    # which changes with the hash seed of each process, and the vector was computed anew.
+    code = (
+        "from octo.semantic.indexing.chunking import Chunk\n"
+        "print(Chunk(1, 1, 'x', 'method_definition', 'ReadableDocument.offsetAt.lineCount',"
+        " 'method', 'lineCount').embed_hash())"
+    )
+    hashes = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(hashes) == 1, hashes
