@@ -115,6 +115,7 @@ TESTED_HERE: dict[str, str] = {
     "dockerfile-language-server": "definition (ARG), hover, document symbols",
     "svelte-language-server": "definition, hover, document symbols",
     "fortls": "definition, references, hover, document symbols",
+    "vue-language-server": "definition, references, hover, document symbols (version 2)",
     "perl-language-server": "definition, references (its definition only), document symbols; no hover",
 }
 

@@ -32,6 +32,7 @@ from octo.lsp.servers.table.commands import Language
 from octo.lsp.servers.table.commands import ServerCommand
 from octo.lsp.servers.table.commands import ServerTable
 from octo.lsp.servers.table.commands import find_servers
+from octo.lsp.servers.table.commands import server_options
 from octo.lsp.servers.table.commands import server_settings
 from octo.lsp.servers.table.commands import server_table
 from octo.lsp.servers.table.commands import workspace_root
@@ -281,7 +282,7 @@ class LspPool:
                 untrusted=untrusted,
                 sections=sections,
                 settings=server_settings(command, cache_dir(self.runtime.config.env) / "lsp"),
-                options=command.initialization_options,
+                options=server_options(command),
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:
             slot.last_crash = exc.message

@@ -41,6 +41,7 @@ INSTALL_HINTS: dict[str, str] = {
     "rust": "rustup component add rust-analyzer",
     "perl": "install the Perl::LanguageServer module (Debian: libperl-languageserver-perl; else cpanm Perl::LanguageServer)",
     "fortran": 'pip install "octo-gateway[lsp]" (fortls), or put fortls on PATH',
+    "vue": "npm install @vue/language-server@2 typescript (version 3 needs an editor's TypeScript server) and add node_modules/.bin to OCTO_LSP_PATH",
 }
 
 #: How long a server's first indexing may delay its answers, where not the default 30 s.
@@ -253,6 +254,44 @@ def _perl_library(perl: str, perl5lib: str) -> tuple[str, ...]:
     return tuple(done.stdout.decode("utf-8", "replace").splitlines())
 
 
+def _vue(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
+    """vue-language-server 2, with the TypeScript it needs beside it. Version 3 answers only
+    through an editor's TypeScript server (``tsserver/request``), which octo is not."""
+    found = _on_path(finder, command)
+    if found is None or _typescript_beside(found[0]) is None:
+        return None
+    manifest = _package_manifest(Path(found[0]).resolve(), "@vue/language-server")
+    try:
+        version = str(json.loads(manifest.read_text()).get("version", "0")) if manifest else "0"
+    except (OSError, ValueError):
+        return None
+    return found if version.split(".")[0] == "2" else None
+
+
+def _package_manifest(script: Path, name: str) -> Path | None:
+    """The package.json of the npm package ``name`` that holds ``script``."""
+    for directory in script.parents:
+        manifest = directory / "package.json"
+        if manifest.is_file():
+            try:
+                named = json.loads(manifest.read_text()).get("name")
+            except (OSError, ValueError):
+                return None
+            return manifest if named == name else None
+    return None
+
+
+def _typescript_beside(program: str) -> Path | None:
+    """The ``typescript/lib`` of the node_modules that holds ``program`` (its .bin link
+    resolved), which vue-language-server loads TypeScript from."""
+    for directory in Path(program).resolve().parents:
+        if directory.name == "node_modules":
+            lib = directory / "typescript" / "lib"
+            if (lib / "typescript.js").is_file():
+                return lib
+    return None
+
+
 def _on_path(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     found = finder.which(command[0])
     return (found, *command[1:]) if found else None
@@ -265,6 +304,7 @@ _LOCATORS: dict[tuple[str, str], Locate] = {
     ("clangd", "clangd"): _clangd,
     ("tsgo", "tsgo"): _tsgo,
     ("perl-language-server", "perl"): _perl_module,
+    ("vue-language-server", "vue-language-server"): _vue,
 }
 
 
@@ -287,6 +327,21 @@ def server_settings(command: ServerCommand, state: Path) -> dict[str, Any]:
         perl = dict(configured) if isinstance(configured, Mapping) else {}
         settings["perl"] = {"cacheDir": str(state / "perl"), **perl}
     return settings
+
+
+def server_options(command: ServerCommand) -> dict[str, Any]:
+    """``command``'s configured initialization options, with what its server cannot start
+    without: vue-language-server 2 answers alone (hybrid mode off) with the TypeScript found
+    beside it. Configured options win."""
+    options = dict(command.initialization_options)
+    if command.server_id == "vue-language-server":
+        tsdk = _typescript_beside(command.argv[0])
+        options = {
+            "typescript": {"tsdk": str(tsdk)} if tsdk else {},
+            "vue": {"hybridMode": False},
+            **options,
+        }
+    return options
 
 
 #: pyright and basedpyright answer references from the open files alone until they log this.
