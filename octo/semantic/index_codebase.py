@@ -59,7 +59,7 @@ def model_mismatch(meta: IndexMeta, model: str) -> ToolNotAvailableError:
 
 
 def _writes(scanned: list[ScannedFile], skipped: list[SkippedFile]) -> list[FileWrite]:
-    """What to store of a batch (blocking: tree-sitter parses here); a file the chunker
+    """What to store of a batch (blocking: files are parsed here); a file the chunker
     cannot take (nesting deeper than Python's stack) joins ``skipped``."""
     writes = []
     for f in scanned:

@@ -16,7 +16,7 @@ from octo.core.config import Config
 from octo.core.files.paths import PathPolicy
 from octo.core.files.paths import clone_root
 from octo.core.handles import credential_identity
-from octo.lsp.servers.warm import sample_source
+from octo.lsp.servers.running.warm import sample_source
 
 #: One line of each file holds it: what a walk sees is what the answers name or count.
 WORD = "fencepost"

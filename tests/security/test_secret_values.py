@@ -18,7 +18,7 @@ from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import learn
 from octo.core.secrets.redaction import redacted
 from octo.faces.library import Gateway
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 from tests.lsp.conftest import lsp_env
 from tests.security.planted import _chars
 

@@ -405,16 +405,16 @@ def _docs(output: str | None, check: bool) -> int:
 def _check_servers_file(config: Config) -> None:
     """Read the language servers file before serving: a bad entry stops start-up, naming
     its line, rather than failing each LSP query later."""
-    from octo.lsp.servers.commands import server_table
+    from octo.lsp.servers.table.commands import server_table
 
     server_table(config.env)
 
 
 def _lsp(config: Config, args: argparse.Namespace) -> int:
     """``octo lsp``: the configured servers; ``octo lsp check FILE``: one server tried."""
-    from octo.lsp.servers.commands import server_table
     from octo.lsp.servers.inventory import inventory
     from octo.lsp.servers.inventory import inventory_lines
+    from octo.lsp.servers.table.commands import server_table
 
     table = server_table(config.env)  # a bad servers file stops here, naming its line
     if args.action is None:
@@ -432,7 +432,7 @@ async def _lsp_check(config: Config, path: Path, chosen: list[Path]) -> int:
     from octo.core.errors import OctoError
     from octo.faces.library import Gateway
     from octo.lsp.servers.inventory import check_lines
-    from octo.lsp.servers.pool import LspPool
+    from octo.lsp.servers.running.pool import LspPool
 
     root = next((r for r in chosen if path.is_relative_to(r)), None)
     if root is None:

@@ -32,7 +32,7 @@ from octo.lsp.models import FileQuery
 from octo.lsp.models import Position
 from octo.lsp.models import Range
 from octo.lsp.navigation.symbols import split_lines
-from octo.lsp.servers.client import MalformedReplyError
+from octo.lsp.servers.wire.client import MalformedReplyError
 
 #: Longest line of code shown, in characters.
 _MAX_LINE = 200

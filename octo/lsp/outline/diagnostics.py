@@ -37,8 +37,8 @@ from octo.lsp.outline.models import Diagnostic
 from octo.lsp.outline.models import DiagnosticsQuery
 from octo.lsp.outline.models import DiagnosticsResult
 from octo.lsp.outline.models import Severity
-from octo.lsp.servers.commands import language_of
-from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.table.commands import language_of
 
 #: Source files of a folder checked at most (each is opened on its server).
 MAX_FILES = 30

@@ -33,9 +33,9 @@ from octo.lsp.navigation.target import require
 from octo.lsp.outline.models import FoundSymbolEntry
 from octo.lsp.outline.models import WorkspaceSymbolsQuery
 from octo.lsp.outline.models import WorkspaceSymbolsResult
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.warm import sample_source
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.warm import sample_source
+from octo.lsp.servers.wire.documents import Source
 
 Match = Literal["exact", "prefix", "fuzzy"]
 _RANK: dict[Match, int] = {"exact": 0, "prefix": 1, "fuzzy": 2}

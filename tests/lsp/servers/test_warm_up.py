@@ -18,8 +18,8 @@ from octo import Gateway
 from octo.contract import QueryContext
 from octo.core.files.paths import PathPolicy
 from octo.faces.mcp.server import build_server
-from octo.lsp.servers.warm import sample_source
-from octo.lsp.servers.warm import warm_roots
+from octo.lsp.servers.running.warm import sample_source
+from octo.lsp.servers.running.warm import warm_roots
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import assert_no_leftovers

@@ -25,21 +25,23 @@ import anyio
 
 from octo.core.config import cache_dir
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.client import LspClient
-from octo.lsp.servers.client import RequestTimeoutError
-from octo.lsp.servers.client import ServerCrashedError
-from octo.lsp.servers.commands import Language
-from octo.lsp.servers.commands import ServerCommand
-from octo.lsp.servers.commands import ServerTable
-from octo.lsp.servers.commands import find_servers
-from octo.lsp.servers.commands import server_table
-from octo.lsp.servers.commands import workspace_root
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.memory import megabytes
-from octo.lsp.servers.memory import resident_sizes
-from octo.lsp.servers.process import server_environment
-from octo.lsp.servers.search_paths import octo_search_paths
-from octo.lsp.servers.settings import LspSettings
+from octo.lsp.servers.running.memory import megabytes
+from octo.lsp.servers.running.memory import resident_sizes
+from octo.lsp.servers.running.settings import LspSettings
+from octo.lsp.servers.table.commands import Language
+from octo.lsp.servers.table.commands import ServerCommand
+from octo.lsp.servers.table.commands import ServerTable
+from octo.lsp.servers.table.commands import find_servers
+from octo.lsp.servers.table.commands import server_options
+from octo.lsp.servers.table.commands import server_settings
+from octo.lsp.servers.table.commands import server_table
+from octo.lsp.servers.table.commands import workspace_root
+from octo.lsp.servers.table.search_paths import octo_search_paths
+from octo.lsp.servers.wire.client import LspClient
+from octo.lsp.servers.wire.client import RequestTimeoutError
+from octo.lsp.servers.wire.client import ServerCrashedError
+from octo.lsp.servers.wire.documents import Source
+from octo.lsp.servers.wire.process import server_environment
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -279,8 +281,8 @@ class LspPool:
                 loaded_log=command.loaded_log,
                 untrusted=untrusted,
                 sections=sections,
-                settings=command.settings,
-                options=command.initialization_options,
+                settings=server_settings(command, cache_dir(self.runtime.config.env) / "lsp"),
+                options=server_options(command),
             )
         except (ServerCrashedError, RequestTimeoutError) as exc:
             slot.last_crash = exc.message

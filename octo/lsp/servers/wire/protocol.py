@@ -15,9 +15,9 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol import default_converter
 
 from octo.core import VERSION
-from octo.lsp.servers.documents import PublishedDiagnostics
-from octo.lsp.servers.framing import CappedLanguageClient
-from octo.lsp.servers.progress import ProgressTracker
+from octo.lsp.servers.wire.documents import PublishedDiagnostics
+from octo.lsp.servers.wire.framing import CappedLanguageClient
+from octo.lsp.servers.wire.progress import ProgressTracker
 
 if TYPE_CHECKING:
     from cattrs import Converter
@@ -89,7 +89,7 @@ def language_client(
     sections: Mapping[str, Any] | None = None,
 ) -> CappedLanguageClient:
     """A pygls client for a server on workspace ``root`` that feeds ``progress`` and keeps
-    the diagnostics it publishes in ``published``; the server's messages are read within octo's size limit (octo.lsp.servers.framing).
+    the diagnostics it publishes in ``published``; the server's messages are read within octo's size limit (octo.lsp.servers.wire.framing).
     ``sections``: octo's answer to ``workspace/configuration`` by section (others: none)."""
     known = dict(sections or {})
     client = CappedLanguageClient(

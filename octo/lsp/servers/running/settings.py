@@ -10,7 +10,7 @@ from octo.core.config import env_seconds
 from octo.core.config import read_settings
 from octo.core.config import setting
 from octo.core.config import whole
-from octo.lsp.servers.memory import default_budget
+from octo.lsp.servers.running.memory import default_budget
 
 
 @dataclass(frozen=True)

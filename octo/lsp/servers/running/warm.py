@@ -21,10 +21,10 @@ from octo.contract import QueryContext
 from octo.core.errors import OctoError
 from octo.core.files.paths import PathPolicy
 from octo.core.files.paths import is_generated
-from octo.lsp.servers.commands import language_of
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.pool import open_on
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.pool import open_on
+from octo.lsp.servers.table.commands import language_of
+from octo.lsp.servers.wire.documents import Source
 
 logger = logging.getLogger("octo.lsp")
 

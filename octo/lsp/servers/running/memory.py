@@ -1,7 +1,7 @@
 """How much memory language servers hold: each server's process tree read from /proc, and
 the default budget for all of them together.
 
-A server leads its own session (octo.lsp.servers.process), so its tree is every process of
+A server leads its own session (octo.lsp.servers.wire.process), so its tree is every process of
 that session: tsserver under typescript-language-server, node under a launcher script.
 """
 

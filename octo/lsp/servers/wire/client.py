@@ -24,14 +24,14 @@ from octo.core import VERSION
 from octo.core.errors import LspNotAvailableError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
-from octo.lsp.servers.documents import OpenDocuments
-from octo.lsp.servers.documents import PublishedDiagnostics
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.process import StderrTail
-from octo.lsp.servers.process import end_group
-from octo.lsp.servers.process import spawn
-from octo.lsp.servers.progress import ProgressTracker
-from octo.lsp.servers.protocol import language_client
+from octo.lsp.servers.wire.documents import OpenDocuments
+from octo.lsp.servers.wire.documents import PublishedDiagnostics
+from octo.lsp.servers.wire.documents import Source
+from octo.lsp.servers.wire.process import StderrTail
+from octo.lsp.servers.wire.process import end_group
+from octo.lsp.servers.wire.process import spawn
+from octo.lsp.servers.wire.progress import ProgressTracker
+from octo.lsp.servers.wire.protocol import language_client
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
