@@ -152,7 +152,7 @@ async def test_local_tools_hide_a_planted_value_wherever_it_appears(
 async def test_a_value_found_by_one_query_is_hidden_in_the_others(
     tree: Path, tool: str, queries: list[dict[str, Any]]
 ) -> None:
-    """A file with no secret shape holds a value another file of the call assigns: the call
+    """A file no detector marks holds a value another file of the call assigns: the call
     knows it, also when the assigning file's redaction comes from a cache (asked twice)."""
     (tree / "usage.txt").write_text(f"call it with {VALUES['db']} here\n")
     async with Gateway(roots=[tree]) as gateway:
