@@ -25,7 +25,7 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.secrets.detectors import PREFILTER
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import as_shown
 from octo.core.secrets.redaction import relearn
 from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import run_rg
@@ -75,7 +75,7 @@ def redacted_bytes(source: Opened) -> bytes | None:
         relearn(cached.decode("utf-8", "surrogateescape"))  # for the call's other answers
         return cached
     text = bytes(source.read_bytes()).decode("utf-8", "surrogateescape")
-    hidden = redact(text)
+    hidden = as_shown(text)
     found = None if hidden == text else hidden.encode("utf-8", "surrogateescape")
     with _VERDICTS_LOCK:
         _VERDICTS[key] = found is not None

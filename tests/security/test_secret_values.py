@@ -58,6 +58,19 @@ def connect(user: str) -> int:
 WRONG: int = API_KEY
 WORSE = DB_PASSWORD + 1
 '''
+
+#: A module that uses the settings' values: its hovers quote them from settings.py.
+APP = """import settings
+from settings import Settings, connect
+
+
+def open_db() -> int:
+    return len(settings.API_KEY) + len(settings.DB_PASSWORD) + connect("me")
+
+
+def sign() -> str:
+    return Settings().signing_key
+"""
 DOTENV = f"API_KEY={VALUES['env_api']} # production\nexport DEPLOY_TOKEN={VALUES['env_deploy']}\n"
 CONFIG = json.dumps(
     {
@@ -204,6 +217,7 @@ async def lsp_gateway(
     root = tmp_path_factory.mktemp(f"values-{request.param}")
     (root / "pyproject.toml").touch()
     (root / "settings.py").write_text(SETTINGS)
+    (root / "app.py").write_text(APP)
     env = lsp_env(OCTO_LSP_PYTHON_SERVERS=request.param)
     async with Gateway(Config.from_env(env), roots=[root]) as gateway:
         yield gateway
@@ -224,6 +238,21 @@ async def test_hover_hides_the_values_of_its_file(
     lsp_gateway: Gateway, symbol: str, needle: str
 ) -> None:
     query = {"uri": "settings.py", "symbolName": symbol, "lineHint": _line(SETTINGS, needle)}
+    response = await lsp_gateway.call("lspHover", [query])
+    row = response.to_wire()["results"][0]
+    assert row["status"] in ("success", "empty"), row
+    assert _leaks(response) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("symbol", ["API_KEY", "DB_PASSWORD", "signing_key"])
+async def test_hover_hides_the_values_of_the_module_it_quotes(
+    lsp_gateway: Gateway, symbol: str
+) -> None:
+    """A hover in app.py quotes settings.py's constants (``Literal["..."]``, a field's
+    default): the values of the file that defines the symbol are known to the call."""
+    line = next(n for n, text in enumerate(APP.splitlines(), start=1) if symbol in text)
+    query = {"uri": "app.py", "symbolName": symbol, "lineHint": line}
     response = await lsp_gateway.call("lspHover", [query])
     row = response.to_wire()["results"][0]
     assert row["status"] in ("success", "empty"), row

@@ -1,9 +1,12 @@
 """What octo must never echo: secrets in any text it returns become ``[REDACTED:kind]``.
 
-:func:`redact` is the one redaction function. The dispatcher applies it to every string of
-every answer, hint and error of a call (:func:`redacted`), so nothing leaves octo unredacted;
-code that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a
-secret from the detector that finds it.
+:func:`redact` is the one output redaction. The dispatcher's finishing stage applies it to
+every string of every answer, hint and error of a call (:func:`redacted`), before it cuts an
+answer to its budget, so nothing leaves octo unredacted and no cut splits a secret from the
+detector that finds it; no handler calls it (the semantic store redacts what it writes).
+:func:`as_shown` is the same text for another use: what a tool matches and counts over.
+A handler that cuts a text itself makes the text's values known first (:func:`learn`), so a
+piece of one left at the cut is hidden too.
 
 A secret's value is secret wherever it travels: each value a redaction finds during a call
 (:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
@@ -261,11 +264,35 @@ def _replace_long(data: bytes, start: int, end: int, found: list[tuple[str, str]
 def redact(text: str) -> str:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
 
+    The output redaction: the dispatcher's finishing stage applies it to every answer
+    (:func:`redacted`), and the semantic store to what it writes; no handler calls it.
     A value found is hidden wherever else it occurs in ``text`` too (a password assigned
     once and passed bare further down), and is known to the call for its other texts.
     Line breaks are kept (each body line of a private key becomes :data:`KEY_MARKER`), so
     line numbers stay right.
     """
+    return _with_secrets_hidden(text)
+
+
+def as_shown(text: str) -> str:
+    """The text octo would show of ``text``: what a tool matches, counts or selects over
+    (a structural rule, ``matchString``, a search's second pass, a hit's spans), so that
+    nothing it answers depends on a hidden value (the no-oracle rule). The same text every
+    answer shows, its values known to the call like :func:`redact`'s."""
+    return _with_secrets_hidden(text)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether a detector finds a secret in ``text`` (a variable of a child's environment);
+    the call learns nothing of it."""
+    found: list[tuple[str, str]] = []
+    if "PRIVATE KEY" not in text:
+        return redact_line(text, found) != text
+    redactor = LineRedactor(found)
+    return any(redactor(line) != line for line in text.split("\n"))
+
+
+def _with_secrets_hidden(text: str) -> str:
     found: list[tuple[str, str]] = []
     if "PRIVATE KEY" not in text:
         out = redact_line(text, found)
@@ -334,8 +361,14 @@ def learn(text: str) -> None:
     """Make the secret values of ``text`` (a file an answer speaks of) known to the call, so
     every text of its answers hides them: a language server's hover or diagnostic quoting a
     password of the file, a structural capture of one."""
+    learn_values(secret_values(text))
+
+
+def learn_values(found: list[tuple[str, str]]) -> None:
+    """Make the secret values ``found`` (:func:`secret_values` of a text kept for later)
+    known to the call."""
     if (known := _CALL.get()) is not None:
-        known.add_all(secret_values(text))
+        known.add_all(found)
 
 
 #: A value hidden wherever it occurs: shorter ones, and words of letters alone under
@@ -348,8 +381,8 @@ MIN_PIECE = 8
 #: A cut piece is looked for within this many characters of a value's start and end.
 _PIECES_OF = 256
 #: What a cut leaves after a text's end or before its start.
-_CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\s)*")
-_CUT_END = re.compile(r"(?:\.\.\.|\u2026|```|\s)*\Z")
+_CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\[\.\.\.\]|\s)*")
+_CUT_END = re.compile(r"(?:\.\.\.|\u2026|```|\[\.\.\.\]|\s)*\Z")
 
 
 def _worth_hiding(value: str) -> bool:
@@ -502,6 +535,13 @@ def key_body_lines(text: str) -> list[int]:
         if _BEGIN.search(line) and not _END.search(line):
             inside = True
     return found
+
+
+def known_hidden(value: T) -> T:
+    """``value`` (redacted already) with every secret value the call has met hidden in each
+    of its strings: the values other queries of the call found after it was redacted."""
+    known = _CALL.get()
+    return _walk(value, known.hide) if known else value
 
 
 def redacted(value: T) -> T:
