@@ -70,6 +70,14 @@ def open_db() -> int:
 
 def sign() -> str:
     return Settings().signing_key
+
+
+def local() -> int:
+    key = settings.API_KEY
+    return len(key)
+
+
+MISTYPED: int = settings.API_KEY
 """
 DOTENV = f"API_KEY={VALUES['env_api']} # production\nexport DEPLOY_TOKEN={VALUES['env_deploy']}\n"
 CONFIG = json.dumps(
@@ -257,6 +265,20 @@ async def test_hover_hides_the_values_of_the_module_it_quotes(
     row = response.to_wire()["results"][0]
     assert row["status"] in ("success", "empty"), row
     assert _leaks(response) == []
+
+
+@pytest.mark.slow
+async def test_an_inferred_type_and_a_diagnostic_hide_another_module_s_values(
+    lsp_gateway: Gateway,
+) -> None:
+    """A local variable's inferred type and a diagnostic of app.py quote settings.py's
+    constant, a file the answer neither reads nor names: the workspace's values are known."""
+    line = next(n for n, text in enumerate(APP.splitlines(), start=1) if "len(key)" in text)
+    hover = await lsp_gateway.call(
+        "lspHover", [{"uri": "app.py", "symbolName": "key", "lineHint": line}]
+    )
+    diagnostics = await lsp_gateway.call("lspDiagnostics", [{"uri": "app.py"}])
+    assert _leaks(hover) == [] and _leaks(diagnostics) == []
 
 
 @pytest.mark.slow
