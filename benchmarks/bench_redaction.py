@@ -1,4 +1,4 @@
-"""Redaction cost: octo's RE2 pattern against the same shapes in Python's ``re``.
+"""Redaction cost: octo's RE2 pattern against the same detectors in Python's ``re``.
 
 Prints, per text, the median time of ``redact`` (RE2) and of the same combined pattern run by
 Python's backtracking ``re`` (the baseline), and their ratio: on ordinary code (1 MB of this
@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from octo.core.secrets.detectors import DETECTORS
 from octo.core.secrets.redaction import _ANY
 from octo.core.secrets.redaction import _SEARCH
 from octo.core.secrets.redaction import _spans
@@ -49,7 +50,6 @@ from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import learn
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.redaction import redacted
-from octo.core.secrets.shapes import SHAPES
 
 ROUNDS = 7
 _GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
@@ -57,8 +57,8 @@ _GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
 
 def _python_re() -> re.Pattern[str]:
     parts = []
-    for number, shape in enumerate(SHAPES):
-        body = _GROUP_NAME.sub(rf"(?P<v{number}_\1>", shape.pattern)
+    for number, detector in enumerate(DETECTORS):
+        body = _GROUP_NAME.sub(rf"(?P<v{number}_\1>", detector.pattern)
         parts.append(f"(?P<r{number}>{body})")
     return re.compile("|".join(parts))
 

@@ -24,7 +24,7 @@ from octo.codehosts.models import PullRequest
 from octo.codehosts.models import PullRequestComment
 from octo.codehosts.models import Repository
 from octo.codehosts.models import SearchPullRequestsQuery
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import learn
 from octo.transports.http.client import Fetched
 
 T = TypeVar("T")
@@ -149,15 +149,19 @@ def body_limit(query: SearchPullRequestsQuery) -> int:
 
 
 def short_body(text: str | None, limit: int) -> str | None:
-    """A description or comment, secrets redacted, cut to ``limit`` characters."""
+    """A description or comment cut to ``limit`` characters (its secret values known to
+    the call first: a piece of one the cut leaves is hidden with the answer)."""
     if not text:
         return None
-    text = redact(text.strip())
-    return text if len(text) <= limit else text[:limit] + " [...]"
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    learn(text)
+    return text[:limit] + " [...]"
 
 
 def comment(author: str, body: str | None, created_at: str) -> PullRequestComment:
-    """A pull request's comment as answers carry it: redacted, at most 2,000 characters."""
+    """A pull request's comment as answers carry it: at most 2,000 characters."""
     return PullRequestComment(
         author=author, body=short_body(body, 2000) or "", created_at=created_at
     )

@@ -1,4 +1,4 @@
-"""The one redaction function: every secret shape is hidden, code stays readable, a second
+"""The one redaction function: every secret detector is hidden, code stays readable, a second
 pass changes nothing, and adversarial text costs linear time (RE2)."""
 
 from __future__ import annotations

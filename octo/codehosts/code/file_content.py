@@ -25,7 +25,7 @@ from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import as_shown
 
 
 async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer[FileContentResult]:
@@ -104,9 +104,10 @@ def file_content_answer(
         )
     if blob.size > download_limit(query):
         raise file_too_large(query, blob.size, len(blob.text))
-    # Redacted whole before any part is chosen or cut: a private key's body lines are known
-    # by its BEGIN line, and a cut cannot split a secret from its shape.
-    selection = _select(redact(blob.text), query)
+    # Lines are chosen (matchString) over the text octo shows, whole before any part is
+    # chosen or cut: a private key's body lines are known by its BEGIN line, and a cut cannot
+    # split a secret from its detector.
+    selection = _select(as_shown(blob.text), query)
     total = len(selection.text)
     start = min(query.charOffset, total)
     end = total if query.charLength is None else min(total, start + query.charLength)

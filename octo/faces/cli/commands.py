@@ -21,6 +21,7 @@ from typing import NoReturn
 
 import anyio
 
+import octo
 from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.config import ConfigError
@@ -146,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     docs = commands.add_parser(
         "docs",
         help="(developers) write a checkout's docs/tools.md from the registry",
-        description="In a checkout of octo: write its docs/tools.md and tools/list snapshot. "
+        description="In a checkout of octo: write its docs/tools.md, tools/list snapshot, "
+        "README's languages and docs/architecture.md's tree of modules. "
         "Anywhere: --output PATH writes the reference to PATH (- prints it).",
     )
     docs.add_argument("--check", action="store_true", help="fail if the file is out of date")
@@ -349,7 +351,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 def checkout_root() -> Path | None:
     """The checkout this octo is imported from (its pyproject.toml names octo-gateway), or None
     for an installed package: `octo docs` writes a checkout's files, never a site-packages'."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(octo.__file__).resolve().parents[1]
     project = root / "pyproject.toml"
     try:
         named = 'name = "octo-gateway"' in project.read_text(encoding="utf-8")
@@ -360,9 +362,11 @@ def checkout_root() -> Path | None:
 
 def _docs(output: str | None, check: bool) -> int:
     """docs/tools.md and the published tools/list snapshot of a checkout, both from the
-    registry; or the reference alone to ``output``."""
+    registry, README's languages and docs/architecture.md's tree (from the modules); or the
+    reference alone to ``output``."""
     from octo.faces.mcp import tools_snapshot
     from octo.faces.mcp.server import render_snapshot
+    from octo.faces.module_tree import architecture_with_tree
     from octo.faces.tool_docs import readme_with_languages
     from octo.faces.tool_docs import render_tools_markdown
 
@@ -383,9 +387,14 @@ def _docs(output: str | None, check: bool) -> int:
             )
             return EXIT_BAD_CALL
         readme = root / "README.md"
+        architecture = root / "docs" / "architecture.md"
         targets = [
             (root / "docs" / "tools.md", render_tools_markdown()),
             (readme, readme_with_languages(readme.read_text(encoding="utf-8"))),
+            (
+                architecture,
+                architecture_with_tree(architecture.read_text(encoding="utf-8"), root / "octo"),
+            ),
             (tools_snapshot.SNAPSHOT, render_snapshot()),
         ]
     for path, fresh in targets:

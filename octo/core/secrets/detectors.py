@@ -1,12 +1,12 @@
-"""The shapes of secrets octo hides, as RE2 patterns (linear time, whatever the text).
+"""The detectors of secrets octo hides, as RE2 patterns (linear time, whatever the text).
 
-Each :class:`Shape` is one kind of secret. Its pattern marks the secret itself with the group
+Each :class:`Detector` is one kind of secret. Its pattern marks the secret itself with the group
 ``(?P<secret>...)`` when it holds more than the secret (a variable name, a quote, a header
 name), so only the value is replaced and the line stays readable; without that group the
-whole match is the secret. A shape may also check a candidate (``config.api_key`` is code,
+whole match is the secret. A detector may also check a candidate (``config.api_key`` is code,
 not a password).
 
-The rules follow the public shapes of gitleaks' and detect-secrets' rules (token prefixes,
+The patterns follow the public rules of gitleaks and detect-secrets (token prefixes,
 lengths and alphabets); keyword assignments are octo's own, tuned to leave code readable.
 """
 
@@ -240,18 +240,18 @@ def _code_list(value: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Shape:
+class Detector:
     """One kind of secret: its name in ``[REDACTED:kind]``, its RE2 pattern, and a check
     ``is_secret(value, head)`` of a candidate (``head``: the match before the value)."""
 
     kind: str
     pattern: str
     is_secret: Callable[[str, str], bool] | None = None
-    #: A shape found by its context (a name): a value of a specific shape inside keeps
-    #: that shape's kind.
+    #: A detector found by its context (a name): a value of a specific detector inside keeps
+    #: that detector's kind.
     by_context: bool = False
     #: Where the secret lies in a match ``data[start:end]``, told without RE2's group search
-    #: (which costs more than all else redaction does per match): for the common shapes.
+    #: (which costs more than all else redaction does per match): for the common detectors.
     value_span: Callable[[bytes, int, int], tuple[int, int]] | None = None
 
 
@@ -287,52 +287,54 @@ _LINE_START = r"^[+\-]?[ \t]*(?:(?:#|//|--|;|(?i:rem)[ \t])[ \t]*)?"
 #: An unquoted value in the middle of a line: up to a blank, quote or shell operator.
 _INLINE_VALUE = r"(?P<secret>[^\s\"'`;&|<>()]{4,})"
 
-SHAPES: tuple[Shape, ...] = (
+DETECTORS: tuple[Detector, ...] = (
     # Private keys written on one line (JSON's "-----BEGIN ...-----\nMII...\n"); blocks over
     # several lines are followed line by line in redaction.py.
-    Shape(
+    Detector(
         "private-key",
         r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?P<secret>\\[rn](?:\\[rn]|[A-Za-z0-9+/= :])*)",
     ),
-    Shape("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})"),
-    Shape("gitlab-token", _GITLAB),
-    Shape("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-    Shape("aws-secret", _AWS_SECRET),
-    Shape("slack-token", r"\bxox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}"),
-    Shape("slack-webhook", _SLACK_WEBHOOK),
-    Shape("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b"),
+    Detector(
+        "github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})"
+    ),
+    Detector("gitlab-token", _GITLAB),
+    Detector("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    Detector("aws-secret", _AWS_SECRET),
+    Detector("slack-token", r"\bxox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}"),
+    Detector("slack-webhook", _SLACK_WEBHOOK),
+    Detector("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b"),
     # No word boundary after a base64url value: it may end in "-".
-    Shape("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
-    Shape("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
-    Shape(
+    Detector("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
+    Detector("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
+    Detector(
         "discord-token", r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"
     ),
-    Shape("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    Shape("azure-storage-key", r"(?i:AccountKey)=(?P<secret>[A-Za-z0-9+/=]{20,})"),
-    Shape("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    Shape("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
-    Shape("openai-key", r"\bsk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}"),
-    Shape("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
-    Shape("authorization", _AUTHORIZATION),
-    Shape("bearer", r"(?i:\bbearer[ \t]+)(?P<secret>[A-Za-z0-9._~+/\-]{20,}=*)"),
-    Shape(
+    Detector("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    Detector("azure-storage-key", r"(?i:AccountKey)=(?P<secret>[A-Za-z0-9+/=]{20,})"),
+    Detector("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    Detector("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+    Detector("openai-key", r"\bsk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}"),
+    Detector("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+    Detector("authorization", _AUTHORIZATION),
+    Detector("bearer", r"(?i:\bbearer[ \t]+)(?P<secret>[A-Za-z0-9._~+/\-]{20,}=*)"),
+    Detector(
         "basic-auth",
         r"(?i:\bbasic[ \t]+)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})",
         is_secret=_basic_credentials,
     ),
-    Shape(
+    Detector(
         "url-credentials",
         r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<secret>[^\s:/@\"'<>]+:[^\s@/\"'<>]{3,})@",
     ),
-    Shape(
+    Detector(
         "npm-auth",
         r"(?:(?m:^)[+\-]?[ \t]*|:)(?:_authToken|_auth|_password)[ \t]*=[ \t]*(?P<secret>[^\s\"']{6,})",
     ),
-    Shape("netrc-password", r"(?i:\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<secret>\S+)"),
+    Detector("netrc-password", r"(?i:\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<secret>\S+)"),
     # NAME = "literal" in any language or format (also "name": "value" in JSON, annotated
     # and wrapped fields); only quoted literals, so ``password = read_password()`` stays
     # readable.
-    Shape(
+    Detector(
         "secret",
         _SECRET_NAME + _ASSIGNED + _QUOTED_VALUE,
         is_secret=_quoted_secret,
@@ -340,7 +342,7 @@ SHAPES: tuple[Shape, ...] = (
         value_span=_quoted_value,
     ),
     # A default given with the name: os.getenv("NAME", "v"), environ.get, env(..., default=).
-    Shape(
+    Detector(
         "secret",
         r"\b(?:getenv|get|setdefault|pop|env)\([ \t]*[\"']"
         + _SECRET_NAME
@@ -352,7 +354,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     # A whole line NAME=value / NAME: value (.env, ini, YAML, shell; commented out too),
     # value unquoted.
-    Shape(
+    Detector(
         "secret",
         r"(?m:"
         + _LINE_START
@@ -364,7 +366,7 @@ SHAPES: tuple[Shape, ...] = (
         value_span=_line_value,
     ),
     # Dockerfile ENV NAME value (the form without "=").
-    Shape(
+    Detector(
         "secret",
         r"(?m:^[+\-]?[ \t]*(?i:env)[ \t]+"
         + _SECRET_NAME
@@ -373,14 +375,14 @@ SHAPES: tuple[Shape, ...] = (
         by_context=True,
     ),
     # NAME=value inside a line: docker run -e NAME=v, NAME=v cmd, --password=v, -DNAME=v.
-    Shape(
+    Detector(
         "secret",
         r"(?:^|[ \t])[\"']?" + _SECRET_NAME + "=" + _INLINE_VALUE,
         is_secret=_inline_secret,
         by_context=True,
     ),
     # An option and its value: --password v, --token v.
-    Shape(
+    Detector(
         "secret",
         r"(?:^|[ \t])--?(?i:password|passwd|pass|token|secret|api-?key|access-key|secret-key"
         r"|client-secret|auth-token)[ \t]+" + _INLINE_VALUE,
@@ -389,7 +391,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     # A password option of database and remote-shell clients: mysql -p v, mysql -pv,
     # sshpass -p v, redis-cli -a v.
-    Shape(
+    Detector(
         "secret",
         r"\b(?:mysql\w*|mariadb\w*|sshpass|redis-cli)\b[^\n]{0,200}?[ \t]-[pa][ \t]?"
         r"(?P<secret>[^\s\"'`;&|<>()\-][^\s\"'`;&|<>()]{3,})",
@@ -397,7 +399,7 @@ SHAPES: tuple[Shape, ...] = (
         by_context=True,
     ),
     # curl -u user:password (and wget's, httpie's).
-    Shape(
+    Detector(
         "secret",
         r"\b(?:curl|wget|http|https)\b[^\n]{0,200}?[ \t](?:-u|--user|--proxy-user|-U|-a|--auth)"
         r"[ \t=]+[\"']?[^\s:\"']*:(?P<secret>[^\s\"'`;&|<>()]{3,})",
@@ -405,14 +407,14 @@ SHAPES: tuple[Shape, ...] = (
         by_context=True,
     ),
     # XML: <DB_PASSWORD>v</DB_PASSWORD>.
-    Shape(
+    Detector(
         "secret",
         r"<" + _SECRET_NAME + r">(?P<secret>[^<\s][^<\n]{2,}[^<\s])</",
         is_secret=_unquoted_secret,
         by_context=True,
     ),
     # Kubernetes env entries: "- name: X_PASSWORD" and "value: v" on the next line.
-    Shape(
+    Detector(
         "secret",
         r"(?m:^[+\-]?[ \t]*-[ \t]+name:[ \t]*[\"']?"
         + _SECRET_NAME
@@ -424,7 +426,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     # A line of base64 key material seen without its BEGIN line (a search hit in a key body,
     # a deleted key's line in a diff).
-    Shape(
+    Detector(
         "key-material",
         rf"(?m:^[ \t+\-]?[ \t]*(?P<secret>{_KEY_LINE})[ \t]*\r?$)",
         is_secret=_mixed_classes,
@@ -432,9 +434,9 @@ SHAPES: tuple[Shape, ...] = (
 )
 
 
-#: What every line holding one of :data:`SHAPES` also holds (a superset, in the syntax RE2 and
-#: ripgrep share): each shape without the costly part of its value, so ripgrep finds the files
-#: that may hold a secret at nearly the speed of a plain search (the shapes themselves cost it
+#: What every line holding one of :data:`DETECTORS` also holds (a superset, in the syntax RE2 and
+#: ripgrep share): each detector without the costly part of its value, so ripgrep finds the files
+#: that may hold a secret at nearly the speed of a plain search (the detectors themselves cost it
 #: fifty times more). tests/security/test_count_oracle.py checks that it misses none.
 _WORDS = r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth)"
 PREFILTER = (
