@@ -36,7 +36,6 @@ from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
 from octo.core.errors import QueryTimeoutError
 from octo.core.errors import ToolNotAvailableError
-from octo.transports.processes import child_command
 from octo.transports.processes import child_environment
 from octo.transports.processes import track
 
@@ -205,12 +204,75 @@ _NOT_FOUND = re.compile(r"no such path|bad revision|unknown revision|no such ref
 Commands = Callable[[Checkout], Sequence[Sequence[str]]]
 
 
+#: The shell that holds the git processes' group: when its stdin ends (octo died, the kernel
+#: closing the pipe whatever killed it, or the runtime closed it) it kills the whole group,
+#: every git in it and itself.
+_HOLDER = "read _ignored; kill -KILL 0"
+
+
+class GitProcesses:
+    """The git processes of one runtime (a backend), all in one process group held by a
+    small shell (:data:`_HOLDER`) whose stdin is a pipe from octo: when octo dies, SIGKILL
+    included, or the runtime closes, the pipe ends and the shell kills the group, so no git
+    outlives octo. Each git then starts by Python's vfork path straight into that group,
+    with no ``setpriv`` exec before it (benchmarks/bench_history.py: a third of a quick
+    log's time), nor a ``preexec_fn`` (a fork of the whole server, unsafe once threads run).
+    """
+
+    def __init__(self, runtime: object = None) -> None:
+        self._lock = threading.Lock()
+        self._holder: subprocess.Popen[bytes] | None = None
+
+    def group(self, failed: int | None = None) -> int:
+        """The group's id (its holder's pid), the holder started when none runs or its
+        group is the one a start ``failed`` to join; called from worker threads."""
+        with self._lock:
+            holder = self._holder
+            if holder is not None and (holder.pid == failed or holder.poll() is not None):
+                _ended(holder)
+                holder = None
+            if holder is None:
+                holder = self._holder = subprocess.Popen(
+                    ["/bin/sh", "-c", _HOLDER],
+                    env={},
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    process_group=0,
+                )
+            return holder.pid
+
+    async def aclose(self) -> None:
+        """End the group: its holder kills every git still in it, then itself."""
+        with self._lock:
+            holder, self._holder = self._holder, None
+        if holder is not None:
+            await anyio.to_thread.run_sync(_ended, holder)
+
+
+def _ended(holder: subprocess.Popen[bytes]) -> None:
+    """The group ended: its holder's stdin closed, so it kills the group, and waited for."""
+    assert holder.stdin is not None  # (a pipe)
+    holder.stdin.close()
+    holder.wait()
+
+
 async def run_git(
-    checkout: Checkout, args: Sequence[str], env: Mapping[str, str], *, max_bytes: int
+    checkout: Checkout,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    processes: GitProcesses,
+    *,
+    max_bytes: int,
 ) -> GitOutput:
     """Run ``git args`` on ``checkout``: see :func:`locate_and_run`."""
     return await locate_and_run(
-        lambda: checkout, lambda _: [args], lambda _, outputs: outputs[0], env, max_bytes=max_bytes
+        lambda: checkout,
+        lambda _: [args],
+        lambda _, outputs: outputs[0],
+        env,
+        processes,
+        max_bytes=max_bytes,
     )
 
 
@@ -219,13 +281,14 @@ async def locate_and_run(
     commands: Commands,
     read: Callable[[Checkout, list[GitOutput]], T],
     env: Mapping[str, str],
+    processes: GitProcesses,
     *,
     max_bytes: int,
     time_limit: float | None = None,
 ) -> T:
     """Find the checkout (``locate``), run the git ``commands(checkout)`` in turn, reading
     each one's stdout up to ``max_bytes`` (then it is killed and its output says ``cut``),
-    and ``read`` what they printed: one worker-thread hop for all of it (git waited for
+    and ``read`` what they printed, git started in the group of ``processes``: one worker-thread hop for all of it (git waited for
     there, no child watcher per process; its output parsed off the event loop). Past
     ``time_limit`` seconds the command running is killed (its output so far, ``timed_out``)
     and the rest do not start. Cancelled (the caller's deadline), git is killed.
@@ -234,7 +297,7 @@ async def locate_and_run(
     any other refusal.
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    run = _GitRun(git_environment(env), max_bytes, deadline)
+    run = _GitRun(git_environment(env), processes, max_bytes, deadline)
 
     def blocking() -> T:
         checkout = locate()
@@ -249,8 +312,11 @@ async def locate_and_run(
 class _GitRun:
     """git processes run in turn from a worker thread, which the event loop can stop."""
 
-    def __init__(self, env: dict[str, str], max_bytes: int, deadline: float | None) -> None:
+    def __init__(
+        self, env: dict[str, str], processes: GitProcesses, max_bytes: int, deadline: float | None
+    ) -> None:
         self.env = env
+        self.processes = processes
         self.max_bytes = max_bytes
         self.deadline = deadline
         self.lock = threading.Lock()
@@ -262,7 +328,7 @@ class _GitRun:
         with self.lock:
             self.stopped = True
             if self.process is not None and self.process.poll() is None:
-                _kill_group(self.process)
+                _kill(self.process)
 
     def outputs(self, checkout: Checkout, commands: Sequence[Sequence[str]]) -> list[GitOutput]:
         """What each command printed, run in turn; those the time limit leaves out are
@@ -279,17 +345,12 @@ class _GitRun:
         with self.lock:
             if self.stopped:
                 raise QueryTimeoutError("the query ended before git started")
-            process = subprocess.Popen(
-                child_command(git_argv(checkout, args)),
-                env=self.env,
-                cwd=checkout.work_tree,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # Its own process group, not session: Python starts it by vfork then
-                # (setsid forces a fork of the whole server), half the cost of a start.
-                process_group=0,
-            )
+            argv = git_argv(checkout, args)
+            group = self.processes.group()
+            try:
+                process = self._start(argv, checkout, group)
+            except PermissionError:  # the group ended (its holder killed) as git started
+                process = self._start(argv, checkout, self.processes.group(failed=group))
             self.process = process
         track("git", process)
         with process:
@@ -298,6 +359,19 @@ class _GitRun:
         if process.returncode != 0 and not cut:
             _refused(bytes(errors).decode("utf-8", "replace").strip(), process.returncode)
         return GitOutput(bytes(output[: self.max_bytes]), cut, late)
+
+    def _start(self, argv: list[str], checkout: Checkout, group: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            argv,
+            env=self.env,
+            cwd=checkout.work_tree,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # A process group, not a session: Python starts it by vfork then (setsid forces a
+            # fork of the whole server), half the cost of a start.
+            process_group=group,
+        )
 
     def _read(self, process: subprocess.Popen[bytes]) -> tuple[bytearray, bytearray, bool, bool]:
         """stdout up to the limits (past them git is killed: cut, and late when it was the
@@ -310,7 +384,7 @@ class _GitRun:
             while pipes.get_map():
                 left = None if self.deadline is None else self.deadline - time.monotonic()
                 if left is not None and left <= 0:
-                    _kill_group(process)
+                    _kill(process)
                     return output, errors, True, True
                 for key, _ in pipes.select(left):
                     chunk = os.read(key.fd, 1 << 16)
@@ -319,17 +393,17 @@ class _GitRun:
                     elif key.data is output:
                         output += chunk
                         if len(output) > self.max_bytes:
-                            _kill_group(process)
+                            _kill(process)
                             return output, errors, True, False
                     elif len(errors) < _STDERR_KEPT:
                         errors += chunk
         return output, errors, False, False
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill git's process group (git itself: nothing it could start runs)."""
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """Kill git (only git: it starts nothing, and its group holds the runtime's others)."""
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
+        os.kill(process.pid, signal.SIGKILL)
 
 
 def _refused(message: str, code: int) -> None:

@@ -39,6 +39,7 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.transports.git import Checkout
 from octo.transports.git import GitOutput
+from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 from octo.transports.git import run_git
@@ -153,16 +154,22 @@ async def _local_links(
         text, blamed = outputs
         return checkout, blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
 
-    env = ctx.config.env
+    env, processes = ctx.config.env, ctx.backend(GitProcesses)
     checkout, hunks = await locate_and_run(
-        found, blame_commands, hunks_of, env, max_bytes=MAX_GIT_BYTES, time_limit=GIT_TIME_LIMIT
+        found,
+        blame_commands,
+        hunks_of,
+        env,
+        processes,
+        max_bytes=MAX_GIT_BYTES,
+        time_limit=GIT_TIME_LIMIT,
     )
 
     async def link(index: int) -> _Link:
         hunk = hunks[index]
         args = ["log", LOG_FORMAT, "-1", "-p", "--no-ext-diff", "--no-textconv"]
         args += ["--end-of-options", hunk.sha, "--", hunk.original_path or checkout.path]
-        shown = await run_git(checkout, args, env, max_bytes=MAX_GIT_BYTES)
+        shown = await run_git(checkout, args, env, processes, max_bytes=MAX_GIT_BYTES)
         commits = logged_commits(shown.stdout)
         message = commits[0].message if commits else hunk.summary
         patch = commits[0].patch if commits else ""
@@ -172,7 +179,7 @@ async def _local_links(
     links = await map_ordered(link, list(range(len(hunks))))
     try:
         origin = await run_git(
-            checkout, ["config", "--get", "remote.origin.url"], env, max_bytes=4096
+            checkout, ["config", "--get", "remote.origin.url"], env, processes, max_bytes=4096
         )
     except OctoError:
         return checkout, links, None

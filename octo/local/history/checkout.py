@@ -11,6 +11,7 @@ from octo.contract import QueryContext
 from octo.transports.git import Checkout
 from octo.transports.git import Commands
 from octo.transports.git import GitOutput
+from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 
@@ -37,5 +38,11 @@ async def git_on(
         return find_checkout(paths.resolve(raw), lambda p: paths.root_of(p) is not None)
 
     return await locate_and_run(
-        found, commands, read, ctx.config.env, max_bytes=max_bytes, time_limit=TIME_LIMIT
+        found,
+        commands,
+        read,
+        ctx.config.env,
+        ctx.backend(GitProcesses),
+        max_bytes=max_bytes,
+        time_limit=TIME_LIMIT,
     )
