@@ -199,9 +199,30 @@ T = TypeVar("T")
 _STDERR_KEPT = 8192
 _NOT_FOUND = re.compile(r"no such path|bad revision|unknown revision|no such ref|bad object")
 
+#: Seconds past its time limit a command may still take to print its first whole record
+#: (:attr:`GitCommand.answered`): the hard limit.
+GRACE = 1.0
+
+
+def _at_once(output: bytearray, start: int) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class GitCommand:
+    """One git command: its arguments, and when the time limit stops it. ``answered(output,
+    start)`` (``start``: where the bytes read last begin) says whether its output so far
+    holds enough to go on from (a whole first commit or hunk); past the time limit git is
+    stopped as soon as it does, else at the hard limit (:data:`GRACE` later). By default
+    it is stopped at the time limit."""
+
+    args: Sequence[str]
+    answered: Callable[[bytearray, int], bool] = _at_once
+
+
 #: What builds the git commands to run once the checkout is found (in the worker thread: it
-#: may stat): each command's arguments, run in turn.
-Commands = Callable[[Checkout], Sequence[Sequence[str]]]
+#: may stat), run in turn.
+Commands = Callable[[Checkout], Sequence[GitCommand]]
 
 
 #: The shell that holds the git processes' group: when its stdin ends (octo died, the kernel
@@ -268,7 +289,7 @@ async def run_git(
     """Run ``git args`` on ``checkout``: see :func:`locate_and_run`."""
     return await locate_and_run(
         lambda: checkout,
-        lambda _: [args],
+        lambda _: [GitCommand(args)],
         lambda _, outputs: outputs[0],
         env,
         processes,
@@ -288,10 +309,12 @@ async def locate_and_run(
 ) -> T:
     """Find the checkout (``locate``), run the git ``commands(checkout)`` in turn, reading
     each one's stdout up to ``max_bytes`` (then it is killed and its output says ``cut``),
-    and ``read`` what they printed, git started in the group of ``processes``: one worker-thread hop for all of it (git waited for
-    there, no child watcher per process; its output parsed off the event loop). Past
-    ``time_limit`` seconds the command running is killed (its output so far, ``timed_out``)
-    and the rest do not start. Cancelled (the caller's deadline), git is killed.
+    and ``read`` what they printed, git started in the group of ``processes``: one
+    worker-thread hop for all of it (git waited for there, no child watcher per process;
+    its output parsed off the event loop). Past ``time_limit`` seconds the command running
+    is killed once it has answered (:class:`GitCommand`; its output so far, ``timed_out``),
+    and the rest start only before the hard limit. Cancelled (the caller's deadline), git
+    is killed.
 
     Raises NotFoundError for a path or revision git does not know, InvalidQueryError for
     any other refusal.
@@ -330,22 +353,22 @@ class _GitRun:
             if self.process is not None and self.process.poll() is None:
                 _kill(self.process)
 
-    def outputs(self, checkout: Checkout, commands: Sequence[Sequence[str]]) -> list[GitOutput]:
+    def outputs(self, checkout: Checkout, commands: Sequence[GitCommand]) -> list[GitOutput]:
         """What each command printed, run in turn; those the time limit leaves out are
         empty, ``timed_out``."""
         outputs: list[GitOutput] = []
-        for args in commands:
-            if self.deadline is not None and time.monotonic() >= self.deadline:
+        for command in commands:
+            if self.deadline is not None and time.monotonic() >= self.deadline + GRACE:
                 outputs.append(GitOutput(b"", cut=True, timed_out=True))
                 continue
-            outputs.append(self._one(checkout, args))
+            outputs.append(self._one(checkout, command))
         return outputs
 
-    def _one(self, checkout: Checkout, args: Sequence[str]) -> GitOutput:
+    def _one(self, checkout: Checkout, command: GitCommand) -> GitOutput:
         with self.lock:
             if self.stopped:
                 raise QueryTimeoutError("the query ended before git started")
-            argv = git_argv(checkout, args)
+            argv = git_argv(checkout, command.args)
             group = self.processes.group()
             try:
                 process = self._start(argv, checkout, group)
@@ -354,7 +377,7 @@ class _GitRun:
             self.process = process
         track("git", process)
         with process:
-            output, errors, cut, late = self._read(process)
+            output, errors, cut, late = self._read(process, command.answered)
             process.wait()
         if process.returncode != 0 and not cut:
             _refused(bytes(errors).decode("utf-8", "replace").strip(), process.returncode)
@@ -373,19 +396,30 @@ class _GitRun:
             process_group=group,
         )
 
-    def _read(self, process: subprocess.Popen[bytes]) -> tuple[bytearray, bytearray, bool, bool]:
+    def _read(
+        self, process: subprocess.Popen[bytes], answered: Callable[[bytearray, int], bool]
+    ) -> tuple[bytearray, bytearray, bool, bool]:
         """stdout up to the limits (past them git is killed: cut, and late when it was the
         time) and the start of stderr, both pipes read as they fill so neither blocks git."""
         assert process.stdout is not None and process.stderr is not None  # (pipes)
         output, errors = bytearray(), bytearray()
+        soft = hard = None
+        if self.deadline is not None:
+            soft, hard = self.deadline, self.deadline + GRACE
+        start = 0
         with selectors.DefaultSelector() as pipes:
             pipes.register(process.stdout, selectors.EVENT_READ, output)
             pipes.register(process.stderr, selectors.EVENT_READ, errors)
             while pipes.get_map():
-                left = None if self.deadline is None else self.deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    _kill(process)
-                    return output, errors, True, True
+                left = None
+                if soft is not None and hard is not None:
+                    now = time.monotonic()
+                    if now >= hard or (now >= soft and answered(output, start)):
+                        _kill(process)
+                        return output, errors, True, True
+                    if now >= soft:
+                        start = len(output)  # read up to here: none of it answered
+                    left = (soft if now < soft else hard) - now
                 for key, _ in pipes.select(left):
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:

@@ -38,6 +38,7 @@ from octo.core.concurrency import map_ordered
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.transports.git import Checkout
+from octo.transports.git import GitCommand
 from octo.transports.git import GitOutput
 from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
@@ -140,7 +141,7 @@ async def _local_links(
     def found() -> Checkout:
         return find_checkout(paths.resolve(query.path), lambda p: paths.root_of(p) is not None)
 
-    def blame_commands(checkout: Checkout) -> list[list[str]]:
+    def blame_commands(checkout: Checkout) -> list[GitCommand]:
         if not checkout.path:
             raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
         span = f"-L{query.startLine},{query.endLine or query.startLine}"
@@ -148,7 +149,7 @@ async def _local_links(
         text = ["cat-file", "blob", f"{revision}:{checkout.path}"]
         # (git blame takes no --end-of-options: the query's ref never starts with "-".)
         blame = ["blame", "--incremental", "--no-textconv", span, revision]
-        return [text, [*blame, "--", checkout.path]]
+        return [GitCommand(text), GitCommand([*blame, "--", checkout.path])]
 
     def hunks_of(checkout: Checkout, outputs: list[GitOutput]) -> tuple[Checkout, list[BlameHunk]]:
         text, blamed = outputs

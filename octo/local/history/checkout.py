@@ -1,6 +1,6 @@
 """git on the checkout a query names: its path resolved under the allowed roots, its git
 data found without leaving them (``octo.transports.git.find_checkout``), then the git
-commands run, all in one worker-thread hop, within :data:`TIME_LIMIT`."""
+commands run, all in one worker-thread hop, within the time limit (``OCTO_GIT_TIME_LIMIT``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,6 @@ from octo.transports.git import GitOutput
 from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
-
-#: Seconds git may take for one answer: past them it is stopped and the answer is partial
-#: (an answer within 5 s, whatever the history's size).
-TIME_LIMIT = 4.0
 
 T = TypeVar("T")
 
@@ -44,5 +40,5 @@ async def git_on(
         ctx.config.env,
         ctx.backend(GitProcesses),
         max_bytes=max_bytes,
-        time_limit=TIME_LIMIT,
+        time_limit=ctx.config.git_time_limit,
     )

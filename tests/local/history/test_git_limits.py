@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from octo.transports.git import Checkout
+from octo.transports.git import GitCommand
 from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
@@ -55,7 +56,10 @@ async def test_time_limit_stops_git_and_marks_the_output(
     checkout = _checkout(tmp_path)
     blamed, skipped = await locate_and_run(
         lambda: checkout,
-        lambda c: [["log", "-p", "HEAD"], ["blame", "--incremental", "HEAD", "--", c.path]],
+        lambda c: [
+            GitCommand(["log", "-p", "HEAD"]),
+            GitCommand(["blame", "--incremental", "HEAD", "--", c.path]),
+        ],
         lambda _, outputs: outputs,
         {},
         processes,
@@ -73,7 +77,7 @@ async def test_cancelled_query_kills_git(tmp_path: Path, processes: GitProcesses
         with anyio.move_on_after(delay):
             await locate_and_run(
                 lambda: checkout,
-                lambda _: [["log", "-p", "HEAD"]] * 20,
+                lambda _: [GitCommand(["log", "-p", "HEAD"])] * 20,
                 lambda _, outputs: outputs,
                 {},
                 processes,
@@ -87,7 +91,12 @@ async def test_git_runs_in_the_group_its_runtime_holds_and_ends_with_it(tmp_path
     checkout = _checkout(tmp_path)
     processes = GitProcesses()
     await locate_and_run(
-        lambda: checkout, lambda _: [["log", "-1"]], lambda _, o: o, {}, processes, max_bytes=4096
+        lambda: checkout,
+        lambda _: [GitCommand(["log", "-1"])],
+        lambda _, o: o,
+        {},
+        processes,
+        max_bytes=4096,
     )
     holder = processes.group()
     assert _alive(holder) and os.getpgid(holder) == holder
@@ -97,7 +106,12 @@ async def test_git_runs_in_the_group_its_runtime_holds_and_ends_with_it(tmp_path
     renewed = processes.group()
     os.kill(renewed, signal.SIGKILL)
     await locate_and_run(
-        lambda: checkout, lambda _: [["log", "-1"]], lambda _, o: o, {}, processes, max_bytes=4096
+        lambda: checkout,
+        lambda _: [GitCommand(["log", "-1"])],
+        lambda _, o: o,
+        {},
+        processes,
+        max_bytes=4096,
     )
     assert processes.group() != renewed
     await processes.aclose()
