@@ -243,6 +243,16 @@ class GitProcesses:
     def __init__(self, runtime: object = None) -> None:
         self._lock = threading.Lock()
         self._holder: subprocess.Popen[bytes] | None = None
+        self._environment: tuple[frozenset[tuple[str, str]], dict[str, str]] | None = None
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """git's environment made of ``env`` (:func:`git_environment`), kept for the next
+        git of the same ``env``: each variable's value is checked for a secret's shape."""
+        key = frozenset(env.items())
+        kept = self._environment
+        if kept is None or kept[0] != key:
+            kept = self._environment = (key, git_environment(env))
+        return kept[1]
 
     def group(self, failed: int | None = None) -> int:
         """The group's id (its holder's pid), the holder started when none runs or its
@@ -320,7 +330,7 @@ async def locate_and_run(
     any other refusal.
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    run = _GitRun(git_environment(env), processes, max_bytes, deadline)
+    run = _GitRun(processes.environment(env), processes, max_bytes, deadline)
 
     def blocking() -> T:
         checkout = locate()

@@ -161,3 +161,13 @@ async def test_no_git_outlives_octo_killed(tmp_path: Path, signum: signal.Signal
                 os.kill(pid, signal.SIGKILL)
         await octo.aclose()
     assert left == []
+
+
+def test_gits_environment_is_made_once_per_environment() -> None:
+    processes = GitProcesses()
+    env = {"PATH": "/usr/bin", "GITHUB_TOKEN": "ghp_" + "a" * 36, "GIT_DIR": "/elsewhere"}
+    made = processes.environment(env)
+    assert "GITHUB_TOKEN" not in made and "GIT_DIR" not in made and made["PATH"] == "/usr/bin"
+    assert processes.environment(dict(env)) is made
+    other = processes.environment({**env, "PATH": "/bin"})
+    assert other is not made and other["PATH"] == "/bin"
