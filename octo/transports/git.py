@@ -417,7 +417,8 @@ class _GitRun:
         if self.deadline is not None:
             soft, hard = self.deadline, self.deadline + GRACE
         start = 0
-        with selectors.DefaultSelector() as pipes:
+        # poll, not epoll: two pipes, and no kernel object to make and close per git.
+        with selectors.PollSelector() as pipes:
             pipes.register(process.stdout, selectors.EVENT_READ, output)
             pipes.register(process.stderr, selectors.EVENT_READ, errors)
             while pipes.get_map():

@@ -19,7 +19,6 @@ from octo.core.formats import compact_json
 from octo.local.history.checkout import git_on
 from octo.local.history.models import GitHistoryQuery
 from octo.local.history.models import GitHistoryResult
-from octo.local.history.models import HistoryCommit
 from octo.transports.git import Checkout
 from octo.transports.git import GitCommand
 from octo.transports.git import GitOutput
@@ -212,15 +211,16 @@ async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHi
     show_patch = query.includePatch or bool(query.startLine)
     share = ctx.config.max_tokens * ctx.config.chars_per_token // max(1, len(commits)) // 2
     items = [await _item(ctx, query, commit, show_patch, share) for commit in commits]
-    result = with_tokens(
-        GitHistoryResult(
-            repository=str(checkout.work_tree),
-            path=checkout.path or ".",
-            commits=items,
-            pagination=pagination,
-        ),
-        ctx.config,
+    # Validated at once, the commits as plain fields: a model built per commit costs more.
+    answered = GitHistoryResult.model_validate(
+        {
+            "repository": str(checkout.work_tree),
+            "path": checkout.path or ".",
+            "commits": items,
+            "pagination": pagination,
+        }
     )
+    result = with_tokens(answered, ctx.config)
     answer = Answer(result, partial=partial)
     if pagination.hasMore:
         answer.hint(
@@ -267,9 +267,9 @@ def _stopped_hint(
 
 async def _item(
     ctx: QueryContext, query: GitHistoryQuery, commit: LoggedCommit, show_patch: bool, share: int
-) -> HistoryCommit:
-    """One commit as answered: its patch cut to ``share`` characters, the rest behind a
-    handle."""
+) -> dict[str, object]:
+    """The fields of one commit as answered (a :class:`HistoryCommit`): its patch cut to
+    ``share`` characters, the rest behind a handle."""
     patch: str | None = None
     handle: str | None = None
     if show_patch and commit.patch:
@@ -277,14 +277,14 @@ async def _item(
         if len(patch) > share:
             handle = await ctx.mint_handle(patch, query)
             patch = patch[:share]
-    return HistoryCommit(
-        sha=commit.sha,
-        parents=commit.parents,
-        author=commit.author,
-        email=commit.author_mail,
-        date=commit.date,
-        message=commit.message,
-        files=commit.files,
-        patch=patch,
-        patchHandle=handle,
-    )
+    return {
+        "sha": commit.sha,
+        "parents": commit.parents,
+        "author": commit.author,
+        "email": commit.author_mail,
+        "date": commit.date,
+        "message": commit.message,
+        "files": commit.files,
+        "patch": patch,
+        "patchHandle": handle,
+    }
