@@ -7,6 +7,7 @@ next call goes on after the last of them (``resume``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
@@ -100,11 +101,9 @@ def _filters(query: GitHistoryQuery) -> list[tuple[str, str]]:
     return [(name, value) for name, value in wanted.items() if value]
 
 
-def _moved_the_asked_way(commit: LoggedCommit, query: GitHistoryQuery) -> bool:
+def _moved_the_asked_way(commit: LoggedCommit, query: GitHistoryQuery, pattern: Any) -> bool:
     """True when the commit's patch adds (``added``) or removes (``removed``) more of the
-    text than the other way: git's pickaxe finds both."""
-    term = query.added or query.removed or ""
-    pattern = re2.compile(term if query.regex else re2.escape(term))
+    text (``pattern``, compiled) than the other way: git's pickaxe finds both."""
     plus = minus = 0
     for line in commit.patch.splitlines():
         if line.startswith("+") and not line.startswith("+++"):
@@ -198,7 +197,9 @@ async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHi
     checkout, walked, output = logged.checkout, logged.commits, logged.output
     searched = _searches_text(query)
     if searched:
-        kept = [c for c in walked if _moved_the_asked_way(c, query)]
+        term = query.added or query.removed or ""
+        pattern = re2.compile(term if query.regex else re2.escape(term))
+        kept = [c for c in walked if _moved_the_asked_way(c, query, pattern)]
         commits, pagination = page_of(kept, query.limit, query.page)
         stopped = output.cut or len(walked) >= PICKAXE_COMMITS
         partial = output.cut
@@ -210,7 +211,12 @@ async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHi
         stopped = partial = output.cut and not more
     show_patch = query.includePatch or bool(query.startLine)
     share = ctx.config.max_tokens * ctx.config.chars_per_token // max(1, len(commits)) // 2
-    items = [await _item(ctx, query, commit, show_patch, share) for commit in commits]
+    items = [_fields(commit, show_patch) for commit in commits]
+    for item in items:
+        patch = item["patch"]
+        if isinstance(patch, str) and len(patch) > share:
+            item["patchHandle"] = await ctx.mint_handle(patch, query)
+            item["patch"] = patch[:share]
     # Validated at once, the commits as plain fields: a model built per commit costs more.
     answered = GitHistoryResult.model_validate(
         {
@@ -265,18 +271,9 @@ def _stopped_hint(
     )
 
 
-async def _item(
-    ctx: QueryContext, query: GitHistoryQuery, commit: LoggedCommit, show_patch: bool, share: int
-) -> dict[str, object]:
-    """The fields of one commit as answered (a :class:`HistoryCommit`): its patch cut to
-    ``share`` characters, the rest behind a handle."""
-    patch: str | None = None
-    handle: str | None = None
-    if show_patch and commit.patch:
-        patch = commit.patch
-        if len(patch) > share:
-            handle = await ctx.mint_handle(patch, query)
-            patch = patch[:share]
+def _fields(commit: LoggedCommit, show_patch: bool) -> dict[str, object]:
+    """The fields of one commit as answered (a :class:`HistoryCommit`), its whole patch
+    when shown: the caller cuts it to its share of the budget."""
     return {
         "sha": commit.sha,
         "parents": commit.parents,
@@ -285,6 +282,6 @@ async def _item(
         "date": commit.date,
         "message": commit.message,
         "files": commit.files,
-        "patch": patch,
-        "patchHandle": handle,
+        "patch": commit.patch if show_patch and commit.patch else None,
+        "patchHandle": None,
     }
