@@ -54,6 +54,7 @@ class Resume:
         return cls(int(before), int(shown), path[0] if path else None)
 
     def token(self) -> str:
+        """The cursor as the query takes it."""
         return f"{self.before}:{self.shown}" + (f":{self.path}" if self.path else "")
 
 
