@@ -214,10 +214,14 @@ class GitCommand:
     start)`` (``start``: where the bytes read last begin) says whether its output so far
     holds enough to go on from (a whole first commit or hunk); past the time limit git is
     stopped as soon as it does, else at the hard limit (:data:`GRACE` later). By default
-    it is stopped at the time limit."""
+    it is stopped at the time limit. ``buffered``: git writes its output in blocks
+    (``GIT_FLUSH=0``) rather than a write per record, as it does into a pipe otherwise: a
+    plain log of 100 commits takes a fifth less time, but what it found waits for a block to
+    fill (the pickaxe and blame, whose records come far apart, keep a write each)."""
 
     args: Sequence[str]
     answered: Callable[[bytearray, int], bool] = _at_once
+    buffered: bool = False
 
 
 #: What builds the git commands to run once the checkout is found (in the worker thread: it
@@ -381,9 +385,10 @@ class _GitRun:
             argv = git_argv(checkout, command.args)
             group = self.processes.group()
             try:
-                process = self._start(argv, checkout, group)
+                process = self._start(argv, checkout, group, command.buffered)
             except PermissionError:  # the group ended (its holder killed) as git started
-                process = self._start(argv, checkout, self.processes.group(failed=group))
+                failed = self.processes.group(failed=group)
+                process = self._start(argv, checkout, failed, command.buffered)
             self.process = process
         track("git", process)
         with process:
@@ -393,10 +398,12 @@ class _GitRun:
             _refused(bytes(errors).decode("utf-8", "replace").strip(), process.returncode)
         return GitOutput(bytes(output[: self.max_bytes]), cut, late)
 
-    def _start(self, argv: list[str], checkout: Checkout, group: int) -> subprocess.Popen[bytes]:
+    def _start(
+        self, argv: list[str], checkout: Checkout, group: int, buffered: bool
+    ) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             argv,
-            env=self.env,
+            env={**self.env, "GIT_FLUSH": "0"} if buffered else self.env,
             cwd=checkout.work_tree,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -191,7 +191,13 @@ async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHi
     logged = await git_on(
         ctx,
         query.path,
-        lambda c: [GitCommand(_args(query, c, resume), _CommitsRead(_dropped(query, resume) + 1))],
+        lambda c: [
+            GitCommand(
+                _args(query, c, resume),
+                _CommitsRead(_dropped(query, resume) + 1),
+                buffered=not _searches_text(query),
+            )
+        ],
         lambda c, o: _read(query, resume, c, o[0]),
         max_bytes=MAX_OUTPUT,
     )
