@@ -7,7 +7,8 @@ with no ``preexec_fn`` (unsafe once threads run); a child with children of its o
 language server) runs under a shell that then kills their whole group. Its environment
 keeps what a tool needs to run and drops every credential. ``running()`` counts the rg,
 language-server and git processes running (the metrics' processes in use). git runs in
-its own process group rather than session (``transports/git.py``: a cheaper start).
+its runtime's process group rather than its own session, with no ``setpriv`` before it
+(``transports/git.py``: a cheaper start; the group's holder kills it when octo dies).
 """
 
 from __future__ import annotations

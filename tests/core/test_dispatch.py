@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -19,7 +21,9 @@ from octo.contract import ToolCategory
 from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
+from octo.core.envelope import BulkResponse
 from octo.core.envelope import QueryStatus
+from octo.core.envelope import ResultEnvelope
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import NotFoundError
@@ -241,3 +245,12 @@ async def test_other_names_and_conflicts_are_mended_generically(
     assert sibling.status is QueryStatus.SUCCESS
     again = await dispatch(RENAMED, runtime, [mended])
     assert again.results[0].status is QueryStatus.SUCCESS
+
+
+def test_the_envelope_classes_every_call_uses_stay_built() -> None:
+    # pydantic keeps a generic's parametrised class weakly: unheld, the garbage collector
+    # takes it and the next call builds it again (about a millisecond each).
+    envelope, bulk = weakref.ref(ResultEnvelope[Any]), weakref.ref(BulkResponse[Any])
+    gc.collect()
+    assert envelope() is not None
+    assert bulk() is not None

@@ -7,6 +7,7 @@ import pytest
 
 from octo.core.envelope import ErrorInfo
 from octo.core.errors import ErrorCode
+from octo.core.secrets import redaction
 from octo.core.secrets.redaction import LineRedactor
 from octo.core.secrets.redaction import key_body_lines
 from octo.core.secrets.redaction import redact
@@ -125,3 +126,14 @@ def test_adversarial_text_is_redacted_in_linear_time(adversarial: str) -> None:
     else:
         # No secret in these: the text comes back unchanged, none of it lost.
         assert out == adversarial
+
+
+def test_a_short_clean_text_is_searched_once_and_a_secret_always() -> None:
+    # An answer holds the same short texts many times (authors, file names, parents' shas).
+    clean = "Ada Lovelace <ada@example.test> 5f0c2d1"
+    assert redact(clean) is clean
+    assert clean in redaction._CLEAN
+    planted = PLANTED[0]
+    assert planted.value not in redact(planted.text)
+    assert planted.text not in redaction._CLEAN
+    assert planted.value not in redact(planted.text)

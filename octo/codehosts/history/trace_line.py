@@ -39,7 +39,9 @@ from octo.core.concurrency import map_ordered
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.transports.git import Checkout
+from octo.transports.git import GitCommand
 from octo.transports.git import GitOutput
+from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 from octo.transports.git import run_git
@@ -147,7 +149,7 @@ async def _local_links(
     def found() -> Checkout:
         return find_checkout(paths.resolve(query.path), lambda p: paths.root_of(p) is not None)
 
-    def blame_commands(checkout: Checkout) -> list[list[str]]:
+    def blame_commands(checkout: Checkout) -> list[GitCommand]:
         if not checkout.path:
             raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
         span = f"-L{query.startLine},{query.endLine or query.startLine}"
@@ -155,22 +157,28 @@ async def _local_links(
         text = ["cat-file", "blob", f"{revision}:{checkout.path}"]
         # (git blame takes no --end-of-options: the query's ref never starts with "-".)
         blame = ["blame", "--incremental", "--no-textconv", span, revision]
-        return [text, [*blame, "--", checkout.path]]
+        return [GitCommand(text), GitCommand([*blame, "--", checkout.path])]
 
     def hunks_of(checkout: Checkout, outputs: list[GitOutput]) -> tuple[Checkout, list[BlameHunk]]:
         text, blamed = outputs
         return checkout, blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
 
-    env = ctx.config.env
+    env, processes = ctx.config.env, ctx.backend(GitProcesses)
     checkout, hunks = await locate_and_run(
-        found, blame_commands, hunks_of, env, max_bytes=MAX_GIT_BYTES, time_limit=GIT_TIME_LIMIT
+        found,
+        blame_commands,
+        hunks_of,
+        env,
+        processes,
+        max_bytes=MAX_GIT_BYTES,
+        time_limit=GIT_TIME_LIMIT,
     )
 
     async def link(index: int) -> _Link:
         hunk = hunks[index]
         args = ["log", LOG_FORMAT, "-1", "-p", "--no-ext-diff", "--no-textconv"]
         args += ["--end-of-options", hunk.sha, "--", hunk.original_path or checkout.path]
-        shown = await run_git(checkout, args, env, max_bytes=MAX_GIT_BYTES)
+        shown = await run_git(checkout, args, env, processes, max_bytes=MAX_GIT_BYTES)
         commits = logged_commits(shown.stdout)
         message = commits[0].message if commits else hunk.summary
         patch = commits[0].patch if commits else ""
@@ -180,7 +188,7 @@ async def _local_links(
     links = await map_ordered(link, list(range(len(hunks))))
     try:
         origin = await run_git(
-            checkout, ["config", "--get", "remote.origin.url"], env, max_bytes=4096
+            checkout, ["config", "--get", "remote.origin.url"], env, processes, max_bytes=4096
         )
     except OctoError:
         return checkout, links, None

@@ -261,6 +261,13 @@ def _replace_long(data: bytes, start: int, end: int, found: list[tuple[str, str]
     return f"{head}[REDACTED:{kind}]"
 
 
+#: Short texts :func:`redact` found nothing in: an answer holds many again (authors, file
+#: names, a commit's parents), and they are not searched twice. Emptied when full.
+_CLEAN: dict[str, None] = {}
+_CLEAN_LONGEST = 128
+_CLEAN_MOST = 1 << 14
+
+
 def redact(text: str) -> str:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
 
@@ -293,6 +300,9 @@ def holds_secret(text: str) -> bool:
 
 
 def _with_secrets_hidden(text: str) -> str:
+    short = len(text) <= _CLEAN_LONGEST
+    if short and text in _CLEAN:
+        return text
     found: list[tuple[str, str]] = []
     if "PRIVATE KEY" not in text:
         out = redact_line(text, found)
@@ -300,7 +310,13 @@ def _with_secrets_hidden(text: str) -> str:
         redactor = LineRedactor(found)
         out = "\n".join(redactor(line) for line in text.split("\n"))
     if not found:
-        return text if out == text else out
+        if out != text:
+            return out
+        if short:
+            if len(_CLEAN) >= _CLEAN_MOST:
+                _CLEAN.clear()
+            _CLEAN[text] = None
+        return text
     values = CallSecrets()
     values.add_all(found)
     if (known := _CALL.get()) is not None:
