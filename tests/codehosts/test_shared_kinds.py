@@ -1,5 +1,5 @@
 """Every kind of answer a remote client caches is declared with its shape, so a team's
-replicas share it: forgetting one in ``codehosts/shared_shapes.py`` (or the packages'
+replicas share it: forgetting one in ``codehosts/shapes/shared_kinds.py`` (or the packages'
 ``SHARED_SHAPES``) fails here, where before the answer was silently never shared. Each
 tool of GitHub, GitLab and packageSearch is asked against the recorded hosts; every cached
 answer's kind must be declared, and its value must travel as JSON through its shape and
@@ -16,9 +16,9 @@ import respx
 from pydantic import TypeAdapter
 
 import octo
-from octo.codehosts.gitlab.backend import GITLAB_PAGES
-from octo.codehosts.shared_shapes import GITHUB_SHAPES
-from octo.codehosts.shared_shapes import GITLAB_SHAPES
+from octo.codehosts.hosts.gitlab.backend import GITLAB_PAGES
+from octo.codehosts.shapes.shared_kinds import GITHUB_SHAPES
+from octo.codehosts.shapes.shared_kinds import GITLAB_SHAPES
 from octo.core.config import Config
 from octo.packages.search import SHARED_SHAPES as PACKAGE_SHAPES
 from tests.limits.test_remote_budgets import ENV

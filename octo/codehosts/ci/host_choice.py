@@ -3,9 +3,9 @@ that host (one host per provider is configured)."""
 
 from __future__ import annotations
 
-from octo.codehosts.ci_models import CiQuery
-from octo.codehosts.host import CodeHost
-from octo.codehosts.routing import choose_host
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.models.ci import CiQuery
 from octo.contract import QueryContext
 from octo.core.errors import InvalidQueryError
 

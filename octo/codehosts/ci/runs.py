@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from octo.codehosts.ci.host_choice import ci_host
 from octo.codehosts.ci.host_choice import host_label
-from octo.codehosts.ci_models import SearchWorkflowRunsQuery
-from octo.codehosts.ci_models import SearchWorkflowRunsResult
-from octo.codehosts.ci_models import WorkflowRun
-from octo.codehosts.ci_shapes import CiRun
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.routing import call
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.ci import SearchWorkflowRunsQuery
+from octo.codehosts.models.ci import SearchWorkflowRunsResult
+from octo.codehosts.models.ci import WorkflowRun
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.shapes.ci import CiRun
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic import field_validator
 
-from octo.codehosts.history_models import check_ref
-from octo.codehosts.models import RemoteQuery
+from octo.codehosts.models.code import RemoteQuery
+from octo.codehosts.models.history import check_ref
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
 

@@ -14,23 +14,23 @@ from urllib.parse import urlparse
 import anyio
 import re2
 
-from octo.codehosts.github.backend import GitHubBackend
-from octo.codehosts.github.policy import api_url
-from octo.codehosts.github.policy import web_host
-from octo.codehosts.gitlab.backend import GitLabBackend
-from octo.codehosts.gitlab.policy import web_root
 from octo.codehosts.history.file_blame import lines_of
 from octo.codehosts.history.file_blame import remote_blame
-from octo.codehosts.host import CodeHost
-from octo.codehosts.line_models import IssueRef
-from octo.codehosts.line_models import PullRef
-from octo.codehosts.line_models import TracedCommit
-from octo.codehosts.line_models import TracedPull
-from octo.codehosts.line_models import TraceLineQuery
-from octo.codehosts.line_models import TraceLineResult
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
+from octo.codehosts.hosts.github.backend import GitHubBackend
+from octo.codehosts.hosts.github.policy import api_url
+from octo.codehosts.hosts.github.policy import web_host
+from octo.codehosts.hosts.gitlab.backend import GitLabBackend
+from octo.codehosts.hosts.gitlab.policy import web_root
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.models.lines import IssueRef
+from octo.codehosts.models.lines import PullRef
+from octo.codehosts.models.lines import TracedCommit
+from octo.codehosts.models.lines import TracedPull
+from octo.codehosts.models.lines import TraceLineQuery
+from octo.codehosts.models.lines import TraceLineResult
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens

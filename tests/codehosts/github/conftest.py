@@ -21,7 +21,7 @@ import pytest
 import respx
 
 import octo
-from octo.codehosts.github.backend import GitHubBackend
+from octo.codehosts.hosts.github.backend import GitHubBackend
 from octo.core.config import Config
 
 RECORDINGS = Path(__file__).parent / "recordings"

@@ -11,8 +11,8 @@ import pytest
 import respx
 
 import octo
-from octo.codehosts.github.query import code_search_terms
-from octo.codehosts.models import SearchCodeQuery
+from octo.codehosts.hosts.github.query import code_search_terms
+from octo.codehosts.models.code import SearchCodeQuery
 from octo.core.errors import CallError
 from tests.codehosts.github.conftest import pull_seven
 
@@ -707,8 +707,8 @@ async def test_more_comments_than_one_page_are_said(
 
 
 def test_every_pull_request_filter_reaches_the_search_query() -> None:
-    from octo.codehosts.github.query import pull_request_terms
-    from octo.codehosts.models import SearchPullRequestsQuery
+    from octo.codehosts.hosts.github.query import pull_request_terms
+    from octo.codehosts.models.code import SearchPullRequestsQuery
 
     query = SearchPullRequestsQuery(
         owner="octo",

@@ -14,7 +14,7 @@ import pytest
 import respx
 
 import octo
-from octo.codehosts.github.backend import GitHubBackend
+from octo.codehosts.hosts.github.backend import GitHubBackend
 
 SEARCH = "https://gh.test/api/v3/search/repositories"
 REPO_QUERY = {"keywordsToSearch": ["tetris"]}

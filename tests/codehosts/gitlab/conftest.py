@@ -17,7 +17,7 @@ import pytest
 import respx
 
 import octo
-from octo.codehosts.gitlab.backend import GitLabBackend
+from octo.codehosts.hosts.gitlab.backend import GitLabBackend
 from octo.core.config import Config
 
 RECORDINGS = Path(__file__).parent / "recordings"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from octo.codehosts.hosts_file import pick
-from octo.codehosts.hosts_file import read_hosts
+from octo.codehosts.hosts.hosts_file import pick
+from octo.codehosts.hosts.hosts_file import read_hosts
 from octo.core.config import ConfigError
 
 TWO_HOSTS = """\

@@ -1,0 +1,302 @@
+"""GitHub: the REST API calls behind the code-host tools.
+
+Requests, what the cache keeps, and GitHub's own notes on an answer live here; the
+policy and token in :mod:`octo.codehosts.hosts.github.policy`, the search syntax in
+:mod:`octo.codehosts.hosts.github.query`, the parsing in :mod:`octo.codehosts.hosts.github.parse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from typing import TypeVar
+
+import httpx
+
+from octo.codehosts.hosts.file_limits import download_limit
+from octo.codehosts.hosts.file_limits import file_too_large
+from octo.codehosts.hosts.github import ci_parse
+from octo.codehosts.hosts.github import parse
+from octo.codehosts.hosts.github.history import GitHubHistory
+from octo.codehosts.hosts.github.history import repo_path
+from octo.codehosts.hosts.github.policy import AUTH_HINTS
+from octo.codehosts.hosts.github.policy import GitHubAuth
+from octo.codehosts.hosts.github.policy import GitHubPolicy
+from octo.codehosts.hosts.github.policy import api_url
+from octo.codehosts.hosts.github.query import code_search_terms
+from octo.codehosts.hosts.github.query import pull_request_terms
+from octo.codehosts.hosts.github.query import repository_terms
+from octo.codehosts.hosts.host import CommentPage
+from octo.codehosts.hosts.host import FileList
+from octo.codehosts.hosts.host import PullCommitPage
+from octo.codehosts.hosts.hosts_file import HostEntry
+from octo.codehosts.models.ci import SearchWorkflowRunsQuery
+from octo.codehosts.models.code import FileContentQuery
+from octo.codehosts.models.code import RepoStructureQuery
+from octo.codehosts.models.code import SearchCodeQuery
+from octo.codehosts.models.code import SearchPullRequestsQuery
+from octo.codehosts.models.code import SearchRepositoriesQuery
+from octo.codehosts.models.url_segments import file_path
+from octo.codehosts.models.url_segments import segment
+from octo.codehosts.shapes.ci import CiJob
+from octo.codehosts.shapes.ci import RunPage
+from octo.codehosts.shapes.code import CodeSearchPage
+from octo.codehosts.shapes.code import FileBlob
+from octo.codehosts.shapes.code import Listing
+from octo.codehosts.shapes.code import PullRequestPage
+from octo.codehosts.shapes.code import Reply
+from octo.codehosts.shapes.code import RepositoryPage
+from octo.codehosts.shapes.code import RepoTree
+from octo.codehosts.shapes.code import body_limit
+from octo.codehosts.shapes.code import read_listing
+from octo.codehosts.shapes.shared_kinds import GITHUB_SHAPES
+from octo.core.errors import AuthenticationError
+from octo.core.errors import NotFoundError
+from octo.transports.http_client import Fetched
+from octo.transports.redirects import Consume
+from octo.transports.redirects import redirect_notes
+
+if TYPE_CHECKING:
+    from octo.contract.runtime import Runtime
+
+ItemT = TypeVar("ItemT")
+
+
+class GitHubBackend(GitHubHistory):
+    """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
+
+    provider = "github"
+    shared_shapes = GITHUB_SHAPES
+    pull_kind = "pull"
+    nothing_found = (
+        "Code search covers default branches and files under 384 KB only.",
+        "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
+    )
+
+    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+        env = runtime.config.env
+        self.entry = entry
+        if entry is None:
+            url = api_url(env)
+            self.auth = GitHubAuth(env, url)
+        else:
+            url = entry.api_url
+            self.auth = GitHubAuth(env, url, source=lambda: entry.token(env))
+        super().__init__(runtime, url, GitHubPolicy(self.auth))
+
+    async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
+        q, rewrites = code_search_terms(query)
+        if not await self.auth.token():
+            raise AuthenticationError(
+                "GitHub code search needs a token",
+                hints=[*AUTH_HINTS, "githubSearchRepositories works without a token."],
+            )
+        fetched = await self.search(
+            "code",
+            q,
+            (query.page, query.limit),
+            parse.parse_code_search,
+            kind="code-search",
+            ttl=self.settings.ttl_code_search,
+            headers={"Accept": "application/vnd.github.text-match+json"},
+            cacheable=lambda page: not page.incomplete,
+        )
+        return self.replied(fetched, *(f"Query rewritten: {note}." for note in rewrites))
+
+    async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
+        repo = repo_path(query.owner, query.repo)
+        fetched = await self.remote.fetch(
+            f"{repo}/contents/{file_path(query.path)}",
+            kind="file",
+            ttl=self.settings.ttl_file_content,
+            params={"ref": query.branch} if query.branch else None,
+            parse=parse.parse_contents,
+        )
+        if fetched.value.needs_blob:
+            size = fetched.value.size
+            if size > download_limit(query):
+                raise file_too_large(query, size)  # before downloading it
+            # Blobs are immutable: their SHA is the key, so the long TTL is safe.
+            fetched = await self.remote.fetch(
+                f"{repo}/git/blobs/{segment(fetched.value.sha, 'sha')}",
+                kind="blob",
+                ttl=self.settings.ttl_file_content,
+                parse=parse.parse_blob,
+                # base64 (4 bytes for 3, with line breaks) in a small JSON object.
+                max_bytes=size * 3 // 2 + 64 * 1024,
+            )
+        return self.replied(fetched)
+
+    async def tree(self, query: RepoStructureQuery) -> Reply[RepoTree]:
+        fetched = await self.remote.fetch(
+            f"{repo_path(query.owner, query.repo)}/git/trees/{segment(query.branch, 'branch')}",
+            kind="tree",
+            ttl=self.settings.ttl_tree,
+            params={"recursive": "1"},
+            parse=parse.parse_tree,
+        )
+        notes = []
+        if fetched.value.truncated:
+            notes.append(
+                "GitHub truncated this tree (over 100,000 entries): some entries are missing; "
+                "view a narrower path."
+            )
+        return self.replied(fetched, *notes)
+
+    async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
+        # best-match is GitHub's own order: asked by leaving sort out.
+        sort = query.sort if query.sort != "best-match" else None
+        fetched = await self.search(
+            "repositories",
+            repository_terms(query),
+            (query.page, query.limit),
+            parse.parse_repositories,
+            extra={"sort": sort},
+            kind="repo-search",
+            ttl=self.settings.ttl_repo_search,
+        )
+        return self.replied(fetched)
+
+    owner_kind = "owner-repos"
+
+    def owner_paths(self, owner: str) -> tuple[str, str]:
+        owner = segment(owner, "owner")
+        return f"/orgs/{owner}/repos", f"/users/{owner}/repos"
+
+    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
+        return parse.parse_owner_page(response)
+
+    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
+        return parse.parse_pull(response, body_limit)
+
+    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
+        return f"{repo_path(owner, repo)}/pulls/{number}"
+
+    async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
+        limit = body_limit(query)
+        fetched = await self.search(
+            "issues",
+            pull_request_terms(query),
+            (query.page, query.limit),
+            lambda r, page, per_page: parse.parse_pull_search(r, page, per_page, limit),
+            kind="pull-search",
+            ttl=self.settings.ttl_pull_requests,
+        )
+        return self.replied(fetched)
+
+    async def comments(self, project: str, number: int) -> CommentPage:
+        return await self.discussion(
+            f"/repos/{file_path(project, 'repository')}/issues/{number}",
+            self.settings.ttl_pull_requests,
+        )
+
+    async def commits(self, project: str, number: int) -> PullCommitPage:
+        return await self._pull_page(project, f"pulls/{number}/commits", 100, parse.parse_commits)
+
+    async def files(self, project: str, number: int, max_pages: int) -> FileList:
+        return await read_listing(
+            lambda cursor: self._pull_page(
+                project, f"pulls/{number}/files", 100, parse.parse_files, cursor
+            ),
+            max_pages,
+        )
+
+    async def _pull_page(
+        self,
+        project: str,
+        path: str,
+        per_page: int,
+        parse_page: Callable[[httpx.Response], Listing[ItemT]],
+        cursor: str | None = None,
+    ) -> Fetched[Listing[ItemT]]:
+        """One page of a pull request's part: ``path`` below the repository, or the ``link``
+        URL of a later page."""
+        return await self.remote.fetch(
+            cursor or f"/repos/{file_path(project, 'repository')}/{path}",
+            kind=f"pull-{path.rsplit('/', 1)[-1]}",
+            ttl=self.settings.ttl_pull_requests,
+            params=None if cursor else {"per_page": per_page},
+            parse=parse_page,
+        )
+
+    # CI: GitHub Actions
+
+    async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
+        repo = repo_path(query.owner, query.repo)
+        runs = f"{repo}/actions/runs"
+        ttl = self.settings.ttl_pull_requests
+        if query.workflow:
+            found = await self.remote.fetch(
+                f"{repo}/actions/workflows",
+                kind="ci-workflows",
+                ttl=ttl,
+                params={"per_page": 100},
+                parse=ci_parse.parse_workflows,
+            )
+            workflow = found.value.get(query.workflow.casefold())
+            if workflow is None:
+                raise NotFoundError(
+                    f"no workflow named {query.workflow!r} in {query.owner}/{query.repo}"
+                )
+            runs = f"{repo}/actions/workflows/{workflow}/runs"
+        head = query.headSha
+        if query.prNumber is not None:
+            pull = await self.remote.fetch(
+                f"{repo}/pulls/{query.prNumber}",
+                kind="ci-pull-head",
+                ttl=ttl,
+                parse=ci_parse.parse_head_sha,
+            )
+            head = pull.value
+        per_page = 10
+        params = {
+            "branch": query.branch,
+            "event": query.event,
+            # GitHub's status parameter takes a conclusion as well.
+            "status": query.conclusion or query.status,
+            "head_sha": head,
+            "created": query.created,
+            "per_page": per_page,
+            "page": query.page,
+        }
+        return await self.fetch_reply(
+            runs,
+            "ci-runs",
+            ttl,
+            lambda r: ci_parse.parse_runs(r, query.page, per_page),
+            params={k: v for k, v in params.items() if v is not None},
+        )
+
+    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/jobs",
+            "ci-jobs",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_jobs,
+            params={"filter": "latest", "per_page": 100},
+        )
+
+    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}",
+            "ci-job",
+            self.settings.ttl_pull_requests,
+            ci_parse.parse_job,
+        )
+
+    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
+        # GitHub redirects to its log storage, a signed URL: followed without octo's token.
+        response = await self.remote.send(
+            f"{repo_path(owner, repo)}/actions/jobs/{job_id}/logs", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))
+
+    async def run_log_archive(
+        self, owner: str, repo: str, run_id: int, consume: Consume
+    ) -> Reply[None]:
+        """Stream a run's zip archive of logs (a folder per job, a file per step) to
+        ``consume``."""
+        response = await self.remote.send(
+            f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume=consume
+        )
+        return Reply(None, notes=list(redirect_notes(response)))

@@ -1,0 +1,128 @@
+"""GitHub's answers about history (issues, commits, comparisons) in host-neutral shapes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from octo.codehosts.hosts.github.parse import THREAD_KEYS
+from octo.codehosts.hosts.github.parse import commit_item
+from octo.codehosts.hosts.github.parse import file_item
+from octo.codehosts.hosts.github.parse import has_more
+from octo.codehosts.hosts.github.parse import repository_of
+from octo.codehosts.models.history import CommitSummary
+from octo.codehosts.models.history import Issue
+from octo.codehosts.shapes.history import CommitDetail
+from octo.codehosts.shapes.history import CommitPage
+from octo.codehosts.shapes.history import IssuePage
+from octo.codehosts.shapes.history import issue_of
+from octo.codehosts.shapes.history import stats_of
+from octo.codehosts.shapes.history import summed
+from octo.core.errors import InvalidResponseError
+
+#: Files GitHub lists for one commit or comparison (the rest needs paging it rarely offers).
+MAX_COMMIT_FILES = 300
+
+
+def _issue(item: Mapping[str, Any]) -> Issue:
+    return issue_of(
+        item, THREAD_KEYS, repository_of(item.get("repository_url") or item.get("url", ""))
+    )
+
+
+def parse_issue_search(response: httpx.Response, page: int, per_page: int) -> IssuePage:
+    """A page of ``/search/issues`` (the query holds ``is:issue``: no pull requests)."""
+    body = response.json()
+    total = int(body.get("total_count") or 0)
+    return IssuePage(
+        issues=[_issue(item) for item in body.get("items") or []],
+        total=total,
+        has_more=has_more(total, page, per_page),
+    )
+
+
+def parse_issue(response: httpx.Response) -> IssuePage:
+    """One issue; GitHub answers pull requests here too, which the page marks."""
+    item = response.json()
+    return IssuePage(
+        issues=[_issue(item)], total=1, has_more=False, pull_request="pull_request" in item
+    )
+
+
+def _summary(item: Mapping[str, Any], repository: str | None) -> CommitSummary:
+    details = item.get("commit") or {}
+    author = details.get("author") or {}
+    return CommitSummary(
+        sha=item["sha"],
+        message=(details.get("message") or "").split("\n", 1)[0],
+        author=(item.get("author") or {}).get("login") or author.get("name", ""),
+        date=author.get("date", ""),
+        repository=repository or (item.get("repository") or {}).get("full_name", ""),
+        html_url=item.get("html_url", ""),
+    )
+
+
+def parse_commit_search(response: httpx.Response, page: int, per_page: int) -> CommitPage:
+    """A page of ``/search/commits``."""
+    body = response.json()
+    total = int(body.get("total_count") or 0)
+    return CommitPage(
+        commits=[_summary(item, None) for item in body.get("items") or []],
+        total=total,
+        has_more=has_more(total, page, per_page),
+    )
+
+
+def parse_history(
+    response: httpx.Response, _page: int, _per_page: int, repository: str
+) -> CommitPage:
+    """A page of ``/repos/{o}/{r}/commits``; more when the ``link`` header says so (the page
+    asked is not needed: GitHub counts no total)."""
+    return CommitPage(
+        commits=[_summary(item, repository) for item in response.json()],
+        total=None,
+        has_more="next" in response.links,
+    )
+
+
+def parse_commit(response: httpx.Response) -> CommitDetail:
+    """``/repos/{o}/{r}/commits/{sha}``: the commit, its stats and files."""
+    item = response.json()
+    summary = _summary(item, "")
+    files = [file_item(f) for f in item.get("files") or []]
+    return CommitDetail(
+        sha=summary.sha,
+        message=(item.get("commit") or {}).get("message", ""),
+        author=summary.author,
+        date=summary.date,
+        html_url=summary.html_url,
+        stats=stats_of(item.get("stats")),
+        files=files,
+        files_truncated=len(files) >= MAX_COMMIT_FILES,
+    )
+
+
+def parse_compare(response: httpx.Response) -> CommitDetail:
+    """``/repos/{o}/{r}/compare/{base}...{head}``: status, commits and files."""
+    body = response.json()
+    files = [file_item(f) for f in body.get("files") or []]
+    return CommitDetail(
+        html_url=body.get("html_url"),
+        status=body.get("status"),
+        aheadBy=body.get("ahead_by"),
+        behindBy=body.get("behind_by"),
+        commits=[commit_item(c) for c in body.get("commits") or []],
+        stats=summed(files),
+        files=files,
+        files_truncated=len(files) >= MAX_COMMIT_FILES,
+    )
+
+
+def parse_sha(response: httpx.Response) -> str:
+    """The sha a ref points at (``Accept: application/vnd.github.sha`` answers it as text)."""
+    sha = response.text.strip()
+    if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+        raise InvalidResponseError("GitHub answered no commit sha for the ref")
+    return sha

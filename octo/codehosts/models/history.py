@@ -1,0 +1,229 @@
+"""Query and result models of the history tools: githubSearchIssues, githubSearchCommits and
+githubGetCommit (GitHub; GitLab with provider "gitlab").
+
+Every rule lives in a validator, so a bad query fails alone with a VALIDATION_ERROR naming
+the field while the call's other queries run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+from typing import Literal
+
+from pydantic import BaseModel
+from pydantic import Field
+from pydantic import ValidationInfo
+from pydantic import field_validator
+from pydantic import model_validator
+
+from octo.codehosts.models.code import PullRequestComment
+from octo.codehosts.models.code import PullRequestCommit
+from octo.codehosts.models.code import PullRequestFile
+from octo.codehosts.models.code import RemoteQuery
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.code import Thread
+from octo.codehosts.models.repo_names import check_scope
+from octo.core.budget import TokenInfo
+from octo.core.queries import ToolResult
+from octo.core.queries import optional
+
+_OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
+_REPO = Field(min_length=1, max_length=150, description="Repository name.")
+#: A branch, tag or commit: no spaces, no control characters, no "..".
+_REF = re.compile(r"^(?!.*\.\.)[^\s\x00-\x1f~^:?*\[\\]{1,255}$")
+
+
+def check_ref(value: str | None, field: str) -> str | None:
+    """``value`` when it can name a branch, tag or commit; ValueError naming ``field``."""
+    if value is not None and not _REF.match(value):
+        raise ValueError(f"{field}: '{value[:60]}' is not a branch, tag or commit sha")
+    return value
+
+
+# githubSearchIssues
+
+
+class SearchIssuesQuery(RemoteQuery):
+    """One githubSearchIssues query."""
+
+    owner: str | None = Field(default=None, min_length=1, max_length=200)
+    repo: str | None = Field(default=None, min_length=1, max_length=150)
+    issueNumber: int | None = optional(
+        "One issue with its body and comments (filters ignored).", ge=1
+    )
+    query: str | None = optional("Free text.", min_length=1, max_length=256)
+    state: Literal["open", "closed"] | None = None
+    labels: list[str] | None = Field(default=None, min_length=1, max_length=10)
+    author: str | None = Field(default=None, min_length=1, max_length=100)
+    assignee: str | None = Field(default=None, min_length=1, max_length=100)
+    mentions: str | None = Field(default=None, min_length=1, max_length=100)
+    created: str | None = optional('e.g. ">2024-01-01" or "A..B".')
+    updated: str | None = optional('e.g. "<2025-06-01".')
+    comments: str | None = optional('Comment count range, e.g. ">10".')
+    sort: Literal["created", "updated", "comments"] | None = None
+    order: Literal["asc", "desc"] = "desc"
+    limit: int = Field(default=10, ge=1, le=30, description="Issues per page.")
+    page: int = Field(default=1, ge=1, le=10)
+    commentPage: int = Field(
+        default=1, ge=1, le=100, description="With issueNumber: page of 30 comments."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchIssuesQuery:
+        check_scope(self.owner, self.repo, self.issueNumber, "issueNumber")
+        if self.issueNumber is None and not (self.query or self.owner):
+            raise ValueError("give query, owner/repo or issueNumber")
+        return self
+
+
+class Issue(Thread):
+    closed_at: str | None = None
+    assignees: list[str] = Field(default_factory=list)
+    commentCount: int = 0
+    body: str | None = None
+    bodyTruncated: bool | None = None
+    comments: list[PullRequestComment] | None = None
+
+
+class SearchIssuesResult(ToolResult):
+    items_field: ClassVar[str] = "issues"
+
+    issues: list[Issue]
+    totalCount: int
+    pagination: SearchPagination | None = None
+    commentPagination: SearchPagination | None = optional(
+        "With issueNumber: the page of comments shown."
+    )
+    tokens: TokenInfo | None = None
+    contentHandle: str | None = optional(
+        "The issue's body was cut: getCachedContent gives all of it."
+    )
+
+
+# githubSearchCommits
+
+
+class SearchCommitsQuery(RemoteQuery):
+    """One githubSearchCommits query."""
+
+    owner: str | None = Field(default=None, min_length=1, max_length=200)
+    repo: str | None = Field(default=None, min_length=1, max_length=150)
+    query: str | None = optional(
+        "Keywords of the commit message (the commit search API).", min_length=1, max_length=256
+    )
+    path: str | None = optional("Only commits touching it.", min_length=1)
+    ref: str | None = optional("Branch, tag or sha; default branch.")
+    author: str | None = Field(default=None, min_length=1, max_length=100)
+    since: str | None = optional("ISO date, e.g. 2024-01-01.")
+    until: str | None = optional("ISO date, e.g. 2024-12-31.")
+    withFiles: bool = Field(default=False, description="The files each commit changed.")
+    limit: int = Field(default=10, ge=1, le=30, description="Commits per page.")
+    page: int = Field(default=1, ge=1, le=10)
+
+    @field_validator("ref")
+    @classmethod
+    def _ref_ok(cls, value: str | None) -> str | None:
+        return check_ref(value, "ref")
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchCommitsQuery:
+        check_scope(self.owner, self.repo)
+        if not self.query and not (self.owner and self.repo):
+            raise ValueError("give query (message keywords) or owner and repo (history)")
+        if self.query and (self.path or self.ref):
+            raise ValueError("path and ref filter a repository's history: use them without query")
+        if self.withFiles and self.limit > 10:
+            raise ValueError("withFiles reads each commit: limit at most 10")
+        return self
+
+
+class CommitFile(BaseModel):
+    filename: str
+    status: str
+    additions: int = 0
+    deletions: int = 0
+
+
+class CommitSummary(BaseModel):
+    sha: str
+    message: str = Field(description="The first line of the message.")
+    author: str
+    date: str
+    repository: str
+    html_url: str
+    files: list[CommitFile] | None = None
+
+
+class SearchCommitsResult(ToolResult):
+    items_field: ClassVar[str] = "commits"
+
+    commits: list[CommitSummary]
+    totalCount: int | None = None
+    pagination: SearchPagination
+    tokens: TokenInfo | None = None
+
+
+# githubGetCommit
+
+
+class GetCommitQuery(RemoteQuery):
+    """One githubGetCommit query."""
+
+    owner: str = _OWNER
+    repo: str = _REPO
+    sha: str | None = optional("One commit (sha, branch or tag).")
+    base: str | None = optional("Comparison: base...head.")
+    head: str | None = None
+    includePatch: bool = Field(default=False, description="Per-file patches.")
+    filePaths: list[str] | None = optional("Only these files.", min_length=1, max_length=50)
+
+    @field_validator("sha", "base", "head")
+    @classmethod
+    def _refs_ok(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return check_ref(value, info.field_name or "ref")
+
+    @model_validator(mode="after")
+    def _check(self) -> GetCommitQuery:
+        if self.sha and (self.base or self.head):
+            raise ValueError("give sha, or base and head, not both")
+        if not self.sha and not (self.base and self.head):
+            raise ValueError("give sha, or base and head (a comparison)")
+        return self
+
+
+class CommitStats(BaseModel):
+    additions: int
+    deletions: int
+    total: int
+
+
+class CommitFacts(BaseModel):
+    """What a host tells of one commit (or comparison) and githubGetCommit answers with."""
+
+    sha: str | None = None
+    message: str | None = None
+    author: str | None = None
+    date: str | None = None
+    html_url: str | None = None
+    stats: CommitStats | None = None
+    status: str | None = optional("Comparison: ahead, behind, diverged.")
+    aheadBy: int | None = None
+    behindBy: int | None = None
+    commits: list[PullRequestCommit] | None = optional("Comparison: the commits from base to head.")
+
+
+class CommitDetailResult(CommitFacts, ToolResult):
+    #: Over the budget, a comparison's commits are cut first, then its files.
+    budget_items: ClassVar[tuple[str, ...] | None] = ("files", "commits")
+
+    owner: str
+    repo: str
+    base: str | None = None
+    head: str | None = None
+    files: list[PullRequestFile]
+    filesTruncated: bool | None = optional("The host listed only part of the changed files.")
+    tokens: TokenInfo | None = None
+
+    def is_empty(self) -> bool:
+        return not self.files and not self.message
