@@ -91,8 +91,9 @@ class Discussion:
 
 
 @dataclass(frozen=True)
-class HistoryWords:
-    """How a host's API differs in the history calls octo makes alike on every host."""
+class HistoryApi:
+    """What differs between hosts in the history calls :class:`CodeHost` makes alike for
+    every host: the cache kinds' prefix, the parsers, a parameter's name, headers."""
 
     #: The start of the cache's kinds of the host's answers: "" (GitHub), "gitlab-".
     kind_prefix: str
@@ -110,7 +111,8 @@ class HistoryWords:
 class CodeHost(ABC):
     """One code host, built once per runtime; it shares the runtime's HTTP client and cache.
 
-    The class attributes are the host's words, which the shared hints use.
+    Its class attributes describe the host to the shared code: its words in hints, its
+    cache kinds, its history API.
     """
 
     #: The value of the queries' ``provider`` field that picks this host.
@@ -128,8 +130,9 @@ class CodeHost(ABC):
     nothing_found: ClassVar[tuple[str, ...]] = ()
     #: The type of each kind of answer a team's replicas share (see RemoteClient).
     shared_shapes: ClassVar[Mapping[str, Any]] = {}
-    #: How the host's API asks for issues, their discussions and a ref's sha.
-    history_words: ClassVar[HistoryWords]
+    #: How the host's API answers the shared history calls: issues, their discussions,
+    #: a repository's history and a ref's sha.
+    history_api: ClassVar[HistoryApi]
     #: The hosts file entry this host is (None: the environment's host of its kind).
     entry: HostEntry | None = None
 
@@ -174,7 +177,7 @@ class CodeHost(ABC):
     ) -> Reply[T]:
         """:meth:`fetch_reply` of a history call every host makes alike: ``kind`` is the
         cache's kind after the host's prefix."""
-        kind = f"{self.history_words.kind_prefix}{kind}"
+        kind = f"{self.history_api.kind_prefix}{kind}"
         return await self.fetch_reply(path, kind, ttl, parse, **options)
 
     @abstractmethod
@@ -283,7 +286,7 @@ class CodeHost(ABC):
     async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
         """The one issue ``number`` names, its body whole."""
         path = f"{self.project_path(owner, repo)}/issues/{number}"
-        parse = self.history_words.parse_issue
+        parse = self.history_api.parse_issue
         return await self.history_reply(path, "issue", self.settings.ttl_issues, parse)
 
     async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
@@ -294,13 +297,17 @@ class CodeHost(ABC):
     async def discussion(self, path: str, ttl: float, page: int | None = None) -> CommentPage:
         """Page ``page`` (30 a page, oldest first; without a page parameter when None) of
         the discussion of the issue or pull request at API path ``path``."""
-        words = self.history_words.comments
+        comments = self.history_api.comments
         return await self.remote.fetch(
-            f"{path}/{words.path}",
-            kind=words.kind,
+            f"{path}/{comments.path}",
+            kind=comments.kind,
             ttl=ttl,
-            params={**words.order, "per_page": 30, **({"page": page} if page is not None else {})},
-            parse=words.parse,
+            params={
+                **comments.order,
+                "per_page": 30,
+                **({"page": page} if page is not None else {}),
+            },
+            parse=comments.parse,
         )
 
     @abstractmethod
@@ -311,13 +318,13 @@ class CodeHost(ABC):
         """One page of a repository's history, filtered by path, ref, author and dates."""
         assert query.owner and query.repo
         repository = f"{query.owner}/{query.repo}"
-        words = self.history_words
+        api = self.history_api
         return await self.history_reply(
             f"{self.code_path(query.owner, query.repo)}/commits",
             "commit-history",
             self.settings.ttl_commits,
-            lambda r: words.parse_history(r, query.page, query.limit, repository),
-            params=history_params(query, words.ref_param),
+            lambda r: api.parse_history(r, query.page, query.limit, repository),
+            params=history_params(query, api.ref_param),
         )
 
     @abstractmethod
@@ -352,10 +359,10 @@ class CodeHost(ABC):
 
     async def resolve_commit(self, owner: str, repo: str, ref: str | None) -> Reply[str]:
         """The full sha ``ref`` (the default branch when None) points at."""
-        words = self.history_words
+        api = self.history_api
         path = f"{self.code_path(owner, repo)}/commits/{segment(ref or 'HEAD', 'ref')}"
         return await self.history_reply(
-            path, "commit-sha", self.settings.ttl_refs, words.parse_sha, headers=words.sha_headers
+            path, "commit-sha", self.settings.ttl_refs, api.parse_sha, headers=api.sha_headers
         )
 
     @abstractmethod

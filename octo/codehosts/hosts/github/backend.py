@@ -1,4 +1,4 @@
-"""GitHub: the REST API calls behind the code-host tools.
+"""GitHub: the REST (and GraphQL) API calls behind the code-host tools.
 
 Requests, what the cache keeps, and GitHub's own notes on an answer live here; the
 policy and token in :mod:`octo.codehosts.hosts.github.policy`, the search syntax in
@@ -8,7 +8,9 @@ policy and token in :mod:`octo.codehosts.hosts.github.policy`, the search syntax
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import TypeVar
 
 import httpx
@@ -16,18 +18,28 @@ import httpx
 from octo.codehosts.hosts.file_limits import download_limit
 from octo.codehosts.hosts.file_limits import file_too_large
 from octo.codehosts.hosts.github import ci_parse
+from octo.codehosts.hosts.github import history_parse
 from octo.codehosts.hosts.github import parse
-from octo.codehosts.hosts.github.history import GitHubHistory
-from octo.codehosts.hosts.github.history import repo_path
+from octo.codehosts.hosts.github.line_parse import BLAME_QUERY
+from octo.codehosts.hosts.github.line_parse import CLOSING_ISSUES_QUERY
+from octo.codehosts.hosts.github.line_parse import graphql_url
+from octo.codehosts.hosts.github.line_parse import parse_blame
+from octo.codehosts.hosts.github.line_parse import parse_closing_issues
+from octo.codehosts.hosts.github.line_parse import parse_commit_pulls
 from octo.codehosts.hosts.github.policy import AUTH_HINTS
 from octo.codehosts.hosts.github.policy import GitHubAuth
 from octo.codehosts.hosts.github.policy import GitHubPolicy
 from octo.codehosts.hosts.github.policy import api_url
 from octo.codehosts.hosts.github.query import code_search_terms
+from octo.codehosts.hosts.github.query import commit_terms
+from octo.codehosts.hosts.github.query import issue_terms
 from octo.codehosts.hosts.github.query import pull_request_terms
 from octo.codehosts.hosts.github.query import repository_terms
+from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.host import CommentPage
+from octo.codehosts.hosts.host import Discussion
 from octo.codehosts.hosts.host import FileList
+from octo.codehosts.hosts.host import HistoryApi
 from octo.codehosts.hosts.host import PullCommitPage
 from octo.codehosts.hosts.hosts_file import HostEntry
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
@@ -36,6 +48,11 @@ from octo.codehosts.models.code import RepoStructureQuery
 from octo.codehosts.models.code import SearchCodeQuery
 from octo.codehosts.models.code import SearchPullRequestsQuery
 from octo.codehosts.models.code import SearchRepositoriesQuery
+from octo.codehosts.models.history import SearchCommitsQuery
+from octo.codehosts.models.history import SearchIssuesQuery
+from octo.codehosts.models.lines import BlameRange
+from octo.codehosts.models.lines import IssueRef
+from octo.codehosts.models.lines import PullRef
 from octo.codehosts.models.url_segments import file_path
 from octo.codehosts.models.url_segments import segment
 from octo.codehosts.shapes.ci import CiJob
@@ -49,9 +66,15 @@ from octo.codehosts.shapes.code import RepositoryPage
 from octo.codehosts.shapes.code import RepoTree
 from octo.codehosts.shapes.code import body_limit
 from octo.codehosts.shapes.code import read_listing
+from octo.codehosts.shapes.history import CommitDetail
+from octo.codehosts.shapes.history import CommitPage
+from octo.codehosts.shapes.history import IssuePage
+from octo.codehosts.shapes.history import given
 from octo.codehosts.shapes.shared_kinds import GITHUB_SHAPES
 from octo.core.errors import AuthenticationError
 from octo.core.errors import NotFoundError
+from octo.core.formats import compact_json
+from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 from octo.transports.redirects import Consume
 from octo.transports.redirects import redirect_notes
@@ -59,10 +82,16 @@ from octo.transports.redirects import redirect_notes
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
 
+T = TypeVar("T")
 ItemT = TypeVar("ItemT")
 
 
-class GitHubBackend(GitHubHistory):
+def repo_path(owner: str, repo: str) -> str:
+    """The API path of a repository: ``/repos/{owner}/{repo}``."""
+    return f"/repos/{segment(owner, 'owner')}/{segment(repo, 'repo')}"
+
+
+class GitHubBackend(CodeHost):
     """GitHub or GitHub Enterprise (GITHUB_API_URL)."""
 
     provider = "github"
@@ -71,6 +100,16 @@ class GitHubBackend(GitHubHistory):
     nothing_found = (
         "Code search covers default branches and files under 384 KB only.",
         "Try fewer keywords or filters; path is a directory prefix, filename an exact name.",
+    )
+
+    history_api = HistoryApi(
+        kind_prefix="",
+        parse_issue=history_parse.parse_issue,
+        comments=Discussion("comments", "pull-comments", parse.parse_comments),
+        parse_history=history_parse.parse_history,
+        ref_param="sha",
+        parse_sha=history_parse.parse_sha,
+        sha_headers={"Accept": "application/vnd.github.sha"},
     )
 
     def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
@@ -83,6 +122,31 @@ class GitHubBackend(GitHubHistory):
             url = entry.api_url
             self.auth = GitHubAuth(env, url, source=lambda: entry.token(env))
         super().__init__(runtime, url, GitHubPolicy(self.auth))
+
+    def project_path(self, owner: str, repo: str) -> str:
+        return repo_path(owner, repo)
+
+    async def search(
+        self,
+        what: str,
+        terms: str,
+        paging: tuple[int, int],
+        parse_page: Callable[[httpx.Response, int, int], T],
+        *,
+        extra: Mapping[str, str | None] | None = None,
+        **options: Any,
+    ) -> Fetched[T]:
+        """Page ``paging`` (number, size) of GitHub's search API ``/search/{what}`` for
+        ``terms``; ``extra`` parameters beside them (those set), ``options`` (kind, ttl,
+        headers) as :meth:`RemoteClient.fetch` takes them."""
+        page, per_page = paging
+        params = {"q": terms, "per_page": per_page, "page": page, **given(**(extra or {}))}
+        return await self.remote.fetch(
+            f"/search/{what}",
+            params=params,
+            parse=lambda r: parse_page(r, page, per_page),
+            **options,
+        )
 
     async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
         q, rewrites = code_search_terms(query)
@@ -217,6 +281,126 @@ class GitHubBackend(GitHubHistory):
             ttl=self.settings.ttl_pull_requests,
             params=None if cursor else {"per_page": per_page},
             parse=parse_page,
+        )
+
+    # history: issues, commits, comparisons, line history and the clone's archive
+
+    async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
+        fetched = await self.search(
+            "issues",
+            issue_terms(query),
+            (query.page, query.limit),
+            history_parse.parse_issue_search,
+            extra={"order": query.order, "sort": query.sort},
+            kind="issue-search",
+            ttl=self.settings.ttl_issues,
+        )
+        return self.replied(fetched)
+
+    async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
+        fetched = await self.search(
+            "commits",
+            commit_terms(query),
+            (query.page, query.limit),
+            history_parse.parse_commit_search,
+            kind="commit-search",
+            ttl=self.settings.ttl_commits,
+        )
+        return self.replied(fetched)
+
+    async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/commits/{segment(sha, 'sha')}",
+            "commit",
+            self.settings.ttl_commits,
+            history_parse.parse_commit,
+        )
+
+    async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
+        spec = f"{segment(base, 'base')}...{segment(head, 'head')}"
+        return await self.fetch_reply(
+            f"{repo_path(owner, repo)}/compare/{spec}",
+            "compare",
+            self.settings.ttl_commits,
+            history_parse.parse_compare,
+        )
+
+    async def archive(
+        self,
+        owner: str,
+        repo: str,
+        sha: str,
+        sparse_path: str | None,
+        max_bytes: int,
+        into: BodySink,
+    ) -> None:
+        # GitHub answers with a redirect to its archive host, a short-lived token in the URL;
+        # RemoteClient follows it without octo's credentials. GitHub cannot cut a sub-path:
+        # the extractor keeps only sparse_path.
+        await self.remote.send(
+            f"{repo_path(owner, repo)}/tarball/{segment(sha, 'ref')}",
+            max_bytes=max_bytes,
+            sink=into,
+        )
+
+    async def check_blame(self) -> None:
+        """GitHub's blame is GraphQL only (no REST one), which needs a token."""
+        if not await self.auth.token():
+            raise AuthenticationError(
+                "GitHub's blame is a GraphQL API, which needs a token: set GITHUB_TOKEN",
+                hints=list(AUTH_HINTS),
+            )
+
+    async def graphql(
+        self,
+        kind: str,
+        query: str,
+        variables: Mapping[str, Any],
+        parse_answer: Callable[[httpx.Response], T],
+        ttl: float,
+    ) -> Reply[T]:
+        """One GraphQL query (a POST, so the cache is kept here: by its variables)."""
+        url = graphql_url(self.remote.base_url)
+        key = self.remote.cache_key(kind, url, variables)
+
+        async def load() -> T:
+            body = compact_json({"query": query, "variables": variables}).encode()
+            response = await self.remote.send(
+                url, method="POST", content=body, headers={"Content-Type": "application/json"}
+            )
+            return parse_answer(response)
+
+        value, cached = await self.remote.cache.get_or_load(key, ttl, load)
+        return Reply(value, cached)
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        await self.check_blame()
+        variables = {"owner": owner, "repo": repo, "sha": sha, "path": path}
+        # A commit's blame never changes: kept as long as the commits' answers.
+        return await self.graphql(
+            "blame", BLAME_QUERY, variables, parse_blame, self.settings.ttl_commits
+        )
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        """The issues GitHub links to the pull request as closed by it (a closing keyword
+        or the sidebar), through GraphQL; none without a token (the body's keywords remain)."""
+        if not await self.auth.token():
+            return Reply([], cached=True)
+        variables = {"owner": owner, "repo": repo, "number": number}
+        return await self.graphql(
+            "closing-issues",
+            CLOSING_ISSUES_QUERY,
+            variables,
+            parse_closing_issues,
+            self.settings.ttl_issues,
+        )
+
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        return await self.history_reply(
+            f"{repo_path(owner, repo)}/commits/{segment(sha, 'sha')}/pulls",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            parse_commit_pulls,
         )
 
     # CI: GitHub Actions

@@ -19,8 +19,11 @@ import httpx
 from octo.codehosts.hosts.file_limits import download_limit
 from octo.codehosts.hosts.file_limits import file_too_large
 from octo.codehosts.hosts.gitlab import ci_parse
+from octo.codehosts.hosts.gitlab import history_parse
 from octo.codehosts.hosts.gitlab import parse
-from octo.codehosts.hosts.gitlab.history import GitLabHistory
+from octo.codehosts.hosts.gitlab.line_parse import parse_blame
+from octo.codehosts.hosts.gitlab.line_parse import parse_closes_issues
+from octo.codehosts.hosts.gitlab.line_parse import parse_commit_merge_requests
 from octo.codehosts.hosts.gitlab.policy import GitLabPolicy
 from octo.codehosts.hosts.gitlab.policy import blob_url
 from octo.codehosts.hosts.gitlab.policy import gitlab_token
@@ -28,22 +31,32 @@ from octo.codehosts.hosts.gitlab.policy import namespace_id
 from octo.codehosts.hosts.gitlab.policy import project_id
 from octo.codehosts.hosts.gitlab.policy import web_root
 from octo.codehosts.hosts.gitlab.query import in_range
+from octo.codehosts.hosts.gitlab.query import issue_params
 from octo.codehosts.hosts.gitlab.query import matching_paths
 from octo.codehosts.hosts.gitlab.query import merge_request_params
 from octo.codehosts.hosts.gitlab.query import path_filter
 from octo.codehosts.hosts.gitlab.query import project_params
 from octo.codehosts.hosts.gitlab.query import scope_path
+from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.host import CommentPage
+from octo.codehosts.hosts.host import Discussion
 from octo.codehosts.hosts.host import FileList
+from octo.codehosts.hosts.host import HistoryApi
 from octo.codehosts.hosts.host import PullCommitPage
 from octo.codehosts.hosts.hosts_file import HostEntry
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import FileContentQuery
+from octo.codehosts.models.code import PullRequestFile
 from octo.codehosts.models.code import RepoStructureQuery
 from octo.codehosts.models.code import SearchCodeQuery
 from octo.codehosts.models.code import SearchPullRequestsQuery
 from octo.codehosts.models.code import SearchRepositoriesQuery
+from octo.codehosts.models.history import SearchCommitsQuery
+from octo.codehosts.models.history import SearchIssuesQuery
+from octo.codehosts.models.lines import BlameRange
+from octo.codehosts.models.lines import IssueRef
+from octo.codehosts.models.lines import PullRef
 from octo.codehosts.models.url_segments import segment
 from octo.codehosts.shapes.ci import CiJob
 from octo.codehosts.shapes.ci import RunPage
@@ -57,9 +70,13 @@ from octo.codehosts.shapes.code import RepoTree
 from octo.codehosts.shapes.code import TreeRow
 from octo.codehosts.shapes.code import body_limit
 from octo.codehosts.shapes.code import read_listing
+from octo.codehosts.shapes.history import CommitDetail
+from octo.codehosts.shapes.history import CommitPage
+from octo.codehosts.shapes.history import IssuePage
 from octo.codehosts.shapes.shared_kinds import GITLAB_SHAPES
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
+from octo.transports.http_body import BodySink
 from octo.transports.http_body import BodyTooLargeError
 from octo.transports.http_client import Fetched
 from octo.transports.redirects import Consume
@@ -79,9 +96,11 @@ GITLAB_PAGES: Mapping[str, Any] = {
 MAX_TREE_PAGES = 30
 #: Files per page of merge-request diffs.
 DIFF_PAGE_SIZE = 50
+#: Pages of 100 changed files read for one commit.
+COMMIT_DIFF_PAGES = 3
 
 
-class GitLabBackend(GitLabHistory):
+class GitLabBackend(CodeHost):
     """gitlab.com or a self-managed instance (GITLAB_HOST)."""
 
     provider = "gitlab"
@@ -92,6 +111,17 @@ class GitLabBackend(GitLabHistory):
     number_hint = "prNumber is the merge request's IID (the !N shown in GitLab)."
     owner_note = " (owner may be a group path such as group/subgroup)"
     nothing_found = ("Nothing found: GitLab searches the default branch; try fewer keywords.",)
+
+    history_api = HistoryApi(
+        kind_prefix="gitlab-",
+        parse_issue=history_parse.parse_issue,
+        comments=Discussion(
+            "notes", "gitlab-mr-notes", parse.parse_notes, {"sort": "asc", "order_by": "created_at"}
+        ),
+        parse_history=history_parse.parse_history,
+        ref_param="ref_name",
+        parse_sha=history_parse.parse_sha,
+    )
 
     def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
         env = runtime.config.env
@@ -113,6 +143,12 @@ class GitLabBackend(GitLabHistory):
                 "GitLab answers 404 for private projects without a token: set GITLAB_TOKEN."
             )
         return hints
+
+    def project_path(self, owner: str, repo: str) -> str:
+        return f"/projects/{project_id(owner, repo)}"
+
+    def code_path(self, owner: str, repo: str) -> str:
+        return f"{self.project_path(owner, repo)}/repository"
 
     async def _page(
         self,
@@ -397,6 +433,117 @@ class GitLabBackend(GitLabHistory):
                 raise
         return await self.remote.fetch(
             f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=parse.parse_diffs
+        )
+
+    # history: issues, commits, comparisons, line history and the clone's archive
+
+    async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
+        params, notes = issue_params(query)
+        fetched = await self.remote.fetch(
+            scope_path(query.owner, query.repo, "issues"),
+            kind="gitlab-issues",
+            ttl=self.settings.ttl_issues,
+            params=params,
+            parse=lambda r: history_parse.parse_issues(r, query.page, query.limit),
+        )
+        page = fetched.value
+        if query.comments:
+            kept = [i for i in page.issues if in_range(i.commentCount, query.comments, int)]
+            notes.append(
+                "GitLab has no comments filter: it was applied here to this page "
+                f"({len(kept)} of {len(page.issues)} kept); later pages may hold more."
+            )
+            page = page.model_copy(update={"issues": kept})
+        return self.reply(page, fetched, *notes)
+
+    async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
+        repository = f"{query.owner}/{query.repo}" if query.owner and query.repo else ""
+        params = {"scope": "commits", "search": query.query, "per_page": query.limit}
+        return await self.fetch_reply(
+            scope_path(query.owner, query.repo, "search"),
+            "gitlab-commit-search",
+            self.settings.ttl_commits,
+            lambda r: history_parse.parse_commit_page(
+                r, query.page, query.limit, repository, counted=True
+            ),
+            params={**params, "page": query.page},
+        )
+
+    async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
+        base = f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}"
+        repository = f"{owner}/{repo}"
+        fetched = await self.remote.fetch(
+            base,
+            kind="gitlab-commit",
+            ttl=self.settings.ttl_commits,
+            parse=lambda r: history_parse.parse_commit(r, repository),
+        )
+
+        async def diff_page(cursor: str | None) -> Fetched[Listing[PullRequestFile]]:
+            return await self.remote.fetch(
+                f"{base}/diff",
+                kind="gitlab-mr-diffs",
+                ttl=self.settings.ttl_commits,
+                params={"per_page": 100, "page": int(cursor or 1)},
+                parse=parse.parse_diffs,
+            )
+
+        diffs = await read_listing(diff_page, COMMIT_DIFF_PAGES)
+        detail = fetched.value.model_copy(
+            update={"files": diffs.value.items, "files_truncated": diffs.value.next is not None}
+        )
+        return Reply(detail, fetched.cached and diffs.cached, self.remote.hints(fetched))
+
+    async def compare(self, owner: str, repo: str, base: str, head: str) -> Reply[CommitDetail]:
+        return await self.fetch_reply(
+            f"{self.code_path(owner, repo)}/compare",
+            "gitlab-compare",
+            self.settings.ttl_commits,
+            history_parse.parse_compare,
+            params={"from": base, "to": head},
+        )
+
+    async def archive(
+        self,
+        owner: str,
+        repo: str,
+        sha: str,
+        sparse_path: str | None,
+        max_bytes: int,
+        into: BodySink,
+    ) -> None:
+        params = {"sha": sha, **({"path": sparse_path} if sparse_path else {})}
+        await self.remote.send(
+            f"{self.code_path(owner, repo)}/archive.tar.gz",
+            params=params,
+            max_bytes=max_bytes,
+            sink=into,
+        )
+
+    async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
+        file_path = segment(path, "path")
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/files/{file_path}/blame",
+            "blame",
+            self.settings.ttl_commits,
+            parse_blame,
+            params={"ref": sha},
+        )
+
+    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/merge_requests",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            parse_commit_merge_requests,
+        )
+
+    async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
+        return await self.history_reply(
+            f"{self.project_path(owner, repo)}/merge_requests/{number}/closes_issues",
+            "closes-issues",
+            self.settings.ttl_issues,
+            parse_closes_issues,
         )
 
     # CI: pipelines
