@@ -60,6 +60,7 @@ from octo.transports.http_client import Fetched
 from octo.transports.http_client import RemoteClient
 from octo.transports.http_policy import HostPolicy
 from octo.transports.redirects import Consume
+from octo.transports.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -105,7 +106,27 @@ class HistoryApi:
     ref_param: str
     #: The sha a ref points at: how it is read, and the headers that ask for it.
     parse_sha: Parser[str]
+    #: A commit's pull (merge) requests: the path below the commit, how they are read.
+    commit_pulls: str
+    parse_commit_pulls: Parser[list[PullRef]]
     sha_headers: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class CiApi:
+    """What differs between hosts in the CI calls :class:`CodeHost` makes alike for every
+    host: where a run's jobs, a job and a job's log are below the project ("{run}" and "{job}"
+    stand for their ids), the cache's kinds and the parsers."""
+
+    jobs_path: str
+    job_path: str
+    log_path: str
+    jobs_kind: str
+    job_kind: str
+    parse_jobs: Parser[list[CiJob]]
+    parse_job: Parser[CiJob]
+    #: The parameters of a run's jobs (GitHub: its latest attempt's).
+    jobs_params: Mapping[str, Any]
 
 
 class CodeHost(ABC):
@@ -133,6 +154,8 @@ class CodeHost(ABC):
     #: How the host's API answers the shared history calls: issues, their discussions,
     #: a repository's history and a ref's sha.
     history_api: ClassVar[HistoryApi]
+    #: How the host's API answers the shared CI calls: a run's jobs, a job, its log.
+    ci_api: ClassVar[CiApi]
     #: The hosts file entry this host is (None: the environment's host of its kind).
     entry: HostEntry | None = None
 
@@ -346,9 +369,15 @@ class CodeHost(ABC):
     async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
         """Who last changed each line of ``path`` at commit ``sha``, whole file."""
 
-    @abstractmethod
     async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
         """The pull (merge) requests that brought commit ``sha`` in."""
+        api = self.history_api
+        return await self.history_reply(
+            f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/{api.commit_pulls}",
+            "commit-pulls",
+            self.settings.ttl_pull_requests,
+            api.parse_commit_pulls,
+        )
 
     async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
         """The issues the host itself says a pull request closes (none where only its body
@@ -365,7 +394,6 @@ class CodeHost(ABC):
             path, "commit-sha", self.settings.ttl_refs, api.parse_sha, headers=api.sha_headers
         )
 
-    @abstractmethod
     async def archive(
         self,
         owner: str,
@@ -378,6 +406,14 @@ class CodeHost(ABC):
         """The gzipped tar archive of the repository at ``sha`` (only ``sparse_path`` where
         the host can cut it), at most ``max_bytes`` of it, streamed ``into`` a sink (a file:
         never held in memory); never cached."""
+        path, params = self.archive_request(owner, repo, sha, sparse_path)
+        await self.remote.send(path, params=params or None, max_bytes=max_bytes, sink=into)
+
+    @abstractmethod
+    def archive_request(
+        self, owner: str, repo: str, sha: str, sparse_path: str | None
+    ) -> tuple[str, dict[str, str]]:
+        """The API path and parameters of the archive :meth:`archive` streams."""
 
     # CI: workflow runs (pipelines), their jobs and logs
 
@@ -393,14 +429,33 @@ class CodeHost(ABC):
     async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
         """One page of a repository's runs (pipelines) matching the query's filters."""
 
-    @abstractmethod
     async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
         """The jobs of a run (the latest attempt's), with their steps where listed."""
+        ci = self.ci_api
+        return await self.fetch_reply(
+            f"{self.project_path(owner, repo)}/{ci.jobs_path.format(run=run_id)}",
+            ci.jobs_kind,
+            self.settings.ttl_pull_requests,
+            ci.parse_jobs,
+            params=ci.jobs_params,
+        )
 
-    @abstractmethod
     async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
         """One job."""
+        ci = self.ci_api
+        path = f"{self.project_path(owner, repo)}/{ci.job_path.format(job=job_id)}"
+        return await self.fetch_reply(
+            path, ci.job_kind, self.settings.ttl_pull_requests, ci.parse_job
+        )
 
-    @abstractmethod
     async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
         """Stream one job's log to ``consume``; never cached."""
+        path = f"{self.project_path(owner, repo)}/{self.ci_api.log_path.format(job=job_id)}"
+        return await self.stream(path, consume)
+
+    async def stream(self, path: str, consume: Consume) -> Reply[None]:
+        """Stream the answer at API path ``path`` to ``consume``, never cached. A host may
+        redirect to its storage (GitHub: a signed URL), followed without octo's token: the
+        reply notes where."""
+        response = await self.remote.send(path, consume=consume)
+        return Reply(None, notes=list(redirect_notes(response)))

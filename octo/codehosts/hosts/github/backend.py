@@ -35,6 +35,7 @@ from octo.codehosts.hosts.github.query import commit_terms
 from octo.codehosts.hosts.github.query import issue_terms
 from octo.codehosts.hosts.github.query import pull_request_terms
 from octo.codehosts.hosts.github.query import repository_terms
+from octo.codehosts.hosts.host import CiApi
 from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.host import CommentPage
 from octo.codehosts.hosts.host import Discussion
@@ -52,10 +53,8 @@ from octo.codehosts.models.history import SearchCommitsQuery
 from octo.codehosts.models.history import SearchIssuesQuery
 from octo.codehosts.models.lines import BlameRange
 from octo.codehosts.models.lines import IssueRef
-from octo.codehosts.models.lines import PullRef
 from octo.codehosts.models.url_segments import file_path
 from octo.codehosts.models.url_segments import segment
-from octo.codehosts.shapes.ci import CiJob
 from octo.codehosts.shapes.ci import RunPage
 from octo.codehosts.shapes.code import CodeSearchPage
 from octo.codehosts.shapes.code import FileBlob
@@ -74,10 +73,8 @@ from octo.codehosts.shapes.shared_kinds import GITHUB_SHAPES
 from octo.core.errors import AuthenticationError
 from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
-from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
 from octo.transports.redirects import Consume
-from octo.transports.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -109,7 +106,19 @@ class GitHubBackend(CodeHost):
         parse_history=history_parse.parse_history,
         ref_param="sha",
         parse_sha=history_parse.parse_sha,
+        commit_pulls="pulls",
+        parse_commit_pulls=parse_commit_pulls,
         sha_headers={"Accept": "application/vnd.github.sha"},
+    )
+    ci_api = CiApi(
+        jobs_path="actions/runs/{run}/jobs",
+        job_path="actions/jobs/{job}",
+        log_path="actions/jobs/{job}/logs",
+        jobs_kind="ci-jobs",
+        job_kind="ci-job",
+        parse_jobs=ci_parse.parse_jobs,
+        parse_job=ci_parse.parse_job,
+        jobs_params={"filter": "latest", "per_page": 100},
     )
 
     def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
@@ -325,23 +334,13 @@ class GitHubBackend(CodeHost):
             history_parse.parse_compare,
         )
 
-    async def archive(
-        self,
-        owner: str,
-        repo: str,
-        sha: str,
-        sparse_path: str | None,
-        max_bytes: int,
-        into: BodySink,
-    ) -> None:
+    def archive_request(
+        self, owner: str, repo: str, sha: str, sparse_path: str | None
+    ) -> tuple[str, dict[str, str]]:
         # GitHub answers with a redirect to its archive host, a short-lived token in the URL;
         # RemoteClient follows it without octo's credentials. GitHub cannot cut a sub-path:
         # the extractor keeps only sparse_path.
-        await self.remote.send(
-            f"{repo_path(owner, repo)}/tarball/{segment(sha, 'ref')}",
-            max_bytes=max_bytes,
-            sink=into,
-        )
+        return f"{repo_path(owner, repo)}/tarball/{segment(sha, 'ref')}", {}
 
     async def check_blame(self) -> None:
         """GitHub's blame is GraphQL only (no REST one), which needs a token."""
@@ -395,14 +394,6 @@ class GitHubBackend(CodeHost):
             self.settings.ttl_issues,
         )
 
-    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
-        return await self.history_reply(
-            f"{repo_path(owner, repo)}/commits/{segment(sha, 'sha')}/pulls",
-            "commit-pulls",
-            self.settings.ttl_pull_requests,
-            parse_commit_pulls,
-        )
-
     # CI: GitHub Actions
 
     async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
@@ -451,36 +442,9 @@ class GitHubBackend(CodeHost):
             params={k: v for k, v in params.items() if v is not None},
         )
 
-    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
-        return await self.fetch_reply(
-            f"{repo_path(owner, repo)}/actions/runs/{run_id}/jobs",
-            "ci-jobs",
-            self.settings.ttl_pull_requests,
-            ci_parse.parse_jobs,
-            params={"filter": "latest", "per_page": 100},
-        )
-
-    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
-        return await self.fetch_reply(
-            f"{repo_path(owner, repo)}/actions/jobs/{job_id}",
-            "ci-job",
-            self.settings.ttl_pull_requests,
-            ci_parse.parse_job,
-        )
-
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
-        # GitHub redirects to its log storage, a signed URL: followed without octo's token.
-        response = await self.remote.send(
-            f"{repo_path(owner, repo)}/actions/jobs/{job_id}/logs", consume=consume
-        )
-        return Reply(None, notes=list(redirect_notes(response)))
-
     async def run_log_archive(
         self, owner: str, repo: str, run_id: int, consume: Consume
     ) -> Reply[None]:
         """Stream a run's zip archive of logs (a folder per job, a file per step) to
         ``consume``."""
-        response = await self.remote.send(
-            f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume=consume
-        )
-        return Reply(None, notes=list(redirect_notes(response)))
+        return await self.stream(f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume)

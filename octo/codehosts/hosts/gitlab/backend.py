@@ -37,6 +37,7 @@ from octo.codehosts.hosts.gitlab.query import merge_request_params
 from octo.codehosts.hosts.gitlab.query import path_filter
 from octo.codehosts.hosts.gitlab.query import project_params
 from octo.codehosts.hosts.gitlab.query import scope_path
+from octo.codehosts.hosts.host import CiApi
 from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.host import CommentPage
 from octo.codehosts.hosts.host import Discussion
@@ -56,9 +57,7 @@ from octo.codehosts.models.history import SearchCommitsQuery
 from octo.codehosts.models.history import SearchIssuesQuery
 from octo.codehosts.models.lines import BlameRange
 from octo.codehosts.models.lines import IssueRef
-from octo.codehosts.models.lines import PullRef
 from octo.codehosts.models.url_segments import segment
-from octo.codehosts.shapes.ci import CiJob
 from octo.codehosts.shapes.ci import RunPage
 from octo.codehosts.shapes.code import CodeSearchPage
 from octo.codehosts.shapes.code import FileBlob
@@ -76,11 +75,8 @@ from octo.codehosts.shapes.history import IssuePage
 from octo.codehosts.shapes.shared_kinds import GITLAB_SHAPES
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
-from octo.transports.http_body import BodySink
 from octo.transports.http_body import BodyTooLargeError
 from octo.transports.http_client import Fetched
-from octo.transports.redirects import Consume
-from octo.transports.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -121,6 +117,18 @@ class GitLabBackend(CodeHost):
         parse_history=history_parse.parse_history,
         ref_param="ref_name",
         parse_sha=history_parse.parse_sha,
+        commit_pulls="merge_requests",
+        parse_commit_pulls=parse_commit_merge_requests,
+    )
+    ci_api = CiApi(
+        jobs_path="pipelines/{run}/jobs",
+        job_path="jobs/{job}",
+        log_path="jobs/{job}/trace",
+        jobs_kind="gitlab-pipeline-jobs",
+        job_kind="gitlab-job",
+        parse_jobs=ci_parse.parse_jobs,
+        parse_job=ci_parse.parse_job,
+        jobs_params={"per_page": 100},
     )
 
     def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
@@ -503,22 +511,11 @@ class GitLabBackend(CodeHost):
             params={"from": base, "to": head},
         )
 
-    async def archive(
-        self,
-        owner: str,
-        repo: str,
-        sha: str,
-        sparse_path: str | None,
-        max_bytes: int,
-        into: BodySink,
-    ) -> None:
+    def archive_request(
+        self, owner: str, repo: str, sha: str, sparse_path: str | None
+    ) -> tuple[str, dict[str, str]]:
         params = {"sha": sha, **({"path": sparse_path} if sparse_path else {})}
-        await self.remote.send(
-            f"{self.code_path(owner, repo)}/archive.tar.gz",
-            params=params,
-            max_bytes=max_bytes,
-            sink=into,
-        )
+        return f"{self.code_path(owner, repo)}/archive.tar.gz", params
 
     async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
         file_path = segment(path, "path")
@@ -528,14 +525,6 @@ class GitLabBackend(CodeHost):
             self.settings.ttl_commits,
             parse_blame,
             params={"ref": sha},
-        )
-
-    async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
-        return await self.history_reply(
-            f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/merge_requests",
-            "commit-pulls",
-            self.settings.ttl_pull_requests,
-            parse_commit_merge_requests,
         )
 
     async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
@@ -576,26 +565,3 @@ class GitLabBackend(CodeHost):
             lambda r: ci_parse.parse_pipelines(r, query.page, per_page),
             params={k: v for k, v in params.items() if v is not None},
         )
-
-    async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
-        return await self.fetch_reply(
-            f"/projects/{project_id(owner, repo)}/pipelines/{run_id}/jobs",
-            "gitlab-pipeline-jobs",
-            self.settings.ttl_pull_requests,
-            ci_parse.parse_jobs,
-            params={"per_page": 100},
-        )
-
-    async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
-        return await self.fetch_reply(
-            f"/projects/{project_id(owner, repo)}/jobs/{job_id}",
-            "gitlab-job",
-            self.settings.ttl_pull_requests,
-            ci_parse.parse_job,
-        )
-
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
-        response = await self.remote.send(
-            f"/projects/{project_id(owner, repo)}/jobs/{job_id}/trace", consume=consume
-        )
-        return Reply(None, notes=list(redirect_notes(response)))
