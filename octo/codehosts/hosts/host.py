@@ -106,8 +106,11 @@ class HistoryApi:
     ref_param: str
     #: The sha a ref points at: how it is read, and the headers that ask for it.
     parse_sha: Parser[str]
-    #: A commit's pull (merge) requests: the path below the commit, how they are read.
-    commit_pulls: str
+    #: The host's path word of pull requests, below a project and below a commit ("pulls",
+    #: "merge_requests"); one pull request read (response, characters of its description);
+    #: the pull requests of a commit.
+    pulls: str
+    parse_pull: Callable[[httpx.Response, int], PullRequestPage]
     parse_commit_pulls: Parser[list[PullRef]]
     sha_headers: Mapping[str, str] | None = None
 
@@ -273,16 +276,12 @@ class CodeHost(ABC):
             self.pull_request_path(query.owner, query.repo, query.prNumber),
             self.pull_kind,
             self.settings.ttl_pull_requests,
-            lambda r: self.parse_pull(r, FULL_BODY_CHARS),
+            lambda r: self.history_api.parse_pull(r, FULL_BODY_CHARS),
         )
 
-    @abstractmethod
     def pull_request_path(self, owner: str, repo: str, number: int) -> str:
         """The API path of one pull request."""
-
-    @abstractmethod
-    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
-        """The pull request an answer of :meth:`pull_request_path` holds."""
+        return f"{self.project_path(owner, repo)}/{self.history_api.pulls}/{number}"
 
     @abstractmethod
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
@@ -373,7 +372,7 @@ class CodeHost(ABC):
         """The pull (merge) requests that brought commit ``sha`` in."""
         api = self.history_api
         return await self.history_reply(
-            f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/{api.commit_pulls}",
+            f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/{api.pulls}",
             "commit-pulls",
             self.settings.ttl_pull_requests,
             api.parse_commit_pulls,

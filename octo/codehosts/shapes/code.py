@@ -24,6 +24,7 @@ from octo.codehosts.models.code import PullRequest
 from octo.codehosts.models.code import PullRequestComment
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.code import SearchPullRequestsQuery
+from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
 
@@ -117,6 +118,17 @@ class Listing(BaseModel, Generic[ItemT]):
     items: list[ItemT]
     #: The next page (a URL or a page number, as the host pages), None on the last page.
     next: str | None = None
+
+
+def owner_page(body: Any, key: str, host: str, next_page: str | None) -> Listing[str]:
+    """A page of an owner's repositories as either host lists them: the full name each item
+    keeps under ``key``, and the ``next_page``; an answer that is no list names ``host``."""
+    if not isinstance(body, list):
+        raise InvalidResponseError(f"{host} answered a repository list with no list")
+    names = [
+        item[key] for item in body if isinstance(item, dict) and isinstance(item.get(key), str)
+    ]
+    return Listing[str](items=names, next=next_page)
 
 
 async def read_listing(

@@ -8,9 +8,11 @@ policy and token in :mod:`octo.codehosts.hosts.github.policy`, the search syntax
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 from typing import TypeVar
 
 import httpx
@@ -80,6 +82,15 @@ if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
 
 T = TypeVar("T")
+
+
+class Paged(Protocol):
+    """A query that asks for one page of a search: its number and size."""
+
+    page: int
+    limit: int
+
+
 ItemT = TypeVar("ItemT")
 
 
@@ -106,7 +117,8 @@ class GitHubBackend(CodeHost):
         parse_history=history_parse.parse_history,
         ref_param="sha",
         parse_sha=history_parse.parse_sha,
-        commit_pulls="pulls",
+        pulls="pulls",
+        parse_pull=parse.parse_pull,
         parse_commit_pulls=parse_commit_pulls,
         sha_headers={"Accept": "application/vnd.github.sha"},
     )
@@ -139,23 +151,26 @@ class GitHubBackend(CodeHost):
         self,
         what: str,
         terms: str,
-        paging: tuple[int, int],
+        paging: Paged,
         parse_page: Callable[[httpx.Response, int, int], T],
         *,
         extra: Mapping[str, str | None] | None = None,
+        notes: Iterable[str] = (),
         **options: Any,
-    ) -> Fetched[T]:
-        """Page ``paging`` (number, size) of GitHub's search API ``/search/{what}`` for
-        ``terms``; ``extra`` parameters beside them (those set), ``options`` (kind, ttl,
-        headers) as :meth:`RemoteClient.fetch` takes them."""
-        page, per_page = paging
+    ) -> Reply[T]:
+        """The page ``paging`` asks for (``page``, ``limit``) of GitHub's search API
+        ``/search/{what}`` for ``terms``, as a tool's reply with ``notes``; ``extra`` parameters
+        beside them (those set), ``options`` (kind, ttl, headers) as
+        :meth:`RemoteClient.fetch` takes them."""
+        page, per_page = paging.page, paging.limit
         params = {"q": terms, "per_page": per_page, "page": page, **given(**(extra or {}))}
-        return await self.remote.fetch(
+        fetched = await self.remote.fetch(
             f"/search/{what}",
             params=params,
             parse=lambda r: parse_page(r, page, per_page),
             **options,
         )
+        return self.replied(fetched, *notes)
 
     async def search_code(self, query: SearchCodeQuery) -> Reply[CodeSearchPage]:
         q, rewrites = code_search_terms(query)
@@ -164,17 +179,17 @@ class GitHubBackend(CodeHost):
                 "GitHub code search needs a token",
                 hints=[*AUTH_HINTS, "githubSearchRepositories works without a token."],
             )
-        fetched = await self.search(
+        return await self.search(
             "code",
             q,
-            (query.page, query.limit),
+            query,
             parse.parse_code_search,
             kind="code-search",
             ttl=self.settings.ttl_code_search,
             headers={"Accept": "application/vnd.github.text-match+json"},
             cacheable=lambda page: not page.incomplete,
+            notes=[f"Query rewritten: {note}." for note in rewrites],
         )
-        return self.replied(fetched, *(f"Query rewritten: {note}." for note in rewrites))
 
     async def file(self, query: FileContentQuery) -> Reply[FileBlob]:
         repo = repo_path(query.owner, query.repo)
@@ -219,16 +234,15 @@ class GitHubBackend(CodeHost):
     async def search_repositories(self, query: SearchRepositoriesQuery) -> Reply[RepositoryPage]:
         # best-match is GitHub's own order: asked by leaving sort out.
         sort = query.sort if query.sort != "best-match" else None
-        fetched = await self.search(
+        return await self.search(
             "repositories",
             repository_terms(query),
-            (query.page, query.limit),
+            query,
             parse.parse_repositories,
             extra={"sort": sort},
             kind="repo-search",
             ttl=self.settings.ttl_repo_search,
         )
-        return self.replied(fetched)
 
     owner_kind = "owner-repos"
 
@@ -236,26 +250,18 @@ class GitHubBackend(CodeHost):
         owner = segment(owner, "owner")
         return f"/orgs/{owner}/repos", f"/users/{owner}/repos"
 
-    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
-        return parse.parse_owner_page(response)
-
-    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
-        return parse.parse_pull(response, body_limit)
-
-    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
-        return f"{repo_path(owner, repo)}/pulls/{number}"
+    parse_owner_page = staticmethod(parse.parse_owner_page)
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         limit = body_limit(query)
-        fetched = await self.search(
+        return await self.search(
             "issues",
             pull_request_terms(query),
-            (query.page, query.limit),
+            query,
             lambda r, page, per_page: parse.parse_pull_search(r, page, per_page, limit),
             kind="pull-search",
             ttl=self.settings.ttl_pull_requests,
         )
-        return self.replied(fetched)
 
     async def comments(self, project: str, number: int) -> CommentPage:
         return await self.discussion(
@@ -295,27 +301,25 @@ class GitHubBackend(CodeHost):
     # history: issues, commits, comparisons, line history and the clone's archive
 
     async def search_issues(self, query: SearchIssuesQuery) -> Reply[IssuePage]:
-        fetched = await self.search(
+        return await self.search(
             "issues",
             issue_terms(query),
-            (query.page, query.limit),
+            query,
             history_parse.parse_issue_search,
             extra={"order": query.order, "sort": query.sort},
             kind="issue-search",
             ttl=self.settings.ttl_issues,
         )
-        return self.replied(fetched)
 
     async def search_commits(self, query: SearchCommitsQuery) -> Reply[CommitPage]:
-        fetched = await self.search(
+        return await self.search(
             "commits",
             commit_terms(query),
-            (query.page, query.limit),
+            query,
             history_parse.parse_commit_search,
             kind="commit-search",
             ttl=self.settings.ttl_commits,
         )
-        return self.replied(fetched)
 
     async def commit(self, owner: str, repo: str, sha: str) -> Reply[CommitDetail]:
         return await self.fetch_reply(

@@ -29,6 +29,7 @@ from octo.codehosts.shapes.code import RepoTree
 from octo.codehosts.shapes.code import ThreadKeys
 from octo.codehosts.shapes.code import blob_from_bytes
 from octo.codehosts.shapes.code import comment
+from octo.codehosts.shapes.code import owner_page
 from octo.codehosts.shapes.code import pull_of
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
@@ -151,17 +152,9 @@ def _object_id(value: Any) -> str | None:
 def parse_owner_page(response: httpx.Response) -> Listing[str]:
     """A page of an owner's repositories (``/orgs/{org}/repos``, ``/users/{user}/repos``):
     their full names, and the next page's number when the Link header names one."""
-    body = response.json()
-    if not isinstance(body, list):
-        raise InvalidResponseError("GitHub answered a repository list with no list")
-    names = [
-        item["full_name"]
-        for item in body
-        if isinstance(item, dict) and isinstance(item.get("full_name"), str)
-    ]
     page = response.request.url.params.get("page", "1")
     more = "next" in response.links and page.isdigit()
-    return Listing[str](items=names, next=str(int(page) + 1) if more else None)
+    return owner_page(response.json(), "full_name", "GitHub", str(int(page) + 1) if more else None)
 
 
 def parse_repositories(response: httpx.Response, page: int, per_page: int) -> RepositoryPage:

@@ -98,15 +98,8 @@ def code_search_terms(query: SearchCodeQuery) -> tuple[str, list[str]]:
     if len(filters) > 2:
         notes.append("more than 2 of extension/filename/path often finds nothing: drop one")
 
-    parts = [text, *_scope(query)]
-    if extension:
-        parts.append(f"extension:{extension}")
-    if filename:
-        parts.append(f"filename:{filename}")
-    if path:
-        parts.append(f"path:{path}")
-    if query.match:
-        parts.append(f"in:{query.match}")
+    qualifiers = given(extension=extension, filename=filename, path=path, **{"in": query.match})
+    parts = [text, *_scope(query), *(f"{name}:{value}" for name, value in qualifiers.items())]
     return " ".join(parts), notes
 
 

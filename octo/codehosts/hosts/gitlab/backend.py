@@ -117,7 +117,8 @@ class GitLabBackend(CodeHost):
         parse_history=history_parse.parse_history,
         ref_param="ref_name",
         parse_sha=history_parse.parse_sha,
-        commit_pulls="merge_requests",
+        pulls="merge_requests",
+        parse_pull=parse.parse_merge_request,
         parse_commit_pulls=parse_commit_merge_requests,
     )
     ci_api = CiApi(
@@ -374,16 +375,9 @@ class GitLabBackend(CodeHost):
         namespace = namespace_id(owner)
         return f"/groups/{namespace}/projects", f"/users/{namespace}/projects"
 
-    def parse_owner_page(self, response: httpx.Response) -> Listing[str]:
-        return parse.parse_owner_page(response)
+    parse_owner_page = staticmethod(parse.parse_owner_page)
 
     # merge requests
-
-    def parse_pull(self, response: httpx.Response, body_limit: int) -> PullRequestPage:
-        return parse.parse_merge_request(response, body_limit)
-
-    def pull_request_path(self, owner: str, repo: str, number: int) -> str:
-        return f"/projects/{project_id(owner, repo)}/merge_requests/{number}"
 
     async def search_pull_requests(self, query: SearchPullRequestsQuery) -> Reply[PullRequestPage]:
         params, notes = merge_request_params(query)
@@ -529,7 +523,7 @@ class GitLabBackend(CodeHost):
 
     async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
         return await self.history_reply(
-            f"{self.project_path(owner, repo)}/merge_requests/{number}/closes_issues",
+            f"{self.pull_request_path(owner, repo, number)}/closes_issues",
             "closes-issues",
             self.settings.ttl_issues,
             parse_closes_issues,

@@ -30,6 +30,7 @@ from octo.codehosts.shapes.code import ThreadKeys
 from octo.codehosts.shapes.code import TreeRow
 from octo.codehosts.shapes.code import blob_from_bytes
 from octo.codehosts.shapes.code import comment
+from octo.codehosts.shapes.code import owner_page
 from octo.codehosts.shapes.code import pull_of
 from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
@@ -140,15 +141,7 @@ def parse_tree_page(response: httpx.Response) -> Listing[TreeRow]:
 def parse_owner_page(response: httpx.Response) -> Listing[str]:
     """A page of a group's (or user's) projects: their full paths, and the next page's
     number."""
-    body = response.json()
-    if not isinstance(body, list):
-        raise InvalidResponseError("GitLab answered a project list with no list")
-    names = [
-        item["path_with_namespace"]
-        for item in body
-        if isinstance(item, dict) and isinstance(item.get("path_with_namespace"), str)
-    ]
-    return Listing[str](items=names, next=next_page(response))
+    return owner_page(response.json(), "path_with_namespace", "GitLab", next_page(response))
 
 
 def git_blob_sha(raw: bytes) -> str:
