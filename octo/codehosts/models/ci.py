@@ -82,8 +82,11 @@ class SearchWorkflowRunsQuery(CiQuery):
 
 
 class WorkflowRun(BaseModel):
+    """One workflow run (GitLab: pipeline), as both hosts' parsers read it."""
+
     id: int
     workflow: str
+    #: queued, in_progress, completed (GitLab's own word while a pipeline is not finished).
     status: str
     conclusion: str | None = None
     event: str | None = None
@@ -96,12 +99,17 @@ class WorkflowRun(BaseModel):
     failedJobs: list[str] | None = None
 
 
-class SearchWorkflowRunsResult(ToolResult):
-    items_field: ClassVar[str] = "runs"
+class CiResult(ToolResult):
+    """What both CI tools answer first: the repository, and the host that answered."""
 
     owner: str
     repo: str
     host: str
+
+
+class SearchWorkflowRunsResult(CiResult):
+    items_field: ClassVar[str] = "runs"
+
     runs: list[WorkflowRun]
     totalCount: int | None = None
     pagination: SearchPagination
@@ -144,12 +152,9 @@ class JobLog(BaseModel):
     contentHandle: str | None = None
 
 
-class GetJobLogResult(ToolResult):
+class GetJobLogResult(CiResult):
     items_field: ClassVar[str] = "jobs"
 
-    owner: str
-    repo: str
-    host: str
     jobs: list[JobLog]
     fullLogPage: int | None = None
     totalLines: int | None = None

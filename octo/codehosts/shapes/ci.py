@@ -8,26 +8,11 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-
-class CiRun(BaseModel):
-    """One workflow run (GitLab: pipeline)."""
-
-    id: int
-    workflow: str
-    #: queued, in_progress, completed (GitLab's own word while a pipeline is not finished).
-    status: str
-    conclusion: str | None = None
-    event: str | None = None
-    branch: str | None = None
-    head_sha: str
-    created_at: str | None = None
-    duration: int | None = None
-    url: str | None = None
-    pull_requests: list[int] = []
+from octo.codehosts.models.ci import WorkflowRun
 
 
 class RunPage(BaseModel):
-    runs: list[CiRun]
+    runs: list[WorkflowRun]
     total: int | None = None
     has_more: bool
 

@@ -7,31 +7,31 @@ from typing import Any
 
 import httpx
 
+from octo.codehosts.models.ci import WorkflowRun
 from octo.codehosts.shapes.ci import CiJob
-from octo.codehosts.shapes.ci import CiRun
 from octo.codehosts.shapes.ci import CiStep
 from octo.codehosts.shapes.ci import RunPage
 from octo.codehosts.shapes.ci import seconds_between
 
 
-def _run(item: Mapping[str, Any]) -> CiRun:
+def _run(item: Mapping[str, Any]) -> WorkflowRun:
     completed = item.get("status") == "completed"
-    return CiRun(
+    return WorkflowRun(
         id=item["id"],
         workflow=str(item.get("name") or item.get("path") or "?"),
         status=str(item.get("status") or "?"),
         conclusion=item.get("conclusion"),
         event=item.get("event"),
         branch=item.get("head_branch"),
-        head_sha=str(item.get("head_sha") or ""),
-        created_at=item.get("created_at"),
-        duration=seconds_between(
+        headSha=str(item.get("head_sha") or ""),
+        createdAt=item.get("created_at"),
+        durationSeconds=seconds_between(
             item.get("run_started_at") or item.get("created_at"), item.get("updated_at")
         )
         if completed
         else None,
         url=item.get("html_url"),
-        pull_requests=[int(p["number"]) for p in item.get("pull_requests") or []],
+        pullRequests=[int(p["number"]) for p in item.get("pull_requests") or []] or None,
     )
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
+from octo.codehosts.models.ci import WorkflowRun
 from octo.codehosts.shapes.ci import CiJob
-from octo.codehosts.shapes.ci import CiRun
 from octo.codehosts.shapes.ci import RunPage
 from octo.codehosts.shapes.ci import seconds_between
 
@@ -43,23 +43,23 @@ def _status(status: str) -> tuple[str, str | None]:
 _MERGE_REQUEST_REF = re.compile(r"^refs/merge-requests/(\d+)/(?:head|merge|train)$")
 
 
-def _pipeline(item: Mapping[str, Any]) -> CiRun:
+def _pipeline(item: Mapping[str, Any]) -> WorkflowRun:
     status, conclusion = _status(str(item.get("status") or "?"))
     merge_request = _MERGE_REQUEST_REF.match(str(item.get("ref") or ""))
-    return CiRun(
+    return WorkflowRun(
         id=item["id"],
         workflow=str(item.get("name") or item.get("source") or "pipeline"),
         status=status,
         conclusion=conclusion,
         event=item.get("source"),
         branch=item.get("ref"),
-        head_sha=str(item.get("sha") or ""),
-        created_at=item.get("created_at"),
-        duration=seconds_between(item.get("created_at"), item.get("updated_at"))
+        headSha=str(item.get("sha") or ""),
+        createdAt=item.get("created_at"),
+        durationSeconds=seconds_between(item.get("created_at"), item.get("updated_at"))
         if conclusion
         else None,
         url=item.get("web_url"),
-        pull_requests=[int(merge_request.group(1))] if merge_request else [],
+        pullRequests=[int(merge_request.group(1))] if merge_request else None,
     )
 
 
