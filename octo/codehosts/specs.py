@@ -14,8 +14,6 @@ from octo.codehosts.models.code import RepoStructureQuery
 from octo.codehosts.models.code import RepoStructureResult
 from octo.codehosts.models.code import SearchCodeQuery
 from octo.codehosts.models.code import SearchCodeResult
-from octo.codehosts.models.code import SearchPullRequestsQuery
-from octo.codehosts.models.code import SearchPullRequestsResult
 from octo.codehosts.models.code import SearchRepositoriesQuery
 from octo.codehosts.models.code import SearchRepositoriesResult
 from octo.codehosts.models.history import CommitDetailResult
@@ -24,6 +22,8 @@ from octo.codehosts.models.history import SearchCommitsQuery
 from octo.codehosts.models.history import SearchCommitsResult
 from octo.codehosts.models.history import SearchIssuesQuery
 from octo.codehosts.models.history import SearchIssuesResult
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.models.history import SearchPullRequestsResult
 from octo.codehosts.models.lines import FileBlameQuery
 from octo.codehosts.models.lines import FileBlameResult
 from octo.codehosts.models.lines import TraceLineQuery

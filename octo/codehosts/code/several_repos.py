@@ -24,12 +24,12 @@ from octo.codehosts.hosts.routing import call
 from octo.codehosts.hosts.routing import choose_host
 from octo.codehosts.hosts.routing import host_of
 from octo.codehosts.models.code import CodeSearchHit
-from octo.codehosts.models.code import PullRequest
 from octo.codehosts.models.code import SearchCodeQuery
 from octo.codehosts.models.code import SearchCodeResult
 from octo.codehosts.models.code import SearchPagination
-from octo.codehosts.models.code import SearchPullRequestsQuery
-from octo.codehosts.models.code import SearchPullRequestsResult
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.models.history import SearchPullRequestsResult
 from octo.codehosts.models.repo_names import is_wildcard
 from octo.contract import Answer
 from octo.contract import QueryContext

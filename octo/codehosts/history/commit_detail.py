@@ -12,10 +12,10 @@ from octo.codehosts.hosts.routing import call
 from octo.codehosts.hosts.routing import choose_host
 from octo.codehosts.hosts.routing import follow_up_hints
 from octo.codehosts.hosts.routing import not_found_hints
-from octo.codehosts.models.code import PullRequestFile
 from octo.codehosts.models.history import CommitDetailResult
 from octo.codehosts.models.history import CommitFacts
 from octo.codehosts.models.history import GetCommitQuery
+from octo.codehosts.models.history import PullRequestFile
 from octo.codehosts.shapes.history import CommitDetail
 from octo.contract import Answer
 from octo.contract import QueryContext

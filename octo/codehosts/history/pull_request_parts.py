@@ -14,11 +14,11 @@ from dataclasses import field
 from typing import Any
 
 from octo.codehosts.hosts.host import CodeHost
-from octo.codehosts.models.code import PullRequest
-from octo.codehosts.models.code import PullRequestFile
-from octo.codehosts.models.code import SearchPullRequestsQuery
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import PullRequestFile
+from octo.codehosts.models.history import SearchPullRequestsQuery
 from octo.codehosts.shapes.code import Listing
-from octo.codehosts.shapes.code import PullRequestPage
+from octo.codehosts.shapes.history import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
 from octo.core.config import Config

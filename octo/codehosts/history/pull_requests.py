@@ -12,8 +12,8 @@ from octo.codehosts.hosts.routing import follow_up_hints
 from octo.codehosts.hosts.routing import more_hint
 from octo.codehosts.hosts.routing import not_found_hints
 from octo.codehosts.models.code import SearchPagination
-from octo.codehosts.models.code import SearchPullRequestsQuery
-from octo.codehosts.models.code import SearchPullRequestsResult
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.models.history import SearchPullRequestsResult
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens

@@ -1,7 +1,9 @@
-"""Query and result models of the code-host tools (githubSearchCode and friends).
+"""Query and result models of the code tools (githubSearchCode, githubGetFileContent,
+githubViewRepoStructure, githubSearchRepositories), and :class:`RemoteQuery`, the fields
+every code-host query shares.
 
-Every rule of the spec's tables lives here, so a bad query fails alone with a
-VALIDATION_ERROR naming the field. The models speak of owners, repositories and
+Every rule lives in a validator, so a bad query fails alone with a VALIDATION_ERROR naming
+the field. The models speak of owners, repositories and
 branches rather than GitHub objects, so another code host (``provider="gitlab"``)
 can answer the same queries (:class:`octo.codehosts.hosts.host.CodeHost`).
 """
@@ -299,111 +301,3 @@ class SearchRepositoriesResult(ToolResult):
     totalCount: int
     pagination: SearchPagination
     tokens: TokenInfo | None = None
-
-
-# githubSearchPullRequests
-
-
-class PartialContentFile(BaseModel):
-    file: str = Field(min_length=1, description="Path of a changed file whose diff to return.")
-
-
-class SearchPullRequestsQuery(RemoteQuery):
-    """One githubSearchPullRequests query."""
-
-    owner: str | None = Field(default=None, min_length=1, max_length=200)
-    repo: str | None = Field(default=None, min_length=1, max_length=150)
-    prNumber: int | None = optional("One pull request (other filters ignored).", ge=1)
-    query: str | None = Field(default=None, min_length=1, max_length=256)
-    state: Literal["open", "closed"] | None = None
-    author: str | None = Field(default=None, min_length=1)
-    assignee: str | None = Field(default=None, min_length=1)
-    label: str | list[str] | None = None
-    merged: bool | None = None
-    draft: bool | None = None
-    created: str | None = optional('e.g. "2024-01-01..2024-12-31".')
-    updated: str | None = None
-    type: Literal["metadata", "fullContent", "partialContent"] = "metadata"
-    partialContentMetadata: list[PartialContentFile] | None = optional(
-        "Files whose diffs partialContent returns.", min_length=1
-    )
-    withComments: bool = False
-    withCommits: bool = False
-    limit: int = Field(default=5, ge=1, le=10)
-    page: int = Field(default=1, ge=1, le=10)
-    repos: list[RepoName] | None = repos_field()
-    aggregationMode: AggregationMode = aggregation_field()
-    responseFormat: ResponseFormat = format_field()
-
-    @model_validator(mode="after")
-    def _check(self) -> SearchPullRequestsQuery:
-        check_scope(self.owner, self.repo, self.prNumber, "prNumber")
-        check_repos(self)
-        if self.type == "partialContent" and not self.partialContentMetadata:
-            raise ValueError("type partialContent needs partialContentMetadata ([{file: path}])")
-        return self
-
-
-class PullRequestComment(BaseModel):
-    author: str
-    body: str
-    created_at: str
-
-
-class PullRequestCommit(BaseModel):
-    sha: str
-    message: str
-    author: str
-
-
-class PullRequestFile(BaseModel):
-    filename: str
-    status: str = Field(description="added, removed, modified, renamed, copied, changed")
-    additions: int
-    deletions: int
-    previous_filename: str | None = None
-    patch: str | None = None
-    patchTruncated: bool | None = None
-    contentHandle: str | None = optional("The diff was cut: getCachedContent gives all of it.")
-
-
-class Thread(BaseModel):
-    """What an issue and a pull request both are: a numbered discussion of a repository."""
-
-    number: int
-    title: str
-    state: Literal["open", "closed"]
-    author: str
-    repository: str
-    created_at: str
-    updated_at: str
-    html_url: str
-    labels: list[str] = Field(default_factory=list)
-
-
-class PullRequest(Thread, PlacedItem):
-    merged: bool
-    draft: bool | None = None
-    merged_at: str | None = None
-    head: str | None = None
-    base: str | None = None
-    body: str | None = None
-    comments: list[PullRequestComment] | None = None
-    commits: list[PullRequestCommit] | None = None
-    files: list[PullRequestFile] | None = None
-
-
-class SearchPullRequestsResult(PlacesPart):
-    items_field: ClassVar[str] = "pullRequests"
-
-    pullRequests: list[PullRequest]
-    totalCount: int
-    pagination: SearchPagination | None = None
-    tokens: TokenInfo | None = None
-    groups: list[SearchPullRequestsResult] | None = groups_field("repository")
-
-    def cut_lists(self) -> tuple[str, ...]:
-        # One pull request is not cut whole: its files, commits and comments are.
-        if self.groups or len(self.pullRequests) > 1:
-            return super().cut_lists()
-        return ("pullRequests.files", "pullRequests.commits", "pullRequests.comments")

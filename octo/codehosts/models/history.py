@@ -1,5 +1,6 @@
-"""Query and result models of the history tools: githubSearchIssues, githubSearchCommits and
-githubGetCommit (GitHub; GitLab with provider "gitlab").
+"""Query and result models of the history tools: githubSearchPullRequests,
+githubSearchIssues, githubSearchCommits and githubGetCommit (GitHub; GitLab with provider
+"gitlab"), and the pull requests, issues and commits they answer with.
 
 Every rule lives in a validator, so a bad query fails alone with a VALIDATION_ERROR naming
 the field while the call's other queries run.
@@ -17,13 +18,19 @@ from pydantic import ValidationInfo
 from pydantic import field_validator
 from pydantic import model_validator
 
-from octo.codehosts.models.code import PullRequestComment
-from octo.codehosts.models.code import PullRequestCommit
-from octo.codehosts.models.code import PullRequestFile
 from octo.codehosts.models.code import RemoteQuery
 from octo.codehosts.models.code import SearchPagination
-from octo.codehosts.models.code import Thread
+from octo.codehosts.models.repo_names import RepoName
+from octo.codehosts.models.repo_names import check_repos
 from octo.codehosts.models.repo_names import check_scope
+from octo.codehosts.models.repo_names import repos_field
+from octo.contract.places import AggregationMode
+from octo.contract.places import PlacedItem
+from octo.contract.places import PlacesPart
+from octo.contract.places import ResponseFormat
+from octo.contract.places import aggregation_field
+from octo.contract.places import format_field
+from octo.contract.places import groups_field
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
@@ -39,6 +46,114 @@ def check_ref(value: str | None, field: str) -> str | None:
     if value is not None and not _REF.match(value):
         raise ValueError(f"{field}: '{value[:60]}' is not a branch, tag or commit sha")
     return value
+
+
+# githubSearchPullRequests
+
+
+class PartialContentFile(BaseModel):
+    file: str = Field(min_length=1, description="Path of a changed file whose diff to return.")
+
+
+class SearchPullRequestsQuery(RemoteQuery):
+    """One githubSearchPullRequests query."""
+
+    owner: str | None = Field(default=None, min_length=1, max_length=200)
+    repo: str | None = Field(default=None, min_length=1, max_length=150)
+    prNumber: int | None = optional("One pull request (other filters ignored).", ge=1)
+    query: str | None = Field(default=None, min_length=1, max_length=256)
+    state: Literal["open", "closed"] | None = None
+    author: str | None = Field(default=None, min_length=1)
+    assignee: str | None = Field(default=None, min_length=1)
+    label: str | list[str] | None = None
+    merged: bool | None = None
+    draft: bool | None = None
+    created: str | None = optional('e.g. "2024-01-01..2024-12-31".')
+    updated: str | None = None
+    type: Literal["metadata", "fullContent", "partialContent"] = "metadata"
+    partialContentMetadata: list[PartialContentFile] | None = optional(
+        "Files whose diffs partialContent returns.", min_length=1
+    )
+    withComments: bool = False
+    withCommits: bool = False
+    limit: int = Field(default=5, ge=1, le=10)
+    page: int = Field(default=1, ge=1, le=10)
+    repos: list[RepoName] | None = repos_field()
+    aggregationMode: AggregationMode = aggregation_field()
+    responseFormat: ResponseFormat = format_field()
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchPullRequestsQuery:
+        check_scope(self.owner, self.repo, self.prNumber, "prNumber")
+        check_repos(self)
+        if self.type == "partialContent" and not self.partialContentMetadata:
+            raise ValueError("type partialContent needs partialContentMetadata ([{file: path}])")
+        return self
+
+
+class PullRequestComment(BaseModel):
+    author: str
+    body: str
+    created_at: str
+
+
+class PullRequestCommit(BaseModel):
+    sha: str
+    message: str
+    author: str
+
+
+class PullRequestFile(BaseModel):
+    filename: str
+    status: str = Field(description="added, removed, modified, renamed, copied, changed")
+    additions: int
+    deletions: int
+    previous_filename: str | None = None
+    patch: str | None = None
+    patchTruncated: bool | None = None
+    contentHandle: str | None = optional("The diff was cut: getCachedContent gives all of it.")
+
+
+class Thread(BaseModel):
+    """What an issue and a pull request both are: a numbered discussion of a repository."""
+
+    number: int
+    title: str
+    state: Literal["open", "closed"]
+    author: str
+    repository: str
+    created_at: str
+    updated_at: str
+    html_url: str
+    labels: list[str] = Field(default_factory=list)
+
+
+class PullRequest(Thread, PlacedItem):
+    merged: bool
+    draft: bool | None = None
+    merged_at: str | None = None
+    head: str | None = None
+    base: str | None = None
+    body: str | None = None
+    comments: list[PullRequestComment] | None = None
+    commits: list[PullRequestCommit] | None = None
+    files: list[PullRequestFile] | None = None
+
+
+class SearchPullRequestsResult(PlacesPart):
+    items_field: ClassVar[str] = "pullRequests"
+
+    pullRequests: list[PullRequest]
+    totalCount: int
+    pagination: SearchPagination | None = None
+    tokens: TokenInfo | None = None
+    groups: list[SearchPullRequestsResult] | None = groups_field("repository")
+
+    def cut_lists(self) -> tuple[str, ...]:
+        # One pull request is not cut whole: its files, commits and comments are.
+        if self.groups or len(self.pullRequests) > 1:
+            return super().cut_lists()
+        return ("pullRequests.files", "pullRequests.commits", "pullRequests.comments")
 
 
 # githubSearchIssues

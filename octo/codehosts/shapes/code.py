@@ -1,8 +1,9 @@
 """What a code host's API calls answer, in shapes that are the same for every host.
 
-GitHub and GitLab each turn their API's answers into these (a :class:`FileBlob`, a
-:class:`RepoTree`, a :class:`PullRequestPage`, :class:`Listing` pages); the tools shape
-their results from these alone, so one tool module serves both hosts. Pydantic models
+GitHub and GitLab each turn their API's answers into these (a :class:`Reply`, a
+:class:`FileBlob`, a :class:`RepoTree`, :class:`Listing` pages; the history's in
+:mod:`~octo.codehosts.shapes.history`, CI's in :mod:`~octo.codehosts.shapes.ci`); the tools
+shape their results from these alone, so one tool module serves both hosts. Pydantic models
 are the ones the cache may hold.
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from collections.abc import Callable
-from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -20,10 +20,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from octo.codehosts.models.code import CodeSearchHit
-from octo.codehosts.models.code import PullRequest
-from octo.codehosts.models.code import PullRequestComment
 from octo.codehosts.models.code import Repository
-from octo.codehosts.models.code import SearchPullRequestsQuery
+from octo.codehosts.models.history import PullRequestComment
 from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
@@ -96,22 +94,6 @@ class RepositoryPage(BaseModel):
     has_more: bool
 
 
-class PullRequestPage(BaseModel):
-    """Pull requests (merge requests) found, with where the host keeps each one's parts."""
-
-    pulls: list[PullRequest]
-    total: int
-    has_more: bool
-    #: Per pull request, the project its parts are read from (GitHub: owner/repo; GitLab:
-    #: the project's numeric id).
-    projects: list[str]
-
-    @classmethod
-    def one(cls, pull: PullRequest, project: str) -> PullRequestPage:
-        """The page of the one pull request a number names, its parts read from ``project``."""
-        return cls(pulls=[pull], total=1, has_more=False, projects=[project])
-
-
 class Listing(BaseModel, Generic[ItemT]):
     """Items of one listing as far as it was read; ``next`` is where the host has more."""
 
@@ -151,15 +133,6 @@ async def read_listing(
     return Fetched(Listing[ItemT](items=items, next=cursor), cached=cached)
 
 
-#: Characters of a pull request's description in an answer read in full.
-FULL_BODY_CHARS = 4000
-
-
-def body_limit(query: SearchPullRequestsQuery) -> int:
-    """Characters of each pull request's description the answer to ``query`` carries."""
-    return 600 if query.type == "metadata" else FULL_BODY_CHARS
-
-
 def short_body(text: str | None, limit: int) -> str | None:
     """A description or comment, secrets redacted, cut to ``limit`` characters."""
     if not text:
@@ -173,47 +146,3 @@ def comment(author: str, body: str | None, created_at: str) -> PullRequestCommen
     return PullRequestComment(
         author=author, body=short_body(body, 2000) or "", created_at=created_at
     )
-
-
-@dataclass(frozen=True)
-class ThreadKeys:
-    """Where a host's JSON of an issue or pull request keeps, in the order of the fields
-    (each host's keys are one row): its number, its author (the object and its login, a
-    user's login also in assignees), its web page, its description and an issue's comment
-    count."""
-
-    number: str
-    user: str
-    login: str
-    url: str
-    body: str
-    comment_count: str
-
-
-def thread_fields(item: Mapping[str, Any], keys: ThreadKeys) -> dict[str, Any]:
-    """The :class:`~octo.codehosts.models.code.Thread` fields of an issue or pull request as both
-    hosts send it, ``repository`` aside: open unless closed, labels by name (GitLab may send
-    bare names)."""
-    return {
-        "number": int(item[keys.number]),
-        "title": item.get("title", ""),
-        "state": "closed" if item.get("state") == "closed" else "open",
-        "author": (item.get(keys.user) or {}).get(keys.login, ""),
-        "created_at": item.get("created_at", ""),
-        "updated_at": item.get("updated_at", ""),
-        "html_url": item.get(keys.url, ""),
-        "labels": [
-            label if isinstance(label, str) else str(label.get("name", ""))
-            for label in item.get("labels") or []
-        ],
-    }
-
-
-def pull_of(
-    item: Mapping[str, Any], keys: ThreadKeys, body_limit: int, **fields: Any
-) -> PullRequest:
-    """A pull request as either host sends it, its description cut to ``body_limit``;
-    ``fields``: what each host says its own way (merged, branches, its repository)."""
-    thread = thread_fields(item, keys)
-    body = short_body(item.get(keys.body), body_limit)
-    return PullRequest(**{**thread, "body": body, **fields})

@@ -1,5 +1,6 @@
-"""What the hosts' history calls answer, the same for every host: pages of issues and of
-commits, and a commit or a comparison with its changed files.
+"""What the hosts' history calls answer, the same for every host: pages of pull requests, of
+issues and of commits, a commit or a comparison with its changed files; and how either
+host's JSON of an issue or pull request is read (:class:`ThreadKeys`).
 
 GitHub and GitLab each turn their answers into these; the tool modules shape results
 from these alone. Pydantic models, so the cache (and a team's shared cache) may hold them.
@@ -8,22 +9,49 @@ from these alone. Pydantic models, so the cache (and a team's shared cache) may 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from octo.codehosts.models.code import PullRequestFile
 from octo.codehosts.models.history import CommitFacts
 from octo.codehosts.models.history import CommitStats
 from octo.codehosts.models.history import CommitSummary
 from octo.codehosts.models.history import Issue
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import PullRequestFile
 from octo.codehosts.models.history import SearchCommitsQuery
-from octo.codehosts.shapes.code import ThreadKeys
-from octo.codehosts.shapes.code import thread_fields
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.shapes.code import short_body
 
 #: Characters of an issue's body in a search answer; one issue read alone carries all of it
 #: that fits the token budget (the rest behind a content handle).
 SEARCH_BODY_CHARS = 500
+
+
+#: Characters of a pull request's description in an answer read in full.
+FULL_BODY_CHARS = 4000
+
+
+def body_limit(query: SearchPullRequestsQuery) -> int:
+    """Characters of each pull request's description the answer to ``query`` carries."""
+    return 600 if query.type == "metadata" else FULL_BODY_CHARS
+
+
+class PullRequestPage(BaseModel):
+    """Pull requests (merge requests) found, with where the host keeps each one's parts."""
+
+    pulls: list[PullRequest]
+    total: int
+    has_more: bool
+    #: Per pull request, the project its parts are read from (GitHub: owner/repo; GitLab:
+    #: the project's numeric id).
+    projects: list[str]
+
+    @classmethod
+    def one(cls, pull: PullRequest, project: str) -> PullRequestPage:
+        """The page of the one pull request a number names, its parts read from ``project``."""
+        return cls(pulls=[pull], total=1, has_more=False, projects=[project])
 
 
 class IssuePage(BaseModel):
@@ -51,6 +79,50 @@ class CommitDetail(CommitFacts):
     files: list[PullRequestFile]
     #: The host listed only part of the files (GitHub: 300 per commit, comparisons too).
     files_truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ThreadKeys:
+    """Where a host's JSON of an issue or pull request keeps, in the order of the fields
+    (each host's keys are one row): its number, its author (the object and its login, a
+    user's login also in assignees), its web page, its description and an issue's comment
+    count."""
+
+    number: str
+    user: str
+    login: str
+    url: str
+    body: str
+    comment_count: str
+
+
+def thread_fields(item: Mapping[str, Any], keys: ThreadKeys) -> dict[str, Any]:
+    """The :class:`~octo.codehosts.models.history.Thread` fields of an issue or pull request as both
+    hosts send it, ``repository`` aside: open unless closed, labels by name (GitLab may send
+    bare names)."""
+    return {
+        "number": int(item[keys.number]),
+        "title": item.get("title", ""),
+        "state": "closed" if item.get("state") == "closed" else "open",
+        "author": (item.get(keys.user) or {}).get(keys.login, ""),
+        "created_at": item.get("created_at", ""),
+        "updated_at": item.get("updated_at", ""),
+        "html_url": item.get(keys.url, ""),
+        "labels": [
+            label if isinstance(label, str) else str(label.get("name", ""))
+            for label in item.get("labels") or []
+        ],
+    }
+
+
+def pull_of(
+    item: Mapping[str, Any], keys: ThreadKeys, body_limit: int, **fields: Any
+) -> PullRequest:
+    """A pull request as either host sends it, its description cut to ``body_limit``;
+    ``fields``: what each host says its own way (merged, branches, its repository)."""
+    thread = thread_fields(item, keys)
+    body = short_body(item.get(keys.body), body_limit)
+    return PullRequest(**{**thread, "body": body, **fields})
 
 
 def issue_of(item: Mapping[str, Any], keys: ThreadKeys, repository: str) -> Issue:

@@ -10,19 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from octo.codehosts.models.code import PullRequestComment
-from octo.codehosts.models.code import PullRequestCommit
-from octo.codehosts.models.code import PullRequestFile
+from octo.codehosts.models.history import PullRequestComment
+from octo.codehosts.models.history import PullRequestCommit
+from octo.codehosts.models.history import PullRequestFile
 from octo.codehosts.shapes.code import CodeSearchPage
 from octo.codehosts.shapes.code import FileBlob
 from octo.codehosts.shapes.code import Listing
-from octo.codehosts.shapes.code import PullRequestPage
 from octo.codehosts.shapes.code import RepositoryPage
 from octo.codehosts.shapes.code import RepoTree
 from octo.codehosts.shapes.code import TreeRow
 from octo.codehosts.shapes.history import CommitDetail
 from octo.codehosts.shapes.history import CommitPage
 from octo.codehosts.shapes.history import IssuePage
+from octo.codehosts.shapes.history import PullRequestPage
 
 GITHUB_SHAPES: Mapping[str, Any] = {
     "code-search": CodeSearchPage,

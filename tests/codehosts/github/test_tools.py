@@ -708,7 +708,7 @@ async def test_more_comments_than_one_page_are_said(
 
 def test_every_pull_request_filter_reaches_the_search_query() -> None:
     from octo.codehosts.hosts.github.query import pull_request_terms
-    from octo.codehosts.models.code import SearchPullRequestsQuery
+    from octo.codehosts.models.history import SearchPullRequestsQuery
 
     query = SearchPullRequestsQuery(
         owner="octo",

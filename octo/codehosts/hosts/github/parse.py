@@ -13,24 +13,24 @@ from urllib.parse import urlparse
 import httpx
 
 from octo.codehosts.models.code import CodeSearchHit
-from octo.codehosts.models.code import PullRequest
-from octo.codehosts.models.code import PullRequestComment
-from octo.codehosts.models.code import PullRequestCommit
-from octo.codehosts.models.code import PullRequestFile
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.code import TextMatch
 from octo.codehosts.models.code import TextMatchSpan
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import PullRequestComment
+from octo.codehosts.models.history import PullRequestCommit
+from octo.codehosts.models.history import PullRequestFile
 from octo.codehosts.shapes.code import CodeSearchPage
 from octo.codehosts.shapes.code import FileBlob
 from octo.codehosts.shapes.code import Listing
-from octo.codehosts.shapes.code import PullRequestPage
 from octo.codehosts.shapes.code import RepositoryPage
 from octo.codehosts.shapes.code import RepoTree
-from octo.codehosts.shapes.code import ThreadKeys
 from octo.codehosts.shapes.code import blob_from_bytes
 from octo.codehosts.shapes.code import comment
 from octo.codehosts.shapes.code import owner_page
-from octo.codehosts.shapes.code import pull_of
+from octo.codehosts.shapes.history import PullRequestPage
+from octo.codehosts.shapes.history import ThreadKeys
+from octo.codehosts.shapes.history import pull_of
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 from octo.codehosts.models.code import SearchCodeQuery
-from octo.codehosts.models.code import SearchPullRequestsQuery
 from octo.codehosts.models.code import SearchRepositoriesQuery
 from octo.codehosts.models.history import SearchCommitsQuery
 from octo.codehosts.models.history import SearchIssuesQuery
+from octo.codehosts.models.history import SearchPullRequestsQuery
 from octo.codehosts.shapes.history import given
 from octo.core.errors import InvalidQueryError
 

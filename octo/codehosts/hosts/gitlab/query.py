@@ -10,9 +10,9 @@ from typing import Any
 from octo.codehosts.hosts.gitlab.policy import namespace_id
 from octo.codehosts.hosts.gitlab.policy import project_id
 from octo.codehosts.models.code import SearchCodeQuery
-from octo.codehosts.models.code import SearchPullRequestsQuery
 from octo.codehosts.models.code import SearchRepositoriesQuery
 from octo.codehosts.models.history import SearchIssuesQuery
+from octo.codehosts.models.history import SearchPullRequestsQuery
 from octo.codehosts.shapes.code import TreeRow
 from octo.core.errors import InvalidQueryError
 
