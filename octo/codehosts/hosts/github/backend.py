@@ -113,12 +113,12 @@ class GitHubBackend(CodeHost):
     history_api = HistoryApi(
         kind_prefix="",
         parse_issue=history_parse.parse_issue,
-        comments=Discussion("comments", "pull-comments", parse.parse_comments),
+        comments=Discussion("comments", "pull-comments", history_parse.parse_comments),
         parse_history=history_parse.parse_history,
         ref_param="sha",
         parse_sha=history_parse.parse_sha,
         pulls="pulls",
-        parse_pull=parse.parse_pull,
+        parse_pull=history_parse.parse_pull,
         parse_commit_pulls=parse_commit_pulls,
         sha_headers={"Accept": "application/vnd.github.sha"},
     )
@@ -258,7 +258,7 @@ class GitHubBackend(CodeHost):
             "issues",
             pull_request_terms(query),
             query,
-            lambda r, page, per_page: parse.parse_pull_search(r, page, per_page, limit),
+            lambda r, page, per_page: history_parse.parse_pull_search(r, page, per_page, limit),
             kind="pull-search",
             ttl=self.settings.ttl_pull_requests,
         )
@@ -270,12 +270,14 @@ class GitHubBackend(CodeHost):
         )
 
     async def commits(self, project: str, number: int) -> PullCommitPage:
-        return await self._pull_page(project, f"pulls/{number}/commits", 100, parse.parse_commits)
+        return await self._pull_page(
+            project, f"pulls/{number}/commits", 100, history_parse.parse_commits
+        )
 
     async def files(self, project: str, number: int, max_pages: int) -> FileList:
         return await read_listing(
             lambda cursor: self._pull_page(
-                project, f"pulls/{number}/files", 100, parse.parse_files, cursor
+                project, f"pulls/{number}/files", 100, history_parse.parse_files, cursor
             ),
             max_pages,
         )

@@ -1,14 +1,13 @@
-"""GitHub's REST answers turned into the host-neutral shapes of :mod:`octo.codehosts.shapes.code`."""
+"""GitHub's REST answers about code (files, trees, code and repository searches, an owner's
+repositories) in the host-neutral shapes of :mod:`octo.codehosts.shapes.code`."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 from typing import TypeVar
-from urllib.parse import urlparse
 
 import httpx
 
@@ -16,21 +15,13 @@ from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.code import TextMatch
 from octo.codehosts.models.code import TextMatchSpan
-from octo.codehosts.models.history import PullRequest
-from octo.codehosts.models.history import PullRequestComment
-from octo.codehosts.models.history import PullRequestCommit
-from octo.codehosts.models.history import PullRequestFile
 from octo.codehosts.shapes.code import CodeSearchPage
 from octo.codehosts.shapes.code import FileBlob
 from octo.codehosts.shapes.code import Listing
 from octo.codehosts.shapes.code import RepositoryPage
 from octo.codehosts.shapes.code import RepoTree
 from octo.codehosts.shapes.code import blob_from_bytes
-from octo.codehosts.shapes.code import comment
 from octo.codehosts.shapes.code import owner_page
-from octo.codehosts.shapes.history import PullRequestPage
-from octo.codehosts.shapes.history import ThreadKeys
-from octo.codehosts.shapes.history import pull_of
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
 
@@ -180,108 +171,3 @@ def parse_repositories(response: httpx.Response, page: int, per_page: int) -> Re
             for item in body.get("items") or []
         ],
     )
-
-
-def repository_of(url: str) -> str:
-    # ".../repos/OWNER/REPO" (search items) or ".../repos/OWNER/REPO/pulls/N".
-    parts = urlparse(url).path.split("/")
-    at = parts.index("repos") if "repos" in parts else len(parts) - 3
-    return "/".join(parts[at + 1 : at + 3])
-
-
-#: Where GitHub keeps an issue's or pull request's number, author, web page, description and
-#: comment count.
-THREAD_KEYS = ThreadKeys("number", "user", "login", "html_url", "body", "comments")
-
-
-def _pull(item: Mapping[str, Any], body_limit: int, **fields: Any) -> PullRequest:
-    """A pull request from the fields an issue and a pull request share, plus ``fields``."""
-    return pull_of(item, THREAD_KEYS, body_limit, draft=item.get("draft"), **fields)
-
-
-def parse_pull_search(
-    response: httpx.Response, page: int, per_page: int, body_limit: int
-) -> PullRequestPage:
-    """Pull requests from an issue search (``is:pr``)."""
-    body = response.json()
-    pulls = []
-    for item in body.get("items") or []:
-        merged_at = (item.get("pull_request") or {}).get("merged_at")
-        pulls.append(
-            _pull(
-                item,
-                body_limit,
-                merged=bool(merged_at),
-                merged_at=merged_at,
-                repository=repository_of(item.get("repository_url") or item.get("url", "")),
-            )
-        )
-    total = int(body.get("total_count") or 0)
-    return PullRequestPage(
-        pulls=pulls,
-        total=total,
-        has_more=has_more(total, page, per_page),
-        projects=[pull.repository for pull in pulls],
-    )
-
-
-def parse_pull(response: httpx.Response, body_limit: int) -> PullRequestPage:
-    """One pull request from the pulls API, which knows its branches."""
-    item = response.json()
-    pull = _pull(
-        item,
-        body_limit,
-        merged=bool(item.get("merged") or item.get("merged_at")),
-        merged_at=item.get("merged_at"),
-        repository=(item.get("base") or {}).get("repo", {}).get("full_name")
-        or repository_of(item.get("url", "")),
-        head=(item.get("head") or {}).get("ref"),
-        base=(item.get("base") or {}).get("ref"),
-    )
-    return PullRequestPage.one(pull, pull.repository)
-
-
-def listing(response: httpx.Response, make: Callable[[Mapping[str, Any]], ItemT]) -> Listing[ItemT]:
-    """A page of a pull request's part, one item ``make``s each; ``next``: the link URL."""
-    return Listing(
-        items=[make(item) for item in response.json()],
-        next=response.links.get("next", {}).get("url"),
-    )
-
-
-def parse_comments(response: httpx.Response) -> Listing[PullRequestComment]:
-    return listing(
-        response,
-        lambda c: comment(
-            (c.get("user") or {}).get("login", ""), c.get("body"), c.get("created_at", "")
-        ),
-    )
-
-
-def commit_item(c: Mapping[str, Any]) -> PullRequestCommit:
-    details = c.get("commit") or {}
-    return PullRequestCommit(
-        sha=c["sha"],
-        message=details.get("message", ""),
-        author=(c.get("author") or {}).get("login")
-        or (details.get("author") or {}).get("name", ""),
-    )
-
-
-def parse_commits(response: httpx.Response) -> Listing[PullRequestCommit]:
-    return listing(response, commit_item)
-
-
-def file_item(f: Mapping[str, Any]) -> PullRequestFile:
-    return PullRequestFile(
-        filename=f["filename"],
-        status=f.get("status", "modified"),
-        additions=int(f.get("additions") or 0),
-        deletions=int(f.get("deletions") or 0),
-        previous_filename=f.get("previous_filename"),
-        patch=f.get("patch"),
-    )
-
-
-def parse_files(response: httpx.Response) -> Listing[PullRequestFile]:
-    return listing(response, file_item)

@@ -112,13 +112,16 @@ class GitLabBackend(CodeHost):
         kind_prefix="gitlab-",
         parse_issue=history_parse.parse_issue,
         comments=Discussion(
-            "notes", "gitlab-mr-notes", parse.parse_notes, {"sort": "asc", "order_by": "created_at"}
+            "notes",
+            "gitlab-mr-notes",
+            history_parse.parse_notes,
+            {"sort": "asc", "order_by": "created_at"},
         ),
         parse_history=history_parse.parse_history,
         ref_param="ref_name",
         parse_sha=history_parse.parse_sha,
         pulls="merge_requests",
-        parse_pull=parse.parse_merge_request,
+        parse_pull=history_parse.parse_merge_request,
         parse_commit_pulls=parse_commit_merge_requests,
     )
     ci_api = CiApi(
@@ -387,7 +390,7 @@ class GitLabBackend(CodeHost):
             kind="gitlab-mrs",
             ttl=self.settings.ttl_pull_requests,
             params=params,
-            parse=lambda r: parse.parse_merge_requests(r, query.page, query.limit, limit),
+            parse=lambda r: history_parse.parse_merge_requests(r, query.page, query.limit, limit),
         )
         page = fetched.value
         if query.merged is False:
@@ -411,7 +414,7 @@ class GitLabBackend(CodeHost):
             kind="gitlab-mr-commits",
             ttl=self.settings.ttl_pull_requests,
             params={"per_page": 100},
-            parse=parse.parse_commits,
+            parse=history_parse.parse_commits,
         )
 
     async def files(self, project: str, number: int, max_pages: int) -> FileList:
@@ -428,13 +431,13 @@ class GitLabBackend(CodeHost):
                 cursor,
                 kind="gitlab-mr-diffs",
                 ttl=ttl,
-                parse_page=parse.parse_diffs,
+                parse_page=history_parse.parse_diffs,
             )
         except NotFoundError:
             if cursor is not None:
                 raise
         return await self.remote.fetch(
-            f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=parse.parse_diffs
+            f"{base}/changes", kind="gitlab-mr-changes", ttl=ttl, parse=history_parse.parse_diffs
         )
 
     # history: issues, commits, comparisons, line history and the clone's archive
@@ -487,7 +490,7 @@ class GitLabBackend(CodeHost):
                 kind="gitlab-mr-diffs",
                 ttl=self.settings.ttl_commits,
                 params={"per_page": 100, "page": int(cursor or 1)},
-                parse=parse.parse_diffs,
+                parse=history_parse.parse_diffs,
             )
 
         diffs = await read_listing(diff_page, COMMIT_DIFF_PAGES)
