@@ -1,7 +1,7 @@
 """The type of each kind of answer the code hosts' clients cache, by the ``kind`` their
 fetches name: how a team's replicas read back what another one shared (JSON validated
 into these). A kind missing here would be cached in each process alone:
-tests/codehosts/test_shared_kinds.py fails on every kind a fetch names that has no shape
+tests/codehosts/shapes/test_shared_kinds.py fails on every kind a fetch names that has no shape
 here, and on a shape its answers do not travel through. GitLab's backend adds the kinds of
 its own parsed pages (:data:`octo.codehosts.hosts.gitlab.backend.GITLAB_PAGES`)."""
 

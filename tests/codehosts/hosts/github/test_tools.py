@@ -14,7 +14,7 @@ import octo
 from octo.codehosts.hosts.github.query import code_search_terms
 from octo.codehosts.models.code import SearchCodeQuery
 from octo.core.errors import CallError
-from tests.codehosts.github.conftest import pull_seven
+from tests.codehosts.hosts.github.conftest import pull_seven
 
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
 

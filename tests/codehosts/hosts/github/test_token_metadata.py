@@ -10,7 +10,7 @@ from typing import Any
 import respx
 
 import octo
-from tests.codehosts.github.conftest import pull_seven
+from tests.codehosts.hosts.github.conftest import pull_seven
 
 
 def one(response: octo.BulkResponse[Any]) -> dict[str, Any]:

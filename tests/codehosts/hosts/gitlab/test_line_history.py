@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import octo
-from tests.codehosts.gitlab.conftest import TOKEN
+from tests.codehosts.hosts.gitlab.conftest import TOKEN
 
 A = "a1" * 20
 HEAD = "d4" * 20

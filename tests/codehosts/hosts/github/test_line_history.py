@@ -9,10 +9,10 @@ from typing import Any
 import respx
 
 import octo
-from tests.codehosts.github.conftest import GatewayFactory
-from tests.codehosts.github.conftest import Recorded
-from tests.codehosts.github.conftest import graphql_replay
-from tests.codehosts.github.conftest import make_env
+from tests.codehosts.hosts.github.conftest import GatewayFactory
+from tests.codehosts.hosts.github.conftest import Recorded
+from tests.codehosts.hosts.github.conftest import graphql_replay
+from tests.codehosts.hosts.github.conftest import make_env
 
 A = "a1" * 20
 HEAD = "d4" * 20

@@ -13,9 +13,9 @@ import respx
 import octo
 from octo.codehosts.history.trace_line import references
 from octo.core.config import Config
-from tests.codehosts.github.conftest import Recorded
-from tests.codehosts.github.conftest import graphql_replay
-from tests.codehosts.github.conftest import make_env
+from tests.codehosts.hosts.github.conftest import Recorded
+from tests.codehosts.hosts.github.conftest import graphql_replay
+from tests.codehosts.hosts.github.conftest import make_env
 from tests.git_repos import Repo
 from tests.git_repos import history_repo
 

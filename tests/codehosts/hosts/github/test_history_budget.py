@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.codehosts.github.conftest import GatewayFactory
-from tests.codehosts.github.conftest import Recorded
+from tests.codehosts.hosts.github.conftest import GatewayFactory
+from tests.codehosts.hosts.github.conftest import Recorded
 
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
 SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
