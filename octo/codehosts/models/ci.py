@@ -3,28 +3,24 @@
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
 from pydantic import Field
-from pydantic import field_validator
 from pydantic import model_validator
 
 from octo.codehosts.models.code import RemoteQuery
 from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.patterns import CommitSha
+from octo.codehosts.models.patterns import DateRange
+from octo.codehosts.models.patterns import HostName
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
 
 _OWNER = Field(min_length=1, max_length=200)
 _REPO = Field(min_length=1, max_length=150)
-_SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
-#: A host name: letters, digits, dots, dashes, an optional port.
-_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$")
-#: A date or date range as GitHub's search syntax writes it: ">=2024-01-01", "A..B".
-_CREATED = re.compile(r"^(?:[<>]=?)?[0-9TZ:+.-]{10,25}(?:\.\.[0-9TZ:+.-]{10,25})?$")
 
 RunStatus = Literal["queued", "in_progress", "completed", "waiting", "pending"]
 RunConclusion = Literal["success", "failure", "cancelled", "skipped", "timed_out"]
@@ -35,14 +31,7 @@ class CiQuery(RemoteQuery):
 
     owner: str = _OWNER
     repo: str = _REPO
-    host: str | None = optional("Configured host name; default host if unset.", max_length=260)
-
-    @field_validator("host")
-    @classmethod
-    def _host_ok(cls, value: str | None) -> str | None:
-        if value is not None and not _HOST.match(value):
-            raise ValueError(f"host: '{value[:60]}' is not a host name")
-        return value
+    host: HostName | None = optional("Configured host name; default host if unset.", max_length=260)
 
 
 class SearchWorkflowRunsQuery(CiQuery):
@@ -52,27 +41,13 @@ class SearchWorkflowRunsQuery(CiQuery):
 
     branch: str | None = Field(default=None, min_length=1, max_length=255)
     prNumber: int | None = Field(default=None, ge=1)
-    headSha: str | None = None
+    headSha: CommitSha | None = None
     event: str | None = optional("e.g. push, pull_request.", min_length=1, max_length=50)
     status: RunStatus | None = None
     conclusion: RunConclusion | None = None
     workflow: str | None = optional("Name or file (ci.yml).", min_length=1, max_length=200)
-    created: str | None = optional('e.g. ">=2024-06-01" or "A..B".')
+    created: DateRange | None = optional('e.g. ">=2024-06-01" or "A..B".')
     page: int = Field(default=1, ge=1, le=10)
-
-    @field_validator("headSha")
-    @classmethod
-    def _sha_ok(cls, value: str | None) -> str | None:
-        if value is not None and not _SHA.match(value):
-            raise ValueError(f"headSha: '{value[:60]}' is not a commit sha")
-        return value
-
-    @field_validator("created")
-    @classmethod
-    def _created_ok(cls, value: str | None) -> str | None:
-        if value is not None and not _CREATED.match(value):
-            raise ValueError('created: a date or range, e.g. ">=2024-06-01" or "A..B"')
-        return value
 
     @model_validator(mode="after")
     def _check(self) -> SearchWorkflowRunsQuery:

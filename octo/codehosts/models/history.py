@@ -8,18 +8,16 @@ the field while the call's other queries run.
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 from typing import Literal
 
 from pydantic import BaseModel
 from pydantic import Field
-from pydantic import ValidationInfo
-from pydantic import field_validator
 from pydantic import model_validator
 
 from octo.codehosts.models.code import RemoteQuery
 from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.patterns import GitRef
 from octo.codehosts.models.repo_names import RepoName
 from octo.codehosts.models.repo_names import check_repos
 from octo.codehosts.models.repo_names import check_scope
@@ -37,15 +35,6 @@ from octo.core.queries import optional
 
 _OWNER = Field(min_length=1, max_length=200, description="Repository owner (user, org or group).")
 _REPO = Field(min_length=1, max_length=150, description="Repository name.")
-#: A branch, tag or commit: no spaces, no control characters, no "..".
-_REF = re.compile(r"^(?!.*\.\.)[^\s\x00-\x1f~^:?*\[\\]{1,255}$")
-
-
-def check_ref(value: str | None, field: str) -> str | None:
-    """``value`` when it can name a branch, tag or commit; ValueError naming ``field``."""
-    if value is not None and not _REF.match(value):
-        raise ValueError(f"{field}: '{value[:60]}' is not a branch, tag or commit sha")
-    return value
 
 
 # githubSearchPullRequests
@@ -228,18 +217,13 @@ class SearchCommitsQuery(RemoteQuery):
         "Keywords of the commit message (the commit search API).", min_length=1, max_length=256
     )
     path: str | None = optional("Only commits touching it.", min_length=1)
-    ref: str | None = optional("Branch, tag or sha; default branch.")
+    ref: GitRef | None = optional("Branch, tag or sha; default branch.")
     author: str | None = Field(default=None, min_length=1, max_length=100)
     since: str | None = optional("ISO date, e.g. 2024-01-01.")
     until: str | None = optional("ISO date, e.g. 2024-12-31.")
     withFiles: bool = Field(default=False, description="The files each commit changed.")
     limit: int = Field(default=10, ge=1, le=30, description="Commits per page.")
     page: int = Field(default=1, ge=1, le=10)
-
-    @field_validator("ref")
-    @classmethod
-    def _ref_ok(cls, value: str | None) -> str | None:
-        return check_ref(value, "ref")
 
     @model_validator(mode="after")
     def _check(self) -> SearchCommitsQuery:
@@ -287,16 +271,11 @@ class GetCommitQuery(RemoteQuery):
 
     owner: str = _OWNER
     repo: str = _REPO
-    sha: str | None = optional("One commit (sha, branch or tag).")
-    base: str | None = optional("Comparison: base...head.")
-    head: str | None = None
+    sha: GitRef | None = optional("One commit (sha, branch or tag).")
+    base: GitRef | None = optional("Comparison: base...head.")
+    head: GitRef | None = None
     includePatch: bool = Field(default=False, description="Per-file patches.")
     filePaths: list[str] | None = optional("Only these files.", min_length=1, max_length=50)
-
-    @field_validator("sha", "base", "head")
-    @classmethod
-    def _refs_ok(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return check_ref(value, info.field_name or "ref")
 
     @model_validator(mode="after")
     def _check(self) -> GetCommitQuery:

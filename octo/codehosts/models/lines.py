@@ -9,12 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 from pydantic import Field
-from pydantic import ValidationInfo
-from pydantic import field_validator
 from pydantic import model_validator
 
 from octo.codehosts.models.code import RemoteQuery
-from octo.codehosts.models.history import check_ref
+from octo.codehosts.models.patterns import GitRef
 from octo.core.budget import TokenInfo
 from octo.core.queries import BudgetHandle
 from octo.core.queries import ToolResult
@@ -33,13 +31,6 @@ class _Lines(RemoteQuery):
             raise ValueError("endLine needs a startLine at or before it")
         return self
 
-    @field_validator("ref", check_fields=False)
-    @classmethod
-    def _ref_ok(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and value.startswith("-"):
-            raise ValueError("ref must not start with '-'")
-        return check_ref(value, info.field_name or "ref")
-
 
 class FileBlameQuery(_Lines):
     """One githubGetFileBlame query."""
@@ -47,7 +38,7 @@ class FileBlameQuery(_Lines):
     owner: str = Field(min_length=1, max_length=200)
     repo: str = Field(min_length=1, max_length=150)
     path: str = Field(min_length=1)
-    ref: str | None = optional("Default branch.")
+    ref: GitRef | None = optional("Default branch.")
 
 
 class BlameRange(BaseModel):
@@ -84,7 +75,7 @@ class TraceLineQuery(_Lines):
     path: str = Field(min_length=1)
     owner: str | None = Field(default=None, min_length=1, max_length=200)
     repo: str | None = Field(default=None, min_length=1, max_length=150)
-    ref: str | None = None
+    ref: GitRef | None = None
     depth: TraceDepth = "issue"
 
     @model_validator(mode="after")
