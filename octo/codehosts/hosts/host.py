@@ -1,9 +1,12 @@
-"""What a code host does for the code-host tools: its API calls, answering in host-neutral shapes.
+"""What a code host does for the code-host tools: its API calls, answering in host-neutral
+shapes.
 
-GitHub (:mod:`octo.codehosts.hosts.github.backend`) and GitLab (:mod:`octo.codehosts.hosts.gitlab.backend`) differ
-only here: in the requests they send, the parsing of the answers and their policies. The
-tool modules (search_code, file_content, repo_structure, repositories, pull_requests)
-page, shape, hint and decorate errors once, for both.
+GitHub (:mod:`octo.codehosts.hosts.github.backend`) and GitLab
+(:mod:`octo.codehosts.hosts.gitlab.backend`) differ only here: in the requests they send,
+the parsing of the answers and their policies. The calls alike on both are written once
+in :class:`CodeHost`, each host giving what differs (:class:`HistoryApi`, :class:`CiApi`).
+The tool modules (the pipelines ``code``, ``history``, ``ci``, ``clone``) page, shape, hint
+and decorate errors once, for both.
 """
 
 from __future__ import annotations
