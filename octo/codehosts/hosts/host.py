@@ -57,6 +57,7 @@ from octo.codehosts.shapes.history import CommitPage
 from octo.codehosts.shapes.history import IssuePage
 from octo.codehosts.shapes.history import PullRequestPage
 from octo.codehosts.shapes.history import history_params
+from octo.core.errors import InvalidResponseError
 from octo.core.errors import NotFoundError
 from octo.transports.http_body import BodySink
 from octo.transports.http_client import Fetched
@@ -79,6 +80,17 @@ MAX_OWNER_PAGES = 10
 CommentPage = Fetched[Listing[PullRequestComment]]
 PullCommitPage = Fetched[Listing[PullRequestCommit]]
 FileList = Fetched[Listing[PullRequestFile]]
+
+
+def owner_page(body: Any, key: str, host: str, next_page: str | None) -> Listing[str]:
+    """A page of an owner's repositories as either host lists them: the full name each item
+    keeps under ``key``, and the ``next_page``; an answer that is no list names ``host``."""
+    if not isinstance(body, list):
+        raise InvalidResponseError(f"{host} answered a repository list with no list")
+    names = [
+        item[key] for item in body if isinstance(item, dict) and isinstance(item.get(key), str)
+    ]
+    return Listing[str](items=names, next=next_page)
 
 
 @dataclass(frozen=True)

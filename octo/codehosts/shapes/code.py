@@ -13,7 +13,6 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
-from typing import Any
 from typing import Generic
 from typing import TypeVar
 
@@ -22,7 +21,6 @@ from pydantic import BaseModel
 from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.history import PullRequestComment
-from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
 from octo.transports.http_client import Fetched
 
@@ -100,17 +98,6 @@ class Listing(BaseModel, Generic[ItemT]):
     items: list[ItemT]
     #: The next page (a URL or a page number, as the host pages), None on the last page.
     next: str | None = None
-
-
-def owner_page(body: Any, key: str, host: str, next_page: str | None) -> Listing[str]:
-    """A page of an owner's repositories as either host lists them: the full name each item
-    keeps under ``key``, and the ``next_page``; an answer that is no list names ``host``."""
-    if not isinstance(body, list):
-        raise InvalidResponseError(f"{host} answered a repository list with no list")
-    names = [
-        item[key] for item in body if isinstance(item, dict) and isinstance(item.get(key), str)
-    ]
-    return Listing[str](items=names, next=next_page)
 
 
 async def read_listing(

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import httpx
 
+from octo.codehosts.hosts.host import owner_page
 from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.code import TextMatch
@@ -21,7 +22,6 @@ from octo.codehosts.shapes.code import Listing
 from octo.codehosts.shapes.code import RepositoryPage
 from octo.codehosts.shapes.code import RepoTree
 from octo.codehosts.shapes.code import blob_from_bytes
-from octo.codehosts.shapes.code import owner_page
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import InvalidResponseError
 

@@ -12,6 +12,7 @@ import httpx
 from pydantic import BaseModel
 
 from octo.codehosts.hosts.gitlab.policy import blob_url
+from octo.codehosts.hosts.host import owner_page
 from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.code import SearchCodeQuery
@@ -21,7 +22,6 @@ from octo.codehosts.shapes.code import FileBlob
 from octo.codehosts.shapes.code import Listing
 from octo.codehosts.shapes.code import TreeRow
 from octo.codehosts.shapes.code import blob_from_bytes
-from octo.codehosts.shapes.code import owner_page
 from octo.core.errors import InvalidResponseError
 from octo.core.secrets.redaction import redact
 
