@@ -148,7 +148,9 @@ def main() -> None:
         repo = Path(folder) / "repo"
         started = time.perf_counter()
         build(repo)
-        print(f"built {COMMITS} commits of a {LINES}-line file in {time.perf_counter() - started:.1f} s")
+        print(
+            f"built {COMMITS} commits of a {LINES}-line file in {time.perf_counter() - started:.1f} s"
+        )
         asyncio.run(compare(repo, "big.py", FUNCTION + 1, "MARKER_VALUE"))
 
 

@@ -53,6 +53,7 @@ from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
 from octo.core.queries import is_text
 from octo.core.secrets.redaction import call_secrets
+from octo.core.secrets.redaction import known_hidden
 from octo.core.secrets.redaction import redacted
 
 logger = logging.getLogger("octo")
@@ -295,13 +296,25 @@ def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
 async def _finished(
     spec: ToolSpec, ctx: QueryContext, query: ToolQuery, answer: Answer[Any]
 ) -> Answer[Any]:
-    """The finishing stage's cut: a handler's uncut answer within the query's token budget
-    as a whole, the lists its result model declares cut from their end into content
-    handles (remote content: readable under any roots), the hints naming them first."""
+    """The finishing stage: a handler's uncut answer redacted, then within the query's token
+    budget as a whole, the lists its result model declares cut from their end into content
+    handles (remote content: readable under any roots), the hints naming them first.
+    Redacted before the cut, so a clipped text never leaves a secret cut where no detector
+    knows it."""
+    answer = replace(answer, result=redacted(answer.result), hints=redacted(answer.hints))
     result, cut = await within_budget(ctx, query, answer.result, local=not spec.open_world)
     if not cut:
         return answer
     return replace(answer, result=result, hints=[*cut, *answer.hints])
+
+
+def _sealed(envelope: ResultEnvelope[Any]) -> ResultEnvelope[Any]:
+    """``envelope`` as it leaves octo: its data (redacted by the finishing stage) with the
+    values the call's other queries met hidden too, the rest (hints, error, echoed context)
+    redacted."""
+    data = envelope.data
+    rest = redacted(envelope.model_copy(update={"data": None}))
+    return rest.model_copy(update={"data": known_hidden(data)}) if data is not None else rest
 
 
 def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
@@ -354,14 +367,14 @@ async def dispatch(
 
     # A call of local work runs once admitted, else each query is BUSY at once; the
     # runtime's call hooks (the rg queue, ranked by this call's arrival) hold for every
-    # query of the call and the work it leaves running. The call's envelopes are redacted
+    # query of the call and the work it leaves running. The call's envelopes are sealed
     # together: the choke point every text leaving octo passes (data, hints, error messages,
     # echoed context), where a secret value met by any query is hidden in all.
     try:
         async with nullcontext() if spec.open_world else runtime.backend(Admission).admitted():
             with runtime.in_call(), call_secrets():
                 results = await map_ordered(run_one, list(enumerate(queries)))
-                return BulkResponse[Any](results=redacted(results))
+                return BulkResponse[Any](results=[_sealed(envelope) for envelope in results])
     except BusyError as busy:
         refused = [_refused(index, raw, busy) for index, raw in enumerate(queries)]
         with call_secrets():

@@ -10,6 +10,7 @@ runtime's task group and ends when the runtime closes: nothing octo starts outli
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Coroutine
 from collections.abc import Iterator
@@ -51,6 +52,9 @@ PosArgs = TypeVarTuple("PosArgs")
 #: What holds for the whole of one call (the rg queue ranked by the call's arrival): the face
 #: gives the runtime its hooks, the dispatcher enters them all through :meth:`Runtime.in_call`.
 CallHook = Callable[[], AbstractContextManager[None]]
+#: What a runtime's calls authenticate with besides the environment's credential variables
+#: (a hosts file's tokens read from files or commands), read once before its first call.
+CredentialSource = Callable[["Runtime"], Awaitable[Sequence[str]]]
 
 
 def _open_shared_store(settings: SharedSettings, meters: Meters) -> SharedStore:
@@ -79,7 +83,8 @@ class Runtime(AsyncResource):
     ``handles`` keeps the content answers cut (unless given: in the shared store when one
     is configured, else in this process). ``shared`` is the store a team's replicas share
     (``OCTO_REDIS_URL``), None for a process on its own; ``meters`` count what happens
-    (nothing unless a face gives meters that publish).
+    (nothing unless a face gives meters that publish). ``credential_sources`` give the
+    credentials its calls send besides the environment's (:meth:`bind_credentials`).
     """
 
     def __init__(
@@ -93,13 +98,12 @@ class Runtime(AsyncResource):
         handles: HandleStore | None = None,
         meters: Meters | None = None,
         call_hooks: Sequence[CallHook] = (),
+        credential_sources: Sequence[CredentialSource] = (),
     ) -> None:
         self.config = config
-        #: Whose credentials this runtime's calls send: content handles and clones are bound to it.
-        self.identity = credential_identity(config.env)
-        self.paths = PathPolicy(
-            config.roots, (clone_root(config.clone_dir, self.identity),), (config.clone_dir,)
-        )
+        self._credential_sources = tuple(credential_sources)
+        self._credentials_lock: anyio.Lock | None = None
+        self._bind_identity(credential_identity(config.env))
         self.cache = ResultCache(config.cache_max_entries, config.cache_max_bytes)
         self._tool_names = tool_names if tool_names is not None else {}
         self.meters = meters if meters is not None else Meters()
@@ -127,6 +131,30 @@ class Runtime(AsyncResource):
         if self.shared is not None:
             background.start_soon(self.shared.listen, name="shared store announcements")
         return self
+
+    def _bind_identity(self, identity: str) -> None:
+        #: Whose credentials this runtime's calls send: content handles and clones are bound to it.
+        self.identity = identity
+        config = self.config
+        self.paths = PathPolicy(
+            config.roots, (clone_root(config.clone_dir, identity),), (config.clone_dir,)
+        )
+
+    async def bind_credentials(self) -> None:
+        """Read the credential sources once and bind the identity (and so the clone root)
+        to what they give with the environment's credentials: a face awaits it before the
+        first call, so every handle and clone is bound to the tokens calls actually send,
+        wherever they are read from. Later calls find it done."""
+        if not self._credential_sources:
+            return
+        if self._credentials_lock is None:
+            self._credentials_lock = anyio.Lock()
+        async with self._credentials_lock:
+            if not self._credential_sources:
+                return
+            others = [value for source in self._credential_sources for value in await source(self)]
+            self._bind_identity(credential_identity(self.config.env, others))
+            self._credential_sources = ()
 
     @property
     def tool_names(self) -> dict[str, tuple[str, ...]]:

@@ -16,6 +16,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,15 +46,20 @@ _CREDENTIAL_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSPHRASE|CREDENTIAL|AUTH
 _NOT_SENT = frozenset({"OCTO_HTTP_TOKEN", "OCTO_REDIS_PASSWORD", "OCTO_REDIS_URL"})
 
 
-def credential_identity(env: Mapping[str, str]) -> str:
-    """A hash of the credentials in ``env`` that calls send upstream; none at all is an
+def credential_identity(env: Mapping[str, str], others: Iterable[str] = ()) -> str:
+    """A hash of the credentials in ``env`` that calls send upstream, and of ``others``
+    (those read from elsewhere: a hosts file's token files and commands); none at all is an
     identity of its own (the hash of nothing), distinct from every token's."""
-    sent = sorted(
+    sent: list[Any] = sorted(
         (name, value)
         for name, value in env.items()
         if value and name not in _NOT_SENT and _CREDENTIAL_NAME.search(name)
     )
-    digest = hashlib.sha256(json.dumps(sent, separators=(",", ":")).encode())
+    extra = sorted(others)
+    # Without others, the hash of the environment's alone (as before others were counted).
+    digest = hashlib.sha256(
+        json.dumps([sent, extra] if extra else sent, separators=(",", ":")).encode()
+    )
     return digest.hexdigest()[:32]
 
 

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated
 from typing import Any
 from typing import ClassVar
 
+from pydantic import AfterValidator
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
@@ -31,6 +33,31 @@ FileSize = Annotated[int, Field(description="File size in bytes.")]
 BudgetHandle = Annotated[
     str | None, Field(description="Cut to the token budget: getCachedContent gives all of it.")
 ]
+
+
+class BlameRange(BaseModel):
+    """Lines of a file last changed by one commit: a blame's item, of a checkout's file
+    (localGitBlame) or a host's (githubGetFileBlame)."""
+
+    startLine: int
+    endLine: int
+    sha: str
+    author: str
+    date: str
+    summary: str
+
+
+def matching(pattern: str, problem: str) -> AfterValidator:
+    """A check that a text matches ``pattern`` whole; else a ValueError saying ``problem``
+    (its ``{value}`` is the text given)."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(problem.format(value=value))
+        return value
+
+    return AfterValidator(check)
 
 
 def is_text(value: str) -> bool:

@@ -19,6 +19,7 @@ from octo.contract import ToolSpec
 from octo.contract import WarmUp
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
+from octo.core.config import ConfigError
 from octo.core.envelope import BulkResponse
 from octo.core.errors import CallError
 from octo.core.handles import HandleStore
@@ -51,6 +52,23 @@ def _get_tool(name: str) -> ToolSpec:
     from octo import registry
 
     return registry.get_tool(name)
+
+
+async def _hosts_file_tokens(runtime: Runtime) -> Sequence[str]:
+    """The tokens of the hosts file's entries, as their hosts send them (none without a
+    hosts file: then its modules are not even imported; nor with a broken one, whose hosts
+    send nothing: each remote query fails with its ConfigError)."""
+    from octo.codehosts.hosts.hosts_file import HOSTS_FILE
+
+    if not runtime.config.env.get(HOSTS_FILE):
+        return ()
+    from octo.codehosts.hosts.host_set import HostSet
+
+    try:
+        hosts = runtime.backend(HostSet)
+    except ConfigError:
+        return ()
+    return await hosts.credentials()
 
 
 def _warm_ups() -> tuple[WarmUp, ...]:
@@ -97,6 +115,7 @@ class Gateway(AsyncResource):
             handles=handles,
             meters=meters,
             call_hooks=[RgSlots(config.rg_concurrency).in_force],
+            credential_sources=[_hosts_file_tokens],
         )
         self._warmed: set[tuple[Path, ...]] = set()
 
@@ -129,6 +148,7 @@ class Gateway(AsyncResource):
         counted and its line logged (:mod:`octo.faces.call_log`).
         """
         spec = _get_tool(tool)
+        await self.runtime.bind_credentials()
         paths = self.runtime.paths.narrowed(roots) if roots is not None else None
         started = time.perf_counter()
         try:

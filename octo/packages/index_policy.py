@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 from octo.packages.endpoints import Credentials
-from octo.transports.http_policy import HostPolicy
+from octo.transports.http.policy import HostPolicy
 
 
 class PackageIndexPolicy(HostPolicy):

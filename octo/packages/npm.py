@@ -30,7 +30,7 @@ from octo.packages.models import PackageInfo
 from octo.packages.models import PackageSearchQuery
 from octo.packages.models import PackageSearchResult
 from octo.packages.repository_url import normalize_repository
-from octo.transports.http_client import RemoteClient
+from octo.transports.http.client import RemoteClient
 
 
 def _person(value: object) -> str | None:

@@ -38,7 +38,7 @@ from octo.packages.models import PackageSearchQuery
 from octo.packages.models import PackageSearchResult
 from octo.packages.repository_url import normalize_label
 from octo.packages.repository_url import repository_from_project_urls
-from octo.transports.http_client import RemoteClient
+from octo.transports.http.client import RemoteClient
 
 _PEP691_JSON = "application/vnd.pypi.simple.v1+json"
 _INACTIVE_CLASSIFIER = "Development Status :: 7 - Inactive"

@@ -2,7 +2,7 @@
 index once per runtime and asks them through the shared transport.
 
 Answers are cached (4 h by default) per URL by the shared
-:class:`~octo.transports.http_client.RemoteClient`.
+:class:`~octo.transports.http.client.RemoteClient`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from octo.packages.models import PackageSearchResult
 from octo.packages.npm import NpmLookup
 from octo.packages.python_index import PythonIndexLookup
 from octo.packages.python_index import SimpleProject
-from octo.transports.http_client import RemoteClient
+from octo.transports.http.client import RemoteClient
 
 #: Default cache lifetime of npm registry and Python index answers
 #: (OCTO_PACKAGE_CACHE_TTL overrides it).

@@ -26,7 +26,7 @@ from typing import Protocol
 
 import anyio
 
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import holds_secret
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     return {
         name: value
         for name, value in env.items()
-        if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and redact(value) == value
+        if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and not holds_secret(value)
     }
 
 

@@ -17,8 +17,8 @@ import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from octo.core.config import parse_toolsets
-from octo.faces.mcp_server import sdk_answers
-from octo.faces.stdio_wire import MAX_MESSAGE_BYTES
+from octo.faces.mcp.server import sdk_answers
+from octo.faces.mcp.stdio_wire import MAX_MESSAGE_BYTES
 
 from .conftest import REPO
 from .conftest import octo_env
@@ -26,7 +26,7 @@ from .conftest import octo_env
 PROBE = """
 import sys, threading, anyio
 from mcp import Client
-from octo.faces.mcp_server import build_server
+from octo.faces.mcp.server import build_server
 
 main_thread = []
 
@@ -81,7 +81,7 @@ class HoldSdk:
 
 sys.meta_path.insert(0, HoldSdk())
 sys.argv[1:] = ["serve"]
-from octo.faces.cli import main
+from octo.faces.cli.commands import main
 raise SystemExit(main())
 """
 

@@ -9,8 +9,8 @@ import pytest
 
 from octo.core.errors import ErrorCode
 from octo.dispatch import validate_query
-from octo.faces import tools_snapshot
-from octo.faces.mcp_server import render_snapshot
+from octo.faces.mcp import tools_snapshot
+from octo.faces.mcp.server import render_snapshot
 from octo.faces.tool_docs import readme_with_languages
 from octo.faces.tool_docs import render_tools_markdown
 from octo.registry import all_tools
@@ -105,3 +105,9 @@ def test_the_readme_table_of_languages_is_the_built_in_table() -> None:
     assert readme_with_languages(readme) == readme, (
         "README.md's table of languages is stale: run `octo docs`"
     )
+
+
+def test_octo_docs_knows_this_checkout() -> None:
+    from octo.faces.cli.commands import checkout_root
+
+    assert checkout_root() == DOCS.parents[1]

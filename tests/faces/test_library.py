@@ -37,7 +37,7 @@ async def test_gateway_search_with_a_typed_query(tree: Path) -> None:
     [
         "import octo",
         "import octo; octo.Gateway; octo.all_tools()",
-        "import octo.faces.cli, octo.faces.tool_docs; octo.faces.tool_docs.render_tools_markdown()",
+        "import octo.faces.cli.commands, octo.faces.tool_docs; octo.faces.tool_docs.render_tools_markdown()",
     ],
 )
 def test_import_octo_does_not_import_mcp(statement: str) -> None:

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from octo import Config
-from octo.faces.mcp_server import build_server
+from octo.faces.mcp.server import build_server
 from octo.faces.tool_docs import tool_reference
 from octo.registry import all_tools
 from octo.registry import get_tool

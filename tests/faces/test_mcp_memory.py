@@ -16,7 +16,7 @@ from pydantic import FileUrl
 
 from octo import Config
 from octo import Gateway
-from octo.faces.mcp_server import build_server
+from octo.faces.mcp.server import build_server
 from octo.registry import all_tools
 
 MODES = ["auto", "legacy"]

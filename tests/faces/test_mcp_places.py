@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 
 from octo import Config
-from octo.faces.mcp_server import build_server
+from octo.faces.mcp.server import build_server
 
 
 @pytest.mark.slow

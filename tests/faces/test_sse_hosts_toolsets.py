@@ -16,8 +16,8 @@ from starlette.testclient import TestClient
 from octo import Gateway
 from octo.core.config import Config
 from octo.faces.http.access import HttpAccess
-from octo.faces.mcp_server import build_server
-from octo.faces.serve import http_app
+from octo.faces.mcp.serve import http_app
+from octo.faces.mcp.server import build_server
 from octo.registry import all_tools
 
 from .conftest import RunOcto

@@ -1,4 +1,4 @@
-"""The stdio wire (octo.faces.stdio_wire) in a real process on real pipes."""
+"""The stdio wire (octo.faces.mcp.stdio_wire) in a real process on real pipes."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from octo.faces.stdio_wire import MAX_MESSAGE_BYTES
+from octo.faces.mcp.stdio_wire import MAX_MESSAGE_BYTES
 
 # Echoes each message it reads, and names on stderr each exception the wire hands over.
 # Inside the wire it prints to stdout and lets a child print: neither may reach the wire.
 _ECHO = """
 import os, sys, anyio
-from octo.faces.stdio_wire import stdio_is_piped, stdio_wire
+from octo.faces.mcp.stdio_wire import stdio_is_piped, stdio_wire
 
 async def main():
     async with stdio_wire() as (incoming, outgoing):
@@ -73,7 +73,7 @@ def test_messages_cross_the_wire_and_nothing_else_does() -> None:
 def test_a_file_on_stdin_is_left_to_the_sdks_transport(tmp_path: Path) -> None:
     messages = tmp_path / "messages.jsonl"
     messages.write_text("")
-    code = "from octo.faces.stdio_wire import stdio_is_piped; print(stdio_is_piped())"
+    code = "from octo.faces.mcp.stdio_wire import stdio_is_piped; print(stdio_is_piped())"
     with messages.open("rb") as stdin:
         done = subprocess.run(
             [sys.executable, "-c", code], stdin=stdin, capture_output=True, timeout=60

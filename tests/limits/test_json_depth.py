@@ -13,8 +13,8 @@ import respx
 
 import octo
 from octo.core.config import Config
-from octo.transports.http_body import MAX_JSON_DEPTH
-from octo.transports.http_body import json_depth
+from octo.transports.http.body import MAX_JSON_DEPTH
+from octo.transports.http.body import json_depth
 
 #: 100,000 levels of arrays, the body of a hostile or broken host.
 DEEP = b"[" * 100_000 + b"]" * 100_000

@@ -14,7 +14,7 @@ from mcp import Client
 
 import octo
 from octo import Config
-from octo.faces.mcp_server import build_server
+from octo.faces.mcp.server import build_server
 
 from .conftest import Tree
 

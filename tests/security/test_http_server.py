@@ -22,8 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from octo.core.config import Config
 from octo.faces.http.access import HttpAccess
-from octo.faces.serve import http_app
-from octo.faces.serve import listen
+from octo.faces.mcp.serve import http_app
+from octo.faces.mcp.serve import listen
 from tests.faces.conftest import served_http
 
 TOKEN = "test-http-token-not-real-0123"

@@ -21,8 +21,8 @@ from octo.core.config import Config
 from octo.core.meters import Meters
 from octo.core.shared.codec import MAX_UNPACKED_BYTES
 from octo.core.shared.redis_store import RedisStore
-from octo.transports.remote_state import RemoteState
-from octo.transports.remote_state import Shared
+from octo.transports.http.remote_state import RemoteState
+from octo.transports.http.remote_state import Shared
 
 
 def _team(root: Path, redis_url: str, prefix: str, **tokens: str) -> Config:

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import anyio
 
-from octo.codehosts.ci.host_choice import ci_host
-from octo.codehosts.ci.host_choice import host_label
+from octo.codehosts.ci.log_stream import LineReader
 from octo.codehosts.ci.log_stream import Reading
 from octo.codehosts.ci.log_stream import Spool
 from octo.codehosts.ci.log_stream import job_file_chooser
-from octo.codehosts.ci.log_stream import line_reader
 from octo.codehosts.ci.log_stream import read_archive
 from octo.codehosts.ci.log_stream import step_chooser
 from octo.codehosts.ci.reduce import LinePager
@@ -26,8 +24,10 @@ from octo.codehosts.ci.reduce import numbered
 from octo.codehosts.hosts.github.backend import GitHubBackend
 from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
 from octo.codehosts.hosts.routing import follow_up_hints
 from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.hosts.routing import web_name
 from octo.codehosts.models.ci import GetJobLogQuery
 from octo.codehosts.models.ci import GetJobLogResult
 from octo.codehosts.models.ci import JobLog
@@ -46,7 +46,7 @@ PAGE_LINES = 300
 
 async def get_job_log(ctx: QueryContext, query: GetJobLogQuery) -> Answer[GetJobLogResult]:
     """The failed steps of a job (or of a run's failed jobs), or a page of a whole log."""
-    host = ci_host(ctx, query)
+    host = choose_host(ctx, query)
     notes: list[str] = []
     with not_found_hints(*host.not_found_hints("owner, repo and the jobId or runId")):
         if query.jobId is not None:
@@ -63,7 +63,7 @@ async def get_job_log(ctx: QueryContext, query: GetJobLogQuery) -> Answer[GetJob
     share = budget // max(1, len(logs))
     shown = [await _within(ctx, query, log, share) for log in logs]
     result = with_tokens(
-        GetJobLogResult(owner=query.owner, repo=query.repo, host=host_label(host), jobs=shown),
+        GetJobLogResult(owner=query.owner, repo=query.repo, host=web_name(host), jobs=shown),
         ctx.config,
         truncated=any(log.contentHandle for log in shown),
     )
@@ -92,9 +92,7 @@ async def _reduced_jobs(
     if query.runId is not None and jobs and isinstance(host, GitHubBackend):
         spool = Spool()
         try:
-            notes += (
-                await host.run_log_archive(query.owner, query.repo, query.runId, spool.consumer())
-            ).notes
+            notes += (await host.run_log_archive(query.owner, query.repo, query.runId, spool)).notes
             for job in jobs:
                 failed = {s.number for s in job.steps if s.conclusion == "failure"}
                 reducer = LogReducer(query.contextLines)
@@ -113,7 +111,7 @@ async def _reduced_jobs(
             continue
         reducer = LogReducer(query.contextLines)
         reading = Reading()
-        reply = await host.job_log(query.owner, query.repo, job.id, line_reader(reducer, reading))
+        reply = await host.job_log(query.owner, query.repo, job.id, LineReader(reducer, reading))
         notes += reply.notes
         if reading.cut:
             notes.append(f"Job {job.id}'s log is over 4 GiB: only its start was read.")
@@ -165,7 +163,7 @@ async def _full_log(
     first = (query.page - 1) * PAGE_LINES + 1
     pager = LinePager(first, PAGE_LINES)
     reading = Reading()
-    reply = await host.job_log(query.owner, query.repo, job.id, line_reader(pager, reading))
+    reply = await host.job_log(query.owner, query.repo, job.id, LineReader(pager, reading))
     text = numbered(pager.kept)
     budget = ctx.config.max_tokens * ctx.config.chars_per_token * 3 // 4
     handle = None
@@ -179,7 +177,7 @@ async def _full_log(
         GetJobLogResult(
             owner=query.owner,
             repo=query.repo,
-            host=host_label(host),
+            host=web_name(host),
             jobs=[
                 JobLog(
                     id=job.id,

@@ -18,12 +18,11 @@ from typing import IO
 from typing import Protocol
 
 import anyio
-import httpx
 
 from octo.codehosts.ci.reduce import LineSplitter
 from octo.codehosts.ci.reduce import LogReducer
 from octo.core.errors import InvalidResponseError
-from octo.transports.redirects import Consume
+from octo.transports.http.body import BodySink
 
 #: The most of one log read; the rest is left unread and the answer says so.
 MAX_LOG_BYTES = 4 * 1024**3
@@ -53,61 +52,65 @@ class Reading:
     cut: bool = False
 
 
-def line_reader(sink: LineSink, reading: Reading) -> Consume:
-    """A consumer that feeds a streamed log's lines to ``sink`` (from the start on every
-    try) and stops at MAX_LOG_BYTES."""
+class LineReader(BodySink):
+    """A streamed log's lines fed to ``lines`` (from the start on every try), read up to
+    MAX_LOG_BYTES; ``reading`` says whether it stopped there."""
 
-    async def consume(response: httpx.Response) -> None:
-        sink.reset()
-        reading.cut = False
-        splitter = LineSplitter()
-        total = 0
-        try:
-            async for chunk in response.aiter_bytes(_CHUNK):
-                total += len(chunk)
-                if total > MAX_LOG_BYTES:
-                    reading.cut = True
-                    return
-                sink.add_lines(splitter.feed(chunk))
-                await anyio.lowlevel.checkpoint()
-        except httpx.TransportError as exc:
-            if isinstance(exc, httpx.TimeoutException):
-                raise
-            raise InvalidResponseError(
-                f"the log broke off after {total} bytes: {exc or type(exc).__name__}",
-                hints=["Retry: the connection was cut while the log was on its way."],
-            ) from None
-        sink.add_lines(splitter.finish())
+    def __init__(self, lines: LineSink, reading: Reading) -> None:
+        self._lines = lines
+        self._reading = reading
+        self._splitter = LineSplitter()
+        self._total = 0
 
-    return consume
+    async def restart(self) -> None:
+        self._lines.reset()
+        self._reading.cut = False
+        self._splitter = LineSplitter()
+        self._total = 0
+
+    async def write(self, chunk: bytes) -> bool:
+        self._total += len(chunk)
+        if self._total > MAX_LOG_BYTES:
+            self._reading.cut = True
+            return False
+        self._lines.add_lines(self._splitter.feed(chunk))
+        # The lines are reduced on the event loop: let other work in between chunks.
+        await anyio.lowlevel.checkpoint()
+        return True
+
+    async def end(self) -> None:
+        self._lines.add_lines(self._splitter.finish())
 
 
-class Spool:
+class Spool(BodySink):
     """A run's log archive on its way in: in memory up to 1 MiB, then in a temporary file
     (deleted on close), at most MAX_ZIP_BYTES."""
 
     def __init__(self) -> None:
         # Closed by close(): the spool outlives the request that fills it.
         self.file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)  # noqa: SIM115
+        self._total = 0
 
     def close(self) -> None:
         self.file.close()
 
-    def consumer(self) -> Consume:
-        async def consume(response: httpx.Response) -> None:
-            self.file.seek(0)
-            self.file.truncate()
-            total = 0
-            async for chunk in response.aiter_bytes(_CHUNK):
-                total += len(chunk)
-                if total > MAX_ZIP_BYTES:
-                    raise InvalidResponseError(
-                        f"the run's log archive is over {MAX_ZIP_BYTES} bytes",
-                        hints=["Read one job's log with jobId instead."],
-                    )
-                await anyio.to_thread.run_sync(self.file.write, chunk)
+    async def restart(self) -> None:
+        self.file.seek(0)
+        self.file.truncate()
+        self._total = 0
 
-        return consume
+    async def write(self, chunk: bytes) -> bool:
+        self._total += len(chunk)
+        if self._total > MAX_ZIP_BYTES:
+            raise InvalidResponseError(
+                f"the run's log archive is over {MAX_ZIP_BYTES} bytes",
+                hints=["Read one job's log with jobId instead."],
+            )
+        await anyio.to_thread.run_sync(self.file.write, chunk)
+        return True
+
+    async def end(self) -> None:
+        """Nothing to finish: the archive is read once whole."""
 
 
 #: A run log archive's entries for one job: the step an entry holds, by the entry's name;

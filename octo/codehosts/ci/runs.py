@@ -3,13 +3,13 @@ pull request, commit, event, status and workflow; each failed run with its faile
 
 from __future__ import annotations
 
-from octo.codehosts.ci.host_choice import ci_host
-from octo.codehosts.ci.host_choice import host_label
 from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
 from octo.codehosts.hosts.routing import follow_up_hints
 from octo.codehosts.hosts.routing import more_hint
 from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.hosts.routing import web_name
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.ci import SearchWorkflowRunsResult
 from octo.codehosts.models.ci import WorkflowRun
@@ -26,7 +26,7 @@ async def search_workflow_runs(
     ctx: QueryContext, query: SearchWorkflowRunsQuery
 ) -> Answer[SearchWorkflowRunsResult]:
     """One page of runs, the failed ones with their failed jobs' names."""
-    host = ci_host(ctx, query)
+    host = choose_host(ctx, query)
     with not_found_hints(*host.not_found_hints("owner and repo (and the workflow)")):
         reply = await host.workflow_runs(query)
     page = reply.value
@@ -42,7 +42,7 @@ async def search_workflow_runs(
     result = SearchWorkflowRunsResult(
         owner=query.owner,
         repo=query.repo,
-        host=host_label(host),
+        host=web_name(host),
         runs=runs,
         totalCount=page.total,
         pagination=SearchPagination(currentPage=query.page, hasMore=page.has_more),

@@ -24,8 +24,8 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.errors import FileTooLargeError
 from octo.core.formats import compact_json
-from octo.transports.http_body import BodySink
-from octo.transports.http_body import BodyTooLargeError
+from octo.transports.http.body import BodySink
+from octo.transports.http.body import BodyTooLargeError
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 

@@ -38,7 +38,7 @@ from octo.codehosts.clone.unpack import unpack
 from octo.codehosts.settings import CodeHostSettings
 from octo.core.errors import ToolNotAvailableError
 from octo.core.files.paths import clone_root
-from octo.transports.http_body import BodySink
+from octo.transports.http.body import BodySink
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -87,8 +87,12 @@ class ArchiveFile(BodySink):
         await self._file.seek(0)
         await self._file.truncate()
 
-    async def write(self, chunk: bytes) -> None:
+    async def write(self, chunk: bytes) -> bool:
         await self._file.write(chunk)
+        return True
+
+    async def end(self) -> None:
+        """Nothing to finish: the file is closed by its opener."""
 
 
 def _owner_only(folder: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from octo.codehosts.hosts.routing import call
 from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
 from octo.codehosts.hosts.routing import more_hint
 from octo.codehosts.hosts.routing import not_found_hints
 from octo.codehosts.models.code import SearchPagination
@@ -26,7 +27,7 @@ async def search_repositories(
         repositories=page.repositories, totalCount=page.total, pagination=pagination
     )
     answer = Answer(result, cached=reply.cached)
-    answer.hint(*reply.notes)
+    answer.hint(*reply.notes, *follow_up_hints(host))
     if not page.repositories:
         answer.hint("Nothing found: drop a filter or use topicsToSearch instead of keywords.")
         return answer

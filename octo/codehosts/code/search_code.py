@@ -5,6 +5,7 @@ from __future__ import annotations
 from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.routing import call
 from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
 from octo.codehosts.hosts.routing import more_hint
 from octo.codehosts.hosts.routing import not_found_hints
 from octo.codehosts.models.code import CodeSearchHit
@@ -45,7 +46,7 @@ async def search_code(ctx: QueryContext, query: SearchCodeQuery) -> Answer[Searc
         ),
         cached=reply.cached,
     )
-    answer.hint(*reply.notes)
+    answer.hint(*reply.notes, *follow_up_hints(host))
     if page.incomplete:
         answer.hint(f"{host.name} timed out and returned partial results: narrow with owner/repo.")
     if not page.hits:

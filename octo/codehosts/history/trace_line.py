@@ -25,6 +25,7 @@ from octo.codehosts.hosts.host import CodeHost
 from octo.codehosts.hosts.routing import call
 from octo.codehosts.hosts.routing import choose_host
 from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import web_host_entry
 from octo.codehosts.models.lines import IssueRef
 from octo.codehosts.models.lines import PullRef
 from octo.codehosts.models.lines import TracedCommit
@@ -95,8 +96,9 @@ def references(body: str, repository: str) -> list[IssueRef]:
 
 
 def origin_place(ctx: QueryContext, url: str) -> _Remote | None:
-    """The configured host and repository an ``origin`` URL names (https, ssh or scp-like);
-    None when it is on no host octo is configured for."""
+    """The configured host and repository an ``origin`` URL names (https, ssh or scp-like):
+    the hosts file entry listing its host in ``web_hosts``, else the environment's GitHub or
+    GitLab; None when it is on no host octo is configured for."""
     text = url.strip().removesuffix("/").removesuffix(".git")
     if "://" not in text and ":" in text:
         user_host, _, path = text.partition(":")
@@ -105,6 +107,12 @@ def origin_place(ctx: QueryContext, url: str) -> _Remote | None:
         parsed = urlparse(text)
         host, path = parsed.hostname or "", parsed.path
     path = path.strip("/")
+    configured = web_host_entry(ctx, host)
+    if configured is not None:
+        owner, _, repo = path.rpartition("/")
+        if configured.provider == "github":
+            owner, _, repo = path.partition("/")
+        return _Remote(configured, owner, repo) if owner and repo else None
     env = ctx.config.env
     if host == web_host(api_url(env)):
         owner, _, repo = path.partition("/")

@@ -59,12 +59,11 @@ from octo.codehosts.shapes.history import PullRequestPage
 from octo.codehosts.shapes.history import history_params
 from octo.core.errors import InvalidResponseError
 from octo.core.errors import NotFoundError
-from octo.transports.http_body import BodySink
-from octo.transports.http_client import Fetched
-from octo.transports.http_client import RemoteClient
-from octo.transports.http_policy import HostPolicy
-from octo.transports.redirects import Consume
-from octo.transports.redirects import redirect_notes
+from octo.transports.http.body import BodySink
+from octo.transports.http.client import Fetched
+from octo.transports.http.client import RemoteClient
+from octo.transports.http.policy import HostPolicy
+from octo.transports.http.redirects import redirect_notes
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -432,12 +431,21 @@ class CodeHost(ABC):
     # CI: workflow runs (pipelines), their jobs and logs
 
     @property
+    def web_host(self) -> str:
+        """The host its repositories' web URLs are on (with a port other than the default):
+        the API's host, less an ``api.`` prefix."""
+        url = httpx.URL(self.remote.base_url)
+        host = url.host.removeprefix("api.")
+        return host if url.port is None else f"{host}:{url.port}"
+
+    @property
     def host_names(self) -> frozenset[str]:
-        """The names a query's ``host`` may give this host: its API's host name, its web
-        host's, and its provider."""
-        api = httpx.URL(self.remote.base_url).host
+        """The names a query's ``host`` (or a repository URL's host) may give this host:
+        its API's host name, its web host's, its provider, its hosts file entry's names."""
+        url = httpx.URL(self.remote.base_url)
+        api = url.host if url.port is None else f"{url.host}:{url.port}"
         named = self.entry.names if self.entry else frozenset()
-        return frozenset({api, api.removeprefix("api."), self.provider, *named})
+        return frozenset({url.host, api, self.web_host, self.provider, *named})
 
     @abstractmethod
     async def workflow_runs(self, query: SearchWorkflowRunsQuery) -> Reply[RunPage]:
@@ -462,14 +470,14 @@ class CodeHost(ABC):
             path, ci.job_kind, self.settings.ttl_pull_requests, ci.parse_job
         )
 
-    async def job_log(self, owner: str, repo: str, job_id: int, consume: Consume) -> Reply[None]:
-        """Stream one job's log to ``consume``; never cached."""
+    async def job_log(self, owner: str, repo: str, job_id: int, sink: BodySink) -> Reply[None]:
+        """Stream one job's log to ``sink``; never cached."""
         path = f"{self.project_path(owner, repo)}/{self.ci_api.log_path.format(job=job_id)}"
-        return await self.stream(path, consume)
+        return await self.stream(path, sink)
 
-    async def stream(self, path: str, consume: Consume) -> Reply[None]:
-        """Stream the answer at API path ``path`` to ``consume``, never cached. A host may
+    async def stream(self, path: str, sink: BodySink) -> Reply[None]:
+        """Stream the answer at API path ``path`` to ``sink``, never cached. A host may
         redirect to its storage (GitHub: a signed URL), followed without octo's token: the
         reply notes where."""
-        response = await self.remote.send(path, consume=consume)
+        response = await self.remote.send(path, sink=sink, max_bytes=None)
         return Reply(None, notes=list(redirect_notes(response)))

@@ -6,7 +6,7 @@ go where, and where each one's token comes from.
 name = "company"                      # how answers, hints and a query's ``host`` name it
 kind = "github"                       # or "gitlab"
 api_url = "https://ghe.example.com/api/v3"
-web_hosts = ["ghe.example.com"]
+web_hosts = ["ghe.example.com"]       # repository URLs on these hosts go here
 owners = ["acme-*", "platform"]       # owner (group) globs; none: the kind's catch-all
 token_env = "GHE_TOKEN"               # or token_command = [...], or token_file = "..."
 ```
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -34,8 +36,12 @@ import anyio
 from octo.core.config import ConfigError
 from octo.transports.processes import command_output
 
+#: Where a host's token is read on its first request (None: it gave none).
+TokenSource = Callable[[], Awaitable[str | None]]
 #: The variable naming the hosts file.
 HOSTS_FILE = "OCTO_HOSTS_FILE"
+#: The most a token file may hold.
+MAX_TOKEN_BYTES = 64 * 1024
 #: The longest a token command may take.
 TOKEN_COMMAND_SECONDS = 10.0
 _KEYS = frozenset(
@@ -43,6 +49,8 @@ _KEYS = frozenset(
 )
 _TOKEN_KEYS = ("token_env", "token_command", "token_file")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+#: A web host as a repository URL names it: a host name, and a port other than the default.
+_WEB_HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:\d{1,5})?$")
 
 
 @dataclass(frozen=True)
@@ -66,8 +74,15 @@ class HostEntry:
 
     @property
     def names(self) -> frozenset[str]:
-        """What a query's ``host`` may call this entry: its name, API host, web hosts."""
-        return frozenset({self.name.lower(), self.api_host, *(h.lower() for h in self.web_hosts)})
+        """What a query's ``host`` (or a repository URL's host) may call this entry: its
+        name, its API host (with its port, if any, and without an ``api.`` prefix: the web
+        host of api.github.com), its web hosts as written."""
+        api = urlsplit(self.api_url)
+        api_netloc = f"{self.api_host}:{api.port}" if api.port else self.api_host
+        web = (h.lower() for h in self.web_hosts)
+        return frozenset(
+            {self.name.lower(), self.api_host, api_netloc, api_netloc.removeprefix("api."), *web}
+        )
 
     def serves(self, owner: str) -> bool:
         """Whether ``owner`` (a GitLab group path by its top group too) is one of this
@@ -97,9 +112,15 @@ class HostEntry:
 
 
 def _file_token(path: str) -> str | None:
+    """The token a file holds; None when it cannot be read, is no UTF-8 text or is longer
+    than any token (``/dev/zero`` is not read to its end)."""
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8").strip() or None
-    except OSError:
+        with Path(path).expanduser().open("rb") as file:
+            data = file.read(MAX_TOKEN_BYTES + 1)
+        if len(data) > MAX_TOKEN_BYTES:
+            return None
+        return data.decode("utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
         return None
 
 
@@ -154,11 +175,19 @@ def _entry(path: str, text: str, table: Mapping[str, Any], line: int) -> HostEnt
     for key in ("token_env", "token_file"):
         if key in table and not (isinstance(table[key], str) and table[key]):
             raise fail(f"{key}: a non-empty string", key)
+    web_hosts = _strings(table, "web_hosts", fail)
+    for web_host in web_hosts:
+        if not _WEB_HOST.match(web_host):
+            raise fail(
+                f"web_hosts: {web_host!r} is not a host name (a port may follow: host:8443;"
+                " no scheme, no path)",
+                "web_hosts",
+            )
     return HostEntry(
         name=name,
         kind=kind,
         api_url=api_url.rstrip("/"),
-        web_hosts=_strings(table, "web_hosts", fail),
+        web_hosts=web_hosts,
         owners=_strings(table, "owners", fail),
         token_env=table.get("token_env"),
         token_command=tuple(command) if command else None,

@@ -14,7 +14,6 @@ from octo.codehosts.models.code import RemoteQuery
 from octo.codehosts.models.code import SearchPagination
 from octo.codehosts.models.patterns import CommitSha
 from octo.codehosts.models.patterns import DateRange
-from octo.codehosts.models.patterns import HostName
 from octo.core.budget import TokenInfo
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
@@ -27,11 +26,10 @@ RunConclusion = Literal["success", "failure", "cancelled", "skipped", "timed_out
 
 
 class CiQuery(RemoteQuery):
-    """Fields both CI tools share: the repository and the host answering."""
+    """Fields both CI tools share: the repository."""
 
     owner: str = _OWNER
     repo: str = _REPO
-    host: HostName | None = optional("Configured host name; default host if unset.", max_length=260)
 
 
 class SearchWorkflowRunsQuery(CiQuery):

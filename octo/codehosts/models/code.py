@@ -10,6 +10,7 @@ can answer the same queries (:class:`octo.codehosts.hosts.host.CodeHost`).
 
 from __future__ import annotations
 
+from typing import Any
 from typing import ClassVar
 from typing import Literal
 
@@ -17,9 +18,11 @@ from pydantic import BaseModel
 from pydantic import Field
 from pydantic import model_validator
 
+from octo.codehosts.models.patterns import HostName
 from octo.codehosts.models.repo_names import RepoName
 from octo.codehosts.models.repo_names import check_repos
 from octo.codehosts.models.repo_names import check_scope
+from octo.codehosts.models.repo_names import names_from_urls
 from octo.codehosts.models.repo_names import repos_field
 from octo.codehosts.models.url_segments import PATH_FIELDS
 from octo.codehosts.models.url_segments import checked_name
@@ -48,12 +51,23 @@ _REPO = Field(min_length=1, max_length=150, description="Repository name.")
 
 
 class RemoteQuery(ToolQuery):
-    """Fields every remote code-host query shares."""
+    """Fields every remote code-host query shares: the host answering, by its kind
+    (``provider``) or its name, and (in owner, repo, repos) repository URLs as names."""
 
     provider: CodeHostName = Field(
         default="github",
         description="gitlab: owner may be a group path. Unset: gitlab if only it is set up.",
     )
+    host: HostName | None = optional("Configured host; or give repo as its URL.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _urls_as_names(cls, data: Any) -> Any:
+        """A repository URL (``https://HOST/owner/repo``) in owner, repo or repos is the
+        owner and repository it names, on ``host`` HOST (:mod:`octo.codehosts.models.repo_names`)."""
+        if not isinstance(data, dict):
+            return data
+        return names_from_urls(data, "repo" in cls.model_fields)
 
     @model_validator(mode="after")
     def _safe_segments(self) -> RemoteQuery:

@@ -14,6 +14,7 @@ from pydantic import model_validator
 from octo.codehosts.models.code import RemoteQuery
 from octo.codehosts.models.patterns import GitRef
 from octo.core.budget import TokenInfo
+from octo.core.queries import BlameRange as BlameRange
 from octo.core.queries import BudgetHandle
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
@@ -39,17 +40,6 @@ class FileBlameQuery(_Lines):
     repo: str = Field(min_length=1, max_length=150)
     path: str = Field(min_length=1)
     ref: GitRef | None = optional("Default branch.")
-
-
-class BlameRange(BaseModel):
-    """Lines of a file last changed by one commit."""
-
-    startLine: int
-    endLine: int
-    sha: str
-    author: str
-    date: str
-    summary: str
 
 
 class FileBlameResult(ToolResult):

@@ -21,8 +21,8 @@ from pydantic import BaseModel
 from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import Repository
 from octo.codehosts.models.history import PullRequestComment
-from octo.core.secrets.redaction import redact
-from octo.transports.http_client import Fetched
+from octo.core.secrets.redaction import learn
+from octo.transports.http.client import Fetched
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
@@ -121,15 +121,19 @@ async def read_listing(
 
 
 def short_body(text: str | None, limit: int) -> str | None:
-    """A description or comment, secrets redacted, cut to ``limit`` characters."""
+    """A description or comment cut to ``limit`` characters (its secret values known to
+    the call first: a piece of one the cut leaves is hidden with the answer)."""
     if not text:
         return None
-    text = redact(text.strip())
-    return text if len(text) <= limit else text[:limit] + " [...]"
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    learn(text)
+    return text[:limit] + " [...]"
 
 
 def comment(author: str, body: str | None, created_at: str) -> PullRequestComment:
-    """A pull request's comment as answers carry it: redacted, at most 2,000 characters."""
+    """A pull request's comment as answers carry it: at most 2,000 characters."""
     return PullRequestComment(
         author=author, body=short_body(body, 2000) or "", created_at=created_at
     )

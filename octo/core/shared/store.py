@@ -7,7 +7,7 @@ flight, rate-limit pauses and content handles are shared through Redis
 (:mod:`octo.core.shared.redis_store`, opened by the runtime).
 
 The store speaks bytes under short keys; what the bytes mean is decided by its users
-(:mod:`octo.transports.remote_state`, :mod:`octo.core.shared.handles`). It never raises:
+(:mod:`octo.transports.http.remote_state`, :mod:`octo.core.shared.handles`). It never raises:
 a store that fails or is slow answers "unavailable" (None, False), and its users go on
 without it, from their local cache and upstream.
 """

@@ -253,24 +253,19 @@ def _reached(edge: Edge, distance: int, *, forward: bool) -> GraphItem:
     ]
     if edge.target is None and edge.package is None:
         kinds.append("unresolved")
-    if forward:
-        shown = edge.target or edge.package or edge.spec or "?"
-        return GraphItem(
-            file=shown,
-            distance=distance,
-            via=edge.source,
-            line=edge.line,
-            text=edge.text,
-            package=edge.package,
-            standardLibrary=True if edge.package and _standard(edge) else None,
-            kinds=kinds or None,
-        )
+    # Forward, what is reached is the edge's target (or the package it names); backward, the
+    # file that imports.
+    reached = edge.target or edge.package or edge.spec or "?"
+    file, via = (reached, edge.source) if forward else (edge.source, edge.target)
+    package = edge.package if forward else None
     return GraphItem(
-        file=edge.source,
+        file=file,
         distance=distance,
-        via=edge.target,
+        via=via,
         line=edge.line,
         text=edge.text,
+        package=package,
+        standardLibrary=True if package and _standard(edge) else None,
         kinds=kinds or None,
     )
 

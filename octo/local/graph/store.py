@@ -199,14 +199,8 @@ class GraphStore:
 
     async def _walk(self, ctx: QueryContext, state: RootGraph) -> list[str]:
         key = state.key
-        filters = [arg for glob in SOURCE_GLOBS for arg in ("--glob", glob)]
-        options = WalkOptions(
-            max_depth=10_000,
-            hidden=key.hidden,
-            no_ignore=key.no_ignore,
-            need_dirs=False,
-            need_symlinks=False,
-            file_filters=filters,
+        options = WalkOptions.files_only(
+            paths=ctx.paths, hidden=key.hidden, no_ignore=key.no_ignore, include=SOURCE_GLOBS
         )
         opened = await anyio.to_thread.run_sync(
             lambda: open_confined(key.root, key.start, str(key.start), directory=True)

@@ -11,7 +11,7 @@ from octo.contract import QueryContext
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.local.history.checkout import TIME_LIMIT
+from octo.local.history.checkout import git_answer
 from octo.local.history.checkout import git_on
 from octo.local.history.models import BlameHunkItem
 from octo.local.history.models import GitBlameQuery
@@ -86,12 +86,7 @@ async def git_blame(ctx: QueryContext, query: GitBlameQuery) -> Answer[GitBlameR
         ),
         ctx.config,
     )
-    answer = Answer(result, partial=blamed.cut)
-    if blamed.timed_out:
-        answer.hint(
-            f"git was stopped after {TIME_LIMIT:g} s: the hunks found by then are shown; blame "
-            "fewer lines (startLine/endLine) to have all of them."
-        )
+    answer = git_answer(result, blamed, "hunks", "blame fewer lines (startLine/endLine)")
     if hunks:
         first = hunks[0]
         again = {"path": query.path, "startLine": first.startLine, "endLine": first.endLine}

@@ -14,7 +14,7 @@ from octo.core.budget import Pagination
 from octo.core.budget import page_of
 from octo.core.budget import with_tokens
 from octo.core.formats import compact_json
-from octo.local.history.checkout import TIME_LIMIT
+from octo.local.history.checkout import git_answer
 from octo.local.history.checkout import git_on
 from octo.local.history.models import GitHistoryQuery
 from octo.local.history.models import GitHistoryResult
@@ -121,12 +121,7 @@ async def git_history(ctx: QueryContext, query: GitHistoryQuery) -> Answer[GitHi
         ),
         ctx.config,
     )
-    answer = Answer(result, partial=output.cut)
-    if output.timed_out:
-        answer.hint(
-            f"git was stopped after {TIME_LIMIT:g} s: the commits found by then are shown; "
-            "narrow the search (path, since/until, ref) to have all of them."
-        )
+    answer = git_answer(result, output, "commits", "narrow the search (path, since/until, ref)")
     if pagination.hasMore:
         answer.hint(
             f"Next page: localGitHistory {compact_json({**query.params(), 'page': query.page + 1})}"

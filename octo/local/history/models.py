@@ -12,6 +12,7 @@ from pydantic import model_validator
 
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
+from octo.core.queries import BlameRange
 from octo.core.queries import BudgetHandle
 from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
@@ -134,15 +135,9 @@ class GitBlameQuery(LineRange):
         return revs
 
 
-class BlameHunkItem(BaseModel):
-    """Lines last changed by one commit."""
+class BlameHunkItem(BlameRange):
+    """Lines last changed by one commit, and where they stood in it."""
 
-    startLine: int
-    endLine: int
-    sha: str
-    author: str
-    date: str
-    summary: str
     originalLine: int
     originalPath: str
     lines: list[str]

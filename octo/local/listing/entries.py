@@ -12,6 +12,7 @@ from dataclasses import field
 from stat import S_IMODE
 
 from octo.core.files.confined import Opened
+from octo.core.files.paths import PathPolicy
 from octo.core.formats import iso_utc
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.listing.models import EntryType
@@ -27,6 +28,8 @@ class WalkOptions:
     max_depth: int
     hidden: bool
     no_ignore: bool
+    #: The call's roots, whose fenced folders no walk enters (PathPolicy.fenced_below).
+    paths: PathPolicy
     exclude_dirs: Sequence[str] = ()
     need_dirs: bool = True
     need_symlinks: bool = True
@@ -36,6 +39,30 @@ class WalkOptions:
     #: rg flags that only make its output shorter: the caller keeps just what they keep in
     #: any case (a walk octo reads itself goes without them).
     narrowing: Sequence[str] = ()
+
+    @classmethod
+    def files_only(
+        cls,
+        *,
+        paths: PathPolicy,
+        hidden: bool,
+        no_ignore: bool,
+        include: Sequence[str],
+        exclude: Sequence[str] = (),
+    ) -> WalkOptions:
+        """Every file at any depth that an ``include`` glob matches and no ``exclude`` glob
+        does; no folders or links listed (the source files a parser reads)."""
+        filters = [arg for glob in include for arg in ("--glob", glob)]
+        filters += [arg for glob in exclude for arg in ("--glob", f"!{glob}")]
+        return cls(
+            max_depth=10_000,
+            hidden=hidden,
+            no_ignore=no_ignore,
+            paths=paths,
+            need_dirs=False,
+            need_symlinks=False,
+            file_filters=filters,
+        )
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ parsed by octo.core.formats, for validation and filtering alike.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Annotated
@@ -29,6 +28,7 @@ from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
 from octo.core.queries import is_text
+from octo.core.queries import matching
 from octo.core.queries import mendable
 from octo.core.queries import optional
 
@@ -43,7 +43,13 @@ Sensitive = Annotated[
     ),
 ]
 
-_OCTAL_MODE = re.compile(r"^[0-7]{3,4}$")
+#: A find filter's permissions: an octal mode.
+_OctalMode = Annotated[
+    str,
+    matching(
+        r"[0-7]{3,4}", "'{value}' is not an octal mode: use 3 or 4 octal digits, e.g. \"755\""
+    ),
+]
 
 
 def normalize_extension(ext: str) -> str:
@@ -271,7 +277,7 @@ class FindFilesQuery(FindFilters):
     excludeFiles: list[str] | None = optional("Name globs to skip.")
     type: Literal["f", "d", "l"] | None = optional("file, directory, symlink.")
     empty: bool = Field(default=False)
-    permissions: str | None = optional('Octal, e.g. "755".')
+    permissions: _OctalMode | None = optional('Octal, e.g. "755".')
     executable: bool | None = None
     readable: bool | None = None
     writable: bool | None = None
@@ -307,15 +313,6 @@ class FindFilesQuery(FindFilters):
                     f"excludeFiles '{item}' is not a file name glob: use e.g. \"*.min.js\"; "
                     "leave folders out with excludeDir"
                 )
-        return value
-
-    @field_validator("permissions")
-    @classmethod
-    def _valid_mode(cls, value: str | None) -> str | None:
-        if value is not None and not _OCTAL_MODE.match(value):
-            raise ValueError(
-                f"'{value}' is not an octal mode: use 3 or 4 octal digits, e.g. \"755\""
-            )
         return value
 
 

@@ -10,8 +10,8 @@ nothing a caller asks for is dropped silently.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+from typing import Annotated
 from typing import Any
 from typing import ClassVar
 from typing import Literal
@@ -31,6 +31,7 @@ from octo.core.budget import TokenInfo
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
+from octo.core.queries import matching
 from octo.core.queries import mendable
 from octo.core.queries import optional
 from octo.core.secrets.sensitive import HIDDEN_DESCRIPTION
@@ -59,9 +60,23 @@ SUMMARY_MATCHES = 2
 MAX_TIMEOUT_MS = 30_000
 
 #: An encoding label as rg's -E takes it (the WHATWG names: "latin1", "utf-16le", "euc-jp").
-_ENCODING = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}")
+_Encoding = Annotated[
+    str,
+    matching(
+        r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}",
+        'encoding \'{value}\' is not an encoding label: use e.g. "latin1", "utf-16", '
+        '"shift_jis", or "auto"',
+    ),
+]
 #: A ripgrep file type's name.
-_TYPE_NAME = re.compile(r"[A-Za-z0-9_+-]+")
+_TypeName = Annotated[
+    str,
+    matching(
+        r"[A-Za-z0-9_+-]+",
+        'type \'{value}\' is not a ripgrep file type name: use e.g. "py", "ts", "go"; or '
+        "filter by name with include globs",
+    ),
+]
 
 _PAGE_FIELDS = ("filesOnly", "matchesPerPage", "filesPerPage", "filePageNumber")
 _AROUND_FIELDS = ("contextLines", "contextBefore", "contextAfter")
@@ -129,7 +144,7 @@ class SearchFields(ToolQuery):
     smartCase: bool = Field(default=True, description="Ignore case if pattern is lowercase.")
     caseInsensitive: bool = Field(default=False)
     multiline: bool = Field(default=False)
-    type: str | None = optional("rg type: py, ts...")
+    type: _TypeName | None = optional("rg type: py, ts...")
     include: list[str] | None = None
     exclude: list[str] | None = None
     filesOnly: bool = Field(default=False)
@@ -142,7 +157,7 @@ class SearchFields(ToolQuery):
     countPageNumber: int = Field(default=1, ge=1)
     columns: bool = Field(default=False)
     maxFilesize: str | None = optional('"500k", "10M".')
-    encoding: str | None = optional("rg -E, e.g. latin1.")
+    encoding: _Encoding | None = optional("rg -E, e.g. latin1.")
     maxCount: int | None = optional("rg -m: lines a file.", ge=1)
     timeoutMs: int | None = Field(default=None, ge=100, le=MAX_TIMEOUT_MS)
     hidden: bool = Field(default=False, description=HIDDEN_DESCRIPTION)
@@ -161,26 +176,6 @@ class SearchFields(ToolQuery):
     def _globs_not_blank(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and any(not glob.strip() for glob in value):
             raise ValueError("glob patterns must not be empty")
-        return value
-
-    @field_validator("type")
-    @classmethod
-    def _type_name(cls, value: str | None) -> str | None:
-        if value is not None and not _TYPE_NAME.fullmatch(value):
-            raise ValueError(
-                f'type \'{value}\' is not a ripgrep file type name: use e.g. "py", "ts", '
-                '"go"; or filter by name with include globs'
-            )
-        return value
-
-    @field_validator("encoding")
-    @classmethod
-    def _encoding_label(cls, value: str | None) -> str | None:
-        if value is not None and not _ENCODING.fullmatch(value):
-            raise ValueError(
-                f"encoding '{value}' is not an encoding label: use e.g. \"latin1\", "
-                '"utf-16", "shift_jis", or "auto"'
-            )
         return value
 
     @field_validator("maxFilesize")

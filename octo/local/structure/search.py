@@ -94,16 +94,12 @@ async def _place(ctx: QueryContext, raw: str, query: SearchStructureQuery) -> tu
     with opened:
         if not opened.is_dir:
             return _Place(root, opened.path.parent, [opened.path.name]), 0
-        globs = query.include or list(LANGUAGE_GLOBS[query.language])
-        filters = [arg for glob in globs for arg in ("--glob", glob)]
-        filters += [arg for glob in query.exclude or () for arg in ("--glob", f"!{glob}")]
-        options = WalkOptions(
-            max_depth=10_000,
+        options = WalkOptions.files_only(
             hidden=query.hidden,
             no_ignore=query.noIgnore,
-            need_dirs=False,
-            need_symlinks=False,
-            file_filters=filters,
+            paths=ctx.paths,
+            include=query.include or LANGUAGE_GLOBS[query.language],
+            exclude=query.exclude or (),
         )
         listed = await walk(opened, options, ctx.config.rg_timeout_ms)
     files = sorted(listed.files)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import AsyncIterator
 from collections.abc import Callable
 
 import httpx
@@ -255,3 +256,28 @@ async def test_gitlab_traces_are_reduced_by_section(
     page = whole["data"]["jobs"][0]["steps"][0]["text"]
     assert whole["data"]["totalLines"] == 19 and "section_" not in page and "\x1b" not in page
     assert "[REDACTED" in page and "glpat-" not in page
+
+
+async def test_a_log_the_storage_cannot_decode_is_an_invalid_response(
+    router: respx.MockRouter, gateway_for: Make
+) -> None:
+    load(router, "github_actions")
+    router.get(LOG_URL).mock(
+        side_effect=lambda _: httpx.Response(
+            200, headers={"content-encoding": "gzip"}, stream=_Body(b"not gzip at all")
+        )
+    )
+    row = await one(gateway_for(GITHUB_ENV), "githubGetJobLog", **REPO, jobId=501)
+    assert row["status"] == "error", row
+    assert row["error"]["code"] == "INVALID_RESPONSE", row
+    assert "cannot decode" in row["error"]["message"]
+
+
+class _Body(httpx.AsyncByteStream):
+    """A body sent as is, read only as it streams (respx decodes ``content`` up front)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.raw

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from octo.codehosts.hosts.hosts_file import MAX_TOKEN_BYTES
 from octo.codehosts.hosts.hosts_file import pick
 from octo.codehosts.hosts.hosts_file import read_hosts
 from octo.core.config import ConfigError
@@ -96,6 +97,12 @@ async def test_each_token_source_is_read(tmp_path: Path) -> None:
             ":4:",
             "api_url",
         ),
+        (
+            '[[hosts]]\nname = "a"\nkind = "github"\napi_url = "https://a.test"\n'
+            'web_hosts = ["https://a.test"]\ntoken_env = "A"\n',
+            ":5:",
+            "web_hosts: 'https://a.test' is not a host name",
+        ),
         ("[server]\nx = 1\n", "", "unknown table or key 'server'"),
     ],
 )
@@ -118,3 +125,28 @@ def test_without_a_provider_a_gitlab_catch_all_takes_what_no_github_one_does(
     [lab] = read_hosts(hosts_file(tmp_path, text))
     assert pick((lab,), None, "anyone", None) is lab
     assert pick((lab,), "github", "anyone", None) is None
+
+
+def test_an_entry_is_named_by_its_apis_web_host_too(tmp_path: Path) -> None:
+    text = (
+        '[[hosts]]\nname = "public"\nkind = "github"\napi_url = "https://api.gh.test"\n'
+        'token_env = "T"\n'
+    )
+    [public] = read_hosts(hosts_file(tmp_path, text))
+    assert pick((public,), None, None, "gh.test") is public
+    assert pick((public,), None, None, "api.gh.test") is public
+    assert pick((public,), None, None, "gh.test:8443") is None
+
+
+async def test_a_token_file_that_is_no_token_gives_none(tmp_path: Path) -> None:
+    binary, huge = tmp_path / "binary", tmp_path / "huge"
+    binary.write_bytes(b"\xff\xfe\x00token")
+    huge.write_bytes(b"t" * (MAX_TOKEN_BYTES + 1))
+    for path in (binary, huge, Path("/dev/zero"), tmp_path / "absent"):
+        text = (
+            f'[[hosts]]\nname = "a"\nkind = "github"\napi_url = "https://a.test"\n'
+            f'token_file = "{path}"\n'
+        )
+        env = hosts_file(tmp_path, text)
+        [entry] = read_hosts(env)
+        assert await entry.token(env) is None

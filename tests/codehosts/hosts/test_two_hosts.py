@@ -25,6 +25,9 @@ from tests.recording_server import recording
 
 TOKEN_A = "test-token-not-real-company-a"
 TOKEN_B = "test-token-not-real-public-b"
+#: The web hosts of the two fakes: their repositories' URLs (never served, only routed).
+WEB_A = "ghe-a.test"
+WEB_B = "ghe-b.test:8443"
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}
 
 
@@ -68,9 +71,9 @@ def two_hosts(tmp_path: Path) -> Iterator[tuple[RecordingServer, RecordingServer
         hosts = tmp_path / "hosts.toml"
         hosts.write_text(
             f'[[hosts]]\nname = "company"\nkind = "github"\napi_url = "{a.origin}/api/v3"\n'
-            f'owners = ["acme-*"]\ntoken_env = "COMPANY_TOKEN"\n\n'
+            f'owners = ["acme-*"]\nweb_hosts = ["{WEB_A}"]\ntoken_env = "COMPANY_TOKEN"\n\n'
             f'[[hosts]]\nname = "public"\nkind = "github"\napi_url = "{b.origin}/api/v3"\n'
-            f'token_env = "PUBLIC_TOKEN"\n'
+            f'web_hosts = ["{WEB_B}"]\ntoken_env = "PUBLIC_TOKEN"\n'
         )
         env = {
             "OCTO_HOSTS_FILE": str(hosts),

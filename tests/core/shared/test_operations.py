@@ -16,7 +16,7 @@ from octo.core.config import Config
 from octo.core.errors import CallError
 from octo.faces.http.access import HttpAccess
 from octo.faces.http.metrics import PrometheusMeters
-from octo.faces.serve import http_app
+from octo.faces.mcp.serve import http_app
 from tests.core.shared.replicas import free_port
 
 TOKEN = "test-http-token-not-real-ops"

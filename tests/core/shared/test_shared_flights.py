@@ -18,9 +18,9 @@ from octo.core.config import Config
 from octo.core.errors import NotFoundError
 from octo.core.meters import Meters
 from octo.core.shared.redis_store import RedisStore
-from octo.transports import remote_state
-from octo.transports.remote_state import RemoteState
-from octo.transports.remote_state import Shared
+from octo.transports.http import remote_state
+from octo.transports.http.remote_state import RemoteState
+from octo.transports.http.remote_state import Shared
 from tests.codehosts.hosts.github.conftest import make_env
 
 RECORDING = Path(__file__).parents[2] / "codehosts/hosts/github/recordings/file_content.json"

@@ -14,9 +14,9 @@ import pytest
 from mcp import Client
 
 from octo import Gateway
-from octo.lsp.servers.memory import default_budget
-from octo.lsp.servers.memory import resident_sizes
-from octo.lsp.servers.settings import LspSettings
+from octo.lsp.servers.running.memory import default_budget
+from octo.lsp.servers.running.memory import resident_sizes
+from octo.lsp.servers.running.settings import LspSettings
 from tests.http_serving import serving_http
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import SOURCE

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from octo.core.config import ConfigError
-from octo.faces.cli import main
-from octo.lsp.servers.catalog import builtin_servers
-from octo.lsp.servers.catalog import load_servers
-from octo.lsp.servers.commands import DEFAULT_ORDER
-from octo.lsp.servers.commands import find_servers
-from octo.lsp.servers.commands import server_table
+from octo.faces.cli.commands import main
+from octo.lsp.servers.table.catalog import builtin_servers
+from octo.lsp.servers.table.catalog import load_servers
+from octo.lsp.servers.table.commands import DEFAULT_ORDER
+from octo.lsp.servers.table.commands import find_servers
+from octo.lsp.servers.table.commands import server_table
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import GatewayFactory
 from tests.lsp.conftest import lsp_env

@@ -45,6 +45,7 @@ from octo.codehosts.hosts.host import FileList
 from octo.codehosts.hosts.host import HistoryApi
 from octo.codehosts.hosts.host import PullCommitPage
 from octo.codehosts.hosts.hosts_file import HostEntry
+from octo.codehosts.hosts.hosts_file import TokenSource
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.code import FileContentQuery
 from octo.codehosts.models.code import RepoStructureQuery
@@ -75,8 +76,8 @@ from octo.codehosts.shapes.shared_kinds import GITHUB_SHAPES
 from octo.core.errors import AuthenticationError
 from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
-from octo.transports.http_client import Fetched
-from octo.transports.redirects import Consume
+from octo.transports.http.body import BodySink
+from octo.transports.http.client import Fetched
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -133,7 +134,9 @@ class GitHubBackend(CodeHost):
         jobs_params={"filter": "latest", "per_page": 100},
     )
 
-    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
+    ) -> None:
         env = runtime.config.env
         self.entry = entry
         if entry is None:
@@ -141,7 +144,7 @@ class GitHubBackend(CodeHost):
             self.auth = GitHubAuth(env, url)
         else:
             url = entry.api_url
-            self.auth = GitHubAuth(env, url, source=lambda: entry.token(env))
+            self.auth = GitHubAuth(env, url, source=token or (lambda: entry.token(env)))
         super().__init__(runtime, url, GitHubPolicy(self.auth))
 
     def project_path(self, owner: str, repo: str) -> str:
@@ -449,8 +452,8 @@ class GitHubBackend(CodeHost):
         )
 
     async def run_log_archive(
-        self, owner: str, repo: str, run_id: int, consume: Consume
+        self, owner: str, repo: str, run_id: int, sink: BodySink
     ) -> Reply[None]:
         """Stream a run's zip archive of logs (a folder per job, a file per step) to
-        ``consume``."""
-        return await self.stream(f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", consume)
+        ``sink``."""
+        return await self.stream(f"{repo_path(owner, repo)}/actions/runs/{run_id}/logs", sink)

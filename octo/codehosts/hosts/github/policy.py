@@ -17,10 +17,10 @@ from urllib.parse import urlparse
 import anyio
 import httpx
 
-from octo.transports.http_policy import Backoff
-from octo.transports.http_policy import HostPolicy
-from octo.transports.http_policy import RateLimit
-from octo.transports.http_policy import rate_limit_from_headers
+from octo.transports.http.policy import Backoff
+from octo.transports.http.policy import HostPolicy
+from octo.transports.http.policy import RateLimit
+from octo.transports.http.policy import rate_limit_from_headers
 from octo.transports.processes import command_output
 
 DEFAULT_API_URL = "https://api.github.com"

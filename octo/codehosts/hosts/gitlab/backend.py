@@ -45,6 +45,7 @@ from octo.codehosts.hosts.host import FileList
 from octo.codehosts.hosts.host import HistoryApi
 from octo.codehosts.hosts.host import PullCommitPage
 from octo.codehosts.hosts.hosts_file import HostEntry
+from octo.codehosts.hosts.hosts_file import TokenSource
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.code import CodeSearchHit
 from octo.codehosts.models.code import FileContentQuery
@@ -75,8 +76,8 @@ from octo.codehosts.shapes.history import body_limit
 from octo.codehosts.shapes.shared_kinds import GITLAB_SHAPES
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
-from octo.transports.http_body import BodyTooLargeError
-from octo.transports.http_client import Fetched
+from octo.transports.http.body import BodyTooLargeError
+from octo.transports.http.client import Fetched
 
 if TYPE_CHECKING:
     from octo.contract.runtime import Runtime
@@ -135,7 +136,9 @@ class GitLabBackend(CodeHost):
         jobs_params={"per_page": 100},
     )
 
-    def __init__(self, runtime: Runtime, entry: HostEntry | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
+    ) -> None:
         env = runtime.config.env
         self.entry = entry
         if entry is None:
@@ -145,7 +148,7 @@ class GitLabBackend(CodeHost):
         else:
             self.web_root = entry.api_url.removesuffix("/api/v4")
             self.token = None
-            policy = GitLabPolicy(None, source=lambda: entry.token(env))
+            policy = GitLabPolicy(None, source=token or (lambda: entry.token(env)))
         super().__init__(runtime, f"{self.web_root}/api/v4", policy)
 
     def not_found_hints(self, what: str) -> list[str]:

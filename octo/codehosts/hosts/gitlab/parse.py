@@ -23,7 +23,7 @@ from octo.codehosts.shapes.code import Listing
 from octo.codehosts.shapes.code import TreeRow
 from octo.codehosts.shapes.code import blob_from_bytes
 from octo.core.errors import InvalidResponseError
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import as_shown
 
 ItemT = TypeVar("ItemT")
 
@@ -101,8 +101,8 @@ def code_hit(web_root: str, query: SearchCodeQuery, blob: Blob) -> CodeSearchHit
     repository = (
         f"{query.owner}/{query.repo}" if query.owner and query.repo else f"{blob.project_id}"
     )
-    # Redacted before the spans are found: they index the text the answer shows.
-    fragment = redact(blob.data)
+    # The spans are found in the text the answer shows, and index it.
+    fragment = as_shown(blob.data)
     found = _spans(fragment, query.keywordsToSearch)
     return CodeSearchHit(
         file=blob.path,

@@ -15,9 +15,9 @@ import httpx
 
 from octo.codehosts.models.url_segments import file_path
 from octo.codehosts.models.url_segments import segment
-from octo.transports.http_policy import HostPolicy
-from octo.transports.http_policy import RateLimit
-from octo.transports.http_policy import rate_limit_from_headers
+from octo.transports.http.policy import HostPolicy
+from octo.transports.http.policy import RateLimit
+from octo.transports.http.policy import rate_limit_from_headers
 
 DEFAULT_HOST = "https://gitlab.com"
 
