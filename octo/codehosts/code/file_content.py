@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from octo.codehosts.file_limits import download_limit
-from octo.codehosts.file_limits import file_too_large
-from octo.codehosts.models import FileContentQuery
-from octo.codehosts.models import FileContentResult
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.shapes import FileBlob
+from octo.codehosts.hosts.file_limits import download_limit
+from octo.codehosts.hosts.file_limits import file_too_large
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import FileContentQuery
+from octo.codehosts.models.code import FileContentResult
+from octo.codehosts.shapes.code import FileBlob
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from octo.codehosts.history_models import Issue
-from octo.codehosts.history_models import SearchIssuesQuery
-from octo.codehosts.history_models import SearchIssuesResult
-from octo.codehosts.history_shapes import SEARCH_BODY_CHARS
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.shapes import short_body
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.history import Issue
+from octo.codehosts.models.history import SearchIssuesQuery
+from octo.codehosts.models.history import SearchIssuesResult
+from octo.codehosts.shapes.code import short_body
+from octo.codehosts.shapes.history import SEARCH_BODY_CHARS
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import PullRequest
-from octo.codehosts.models import PullRequestFile
-from octo.codehosts.models import SearchPullRequestsQuery
-from octo.codehosts.shapes import Listing
-from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import PullRequestFile
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.shapes.code import Listing
+from octo.codehosts.shapes.history import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
 from octo.core.config import Config

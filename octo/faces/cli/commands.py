@@ -272,7 +272,7 @@ def _check_hosts_file(config: Config) -> None:
     """A hosts file's mistakes stop every command at start-up (ConfigError naming the line);
     without one, the code-host family is not imported."""
     if config.env.get("OCTO_HOSTS_FILE"):
-        from octo.codehosts.hosts_file import read_hosts
+        from octo.codehosts.hosts.hosts_file import read_hosts
 
         read_hosts(config.env)
 
