@@ -105,6 +105,7 @@ async def test_php_definition_hover_references_and_symbols(gw: Gateway) -> None:
     assert methods == ["area"]
 
 
+@pytest.mark.slow
 async def test_json_css_and_html(gw: Gateway) -> None:
     for family in ("json", "css", "html"):
         _installed(family)
@@ -139,6 +140,7 @@ async def test_dockerfile_by_its_file_name(gw: Gateway) -> None:
     assert [s["name"] for s in symbols["symbols"]] == ["ARG", "FROM", "WORKDIR", "RUN"]
 
 
+@pytest.mark.slow
 async def test_svelte_definition_hover_and_symbols(gw: Gateway) -> None:
     _installed("svelte")
     use = {"uri": str(SVELTE / "Counter.svelte"), "symbolName": "double", "lineHint": 6}

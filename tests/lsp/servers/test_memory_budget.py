@@ -86,6 +86,7 @@ def test_a_servers_tree_is_measured_from_proc() -> None:
     assert resident_sizes([sid])[sid] > 10 << 20
 
 
+@pytest.mark.slow
 async def test_the_longest_idle_server_is_stopped_when_together_they_pass_the_budget(
     gateway: GatewayFactory, project: Path
 ) -> None:
@@ -105,6 +106,7 @@ async def test_the_longest_idle_server_is_stopped_when_together_they_pass_the_bu
     assert _live(gw) == {"gamma", "alpha"}
 
 
+@pytest.mark.slow
 async def test_a_server_that_alone_passes_the_budget_is_stopped_with_a_clear_error(
     gateway: GatewayFactory, project: Path
 ) -> None:
