@@ -31,6 +31,9 @@ from octo.local.graph.imports import LAZY
 from octo.local.graph.imports import TYPE_ONLY
 from octo.local.graph.languages.compiled_modules import COMPILED_SUFFIXES
 from octo.local.graph.languages.compiled_modules import is_standard
+from octo.local.graph.languages.functional_modules import FUNCTIONAL_SUFFIXES
+from octo.local.graph.languages.functional_modules import is_functional_standard
+from octo.local.graph.languages.interpreted_modules import INTERPRETED_SUFFIXES
 from octo.local.graph.languages.python_modules import is_standard_library
 from octo.local.graph.languages.python_modules import script_modules
 from octo.local.graph.languages.script_modules import NODE_BUILTINS
@@ -282,6 +285,10 @@ def _standard(edge: Edge) -> bool:
         return package in NODE_BUILTINS
     if edge.source.endswith(COMPILED_SUFFIXES):
         return is_standard(edge.source, package)
+    if edge.source.endswith(FUNCTIONAL_SUFFIXES):
+        return is_functional_standard(edge.source, package)
+    if edge.source.endswith(INTERPRETED_SUFFIXES):
+        return False
     return is_standard_library(package)
 
 

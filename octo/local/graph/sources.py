@@ -11,19 +11,27 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.files.confined import open_confined
+from octo.local.graph.imports import Extracted
 from octo.local.graph.imports import RawImport
 from octo.local.graph.languages.compiled_imports import COMPILED_GRAMMARS
 from octo.local.graph.languages.compiled_imports import compiled_imports
+from octo.local.graph.languages.functional_imports import FUNCTIONAL_GRAMMARS
+from octo.local.graph.languages.functional_imports import functional_imports
+from octo.local.graph.languages.interpreted_imports import INTERPRETED_GRAMMARS
+from octo.local.graph.languages.interpreted_imports import interpreted_imports
 from octo.local.graph.languages.python_imports import python_imports
 from octo.local.graph.languages.script_imports import GRAMMARS
 from octo.local.graph.languages.script_imports import script_imports
 
 #: The file names whose imports are read.
-SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS)
+SOURCE_SUFFIXES = (
+    ".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS, *INTERPRETED_GRAMMARS, *FUNCTIONAL_GRAMMARS,
+)  # fmt: skip
 #: The settings that say what imports name, kept as text.
 CONFIG_GLOBS = (
     "package.json", "tsconfig*.json", "jsconfig*.json", "go.mod", "Cargo.toml",
-    "compile_commands.json", "pyproject.toml", "setup.cfg",
+    "compile_commands.json", "pyproject.toml", "setup.cfg", "composer.json", "*.cabal",
+    "package.yaml",
 )  # fmt: skip
 SOURCE_GLOBS = (*(f"*{suffix}" for suffix in SOURCE_SUFFIXES), *CONFIG_GLOBS)
 _MAX_CONFIG_BYTES = 1_000_000
@@ -44,7 +52,8 @@ class FileRecord:
     runs: bool = False
     #: A settings file's text (package.json, tsconfig.json, go.mod, pyproject.toml...).
     text: str | None = None
-    #: The package the file declares (Go, Java, Kotlin).
+    #: The package, namespaces or modules the file declares (Go, Java, Kotlin, Scala, C#,
+    #: PHP, Elixir, Haskell; several joined by spaces).
     declares: str | None = None
 
     def as_row(self) -> list[object]:
@@ -111,12 +120,26 @@ def _record(at: Opened, rel: str) -> FileRecord:
         if suffix in GRAMMARS:
             imports = tuple(script_imports(data, GRAMMARS[suffix]))
             runs = False
-        elif suffix in COMPILED_GRAMMARS:
-            found, declares, runs = compiled_imports(data, COMPILED_GRAMMARS[suffix])
-            imports = tuple(found)
+        elif (
+            suffix in COMPILED_GRAMMARS
+            or suffix in INTERPRETED_GRAMMARS
+            or (suffix in FUNCTIONAL_GRAMMARS)
+        ):
+            extracted = _extracted(data, suffix)
+            imports, declares, runs = tuple(extracted.imports), extracted.declares, extracted.runs
+            problem = problem or extracted.problem
         else:
             imports = tuple(python_imports(data))
             runs = b"__name__" in data and b"__main__" in data
     except (RuntimeError, ValueError) as exc:
         return FileRecord(mtime, size, (), f"not parsed: {exc}")
     return FileRecord(mtime, size, imports, problem, runs, declares=declares)
+
+
+def _extracted(data: bytes, suffix: str) -> Extracted:
+    """A file's imports read by its language group's extractor."""
+    if suffix in COMPILED_GRAMMARS:
+        return compiled_imports(data, COMPILED_GRAMMARS[suffix])
+    if suffix in INTERPRETED_GRAMMARS:
+        return interpreted_imports(data, INTERPRETED_GRAMMARS[suffix])
+    return functional_imports(data, FUNCTIONAL_GRAMMARS[suffix])
