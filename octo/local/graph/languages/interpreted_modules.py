@@ -90,7 +90,8 @@ class InterpretedModules:
 
     def _php(self, rel: str, raw: RawImport) -> tuple[str | None, str | None]:
         if raw.names == ("include",):
-            return self._first(_places(rel, raw.spec.removeprefix(HERE), ("",)), ()), None
+            spec = "." + raw.spec.removeprefix(HERE) if raw.spec.startswith(HERE) else raw.spec
+            return self._first(_places(rel, spec, ("",)), ()), None
         name = raw.spec.lstrip("\\")
         for prefix, folder in self.psr4:
             if name.startswith(prefix):
