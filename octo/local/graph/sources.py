@@ -3,6 +3,7 @@ confined reader and turned into its imports, with a diagnostic for what cannot b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +23,13 @@ from octo.local.graph.languages.interpreted_imports import interpreted_imports
 from octo.local.graph.languages.python_imports import python_imports
 from octo.local.graph.languages.script_imports import GRAMMARS
 from octo.local.graph.languages.script_imports import script_imports
+from octo.local.graph.languages.web_links import WEB_GRAMMARS
+from octo.local.graph.languages.web_links import web_imports
 
 #: The file names whose imports are read.
 SOURCE_SUFFIXES = (
     ".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS, *INTERPRETED_GRAMMARS, *FUNCTIONAL_GRAMMARS,
+    *WEB_GRAMMARS,
 )  # fmt: skip
 #: The settings that say what imports name, kept as text.
 CONFIG_GLOBS = (
@@ -33,6 +37,17 @@ CONFIG_GLOBS = (
     "compile_commands.json", "pyproject.toml", "setup.cfg", "composer.json", "*.cabal",
     "package.yaml",
 )  # fmt: skip
+#: Each file suffix's extractor (Python and JS/TS aside) and its grammar table.
+_EXTRACTORS: dict[str, tuple[Callable[[bytes, str], Extracted], dict[str, str]]] = {
+    suffix: (extractor, grammars)
+    for extractor, grammars in (
+        (compiled_imports, COMPILED_GRAMMARS),
+        (interpreted_imports, INTERPRETED_GRAMMARS),
+        (functional_imports, FUNCTIONAL_GRAMMARS),
+        (web_imports, WEB_GRAMMARS),
+    )
+    for suffix in grammars
+}
 SOURCE_GLOBS = (*(f"*{suffix}" for suffix in SOURCE_SUFFIXES), *CONFIG_GLOBS)
 _MAX_CONFIG_BYTES = 1_000_000
 #: Larger files are not read (generated bundles, minified code, data).
@@ -120,11 +135,7 @@ def _record(at: Opened, rel: str) -> FileRecord:
         if suffix in GRAMMARS:
             imports = tuple(script_imports(data, GRAMMARS[suffix]))
             runs = False
-        elif (
-            suffix in COMPILED_GRAMMARS
-            or suffix in INTERPRETED_GRAMMARS
-            or (suffix in FUNCTIONAL_GRAMMARS)
-        ):
+        elif suffix in _EXTRACTORS:
             extracted = _extracted(data, suffix)
             imports, declares, runs = tuple(extracted.imports), extracted.declares, extracted.runs
             problem = problem or extracted.problem
@@ -138,8 +149,5 @@ def _record(at: Opened, rel: str) -> FileRecord:
 
 def _extracted(data: bytes, suffix: str) -> Extracted:
     """A file's imports read by its language group's extractor."""
-    if suffix in COMPILED_GRAMMARS:
-        return compiled_imports(data, COMPILED_GRAMMARS[suffix])
-    if suffix in INTERPRETED_GRAMMARS:
-        return interpreted_imports(data, INTERPRETED_GRAMMARS[suffix])
-    return functional_imports(data, FUNCTIONAL_GRAMMARS[suffix])
+    extractor, grammars = _EXTRACTORS[suffix]
+    return extractor(data, grammars[suffix])

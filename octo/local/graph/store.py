@@ -39,6 +39,8 @@ from octo.local.graph.languages.python_modules import PythonModules
 from octo.local.graph.languages.python_modules import script_modules
 from octo.local.graph.languages.script_modules import SCRIPT_SUFFIXES
 from octo.local.graph.languages.script_modules import ScriptModules
+from octo.local.graph.languages.web_links import WEB_SUFFIXES
+from octo.local.graph.languages.web_links import WebLinks
 from octo.local.graph.sources import SOURCE_GLOBS
 from octo.local.graph.sources import FileRecord
 from octo.local.graph.sources import is_source
@@ -84,6 +86,7 @@ class BuiltGraph:
     compiled: CompiledModules
     interpreted: InterpretedModules
     functional: FunctionalModules
+    web: WebLinks
     records: dict[str, FileRecord]
     diagnostics: list[str]
     truncated: bool
@@ -107,6 +110,7 @@ class RootGraph:
     compiled: CompiledModules | None = None
     interpreted: InterpretedModules | None = None
     functional: FunctionalModules | None = None
+    web: WebLinks | None = None
     loaded: bool = False
     truncated: bool = False
     #: Files read in the build under way, and how many it reads.
@@ -302,7 +306,7 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
     files are the same ones (module names stay), every file otherwise."""
     records = dict(state.records)
     modules, scripts, compiled = state.modules, state.scripts, state.compiled
-    interpreted, functional = state.interpreted, state.functional
+    interpreted, functional, web = state.interpreted, state.functional, state.web
     # A package, namespace or module a file declares, or a settings file, can change what
     # every import names.
     everything = any(
@@ -315,6 +319,7 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
         or compiled is None
         or interpreted is None
         or functional is None
+        or web is None
         or modules.files != records.keys()
         or everything
     ):
@@ -326,7 +331,8 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
         state.compiled = compiled
         interpreted = InterpretedModules(modules.files, declared, configs)
         functional = FunctionalModules(modules.files, declared, configs)
-        state.interpreted, state.functional = interpreted, functional
+        web = WebLinks(modules.files)
+        state.interpreted, state.functional, state.web = interpreted, functional, web
         state.resolved = {}
     for rel in changed:
         state.resolved.pop(rel, None)
@@ -349,6 +355,8 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
                 by = interpreted
             elif rel.endswith(FUNCTIONAL_SUFFIXES):
                 by = functional
+            elif rel.endswith(WEB_SUFFIXES):
+                by = web
             resolved = state.resolved[rel] = by.edges(rel, record.imports)
         edges.extend(resolved[0])
         diagnostics.extend(resolved[1])
@@ -360,6 +368,7 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
         compiled,
         interpreted,
         functional,
+        web,
         records,
         diagnostics,
         state.truncated,

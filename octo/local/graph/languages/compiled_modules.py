@@ -51,7 +51,8 @@ _INCLUDE_FOLDERS = ("include", "src", "")
 
 
 class CompiledModules:
-    """What the imports of a root's Go, Rust, Java, Kotlin, C and C++ files name."""
+    """What the imports of a root's Go, Rust, Java, Kotlin, Scala, C#, Swift, C and C++
+    files name."""
 
     def __init__(
         self,
