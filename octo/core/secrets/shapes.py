@@ -239,6 +239,64 @@ def _code_list(value: str) -> bool:
     return first[0] == "!" or "." in first or len(first) == 1 or any(c in rest for c in "=.!*")
 
 
+#: A quoted literal of any length, without groups.
+_LITERAL = r"[bBrRuUfF]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\\n]|\\.)*`)"
+#: One target of an unpacking (``user``, ``self.password``) and one item of its values (a
+#: literal, a name or a number).
+_TARGET = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"
+_ITEM = _LITERAL + r"|[\w$.\-]+"
+_TARGET_RE = re.compile(_TARGET)
+_ITEM_RE = re.compile(_ITEM)
+_SECRET_TARGET = re.compile(_SECRET_NAME)
+#: What an unpacking line starts with before its targets: a diff's mark, a declaration.
+_DECLARED = re.compile(r"[+\-]?[ \t]*(?:(?:const|let|var)[ \t]+)?")
+_OPENING_QUOTE = re.compile(r"[bBrRuUfF]{0,2}[\"'`]\Z")
+
+
+def _targets(left: str) -> list[str]:
+    declared = _DECLARED.match(left)
+    return _TARGET_RE.findall(left[declared.end() if declared else 0 :])
+
+
+def _secret_target(names: list[str]) -> int:
+    """The position of the first secret-named target, one not only ``*_KEY`` first (past
+    the last when none is: a name the pattern split otherwise)."""
+    named = [at for at, name in enumerate(names) if _SECRET_TARGET.fullmatch(name)]
+    strong = [at for at in named if not _weak(f'{names[at]} = "')]
+    return (strong or named or [len(names)])[0]
+
+
+def _unpacked_value(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """The value at the secret-named target's position in an unpacking match
+    (``user, password = "wile", "coyote"``), inside its quotes; an empty span when the values
+    are fewer."""
+    text = data[start:end].decode("utf-8", "surrogatepass")
+    left, _, right = text.partition("=")
+    items = list(_ITEM_RE.finditer(right))
+    at = _secret_target(_targets(left))
+    if at >= len(items):
+        return end, end
+    item = items[at]
+    first, last = item.start(), item.end()
+    if item.group()[-1:] in "\"'`":
+        first, last = item.group().index(item.group()[-1]) + first + 1, last - 1
+    before = len(text[: len(left) + 1 + first].encode("utf-8", "surrogatepass"))
+    size = len(right[first:last].encode("utf-8", "surrogatepass"))
+    return start + before, start + before + size
+
+
+def _unpacked_secret(value: str, head: str) -> bool:
+    """A quoted value of four characters or more at a secret-named target's position, told
+    as that target's own ``name = "value"`` would be."""
+    left, _, right = head.partition("=")
+    opening = _OPENING_QUOTE.search(right)
+    if opening is None or len(value) < 4:
+        return False
+    at = len(_ITEM_RE.findall(right[: opening.start()]))
+    names = _targets(left)
+    return at < len(names) and _quoted_secret(value, f'{names[at]} = "')
+
+
 @dataclass(frozen=True)
 class Shape:
     """One kind of secret: its name in ``[REDACTED:kind]``, its RE2 pattern, and a check
@@ -287,6 +345,29 @@ _LINE_START = r"^[+\-]?[ \t]*(?:(?:#|//|--|;|(?i:rem)[ \t])[ \t]*)?"
 #: An unquoted value in the middle of a line: up to a blank, quote or shell operator.
 _INLINE_VALUE = r"(?P<secret>[^\s\"'`;&|<>()]{4,})"
 
+#: Values unpacked to targets of which one is secret-named, on a line of their own
+#: (``user, password = "wile", "coyote"``, ``const [user, password] = ["u", "p"]``); a
+#: JavaScript ``let a, b = ...`` declares, it does not unpack.
+_OTHER_TARGETS = rf"(?:[ \t]*,[ \t]*{_TARGET})"
+_UNPACKING = (
+    r"(?m:^[+\-]?[ \t]*(?:(?:const|let|var)[ \t]+\[|[(\[]?)[ \t]*"
+    rf"(?:(?:{_TARGET}[ \t]*,[ \t]*)+{_SECRET_NAME}{_OTHER_TARGETS}*|{_SECRET_NAME}{_OTHER_TARGETS}+)"
+    rf"[ \t]*[)\]]?[ \t]*=[ \t]*[(\[]?[ \t]*(?:{_ITEM})(?:[ \t]*,[ \t]*(?:{_ITEM}))+"
+    r"[ \t]*,?[ \t]*[)\]]?[ \t]*;?[ \t]*(?:(?:#|//)[^\n]*)?\r?$)"
+)
+#: An auth pair, its second item the secret: assigned to a name ending in auth, credentials
+#: or creds (``sim_auth = ("user", "pw")``, ``auth=("user", "pw")``, PHP's
+#: ``'auth' => [...]``), or given to a basic-auth constructor (``HTTPBasicAuth("user",
+#: "pw")``, ``aiohttp.BasicAuth``, superagent's ``.auth("user", "pw")``).
+_AUTH_PAIR = (
+    r"(?:[A-Za-z0-9_.\-]*(?i:auth|credentials?|creds)[\"'`]?\]?"
+    r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60})?[ \t]*(?::=|=>|[:=])[ \t]*[(\[]"
+    r"|\b\w*(?:Basic|Digest|Proxy)Auth\(|\.auth\()"
+    rf"[ \t]*(?:{_LITERAL}|[A-Za-z_$][\w$.]*(?:\[[^\]\n]{{0,60}}\])?)[ \t]*,[ \t]*"
+    + _QUOTED_VALUE
+    + r"[ \t]*[,)\]]"
+)
+
 SHAPES: tuple[Shape, ...] = (
     # Private keys written on one line (JSON's "-----BEGIN ...-----\nMII...\n"); blocks over
     # several lines are followed line by line in redaction.py.
@@ -329,6 +410,15 @@ SHAPES: tuple[Shape, ...] = (
         r"(?:(?m:^)[+\-]?[ \t]*|:)(?:_authToken|_auth|_password)[ \t]*=[ \t]*(?P<secret>[^\s\"']{6,})",
     ),
     Shape("netrc-password", r"(?i:\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<secret>\S+)"),
+    # Before the assignment shapes: a pair's first item is no secret.
+    Shape(
+        "secret",
+        _UNPACKING,
+        is_secret=_unpacked_secret,
+        by_context=True,
+        value_span=_unpacked_value,
+    ),
+    Shape("secret", _AUTH_PAIR, is_secret=_quoted_secret, by_context=True),
     # NAME = "literal" in any language or format (also "name": "value" in JSON, annotated
     # and wrapped fields); only quoted literals, so ``password = read_password()`` stays
     # readable.
@@ -439,7 +529,8 @@ SHAPES: tuple[Shape, ...] = (
 _WORDS = r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth)"
 PREFILTER = (
     r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth|authorization)"
-    r"[\"'`]?\]?[ \t]*(?::=|=>|[:=,])"
+    r"[\"'`]?[\])]?[ \t]*(?::=|=>|[:=,])"
+    r"|(?i:auth|creds)[\"'`]?\]?[ \t]*(?::=|=>|[:=])|(?:Basic|Digest|Proxy)Auth\(|\.auth\("
     rf"|(?i:\benv)[ \t]+\S*{_WORDS}[ \t]+\S|<[A-Za-z0-9_.\-]*{_WORDS}>"
     rf"|-[ \t]+name:[ \t]*[\"']?[A-Za-z0-9_.\-]*{_WORDS}"
     r"|(?:^|[ \t])--?(?i:pass|token|secret|api-?key|access-key|secret-key|client-secret"
