@@ -358,14 +358,29 @@ _UNPACKING = (
 #: An auth pair, its second item the secret: assigned to a name ending in auth, credentials
 #: or creds (``sim_auth = ("user", "pw")``, ``auth=("user", "pw")``, PHP's
 #: ``'auth' => [...]``), or given to a basic-auth constructor (``HTTPBasicAuth("user",
-#: "pw")``, ``aiohttp.BasicAuth``, superagent's ``.auth("user", "pw")``).
+#: "pw")``, ``aiohttp.BasicAuth``, superagent's ``.auth("user", "pw")``) or a client's login
+#: (smtplib's, ftplib's, imaplib's ``.login("user", "pw")``).
 _AUTH_PAIR = (
     r"(?:[A-Za-z0-9_.\-]*(?i:auth|credentials?|creds)[\"'`]?\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60})?[ \t]*(?::=|=>|[:=])[ \t]*[(\[]"
-    r"|\b\w*(?:Basic|Digest|Proxy)Auth\(|\.auth\()"
+    r"|\b\w*(?:Basic|Digest|Proxy)Auth\(|\.(?:auth|login)\()"
     rf"[ \t]*(?:{_LITERAL}|[A-Za-z_$][\w$.]*(?:\[[^\]\n]{{0,60}}\])?)[ \t]*,[ \t]*"
     + _QUOTED_VALUE
     + r"[ \t]*[,)\]]"
+)
+
+#: Node's ``auth: "user:password"`` (http.request's option; not a URL's ``https://...`` nor
+#: a marker's ``[REDACTED:kind]``) and nodemailer's ``user: "u", pass: "p"`` (on one line or
+#: two).
+_AUTH_STRING = (
+    r"\bauth[\"']?[ \t]*[:=][ \t]*(?:\"[^\s\"':/\[]+:(?P<secret>[^\"\n/][^\"\n]{2,})\""
+    r"|'[^\s\"':/\[]+:(?P<secret_q>[^'\n/][^'\n]{2,})'|`[^\s`:/\[]+:(?P<secret_b>[^`\n/][^`\n]{2,})`)"
+)
+_USER_PASS = (
+    r"\buser[\"']?[ \t]*:[ \t]*"
+    + _LITERAL
+    + r"[ \t]*,[ \t]*(?:\r?\n[+\-]?[ \t]*)?[\"']?pass[\"']?[ \t]*:[ \t]*"
+    + _QUOTED_VALUE
 )
 
 SHAPES: tuple[Shape, ...] = (
@@ -419,6 +434,8 @@ SHAPES: tuple[Shape, ...] = (
         value_span=_unpacked_value,
     ),
     Shape("secret", _AUTH_PAIR, is_secret=_quoted_secret, by_context=True),
+    Shape("secret", _AUTH_STRING, is_secret=_quoted_secret, by_context=True),
+    Shape("secret", _USER_PASS, is_secret=_quoted_secret, by_context=True),
     # NAME = "literal" in any language or format (also "name": "value" in JSON, annotated
     # and wrapped fields); only quoted literals, so ``password = read_password()`` stays
     # readable.
@@ -530,7 +547,8 @@ _WORDS = r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_a
 PREFILTER = (
     r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth|authorization)"
     r"[\"'`]?[\])]?[ \t]*(?::=|=>|[:=,])"
-    r"|(?i:auth|creds)[\"'`]?\]?[ \t]*(?::=|=>|[:=])|(?:Basic|Digest|Proxy)Auth\(|\.auth\("
+    r"|(?i:auth|creds)[\"'`]?\]?[ \t]*(?::=|=>|[:=])|(?:Basic|Digest|Proxy)Auth\(|\.(?:auth|login)\("
+    r"|\bpass[\"']?[ \t]*:"
     rf"|(?i:\benv)[ \t]+\S*{_WORDS}[ \t]+\S|<[A-Za-z0-9_.\-]*{_WORDS}>"
     rf"|-[ \t]+name:[ \t]*[\"']?[A-Za-z0-9_.\-]*{_WORDS}"
     r"|(?:^|[ \t])--?(?i:pass|token|secret|api-?key|access-key|secret-key|client-secret"
