@@ -90,6 +90,20 @@ def test_a_redacted_pair_is_redacted_once(form: str) -> None:
     assert redact(out) == out
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'consumer_key, consumer_secret = "Zq8v-R3kT.9wLm_2xYp", "k3y/v4lu3+w1th=s"',
+        'api_token, user, password = "Zq8v-R3kT.9wLm_2xYp", "wile", "k3y/v4lu3+w1th=s"',
+        'const [apiKey, apiSecret] = ["Zq8v-R3kT.9wLm_2xYp", "k3y/v4lu3+w1th=s"];',
+    ],
+)
+def test_every_secret_of_an_unpacking_is_redacted(line: str) -> None:
+    out = redact(line)
+    assert VALUE not in out and "k3y/v4lu3+w1th=s" not in out, out
+    assert "wile" in out or "wile" not in line, out
+
+
 def test_the_prefilter_finds_every_form() -> None:
     prefilter = re2.compile(PREFILTER)
     texts = [form.format(u=USER, v=VALUE) for form in FORMS]

@@ -112,6 +112,9 @@ def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) ->
     if number is None:
         return "[REDACTED:secret]"
     shape = SHAPES[number]
+    if shape.value_spans is not None:
+        spans = shape.value_spans(data, start, end)
+        return _replace_each(data, (start, end), shape, spans, found)
     _, grouped, secrets = _OWN[number]
     lo, hi = start, end
     if shape.value_span is not None:
@@ -130,6 +133,31 @@ def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) ->
     kind = _specific_kind(value) if shape.by_context else shape.kind
     found.append((value, kind))
     return f"{head}[REDACTED:{kind}]{_text(data[hi:end])}"
+
+
+def _replace_each(
+    data: bytes,
+    match: tuple[int, int],
+    shape: Shape,
+    spans: list[tuple[int, int]],
+    found: list[tuple[str, str]],
+) -> str:
+    """What a match of a shape with several secrets (at ``spans``, its ``value_spans``)
+    becomes: each secret told and replaced on its own."""
+    start, end = match
+    parts, done = [], start
+    for lo, hi in spans:
+        value = _text(data[lo:hi])
+        if value.startswith(_MARKED):
+            continue
+        if shape.is_secret is not None and not shape.is_secret(value, _text(data[start:lo])):
+            continue
+        kind = _specific_kind(value) if shape.by_context else shape.kind
+        found.append((value, kind))
+        parts += [_text(data[done:lo]), f"[REDACTED:{kind}]"]
+        done = hi
+    parts.append(_text(data[done:end]))
+    return "".join(parts)
 
 
 # The shapes that know a secret by its own form: a value found by its name that holds one

@@ -258,31 +258,22 @@ def _targets(left: str) -> list[str]:
     return _TARGET_RE.findall(left[declared.end() if declared else 0 :])
 
 
-def _secret_target(names: list[str]) -> int:
-    """The position of the first secret-named target, one not only ``*_KEY`` first (past
-    the last when none is: a name the pattern split otherwise)."""
-    named = [at for at, name in enumerate(names) if _SECRET_TARGET.fullmatch(name)]
-    strong = [at for at in named if not _weak(f'{names[at]} = "')]
-    return (strong or named or [len(names)])[0]
-
-
-def _unpacked_value(data: bytes, start: int, end: int) -> tuple[int, int]:
-    """The value at the secret-named target's position in an unpacking match
-    (``user, password = "wile", "coyote"``), inside its quotes; an empty span when the values
-    are fewer."""
+def _unpacked_values(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The quoted values at the secret-named targets' positions in an unpacking match
+    (``user, password = "wile", "coyote"``: ``coyote``), each inside its quotes."""
     text = data[start:end].decode("utf-8", "surrogatepass")
     left, _, right = text.partition("=")
     items = list(_ITEM_RE.finditer(right))
-    at = _secret_target(_targets(left))
-    if at >= len(items):
-        return end, end
-    item = items[at]
-    first, last = item.start(), item.end()
-    if item.group()[-1:] in "\"'`":
-        first, last = item.group().index(item.group()[-1]) + first + 1, last - 1
-    before = len(text[: len(left) + 1 + first].encode("utf-8", "surrogatepass"))
-    size = len(right[first:last].encode("utf-8", "surrogatepass"))
-    return start + before, start + before + size
+    spans = []
+    for name, item in zip(_targets(left), items, strict=False):
+        quote = item.group()[-1]
+        if not _SECRET_TARGET.fullmatch(name) or quote not in "\"'`":
+            continue
+        first = item.start() + item.group().index(quote) + 1
+        before = len(text[: len(left) + 1 + first].encode("utf-8", "surrogatepass"))
+        size = len(right[first : item.end() - 1].encode("utf-8", "surrogatepass"))
+        spans.append((start + before, start + before + size))
+    return spans
 
 
 def _unpacked_secret(value: str, head: str) -> bool:
@@ -311,6 +302,9 @@ class Shape:
     #: Where the secret lies in a match ``data[start:end]``, told without RE2's group search
     #: (which costs more than all else redaction does per match): for the common shapes.
     value_span: Callable[[bytes, int, int], tuple[int, int]] | None = None
+    #: Where each of several secrets lies in a match (an unpacking's values), each told by
+    #: ``is_secret`` with the match before it.
+    value_spans: Callable[[bytes, int, int], list[tuple[int, int]]] | None = None
 
 
 _GITLAB = (
@@ -431,7 +425,7 @@ SHAPES: tuple[Shape, ...] = (
         _UNPACKING,
         is_secret=_unpacked_secret,
         by_context=True,
-        value_span=_unpacked_value,
+        value_spans=_unpacked_values,
     ),
     Shape("secret", _AUTH_PAIR, is_secret=_quoted_secret, by_context=True),
     Shape("secret", _AUTH_STRING, is_secret=_quoted_secret, by_context=True),
