@@ -339,7 +339,7 @@ _LINE_START = r"^[+\-]?[ \t]*(?:(?:#|//|--|;|(?i:rem)[ \t])[ \t]*)?"
 #: An unquoted value in the middle of a line: up to a blank, quote or shell operator.
 _INLINE_VALUE = r"(?P<secret>[^\s\"'`;&|<>()]{4,})"
 
-#: Values unpacked to targets of which one is secret-named, on a line of their own
+#: Values unpacked to targets of which some are secret-named, on a line of their own
 #: (``user, password = "wile", "coyote"``, ``const [user, password] = ["u", "p"]``); a
 #: JavaScript ``let a, b = ...`` declares, it does not unpack.
 _OTHER_TARGETS = rf"(?:[ \t]*,[ \t]*{_TARGET})"
@@ -366,9 +366,12 @@ _AUTH_PAIR = (
 #: Node's ``auth: "user:password"`` (http.request's option; not a URL's ``https://...`` nor
 #: a marker's ``[REDACTED:kind]``) and nodemailer's ``user: "u", pass: "p"`` (on one line or
 #: two).
+_AUTH_USER = r"[^\s\"'`:/\[]+:"
 _AUTH_STRING = (
-    r"\bauth[\"']?[ \t]*[:=][ \t]*(?:\"[^\s\"':/\[]+:(?P<secret>[^\"\n/][^\"\n]{2,})\""
-    r"|'[^\s\"':/\[]+:(?P<secret_q>[^'\n/][^'\n]{2,})'|`[^\s`:/\[]+:(?P<secret_b>[^`\n/][^`\n]{2,})`)"
+    r"\bauth[\"']?[ \t]*[:=][ \t]*(?:"
+    rf"\"{_AUTH_USER}(?P<secret>[^\"\n/][^\"\n]{{2,}}|/[^\"\n/][^\"\n]+)\""
+    rf"|'{_AUTH_USER}(?P<secret_q>[^'\n/][^'\n]{{2,}}|/[^'\n/][^'\n]+)'"
+    rf"|`{_AUTH_USER}(?P<secret_b>[^`\n/][^`\n]{{2,}}|/[^`\n/][^`\n]+)`)"
 )
 _USER_PASS = (
     r"\buser[\"']?[ \t]*:[ \t]*"
