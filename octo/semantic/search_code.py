@@ -23,7 +23,7 @@ from octo.semantic.indexing.terms import query_terms
 from octo.semantic.models import SearchContext
 from octo.semantic.models import SemanticSearchQuery
 from octo.semantic.models import SemanticSearchResult
-from octo.semantic.search.hits import Shape
+from octo.semantic.search.hits import HitCut
 from octo.semantic.search.hits import build_hits
 from octo.semantic.search.ranking import Mode
 from octo.semantic.search.ranking import rank
@@ -80,10 +80,10 @@ async def search_code(
     where = _filter(query, located.prefix)
     ranked = await backend.call(rank, store, meta.name, terms, vector, where, mode, depth, share)
     budget = max(800, ctx.config.max_tokens * ctx.config.chars_per_token // query.limit)
-    shape = Shape(query.contextBefore, query.contextAfter, query.smartContext, budget)
+    cut_as = HitCut(query.contextBefore, query.contextAfter, query.smartContext, budget)
     floor = similarity_floor(meta.model)
     hits = await backend.call(
-        build_hits, store, meta.name, ranked, query.limit, shape, terms, floor
+        build_hits, store, meta.name, ranked, query.limit, cut_as, terms, floor
     )
 
     stale_reason = None

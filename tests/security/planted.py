@@ -98,6 +98,11 @@ PLANTED: tuple[Planted, ...] = (
     Planted("openai", "OPENAI {}", "sk-proj-" + _chars("openai", 40)),
     Planted("pypi token", "password = {}", "pypi-AgE" + _chars("pypi", 60)),
     Planted("netrc", "machine git.test login bot password {}", _chars("netrc", 20)),
+    Planted("unpacked pair", 'user, password = "wile", "{}"', _chars("unpacked", 18)),
+    Planted("auth pair", "sim_auth = ('bot@mail.test', '{}')", _chars("authpair", 18)),
+    Planted("basic auth call", 'auth=HTTPBasicAuth("bot", "{}")', _chars("basicauth", 18)),
+    Planted("client login", "smtp.login('bot', '{}')", _chars("smtplogin", 18)),
+    Planted("node auth option", "  auth: 'bot:{}',", _chars("nodeauth", 18)),
 )
 
 #: Private keys of four kinds, as files hold them.

@@ -239,6 +239,55 @@ def _code_list(value: str) -> bool:
     return first[0] == "!" or "." in first or len(first) == 1 or any(c in rest for c in "=.!*")
 
 
+#: A quoted literal of any length, without groups.
+_LITERAL = r"[bBrRuUfF]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\\n]|\\.)*`)"
+#: One target of an unpacking (``user``, ``self.password``) and one item of its values (a
+#: literal, a name or a number).
+_TARGET = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"
+_ITEM = _LITERAL + r"|[\w$.\-]+"
+_TARGET_RE = re.compile(_TARGET)
+_ITEM_RE = re.compile(_ITEM)
+_SECRET_TARGET = re.compile(_SECRET_NAME)
+#: What an unpacking line starts with before its targets: a diff's mark, a declaration.
+_DECLARED = re.compile(r"[+\-]?[ \t]*(?:(?:const|let|var)[ \t]+)?")
+_OPENING_QUOTE = re.compile(r"[bBrRuUfF]{0,2}[\"'`]\Z")
+
+
+def _targets(left: str) -> list[str]:
+    declared = _DECLARED.match(left)
+    return _TARGET_RE.findall(left[declared.end() if declared else 0 :])
+
+
+def _unpacked_values(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The quoted values at the secret-named targets' positions in an unpacking match
+    (``user, password = "wile", "coyote"``: ``coyote``), each inside its quotes."""
+    text = data[start:end].decode("utf-8", "surrogatepass")
+    left, _, right = text.partition("=")
+    items = list(_ITEM_RE.finditer(right))
+    spans = []
+    for name, item in zip(_targets(left), items, strict=False):
+        quote = item.group()[-1]
+        if not _SECRET_TARGET.fullmatch(name) or quote not in "\"'`":
+            continue
+        first = item.start() + item.group().index(quote) + 1
+        before = len(text[: len(left) + 1 + first].encode("utf-8", "surrogatepass"))
+        size = len(right[first : item.end() - 1].encode("utf-8", "surrogatepass"))
+        spans.append((start + before, start + before + size))
+    return spans
+
+
+def _unpacked_secret(value: str, head: str) -> bool:
+    """A quoted value of four characters or more at a secret-named target's position, told
+    as that target's own ``name = "value"`` would be."""
+    left, _, right = head.partition("=")
+    opening = _OPENING_QUOTE.search(right)
+    if opening is None or len(value) < 4:
+        return False
+    at = len(_ITEM_RE.findall(right[: opening.start()]))
+    names = _targets(left)
+    return at < len(names) and _quoted_secret(value, f'{names[at]} = "')
+
+
 @dataclass(frozen=True)
 class Detector:
     """One kind of secret: its name in ``[REDACTED:kind]``, its RE2 pattern, and a check
@@ -253,6 +302,9 @@ class Detector:
     #: Where the secret lies in a match ``data[start:end]``, told without RE2's group search
     #: (which costs more than all else redaction does per match): for the common detectors.
     value_span: Callable[[bytes, int, int], tuple[int, int]] | None = None
+    #: Where each of several secrets lies in a match (an unpacking's values), each told by
+    #: ``is_secret`` with the match before it.
+    value_spans: Callable[[bytes, int, int], list[tuple[int, int]]] | None = None
 
 
 _GITLAB = (
@@ -286,6 +338,47 @@ _ASSIGNED = (
 _LINE_START = r"^[+\-]?[ \t]*(?:(?:#|//|--|;|(?i:rem)[ \t])[ \t]*)?"
 #: An unquoted value in the middle of a line: up to a blank, quote or shell operator.
 _INLINE_VALUE = r"(?P<secret>[^\s\"'`;&|<>()]{4,})"
+
+#: Values unpacked to targets of which some are secret-named, on a line of their own
+#: (``user, password = "wile", "coyote"``, ``const [user, password] = ["u", "p"]``); a
+#: JavaScript ``let a, b = ...`` declares, it does not unpack.
+_OTHER_TARGETS = rf"(?:[ \t]*,[ \t]*{_TARGET})"
+_UNPACKING = (
+    r"(?m:^[+\-]?[ \t]*(?:(?:const|let|var)[ \t]+\[|[(\[]?)[ \t]*"
+    rf"(?:(?:{_TARGET}[ \t]*,[ \t]*)+{_SECRET_NAME}{_OTHER_TARGETS}*|{_SECRET_NAME}{_OTHER_TARGETS}+)"
+    rf"[ \t]*[)\]]?[ \t]*=[ \t]*[(\[]?[ \t]*(?:{_ITEM})(?:[ \t]*,[ \t]*(?:{_ITEM}))+"
+    r"[ \t]*,?[ \t]*[)\]]?[ \t]*;?[ \t]*(?:(?:#|//)[^\n]*)?\r?$)"
+)
+#: An auth pair, its second item the secret: assigned to a name ending in auth, credentials
+#: or creds (``sim_auth = ("user", "pw")``, ``auth=("user", "pw")``, PHP's
+#: ``'auth' => [...]``), or given to a basic-auth constructor (``HTTPBasicAuth("user",
+#: "pw")``, ``aiohttp.BasicAuth``, superagent's ``.auth("user", "pw")``) or a client's login
+#: (smtplib's, ftplib's, imaplib's ``.login("user", "pw")``).
+_AUTH_PAIR = (
+    r"(?:[A-Za-z0-9_.\-]*(?i:auth|credentials?|creds)[\"'`]?\]?"
+    r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |]{0,60})?[ \t]*(?::=|=>|[:=])[ \t]*[(\[]"
+    r"|\b\w*(?:Basic|Digest|Proxy)Auth\(|\.(?:auth|login)\()"
+    rf"[ \t]*(?:{_LITERAL}|[A-Za-z_$][\w$.]*(?:\[[^\]\n]{{0,60}}\])?)[ \t]*,[ \t]*"
+    + _QUOTED_VALUE
+    + r"[ \t]*[,)\]]"
+)
+
+#: Node's ``auth: "user:password"`` (http.request's option; not a URL's ``https://...`` nor
+#: a marker's ``[REDACTED:kind]``) and nodemailer's ``user: "u", pass: "p"`` (on one line or
+#: two).
+_AUTH_USER = r"[^\s\"'`:/\[]+:"
+_AUTH_STRING = (
+    r"\bauth[\"']?[ \t]*[:=][ \t]*(?:"
+    rf"\"{_AUTH_USER}(?P<secret>[^\"\n/][^\"\n]{{2,}}|/[^\"\n/][^\"\n]+)\""
+    rf"|'{_AUTH_USER}(?P<secret_q>[^'\n/][^'\n]{{2,}}|/[^'\n/][^'\n]+)'"
+    rf"|`{_AUTH_USER}(?P<secret_b>[^`\n/][^`\n]{{2,}}|/[^`\n/][^`\n]+)`)"
+)
+_USER_PASS = (
+    r"\buser[\"']?[ \t]*:[ \t]*"
+    + _LITERAL
+    + r"[ \t]*,[ \t]*(?:\r?\n[+\-]?[ \t]*)?[\"']?pass[\"']?[ \t]*:[ \t]*"
+    + _QUOTED_VALUE
+)
 
 DETECTORS: tuple[Detector, ...] = (
     # Private keys written on one line (JSON's "-----BEGIN ...-----\nMII...\n"); blocks over
@@ -331,6 +424,17 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?:(?m:^)[+\-]?[ \t]*|:)(?:_authToken|_auth|_password)[ \t]*=[ \t]*(?P<secret>[^\s\"']{6,})",
     ),
     Detector("netrc-password", r"(?i:\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<secret>\S+)"),
+    # Before the assignment detectors: a pair's first item is no secret.
+    Detector(
+        "secret",
+        _UNPACKING,
+        is_secret=_unpacked_secret,
+        by_context=True,
+        value_spans=_unpacked_values,
+    ),
+    Detector("secret", _AUTH_PAIR, is_secret=_quoted_secret, by_context=True),
+    Detector("secret", _AUTH_STRING, is_secret=_quoted_secret, by_context=True),
+    Detector("secret", _USER_PASS, is_secret=_quoted_secret, by_context=True),
     # NAME = "literal" in any language or format (also "name": "value" in JSON, annotated
     # and wrapped fields); only quoted literals, so ``password = read_password()`` stays
     # readable.
@@ -441,7 +545,9 @@ DETECTORS: tuple[Detector, ...] = (
 _WORDS = r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth)"
 PREFILTER = (
     r"(?i:password|passwd|passphrase|secret|token|credentials?|key|_pass|_auth|authorization)"
-    r"[\"'`]?\]?[ \t]*(?::=|=>|[:=,])"
+    r"[\"'`]?[\])]?[ \t]*(?::=|=>|[:=,])"
+    r"|(?i:auth|creds)[\"'`]?\]?[ \t]*(?::=|=>|[:=])|(?:Basic|Digest|Proxy)Auth\(|\.(?:auth|login)\("
+    r"|\bpass[\"']?[ \t]*:"
     rf"|(?i:\benv)[ \t]+\S*{_WORDS}[ \t]+\S|<[A-Za-z0-9_.\-]*{_WORDS}>"
     rf"|-[ \t]+name:[ \t]*[\"']?[A-Za-z0-9_.\-]*{_WORDS}"
     r"|(?:^|[ \t])--?(?i:pass|token|secret|api-?key|access-key|secret-key|client-secret"

@@ -115,6 +115,9 @@ def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) ->
     if number is None:
         return "[REDACTED:secret]"
     detector = DETECTORS[number]
+    if detector.value_spans is not None:
+        spans = detector.value_spans(data, start, end)
+        return _replace_each(data, (start, end), detector, spans, found)
     _, grouped, secrets = _OWN[number]
     lo, hi = start, end
     if detector.value_span is not None:
@@ -133,6 +136,31 @@ def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) ->
     kind = _specific_kind(value) if detector.by_context else detector.kind
     found.append((value, kind))
     return f"{head}[REDACTED:{kind}]{_text(data[hi:end])}"
+
+
+def _replace_each(
+    data: bytes,
+    match: tuple[int, int],
+    detector: Detector,
+    spans: list[tuple[int, int]],
+    found: list[tuple[str, str]],
+) -> str:
+    """What a match of a detector with several secrets (at ``spans``, its ``value_spans``)
+    becomes: each secret told and replaced on its own."""
+    start, end = match
+    parts, done = [], start
+    for lo, hi in spans:
+        value = _text(data[lo:hi])
+        if value.startswith(_MARKED):
+            continue
+        if detector.is_secret is not None and not detector.is_secret(value, _text(data[start:lo])):
+            continue
+        kind = _specific_kind(value) if detector.by_context else detector.kind
+        found.append((value, kind))
+        parts += [_text(data[done:lo]), f"[REDACTED:{kind}]"]
+        done = hi
+    parts.append(_text(data[done:end]))
+    return "".join(parts)
 
 
 # The detectors that know a secret by its own form: a value found by its name that holds one

@@ -27,7 +27,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
-class Shape:
+class HitCut:
     """How hits are cut: context lines, smart widening, and characters per hit."""
 
     before: int | None
@@ -41,11 +41,11 @@ def build_hits(
     name: str,
     ranked: Sequence[Ranked],
     limit: int,
-    shape: Shape,
+    cut_as: HitCut,
     terms: Sequence[str],
     floor: float | None,
 ) -> list[SearchHit]:
-    """The best ``limit`` hits, widened and cut as ``shape`` says; a hit whose lines an earlier
+    """The best ``limit`` hits, widened and cut as ``cut_as`` says; a hit whose lines an earlier
     hit already shows (two windows of one function, a method of a class shown whole) is
     skipped; a hit far from the query is marked weak (blocking)."""
     stored = {c.id: c for c in store.chunks(name, [r.id for r in ranked[: limit * 4]])}
@@ -63,24 +63,24 @@ def build_hits(
         lines = texts[found.path]
         taken = shown.setdefault(found.path, [])
         start, end = chunk.start_line, chunk.end_line
-        explicit = shape.before is not None or shape.after is not None
+        explicit = cut_as.before is not None or cut_as.after is not None
         scope = chunk.scope_end - chunk.scope_start + 1
         widened = (chunk.scope_start, chunk.scope_end)
         # Widened to its symbol unless that would show lines again (a class after one of
         # its own methods keeps its header): each line of a file is shown once an answer.
-        smart = lines is not None and shape.smart and not explicit and scope <= SMART_MAX_LINES
+        smart = lines is not None and cut_as.smart and not explicit and scope <= SMART_MAX_LINES
         if smart and not any(_overlap(widened, other) for other in taken):
             start, end = widened
         if any(a <= start and end <= b for a, b in taken):
             continue  # already shown whole: two windows of one function, a class's method
         taken.append((start, end))
         body = lines[start - 1 : end] if lines is not None else chunk.content.split("\n")
-        cut = cut_lines([f"{line}\n" for line in body], start, shape.budget_chars, 1)
+        cut = cut_lines([f"{line}\n" for line in body], start, cut_as.budget_chars, 1)
         before = after = None
-        if lines is not None and shape.before:
-            before = "\n".join(lines[max(0, start - 1 - shape.before) : start - 1]) or None
-        if lines is not None and shape.after:
-            after = "\n".join(lines[end : end + shape.after]) or None
+        if lines is not None and cut_as.before:
+            before = "\n".join(lines[max(0, start - 1 - cut_as.before) : start - 1]) or None
+        if lines is not None and cut_as.after:
+            after = "\n".join(lines[end : end + cut_as.after]) or None
         hits.append(
             SearchHit(
                 path=found.path,
