@@ -26,6 +26,7 @@ from typing import TypeVar
 import httpx
 
 from octo.codehosts.hosts.hosts_file import HostEntry
+from octo.codehosts.hosts.hosts_file import TokenSource
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.code import FileContentQuery
 from octo.codehosts.models.code import RepoStructureQuery
@@ -176,8 +177,15 @@ class CodeHost(ABC):
     #: The hosts file entry this host is (None: the environment's host of its kind).
     entry: HostEntry | None = None
 
-    def __init__(self, runtime: Runtime, api_url: str, policy: HostPolicy) -> None:
-        self.settings = CodeHostSettings.from_env(runtime.config.env)
+    def __init__(
+        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
+    ) -> None:
+        env = runtime.config.env
+        self.entry = entry
+        # An entry's token comes from its source (the host set's, else the entry's own).
+        source = None if entry is None else token or (lambda: entry.token(env))
+        api_url, policy = self.connection(env, source)
+        self.settings = CodeHostSettings.from_env(env)
         self.remote = RemoteClient(
             runtime.http,
             runtime.cache,
@@ -189,6 +197,13 @@ class CodeHost(ABC):
             shapes=self.shared_shapes,
             account=self.entry.name if self.entry else "",
         )
+
+    @abstractmethod
+    def connection(
+        self, env: Mapping[str, str], source: TokenSource | None
+    ) -> tuple[str, HostPolicy]:
+        """The API's URL and the policy that authenticates to it, for :attr:`entry` (None:
+        the environment's host); ``source`` is the entry's token source."""
 
     @property
     def name(self) -> str:

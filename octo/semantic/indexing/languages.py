@@ -8,40 +8,12 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-#: File extension (lower case) -> language name used in the index.
+from octo.core.files.grammars import GRAMMAR_BY_EXTENSION
+
+#: File extension (lower case) -> language name used in the index: every extension a grammar
+#: parses, under the grammar's name, and the text formats indexed without one.
 EXTENSIONS: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".cs": "csharp",
-    ".rb": "ruby",
-    ".php": "php",
-    ".kt": "kotlin",
-    ".swift": "swift",
-    ".scala": "scala",
-    ".lua": "lua",
-    ".ex": "elixir",
-    ".exs": "elixir",
-    ".hs": "haskell",
-    ".sh": "bash",
-    ".bash": "bash",
+    **GRAMMAR_BY_EXTENSION,
     ".zsh": "bash",
     ".tf": "hcl",
     ".hcl": "hcl",
@@ -49,13 +21,7 @@ EXTENSIONS: dict[str, str] = {
     ".md": "markdown",
     ".rst": "rst",
     ".txt": "text",
-    ".yaml": "yaml",
-    ".yml": "yaml",
     ".toml": "toml",
-    ".json": "json",
-    ".html": "html",
-    ".htm": "html",
-    ".css": "css",
     ".xml": "xml",
 }
 

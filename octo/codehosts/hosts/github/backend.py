@@ -44,7 +44,6 @@ from octo.codehosts.hosts.host import Discussion
 from octo.codehosts.hosts.host import FileList
 from octo.codehosts.hosts.host import HistoryApi
 from octo.codehosts.hosts.host import PullCommitPage
-from octo.codehosts.hosts.hosts_file import HostEntry
 from octo.codehosts.hosts.hosts_file import TokenSource
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.code import FileContentQuery
@@ -80,7 +79,7 @@ from octo.transports.http.body import BodySink
 from octo.transports.http.client import Fetched
 
 if TYPE_CHECKING:
-    from octo.contract.runtime import Runtime
+    pass
 
 T = TypeVar("T")
 
@@ -134,18 +133,12 @@ class GitHubBackend(CodeHost):
         jobs_params={"filter": "latest", "per_page": 100},
     )
 
-    def __init__(
-        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
-    ) -> None:
-        env = runtime.config.env
-        self.entry = entry
-        if entry is None:
-            url = api_url(env)
-            self.auth = GitHubAuth(env, url)
-        else:
-            url = entry.api_url
-            self.auth = GitHubAuth(env, url, source=token or (lambda: entry.token(env)))
-        super().__init__(runtime, url, GitHubPolicy(self.auth))
+    def connection(
+        self, env: Mapping[str, str], source: TokenSource | None
+    ) -> tuple[str, GitHubPolicy]:
+        url = api_url(env) if self.entry is None else self.entry.api_url
+        self.auth = GitHubAuth(env, url, source=source)
+        return url, GitHubPolicy(self.auth)
 
     def project_path(self, owner: str, repo: str) -> str:
         return repo_path(owner, repo)

@@ -44,7 +44,6 @@ from octo.codehosts.hosts.host import Discussion
 from octo.codehosts.hosts.host import FileList
 from octo.codehosts.hosts.host import HistoryApi
 from octo.codehosts.hosts.host import PullCommitPage
-from octo.codehosts.hosts.hosts_file import HostEntry
 from octo.codehosts.hosts.hosts_file import TokenSource
 from octo.codehosts.models.ci import SearchWorkflowRunsQuery
 from octo.codehosts.models.code import CodeSearchHit
@@ -80,7 +79,7 @@ from octo.transports.http.body import BodyTooLargeError
 from octo.transports.http.client import Fetched
 
 if TYPE_CHECKING:
-    from octo.contract.runtime import Runtime
+    pass
 
 ItemT = TypeVar("ItemT")
 
@@ -136,20 +135,16 @@ class GitLabBackend(CodeHost):
         jobs_params={"per_page": 100},
     )
 
-    def __init__(
-        self, runtime: Runtime, entry: HostEntry | None = None, token: TokenSource | None = None
-    ) -> None:
-        env = runtime.config.env
-        self.entry = entry
-        if entry is None:
+    def connection(
+        self, env: Mapping[str, str], source: TokenSource | None
+    ) -> tuple[str, GitLabPolicy]:
+        if self.entry is None:
             self.web_root = web_root(env)
             self.token = gitlab_token(env)
-            policy = GitLabPolicy(self.token)
         else:
-            self.web_root = entry.api_url.removesuffix("/api/v4")
+            self.web_root = self.entry.api_url.removesuffix("/api/v4")
             self.token = None
-            policy = GitLabPolicy(None, source=token or (lambda: entry.token(env)))
-        super().__init__(runtime, f"{self.web_root}/api/v4", policy)
+        return f"{self.web_root}/api/v4", GitLabPolicy(self.token, source=source)
 
     def not_found_hints(self, what: str) -> list[str]:
         hints = super().not_found_hints(what)

@@ -7,21 +7,17 @@ from __future__ import annotations
 from ast_grep_py import SgNode
 from ast_grep_py import SgRoot
 
+from octo.core.files.grammars import GRAMMAR_BY_EXTENSION
 from octo.local.graph.imports import DYNAMIC
 from octo.local.graph.imports import TYPE_ONLY
 from octo.local.graph.imports import RawImport
 from octo.local.graph.imports import shown_text
 
-#: ast-grep's grammar for each file suffix.
+#: ast-grep's grammar for each JavaScript or TypeScript file suffix.
 GRAMMARS = {
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
+    suffix: grammar
+    for suffix, grammar in GRAMMAR_BY_EXTENSION.items()
+    if grammar in ("typescript", "tsx", "javascript")
 }
 _WORDS = (b"import", b"require", b"export")
 
