@@ -10,7 +10,6 @@ keeps what it finished. Vectors are computed afterwards, in the background or (w
 from __future__ import annotations
 
 import time
-from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -91,8 +90,7 @@ async def _sync_files(
     ctx: QueryContext, backend: SemanticBackend, root: Path, name: str
 ) -> IndexRunStats:
     store = backend.store
-    # An index is one for every identity that reads the root: no clone of any is in it.
-    fenced = await anyio.to_thread.run_sync(partial(ctx.paths.fenced_below, root, shared=True))
+    fenced = ctx.paths.fenced_below(root)
     names = await list_files(root, ctx.config, fenced)
     known = await backend.call(store.file_states, name)
     added = updated = 0

@@ -117,18 +117,29 @@ async def test_no_walk_names_another_identitys_clone_nor_the_records(
 ) -> None:
     if tool == "semanticSearchCode":
         await answer(gateway, "semanticIndexCodebase", path=".")
-    text = str(await answer(gateway, tool, **query))
+    [result] = (await gateway.call(tool, [query])).to_wire()["results"]
+    # A glob that only a clone's folders would match finds nothing: NOT_FOUND is an answer.
+    assert result["status"] != "error" or result["error"]["code"] == "NOT_FOUND", result
+    text = str(result)
     assert [word for word in _forbidden(env) if word in text] == []
 
 
-async def test_counts_count_this_identitys_clones_and_nothing_else(gateway: Gateway) -> None:
+async def test_a_walk_from_above_counts_no_clone_and_a_clone_root_reads_its_own(
+    gateway: Gateway, env: dict[str, str], root: Path
+) -> None:
     total = await answer(
         gateway, "localSearchCode", path=".", pattern=WORD, hidden=True, outputMode="totalOnly"
     )
-    # main.py and this identity's ours.py: one line each.
-    assert total["data"]["stats"]["totalMatches"] == 2, total
-    found = await answer(gateway, "localFindFiles", path=".", hidden=True, name="ours.py")
+    # main.py alone: no walk from above enters the clone folder, this identity's clones
+    # included, so no clone made while it runs can slip in.
+    assert total["data"]["stats"]["totalMatches"] == 1, total
+    own = clone_root(root / "clones", credential_identity(env)) / "gh-o-r-aaaa"
+    found = await answer(gateway, "localFindFiles", path=str(own), name="ours.py")
     assert "ours.py" in str(found)
+    inside = await answer(
+        gateway, "localSearchCode", path=str(own), pattern=WORD, outputMode="totalOnly"
+    )
+    assert inside["data"]["stats"]["totalMatches"] == 1, inside
 
 
 async def test_diagnostics_of_a_folder_check_no_file_of_another_identity(
@@ -146,12 +157,9 @@ def test_the_fence_of_a_walk_above_the_clone_folder(env: dict[str, str], root: P
     mine = clone_root(clones, credential_identity(env))
     paths = PathPolicy([root], [mine], [clones])
     theirs = credential_identity({**env, "GITHUB_TOKEN": THEIRS})
-    assert paths.fenced_below(root) == ("clones/.records", "clones/.work", f"clones/{theirs}")
-    # What every identity reads alike, and a walk from inside one clone.
-    assert paths.fenced_below(root, shared=True) == ("clones",)
+    assert paths.fenced_below(root) == ("clones",)
+    assert paths.fenced_below(root / "clones") == ()
     assert paths.fenced_below(mine / "gh-o-r-aaaa") == ()
-    # No folder of this identity there: the whole clone folder.
-    assert PathPolicy([root], [clones / "none"], [clones]).fenced_below(root) == ("clones",)
     # A language server is warmed with no file of the fenced folders.
     sample = sample_source(paths, root)
     assert sample is not None and theirs not in str(sample)

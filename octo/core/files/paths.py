@@ -56,17 +56,6 @@ def clone_root(clone_dir: Path, identity: str) -> Path:
     return clone_dir / identity
 
 
-def _names_in(folder: Path) -> list[str] | None:
-    """The entries of ``folder``; None when it cannot be read or a name is not text."""
-    try:
-        names = os.listdir(folder)
-        for name in names:
-            name.encode("utf-8")
-    except (OSError, UnicodeEncodeError):
-        return None
-    return names
-
-
 class PathPolicy:
     """The allowed roots; every path is resolved (symlinks included) before it is checked.
 
@@ -132,30 +121,23 @@ class PathPolicy:
                 )
         return PathPolicy(kept, self.extra_roots, self.fenced) if kept else self
 
-    def fenced_below(self, start: Path, *, shared: bool = False) -> tuple[str, ...]:
+    def fenced_below(self, start: Path) -> tuple[str, ...]:
         """What a walk from the resolved directory ``start`` keeps out of, as paths relative
-        to it (``/``-separated, sorted): every entry of a fenced folder below ``start`` but
-        the extra roots in it (other identities' clones, records, work in progress); the
-        whole fenced folder where none of them is in it, or its entries cannot all be read
-        and named as text. Every walk (rg's exclusion globs, octo's own walks) obeys it.
+        to it (``/``-separated, sorted): every fenced folder strictly below ``start``, whole.
+        Every walk (rg's exclusion globs, octo's own walks) obeys it.
 
-        Empty where no fenced folder lies below ``start`` (a walk inside one clone, or away
-        from the clone folder). ``shared``: for what every identity reads alike (a semantic
-        index), the whole fenced folder. Lists the fenced folder: blocking, call it in a
-        worker thread.
+        A walk from above never enters the clone folder, this identity's own clones
+        included (a walk from a clone's own root reads that clone): so no entry made there
+        while the walk runs (another identity's first clone) can slip into its answer.
+        Empty where no fenced folder lies below ``start``.
         """
-        fenced: list[str] = []
-        for fence in self.fenced:
-            if fence == start or not fence.is_relative_to(start):
-                continue
-            inside = fence.relative_to(start).as_posix()
-            mine = set() if shared else {e.name for e in self.extra_roots if e.parent == fence}
-            names = _names_in(fence)
-            if names is None or not mine.intersection(names):
-                fenced.append(inside)
-            else:
-                fenced += [f"{inside}/{name}" for name in names if name not in mine]
-        return tuple(sorted(fenced))
+        return tuple(
+            sorted(
+                fence.relative_to(start).as_posix()
+                for fence in self.fenced
+                if fence != start and fence.is_relative_to(start)
+            )
+        )
 
     def root_of(self, path: Path) -> Path | None:
         """The allowed root that contains the resolved ``path``, if any (below an extra root:

@@ -165,7 +165,7 @@ async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
 
 async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
     """:func:`walk` by rg, whatever the rules in force."""
-    fenced = await anyio.to_thread.run_sync(options.paths.fenced_below, start.path)
+    fenced = options.paths.fenced_below(start.path)
     paths, cut_short = await rg_files(
         _rg_args(options, fenced),
         start.child_path(),
