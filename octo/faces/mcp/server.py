@@ -190,7 +190,7 @@ async def _call_tool(
                 hints=['Put every parameter inside a query: {"queries": [{...}]}'],
             )
         response = await ctx.lifespan_context.call(
-            spec.name, queries, roots=roots, progress=ctx.session.report_progress
+            spec, queries, roots=roots, progress=ctx.session.report_progress
         )
     except CallError as exc:
         return _call_error_result(exc)
