@@ -23,6 +23,8 @@ from octo.core.errors import RateLimitError
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.dispatch import dispatch
+from octo.faces.tool_schemas import input_schema
+from octo.faces.tool_schemas import output_schema
 
 
 class EchoQuery(ToolQuery):
@@ -158,10 +160,10 @@ async def test_typed_query_models_are_accepted(runtime: Runtime) -> None:
 
 
 def test_specs_derive_schemas_and_names() -> None:
-    schema = SPEC.input_schema()
+    schema = input_schema(SPEC)
     queries = schema["properties"]["queries"]
     assert queries["maxItems"] == 5 and queries["minItems"] == 1
     assert queries["items"]["properties"]["value"]["maximum"] == 100
     assert SPEC.python_name == "echo_tool"
     assert not SPEC.open_world
-    assert "results" in SPEC.output_schema()["properties"]
+    assert "results" in output_schema(SPEC)["properties"]
