@@ -223,17 +223,18 @@ async def dispatch(
 
     share = _share(spec, ctx.config, len(queries))
 
-    async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
-        return await _run_query(spec, ctx, *item, share)
-
-    # A call of local work runs once admitted, else each query is BUSY at once; the
-    # runtime's call hooks (the rg queue, ranked by this call's arrival) hold for every
-    # query of the call and the work it leaves running. The call's envelopes are redacted
+    # A call of local work runs once admitted, else each query is BUSY at once; its arrival
+    # then ranks its work in the runtime's queues (rg's). The call's envelopes are redacted
     # together: the choke point every text leaving octo passes (data, hints, error messages,
     # echoed context), where a secret value met by any query is hidden in all.
     try:
         async with nullcontext() if spec.open_world else runtime.backend(Admission).admitted():
-            with runtime.in_call(), call_secrets():
+            admitted = replace(ctx, arrived=anyio.current_time())
+
+            async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
+                return await _run_query(spec, admitted, *item, share)
+
+            with call_secrets():
                 results = await map_ordered(run_one, list(enumerate(queries)))
                 return BulkResponse[Any](results=redacted(results))
     except BusyError as busy:

@@ -28,7 +28,6 @@ from octo.core.queries import ToolQuery
 from octo.dispatch import dispatch
 from octo.faces.call_log import record_call
 from octo.faces.call_log import record_rejected
-from octo.transports.ripgrep import RgSlots
 
 if TYPE_CHECKING:
     import httpx
@@ -114,7 +113,6 @@ class Gateway(AsyncResource):
             tool_names=lambda: tools_by_category(_all_tools()),
             handles=handles,
             meters=meters,
-            call_hooks=[RgSlots(config.rg_concurrency).in_force],
             credential_sources=[_hosts_file_tokens],
         )
         self._warmed: set[tuple[Path, ...]] = set()

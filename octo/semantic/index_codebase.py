@@ -36,6 +36,7 @@ from octo.semantic.models import IndexCodebaseResult
 from octo.semantic.models import IndexRunStats
 from octo.semantic.store.interface import FileWrite
 from octo.semantic.store.interface import IndexMeta
+from octo.transports.ripgrep import RgQueue
 
 #: Files per transaction of the keyword side: what an interruption may lose.
 FILE_BATCH = 200
@@ -90,7 +91,7 @@ async def _sync_files(
     ctx: QueryContext, backend: SemanticBackend, root: Path, name: str
 ) -> IndexRunStats:
     store = backend.store
-    names = await list_files(root, ctx.config)
+    names = await list_files(root, ctx.config, ctx.backend(RgQueue).place(ctx.arrived))
     known = await backend.call(store.file_states, name)
     added = updated = 0
     seen: set[str] = set()

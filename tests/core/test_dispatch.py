@@ -167,3 +167,19 @@ def test_specs_derive_schemas_and_names() -> None:
     assert SPEC.python_name == "echo_tool"
     assert not SPEC.open_world
     assert "results" in output_schema(SPEC)["properties"]
+
+
+async def test_a_queries_context_carries_its_calls_arrival(runtime: Runtime) -> None:
+    # The rank of the call's work in the runtime's queues (rg's): set once it is admitted.
+    seen: list[float | None] = []
+
+    async def arrival(ctx: QueryContext, query: EchoQuery) -> Answer[EchoResult]:
+        seen.append(ctx.arrived)
+        return Answer(EchoResult(value=query.value))
+
+    spec = replace(SPEC, handler=arrival)
+    await dispatch(spec, runtime, [{"value": 1}, {"value": 2}])
+    await dispatch(spec, runtime, [{"value": 3}])
+    first, same, later = seen
+    assert first is not None and later is not None
+    assert same == first and later > first

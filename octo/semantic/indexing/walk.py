@@ -25,6 +25,7 @@ from octo.core.queries import is_text
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.sensitive import is_sensitive
 from octo.semantic.indexing.languages import language_of
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import rg_error_message
 from octo.transports.ripgrep import run_rg
@@ -55,11 +56,13 @@ class ScannedFile:
     text: str | None
 
 
-async def list_files(root: Path, config: Config) -> list[str]:
-    """Root-relative names of the files to index under ``root``, sorted."""
+async def list_files(root: Path, config: Config, place: RgPlace) -> list[str]:
+    """Root-relative names of the files to index under ``root``, sorted (rg listing them
+    once ``place`` in the rg queue has its turn)."""
     limit = min(parse_size(config.rg_max_filesize), MAX_FILE_BYTES)
     run = await run_rg(
         ["--files", "--null", max_filesize_arg(str(limit))],
+        place=place,
         cwd=root,
         timeout_ms=LIST_TIMEOUT_MS,
     )
