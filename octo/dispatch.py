@@ -31,6 +31,7 @@ from octo.contract import Runtime
 from octo.contract import ToolSpec
 from octo.contract.budget_cut import within_budget
 from octo.contract.query_mending import validate_query
+from octo.core.budget import TokenInfo
 from octo.core.budget import estimate_tokens
 from octo.core.concurrency import Admission
 from octo.core.concurrency import map_ordered
@@ -50,6 +51,7 @@ from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 from octo.core.queries import is_text
 from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import redacted
@@ -109,7 +111,7 @@ async def _run_query(
     ``share``: the query's part of the call's token budget, when the call's budget is
     tighter than a query's own."""
     if share is None:
-        return await _envelope(spec, ctx, index, raw)
+        return (await _envelope(spec, ctx, index, raw))[0]
     config = ctx.config
     hint = (
         f"This call's answers share a budget of {config.max_call_tokens} tokens "
@@ -118,20 +120,29 @@ async def _run_query(
     )
     # Answers carry more than their content (paths, stats, hints): a tenth is left for it.
     room = share * 9 // 10 - estimate_tokens(len(hint), config.chars_per_token)
-    envelope = await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw)
-    if envelope.status != QueryStatus.ERROR and _tokens(envelope, config) >= room * 9 // 10:
+    envelope, data_chars = await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw)
+    if (
+        envelope.status != QueryStatus.ERROR
+        and _tokens(envelope, data_chars, config) >= room * 9 // 10
+    ):
         envelope.hints.append(hint)
     return envelope
 
 
-async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> ResultEnvelope[Any]:
+async def _envelope(
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any
+) -> tuple[ResultEnvelope[Any], int | None]:
+    """One query's envelope, and the characters of its data as sent when a tokens block
+    measured them on the way (so nothing serialises the answer again to size it)."""
     echo = _context_echo(raw)
     timeout = _timeout(spec, ctx.runtime)
     try:
         query = validate_query(spec, raw)
         try:
             with anyio.fail_after(timeout):
-                answer = await _finished(spec, ctx, query, await spec.handler(ctx, query))
+                answer, data_chars = await _finished(
+                    spec, ctx, query, await spec.handler(ctx, query)
+                )
         except TimeoutError:
             raise QueryTimeoutError(
                 f"{spec.name} did not finish within {math.ceil(timeout)} s",
@@ -139,12 +150,13 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
             ) from None
     except Exception as exc:  # noqa: BLE001 - every failure becomes this query's envelope
         info, hints = error_info(exc)
-        return ResultEnvelope[Any](
+        failed = ResultEnvelope[Any](
             queryIndex=index, status=QueryStatus.ERROR, error=info, hints=hints, **echo
         )
+        return failed, None
     data = answer.result
     status = QueryStatus.EMPTY if data.is_empty() else QueryStatus.SUCCESS
-    return ResultEnvelope[Any](
+    envelope = ResultEnvelope[Any](
         queryIndex=index,
         status=status,
         data=data,
@@ -153,6 +165,7 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
         partial=True if answer.partial else None,
         **echo,
     )
+    return envelope, data_chars
 
 
 def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
@@ -168,22 +181,48 @@ def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
 
 async def _finished(
     spec: ToolSpec, ctx: QueryContext, query: ToolQuery, answer: Answer[Any]
-) -> Answer[Any]:
+) -> tuple[Answer[Any], int | None]:
     """The finishing stage's cut: a handler's uncut answer within the query's token budget
     as a whole, the lists its result model declares cut from their end into content
-    handles (remote content: readable under any roots), the hints naming them first."""
+    handles (remote content: readable under any roots), the hints naming them first; and
+    the characters of the answer's data as sent, when a tokens block measured them."""
     result, cut = await within_budget(ctx, query, answer.result, local=not spec.open_world)
     if not cut:
-        return answer
-    return replace(answer, result=result, hints=[*cut, *answer.hints])
+        return answer, _measured_chars(answer.result, result)
+    return replace(answer, result=result, hints=[*cut, *answer.hints]), _measured_chars(
+        result, result
+    )
+
+
+def _measured_chars(sent: ToolResult, measured: ToolResult) -> int | None:
+    """The characters of ``sent`` as sent, from the tokens block that measured it: its own,
+    or the one the cut added to ``measured`` (``sent`` with a block, to size a remote answer
+    its handler did not measure: less that block, and its comma when there are other
+    fields); None when nothing measured it."""
+    own = getattr(sent, "tokens", None)
+    if isinstance(own, TokenInfo):
+        return own.chars
+    added = getattr(measured, "tokens", None)
+    if not isinstance(added, TokenInfo):
+        return None
+    block = len('"tokens":') + len(added.model_dump_json(exclude_none=True))
+    return added.chars - block - (0 if added.chars == block + len("{}") else len(","))
 
 
 def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
     return spec.timeout or runtime.config.query_timeout
 
 
-def _tokens(envelope: ResultEnvelope[Any], config: Config) -> int:
-    return estimate_tokens(len(envelope.model_dump_json(exclude_none=True)), config.chars_per_token)
+def _tokens(envelope: ResultEnvelope[Any], data_chars: int | None, config: Config) -> int:
+    """The envelope's size as sent, in tokens. Data measured on its way (``data_chars``) is
+    not serialised again: its size, with the envelope around it (``"data":`` and a comma:
+    an envelope always holds its queryIndex besides)."""
+    if data_chars is None or envelope.data is None:
+        chars = len(envelope.model_dump_json(exclude_none=True))
+    else:
+        around = envelope.model_copy(update={"data": None}).model_dump_json(exclude_none=True)
+        chars = len(around) + len('"data":,') + data_chars
+    return estimate_tokens(chars, config.chars_per_token)
 
 
 def _share(spec: ToolSpec, config: Config, queries: int) -> int | None:
