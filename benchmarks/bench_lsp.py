@@ -29,7 +29,7 @@ from pygls.protocol import default_converter
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 
 PROJECT = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures" / "py_project"
 ROUNDS = 50

@@ -16,10 +16,10 @@ import anyio
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.servers.memory import default_budget
-from octo.lsp.servers.memory import megabytes
-from octo.lsp.servers.memory import resident_sizes
-from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.running.memory import default_budget
+from octo.lsp.servers.running.memory import megabytes
+from octo.lsp.servers.running.memory import resident_sizes
+from octo.lsp.servers.running.pool import LspPool
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures"
 NPM_BIN = FIXTURES.parent.parent.parent / ".ci" / "lsp" / "node_modules" / ".bin"

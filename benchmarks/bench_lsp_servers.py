@@ -28,7 +28,7 @@ from octo import Gateway
 from octo.contract import QueryContext
 from octo.core.config import Config
 from octo.core.files.paths import PathPolicy
-from octo.lsp.servers.warm import warm_roots
+from octo.lsp.servers.running.warm import warm_roots
 
 HELD_IN = Path(__file__).resolve().parent.parent / "tests" / "lsp" / "fixtures" / "py_project"
 STDLIB = Path(json.__file__).resolve().parent.parent

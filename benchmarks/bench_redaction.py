@@ -1,4 +1,4 @@
-"""Redaction cost: octo's RE2 pattern against the same shapes in Python's ``re``.
+"""Redaction cost: octo's RE2 pattern against the same detectors in Python's ``re``.
 
 Prints, per text, the median time of ``redact`` (RE2) and of the same combined pattern run by
 Python's backtracking ``re`` (the baseline), and their ratio: on ordinary code (1 MB of this
@@ -11,32 +11,38 @@ Then the time per MB on normal code, on 10,000 secret lines and on ``password=``
 under dense secrets: the time only to find each secret's span, one call of RE2's binding per
 match, with nothing replaced.
 
-Then the false positives: markers per 10,000 lines of code that holds no credential, on the
-Python standard library (without site-packages) and on a TypeScript project's
-node_modules (``.ci/lsp/node_modules``, or the folder given as the first argument); target:
-under 1. The standard library's own tests plant fake credentials (``.netrc`` lines, test
-passwords, ``http://user:pass@``), which are credentials by form: the rate is printed with
-them and without those test folders.
-
-Last, the cost of hiding a call's known secret values in its answers (:func:`redacted` in a
+Then the cost of hiding a call's known secret values in its answers (:func:`redacted` in a
 call that met 100 values) as a ratio to redacting the same text.
 
-Run: .venv/bin/python benchmarks/bench_redaction.py [NODE_MODULES]
+Last, the false positives, on this interpreter's standard library (without site-packages) and
+on a TypeScript project's node_modules (``.ci/lsp/node_modules``, or ``--node-modules``), two
+lines each: the raw rate of markers per 10,000 lines (also outside test folders), and the same
+markers split by the reviewed list ``redaction_review.json`` (each marked line, keyed by its
+path and a hash of its text, is a credential, fake ones included: the standard library's tests
+plant ``.netrc`` lines, test passwords and ``http://user:pass@`` URLs; or not, with a one-line
+reason; a line the list does not know is counted unreviewed): the rate of markers that are not
+credentials, target under 1. ``--markers`` lists every marked line (path:line, kinds, verdict,
+the line as redacted, values masked); ``--only-markers`` skips the timings.
+
+Run: .venv/bin/python benchmarks/bench_redaction.py [--node-modules DIR] [--markers] [--only-markers]
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import json
 import os
 import re
 import statistics
-import sys
 import sysconfig
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+from octo.core.secrets.detectors import DETECTORS
 from octo.core.secrets.redaction import _ANY
 from octo.core.secrets.redaction import _SEARCH
 from octo.core.secrets.redaction import _spans
@@ -44,7 +50,6 @@ from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import learn
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.redaction import redacted
-from octo.core.secrets.shapes import SHAPES
 
 ROUNDS = 7
 _GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
@@ -52,8 +57,8 @@ _GROUP_NAME = re.compile(r"\(\?P<(secret\w*)>")
 
 def _python_re() -> re.Pattern[str]:
     parts = []
-    for number, shape in enumerate(SHAPES):
-        body = _GROUP_NAME.sub(rf"(?P<v{number}_\1>", shape.pattern)
+    for number, detector in enumerate(DETECTORS):
+        body = _GROUP_NAME.sub(rf"(?P<v{number}_\1>", detector.pattern)
         parts.append(f"(?P<r{number}>{body})")
     return re.compile("|".join(parts))
 
@@ -104,7 +109,10 @@ def _spans_only(data: bytes) -> int:
 
 _TEXT_FILES = (".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json", ".md",
                ".txt", ".cfg", ".toml", ".yml", ".yaml", ".ini", ".sh")  # fmt: skip
-_MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
+_MARKER = re.compile(r"\[REDACTED:([a-z\-]+)\]")
+#: The reviewed markers: corpus -> "path:line hash" -> [verdict, reason] (verdict "credential"
+#: or "not"), path relative to the corpus folder, hash of the line's original text.
+REVIEW = Path(__file__).with_name("redaction_review.json")
 
 
 def _texts(root: Path) -> Iterator[tuple[str, str]]:
@@ -117,21 +125,110 @@ def _texts(root: Path) -> Iterator[tuple[str, str]]:
                 yield str(path), path.read_text(errors="replace")
 
 
-def _false_positives(name: str, root: Path) -> None:
+@dataclass(frozen=True)
+class Marked:
+    """One line that redaction marked: where, its review key, the kinds and count of the
+    markers it gained, and the line as redacted (the values masked)."""
+
+    where: str
+    key: str
+    kinds: tuple[str, ...]
+    shown: str
+
+    @property
+    def count(self) -> int:
+        return len(self.kinds)
+
+
+def line_key(rel: str, line: str) -> str:
+    """A marked line's review key: its path and a hash of its original text."""
+    return f"{rel}:{hashlib.sha256(line.encode('utf-8', 'replace')).hexdigest()[:16]}"
+
+
+def _marked(rel: str, text: str) -> list[Marked]:
+    """The lines of ``text`` that redaction adds markers to."""
+    redacted_text = redact(text)
+    if _MARKER.search(redacted_text) is None:
+        return []
+    before, after = text.split("\n"), redacted_text.split("\n")
+    if len(before) != len(after):
+        kinds = _MARKER.findall(redacted_text)[len(_MARKER.findall(text)) :]
+        return [Marked(f"{rel}:?", line_key(rel, text), tuple(kinds), "(the whole file)")]
+    found = []
+    for number, (line, shown) in enumerate(zip(before, after, strict=True), 1):
+        kinds = _MARKER.findall(shown)
+        gained = len(kinds) - len(_MARKER.findall(line))
+        if gained > 0:
+            first = _MARKER.search(shown)
+            at = first.start() if first is not None else 0
+            clipped = (
+                shown.strip()
+                if len(shown) <= 160
+                else "..." + shown[max(0, at - 60) : at + 100] + "..."
+            )
+            found.append(
+                Marked(f"{rel}:{number}", line_key(rel, line), tuple(kinds[-gained:]), clipped)
+            )
+    return found
+
+
+def _false_positives(
+    corpus: str, name: str, root: Path, review: dict[str, list[str]], listing: bool
+) -> None:
+    """The raw marker rate, then the rate of markers the review says are not credentials."""
     lines = markers = outside_tests = lines_outside = 0
+    verdicts = {"credential": 0, "not": 0, "unreviewed": 0}
     for path, text in _texts(root):
+        rel = os.path.relpath(path, root)
         count = text.count("\n") + 1
-        found = len(_MARKER.findall(redact(text))) - len(_MARKER.findall(text))
         lines += count
-        markers += found
-        if not re.search(r"/tests?/", path):
+        in_tests = re.search(r"(?:^|/)tests?/", rel) is not None
+        if not in_tests:
             lines_outside += count
-            outside_tests += found
+        for marked in _marked(rel, text):
+            markers += marked.count
+            if not in_tests:
+                outside_tests += marked.count
+            verdict, reason = review.get(marked.key, ["unreviewed", ""])
+            verdicts[verdict] += marked.count
+            if listing:
+                print(
+                    f"  {marked.where} [{','.join(marked.kinds)}] {verdict}: {reason} | {marked.shown}"
+                )
     print(
         f"false positives, {name}: {markers} markers in {lines} lines ="
         f" {markers * 10_000 / max(1, lines):.2f} per 10,000 lines; outside test folders"
         f" {outside_tests} in {lines_outside} = {outside_tests * 10_000 / max(1, lines_outside):.2f}"
     )
+    unreviewed = f"; unreviewed: {verdicts['unreviewed']}" if verdicts["unreviewed"] else ""
+    print(
+        f"reviewed, {name}: markers: {markers}; reviewed credentials: {verdicts['credential']};"
+        f" not credentials: {verdicts['not']} ="
+        f" {verdicts['not'] * 10_000 / max(1, lines):.2f} per 10,000 lines{unreviewed}"
+    )
+
+
+def false_positive_report(node_modules: Path, listing: bool) -> None:
+    """Both corpora's lines: this interpreter's standard library, and ``node_modules``."""
+    review = json.loads(REVIEW.read_text()) if REVIEW.is_file() else {}
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    _false_positives(
+        "stdlib",
+        f"the Python standard library ({stdlib})",
+        stdlib,
+        review.get("stdlib", {}),
+        listing,
+    )
+    if node_modules.is_dir():
+        _false_positives(
+            "node_modules",
+            f"node_modules ({node_modules})",
+            node_modules,
+            review.get("node_modules", {}),
+            listing,
+        )
+    else:
+        print(f"no node_modules at {node_modules}: give one with --node-modules")
 
 
 def _known_values_cost(code: str) -> None:
@@ -153,6 +250,22 @@ def _known_values_cost(code: str) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--node-modules",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent / ".ci" / "lsp" / "node_modules",
+    )
+    parser.add_argument("--markers", action="store_true", help="list every marked line")
+    parser.add_argument("--only-markers", action="store_true", help="the false positives only")
+    args = parser.parse_args()
+    if not args.only_markers:
+        timings()
+    false_positive_report(args.node_modules, args.markers)
+
+
+def timings() -> None:
+    """Every line but the false positives."""
     baseline = _python_re()
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     code = ""
@@ -182,14 +295,6 @@ def main() -> None:
             f" {theirs * 1000:.0f} ms; RE2 / re: {ours / theirs:.4f}x"
         )
     _known_values_cost(code[:1_000_000])
-    node_modules = Path(__file__).resolve().parent.parent / ".ci" / "lsp" / "node_modules"
-    if len(sys.argv) > 1:
-        node_modules = Path(sys.argv[1])
-    _false_positives("the Python standard library", Path(os.path.dirname(json.__file__)).parent)
-    if node_modules.is_dir():
-        _false_positives(f"node_modules ({node_modules})", node_modules)
-    else:
-        print(f"no node_modules at {node_modules}: give one as the first argument")
 
 
 if __name__ == "__main__":

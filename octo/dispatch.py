@@ -54,6 +54,7 @@ from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.queries import is_text
 from octo.core.secrets.redaction import call_secrets
+from octo.core.secrets.redaction import known_hidden
 from octo.core.secrets.redaction import redacted
 
 logger = logging.getLogger("octo")
@@ -182,13 +183,19 @@ def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
 async def _finished(
     spec: ToolSpec, ctx: QueryContext, query: ToolQuery, answer: Answer[Any]
 ) -> tuple[Answer[Any], int | None]:
-    """The finishing stage's cut: a handler's uncut answer within the query's token budget
-    as a whole, the lists its result model declares cut from their end into content
+    """The finishing stage: a handler's uncut answer redacted, then within the query's token
+    budget as a whole, the lists its result model declares cut from their end into content
     handles (remote content: readable under any roots), the hints naming them first; and
-    the characters of the answer's data as sent, when a tokens block measured them."""
+    the characters of the answer's data as sent, when a tokens block measured them.
+    Redacted before the cut, so a clipped text never leaves a secret cut where no detector
+    knows it."""
+    shown = redacted(answer.result)
+    # A handler's tokens block measured its answer before redaction: stale when that changed it.
+    measured_as_sent = shown is answer.result
+    answer = replace(answer, result=shown, hints=redacted(answer.hints))
     result, cut = await within_budget(ctx, query, answer.result, local=not spec.open_world)
     if not cut:
-        return answer, _measured_chars(answer.result, result)
+        return answer, _measured_chars(answer.result, result) if measured_as_sent else None
     return replace(answer, result=result, hints=[*cut, *answer.hints]), _measured_chars(
         result, result
     )
@@ -207,6 +214,15 @@ def _measured_chars(sent: ToolResult, measured: ToolResult) -> int | None:
         return None
     block = len('"tokens":') + len(added.model_dump_json(exclude_none=True))
     return added.chars - block - (0 if added.chars == block + len("{}") else len(","))
+
+
+def _sealed(envelope: ResultEnvelope[Any]) -> ResultEnvelope[Any]:
+    """``envelope`` as it leaves octo: its data (redacted by the finishing stage) with the
+    values the call's other queries met hidden too, the rest (hints, error, echoed context)
+    redacted."""
+    data = envelope.data
+    rest = redacted(envelope.model_copy(update={"data": None}))
+    return rest.model_copy(update={"data": known_hidden(data)}) if data is not None else rest
 
 
 def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
@@ -263,7 +279,7 @@ async def dispatch(
     share = _share(spec, ctx.config, len(queries))
 
     # A call of local work runs once admitted, else each query is BUSY at once; its arrival
-    # then ranks its work in the runtime's queues (rg's). The call's envelopes are redacted
+    # then ranks its work in the runtime's queues (rg's). The call's envelopes are sealed
     # together: the choke point every text leaving octo passes (data, hints, error messages,
     # echoed context), where a secret value met by any query is hidden in all.
     try:
@@ -275,7 +291,7 @@ async def dispatch(
 
             with call_secrets():
                 results = await map_ordered(run_one, list(enumerate(queries)))
-                return BulkResponse[Any](results=redacted(results))
+                return BulkResponse[Any](results=[_sealed(envelope) for envelope in results])
     except BusyError as busy:
         refused = [_refused(index, raw, busy) for index, raw in enumerate(queries)]
         with call_secrets():

@@ -1,8 +1,7 @@
 """A family's tools from their two halves: the code (models, handler, limits) bound in the
-family's ``specs.py``, and the words (title, description, example) in its ``tools.toml``.
-The longer reference (how it works in full, use cases, related tools, errors, a realistic
-answer: spec 000's sections of docs/tools.md) is in ``reference.toml`` beside them, kept
-apart so tools/list carries only the compact words.
+family's ``specs.py``, and the words in its ``tools.toml``: per tool, what tools/list carries
+(title, description, example) and its longer reference (how it works in full, use cases,
+related tools, errors, a realistic answer: the sections of docs/tools.md), one table a tool.
 
 Prose and examples are data, so they live in a data file where they read as prose; the
 loader checks that every tool has both halves, so a tool is still defined exactly once.
@@ -65,15 +64,8 @@ def family_tools(
             f"{package}: tools.toml and specs.py name different tools: "
             f"{sorted(set(texts) ^ set(bindings))}"
         )
-    references = _toml(package, "reference.toml")
-    if set(references) - set(bindings):
-        raise ValueError(
-            f"{package}: reference.toml names tools specs.py does not: "
-            f"{sorted(set(references) - set(bindings))}"
-        )
     return [
-        _spec(name, category, binding, texts[name], fragments, references.get(name, {}))
-        for name, binding in bindings.items()
+        _spec(name, category, binding, texts[name], fragments) for name, binding in bindings.items()
     ]
 
 
@@ -90,7 +82,6 @@ def _spec(
     binding: Binding,
     words: Mapping[str, Any],
     fragments: Mapping[str, str],
-    reference: Mapping[str, Any],
 ) -> ToolSpec:
     description = " ".join(Template(words["description"]).substitute(fragments).split())
     return ToolSpec(
@@ -108,11 +99,11 @@ def _spec(
         handler_reference=binding.handler,
         places_reference=binding.places,
         docs=ToolDocs(
-            use_cases=tuple(reference.get("use_cases", ())),
-            details=" ".join(reference.get("details", "").split()),
-            response=dict(reference.get("response", {})),
-            errors=dict(reference.get("errors", {})),
-            related=tuple(reference.get("related", ())),
+            use_cases=tuple(words.get("use_cases", ())),
+            details=" ".join(words.get("details", "").split()),
+            response=dict(words.get("response", {})),
+            errors=dict(words.get("errors", {})),
+            related=tuple(words.get("related", ())),
         ),
     )
 

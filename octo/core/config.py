@@ -211,6 +211,10 @@ class Config:
     cache_max_bytes: int = setting(64 * 1024 * 1024, "OCTO_CACHE_MAX_BYTES", whole(1, 2**62))
     rg_timeout_ms: int = setting(4000, "OCTO_RG_TIMEOUT_MS", _rg_timeout)
     rg_max_filesize: str = setting("10M", "OCTO_RG_MAX_FILESIZE", _size)
+    #: Seconds git may take for one history answer: past them the answer is partial, with
+    #: the next call that goes on (git may take a second more to print a first commit: an
+    #: answer within 5 s).
+    git_time_limit: float = setting(3.5, "OCTO_GIT_TIME_LIMIT", env_seconds)
     #: rg processes that run at once; more wait their turn (default: the CPU count).
     rg_concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     #: Calls of local work run at once; more wait their turn (default: 4 per CPU).

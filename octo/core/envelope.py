@@ -76,3 +76,9 @@ class BulkResponse(BaseModel, Generic[DataT]):
 
     def to_compact_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
+
+
+#: The envelopes of every call, held here: pydantic keeps a generic's parametrised class
+#: weakly, so unheld the garbage collector takes it and the next call builds it again
+#: (about a millisecond each, most of a quick query's time).
+_HELD = (ResultEnvelope[Any], BulkResponse[Any])

@@ -57,11 +57,11 @@ async def _hosts_file_tokens(runtime: Runtime) -> Sequence[str]:
     """The tokens of the hosts file's entries, as their hosts send them (none without a
     hosts file: then its modules are not even imported; nor with a broken one, whose hosts
     send nothing: each remote query fails with its ConfigError)."""
-    from octo.codehosts.hosts_file import HOSTS_FILE
+    from octo.codehosts.hosts.hosts_file import HOSTS_FILE
 
     if not runtime.config.env.get(HOSTS_FILE):
         return ()
-    from octo.codehosts.host_set import HostSet
+    from octo.codehosts.hosts.host_set import HostSet
 
     try:
         hosts = runtime.backend(HostSet)

@@ -280,8 +280,8 @@ def tool_reference(spec: ToolSpec) -> str:
 def _languages_section() -> list[str]:
     """Which languages answer which LSP operation, from the built-in server table."""
     from octo.lsp.outline.tree_outline import outline_languages
-    from octo.lsp.servers.commands import builtin_table
     from octo.lsp.servers.inventory import languages_markdown
+    from octo.lsp.servers.table.commands import builtin_table
 
     return [
         "## Languages",
@@ -306,8 +306,8 @@ LANGUAGES_END = "<!-- end of languages -->"
 def readme_with_languages(readme: str) -> str:
     """``readme`` with its table of languages written anew (README's copy of docs/tools.md's)."""
     from octo.lsp.outline.tree_outline import outline_languages
-    from octo.lsp.servers.commands import builtin_table
     from octo.lsp.servers.inventory import languages_markdown
+    from octo.lsp.servers.table.commands import builtin_table
 
     head, rest = readme.split(LANGUAGES_START + "\n", 1)
     _, tail = rest.split(LANGUAGES_END, 1)

@@ -45,11 +45,13 @@ class OptedInQuery(Protocol):
 
 @dataclass
 class OpenedSearch:
-    """What a search reads, opened without following links: the directory rg runs in, and
-    the file when the query names one (close it, or use ``with``)."""
+    """What a search reads, opened without following links: the directory rg runs in, the
+    paths below it that its walk keeps out of (PathPolicy.fenced_below), and the file when
+    the query names one (close it, or use ``with``)."""
 
     root: Path
     directory: Opened
+    fenced: tuple[str, ...]
     file: Opened | None = None
 
     @property
@@ -114,12 +116,12 @@ def _open_search(paths: PathPolicy, query: OptedInQuery) -> OpenedSearch:
         # opt-in.
         _check_opt_ins(target, root, "localSearchCode", query, sensitive_ok=opened.is_dir)
         if opened.is_dir:
-            return OpenedSearch(root, opened)
+            return OpenedSearch(root, opened, paths.fenced_below(opened.path))
         if not opened.is_file:
             raise InvalidQueryError(f"'{query.path}' is neither a directory nor a regular file")
         # The file's directory holds no secret the file check did not cover.
         directory = open_confined(root, target.parent, query.path, directory=True)
-    return OpenedSearch(root, directory, opened)
+    return OpenedSearch(root, directory, (), opened)
 
 
 def _open_file(paths: PathPolicy, query: LocalGetFileContentQuery) -> Opened:

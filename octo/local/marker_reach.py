@@ -20,10 +20,10 @@ from typing import Any
 
 import re2
 
-from octo.core.secrets.shapes import SHAPES
+from octo.core.secrets.detectors import DETECTORS
 
 #: Every marker redaction writes.
-MARKERS = tuple(sorted({f"[REDACTED:{kind}]" for kind in ("secret", *(s.kind for s in SHAPES))}))
+MARKERS = tuple(sorted({f"[REDACTED:{kind}]" for kind in ("secret", *(s.kind for s in DETECTORS))}))
 _BRACKETS = (ord("["), ord("]"))
 
 # Python's own regex parser: rg's syntax is close to it, and what it cannot parse, or

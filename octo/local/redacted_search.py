@@ -2,8 +2,8 @@
 
 rg searches the files themselves, where a secret is still whole: a pattern extended one
 character at a time would count its way through a token every answer shows redacted. So
-the matching files that hold a secret shape (one more rg pass over just them, with the
-shapes as its pattern) are searched again over their redacted text: a match that touches a
+the matching files that hold a secret detector (one more rg pass over just them, with the
+detectors as its pattern) are searched again over their redacted text: a match that touches a
 redacted span counts, and is shown, as matching the marker only. Files without a secret,
 nearly all of them, cost only that one pass.
 """
@@ -24,9 +24,9 @@ from cachetools import LRUCache
 from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.detectors import PREFILTER
+from octo.core.secrets.redaction import as_shown
 from octo.core.secrets.redaction import relearn
-from octo.core.secrets.shapes import PREFILTER
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import run_rg
@@ -35,7 +35,7 @@ from octo.transports.ripgrep import run_rg
 ContentKey = tuple[int, ...]
 
 
-#: rg lists the files that may hold a secret (the shapes' literal prefilter).
+#: rg lists the files that may hold a secret (the detectors' literal prefilter).
 _FIND_ARGS = ("--files-with-matches", "--null", "--no-messages", "--text", "-e", PREFILTER)
 
 
@@ -76,7 +76,7 @@ def redacted_bytes(source: Opened) -> bytes | None:
         relearn(cached.decode("utf-8", "surrogateescape"))  # for the call's other answers
         return cached
     text = bytes(source.read_bytes()).decode("utf-8", "surrogateescape")
-    hidden = redact(text)
+    hidden = as_shown(text)
     found = None if hidden == text else hidden.encode("utf-8", "surrogateescape")
     with _VERDICTS_LOCK:
         _VERDICTS[key] = found is not None

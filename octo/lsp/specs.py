@@ -71,4 +71,4 @@ TOOLS = family_tools(
 )
 
 #: Language servers start for the roots an MCP client announces, before the first query.
-WARM_UPS = (lazy_warm_up("octo.lsp.servers.warm:warm_roots"),)
+WARM_UPS = (lazy_warm_up("octo.lsp.servers.running.warm:warm_roots"),)

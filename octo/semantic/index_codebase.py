@@ -10,6 +10,7 @@ keeps what it finished. Vectors are computed afterwards, in the background or (w
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -59,7 +60,7 @@ def model_mismatch(meta: IndexMeta, model: str) -> ToolNotAvailableError:
 
 
 def _writes(scanned: list[ScannedFile], skipped: list[SkippedFile]) -> list[FileWrite]:
-    """What to store of a batch (blocking: tree-sitter parses here); a file the chunker
+    """What to store of a batch (blocking: files are parsed here); a file the chunker
     cannot take (nesting deeper than Python's stack) joins ``skipped``."""
     writes = []
     for f in scanned:
@@ -91,7 +92,9 @@ async def _sync_files(
     ctx: QueryContext, backend: SemanticBackend, root: Path, name: str
 ) -> IndexRunStats:
     store = backend.store
-    names = await list_files(root, ctx.config, ctx.backend(RgQueue).place(ctx.arrived))
+    # An index is one for every identity that reads the root: no clone of any is in it.
+    fenced = await anyio.to_thread.run_sync(partial(ctx.paths.fenced_below, root, shared=True))
+    names = await list_files(root, ctx.config, fenced, ctx.backend(RgQueue).place(ctx.arrived))
     known = await backend.call(store.file_states, name)
     added = updated = 0
     seen: set[str] = set()

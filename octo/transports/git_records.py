@@ -12,7 +12,7 @@ from datetime import timedelta
 from datetime import timezone
 
 #: ``git log --format`` octo asks for: a record separator, then the fields.
-LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%B%x1f"
+LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%ct%x1f%B%x1f"
 
 
 @dataclass
@@ -93,13 +93,15 @@ def _iso(seconds: str | None, zone: str | None) -> str:
 
 @dataclass
 class LoggedCommit:
-    """One commit of ``git log`` in :data:`LOG_FORMAT`: its facts, files and patch."""
+    """One commit of ``git log`` in :data:`LOG_FORMAT`: its facts (``committed``: the
+    committer's time, in seconds, which orders git's walk), files and patch."""
 
     sha: str
     parents: list[str]
     author: str
     author_mail: str
     date: str
+    committed: int
     message: str
     files: list[str] = field(default_factory=list)
     patch: str = ""
@@ -110,12 +112,14 @@ def logged_commits(output: bytes) -> list[LoggedCommit]:
     ``--name-status`` lines or a patch (``-p``, ``-L``); a last record cut short is dropped."""
     commits: list[LoggedCommit] = []
     for record in output.decode("utf-8", "replace").split("\x1e")[1:]:
-        fields = record.split("\x1f", 6)
-        if len(fields) < 7:
+        fields = record.split("\x1f", 7)
+        if len(fields) < 8 or not fields[5].isdigit():
             continue
-        sha, parents, author, mail, date, message, rest = fields
+        sha, parents, author, mail, date, committed, message, rest = fields
         rest = rest.strip("\n")
-        commit = LoggedCommit(sha, parents.split(), author, mail, date, message.strip())
+        commit = LoggedCommit(
+            sha, parents.split(), author, mail, date, int(committed), message.strip()
+        )
         if rest.startswith("diff --git"):
             commit.patch = rest + "\n"
             commit.files = _patched_files(rest)

@@ -7,7 +7,8 @@ with no ``preexec_fn`` (unsafe once threads run); a child with children of its o
 language server) runs under a shell that then kills their whole group. Its environment
 keeps what a tool needs to run and drops every credential. ``running()`` counts the rg,
 language-server and git processes running (the metrics' processes in use). git runs in
-its own process group rather than session (``transports/git.py``: a cheaper start).
+its runtime's process group rather than its own session, with no ``setpriv`` before it
+(``transports/git.py``: a cheaper start; the group's holder kills it when octo dies).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Protocol
 
 import anyio
 
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import holds_secret
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     return {
         name: value
         for name, value in env.items()
-        if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and redact(value) == value
+        if name not in _CREDENTIALS and not _SECRET_NAME.search(name) and not holds_secret(value)
     }
 
 

@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from contextlib import AsyncExitStack
@@ -150,6 +151,19 @@ def max_filesize_bytes(size: str) -> int:
     """The bytes of a configured size ("10M") that rg may read of a file, capped at 200 MiB
     (spec 003)."""
     return min(parse_size(size), MAX_FILESIZE_CAP)
+
+
+#: Characters that mean something in an rg glob, written with a backslash to mean themselves.
+_GLOB_SYNTAX = frozenset("\\*?[]{}!,")
+
+
+def fence_args(fenced: Iterable[str]) -> list[str]:
+    """rg flags that keep a walk of its working directory out of each of ``fenced`` (paths
+    below it, :meth:`~octo.core.files.paths.PathPolicy.fenced_below`): anchored exclusion
+    globs, given after every other glob (of several matching a path, rg obeys the last)."""
+    return [
+        "--glob=!/" + "".join(f"\\{c}" if c in _GLOB_SYNTAX else c for c in rel) for rel in fenced
+    ]
 
 
 def rg_error_message(stderr: str) -> str:

@@ -1,9 +1,12 @@
-"""docs/architecture.md stays true to the code: its tree names every module, exactly."""
+"""docs/architecture.md stays true to the code: its tree names every module, exactly, as
+``octo docs`` writes it."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from octo.faces.module_tree import architecture_with_tree
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "architecture.md"
@@ -34,6 +37,13 @@ def test_the_tree_names_every_module_exactly() -> None:
     documented, code = _documented(), _in_code()
     assert not code - documented, f"modules missing from docs/architecture.md: {code - documented}"
     assert not documented - code, f"docs/architecture.md names no such module: {documented - code}"
+
+
+def test_the_tree_is_what_octo_docs_writes() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert architecture_with_tree(text, REPO / "octo") == text, (
+        "docs/architecture.md's tree is stale: run `octo docs`"
+    )
 
 
 def test_every_package_has_an_init() -> None:

@@ -28,6 +28,7 @@ def test_every_variable_is_read() -> None:
         "OCTO_CACHE_MAX_BYTES": "4096",
         "OCTO_RG_TIMEOUT_MS": "99999",
         "OCTO_RG_MAX_FILESIZE": "1M",
+        "OCTO_GIT_TIME_LIMIT": "0.5",
         "GITHUB_TOKEN": "test-token-not-real",
     }
     config = Config.from_env(env)
@@ -37,6 +38,7 @@ def test_every_variable_is_read() -> None:
     # Spec 003: rg's timeout is hard-capped at 30 s.
     assert config.rg_timeout_ms == 30_000
     assert config.rg_max_filesize == "1M"
+    assert config.git_time_limit == 0.5
     assert config.env["GITHUB_TOKEN"] == "test-token-not-real"
 
 

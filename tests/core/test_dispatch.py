@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +17,9 @@ from octo.contract import ToolCategory
 from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
+from octo.core.envelope import BulkResponse
 from octo.core.envelope import QueryStatus
+from octo.core.envelope import ResultEnvelope
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import NotFoundError
@@ -183,3 +187,12 @@ async def test_a_queries_context_carries_its_calls_arrival(runtime: Runtime) -> 
     first, same, later = seen
     assert first is not None and later is not None
     assert same == first and later > first
+
+
+def test_the_envelope_classes_every_call_uses_stay_built() -> None:
+    # pydantic keeps a generic's parametrised class weakly: unheld, the garbage collector
+    # takes it and the next call builds it again (about a millisecond each).
+    envelope, bulk = weakref.ref(ResultEnvelope[Any]), weakref.ref(BulkResponse[Any])
+    gc.collect()
+    assert envelope() is not None
+    assert bulk() is not None

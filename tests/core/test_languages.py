@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from octo.core.files.languages import language_of
-from octo.lsp.servers.commands import EXTENSIONS
+from octo.lsp.servers.table.commands import EXTENSIONS
 
 
 def test_every_extension_the_lsp_family_opens_has_its_language_id() -> None:

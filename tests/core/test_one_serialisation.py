@@ -105,3 +105,17 @@ async def test_the_size_taken_from_the_way_is_the_size_sent(spec: ToolSpec, text
         envelope, chars = await _envelope(spec, ctx, 0, {"text": text, "measured": spec is LOCAL})
     assert envelope.data is not None
     assert chars == len(envelope.data.model_dump_json(exclude_none=True))
+
+
+@pytest.mark.parametrize("spec", [LOCAL, REMOTE], ids=["local", "remote"])
+async def test_a_size_redaction_changed_is_not_taken_from_the_way(spec: ToolSpec) -> None:
+    # The finishing stage redacts before it cuts: a handler's tokens block then measured a
+    # text longer than the one sent, so the size is measured again (None: a full dump).
+    text = "token ghp_" + "A1b2C3d4" * 5
+    async with Runtime(Config()) as runtime:
+        ctx = QueryContext(runtime, runtime.paths, tool=spec.name)
+        envelope, chars = await _envelope(spec, ctx, 0, {"text": text, "measured": spec is LOCAL})
+    assert envelope.data is not None
+    sent = envelope.data.model_dump_json(exclude_none=True)
+    assert "ghp_" not in sent
+    assert chars is None or chars == len(sent)

@@ -64,6 +64,7 @@ def test_an_inline_list_of_queries_is_taken_like_one_from_a_file(
     assert [result["status"] for result in results] == ["success", "success"]
 
 
+@pytest.mark.slow
 def test_docs_outside_a_checkout_refuses_and_writes_nothing(tmp_path: Path) -> None:
     installed = tmp_path / "site-packages"
     installed.mkdir()
@@ -86,6 +87,7 @@ def test_docs_outside_a_checkout_refuses_and_writes_nothing(tmp_path: Path) -> N
     assert snapshot.read_bytes() == (REPO / "octo" / "faces" / "tools_list.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_docs_to_standard_output_prints_the_reference(run_octo: RunOcto) -> None:
     done = run_octo("docs", "--output", "-")
     assert done.returncode == 0

@@ -105,3 +105,9 @@ def test_the_readme_table_of_languages_is_the_built_in_table() -> None:
     assert readme_with_languages(readme) == readme, (
         "README.md's table of languages is stale: run `octo docs`"
     )
+
+
+def test_octo_docs_knows_this_checkout() -> None:
+    from octo.faces.cli.commands import checkout_root
+
+    assert checkout_root() == DOCS.parents[1]

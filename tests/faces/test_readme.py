@@ -1,6 +1,6 @@
 """README.md as a newcomer follows it: the MCP client snippets start a server that answers,
 the library example runs (also from the folder that holds the checkout), and CI installs
-what step 1 installs."""
+what step 1 installs and runs the full suite under the coverage gates the README names."""
 
 from __future__ import annotations
 
@@ -104,6 +104,33 @@ def test_ci_installs_as_step_1_says() -> None:
     assert step_1 is not None
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.findall(r'pip install -e "([^"]+)"', ci) == [step_1.group(1)]
+
+
+def _coverage_gates(text: str) -> set[tuple[str, str]]:
+    """Each `coverage report --fail-under` of ``text``: its level and its --include ('' for all)."""
+    gates = set()
+    for line in text.replace("\\\n", " ").splitlines():
+        level = re.search(r"coverage report .*--fail-under=(\d+)", line)
+        include = re.search(r"--include=('[^']*')", line)
+        if level:
+            gates.add((level.group(1), include.group(1) if include else ""))
+    return gates
+
+
+def test_ci_runs_the_readme_full_suite_under_its_coverage_gates() -> None:
+    development = README.split("## Development", 1)[1]
+    full_suite = re.search(r"^(\.venv/bin/python -m coverage run -m pytest)\s+#", development, re.M)
+    assert full_suite is not None
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"{full_suite.group(1)} -q -p no:cacheprovider" in ci
+    assert (
+        _coverage_gates(development)
+        == _coverage_gates(ci)
+        == {
+            ("90", ""),
+            ("95", "'octo/contract/*,octo/dispatch.py'"),
+        }
+    )
 
 
 def _install_size_bench() -> Any:

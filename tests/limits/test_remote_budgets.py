@@ -25,8 +25,8 @@ from octo.core.config import Config
 
 TESTS = Path(__file__).parent.parent
 RECORDINGS = [
-    *sorted((TESTS / "codehosts" / "github" / "recordings").glob("*.json")),
-    *sorted((TESTS / "codehosts" / "gitlab" / "recordings").glob("*.json")),
+    *sorted((TESTS / "codehosts" / "hosts" / "github" / "recordings").glob("*.json")),
+    *sorted((TESTS / "codehosts" / "hosts" / "gitlab" / "recordings").glob("*.json")),
     TESTS / "packages" / "recordings" / "npm-packument.json",
 ]
 ENV = {

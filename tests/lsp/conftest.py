@@ -20,7 +20,7 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
-from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.running.pool import LspPool
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

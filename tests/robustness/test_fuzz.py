@@ -39,7 +39,7 @@ from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.queries import CONTEXT_FIELDS
 from octo.faces.mcp.server import build_server
-from octo.lsp.servers.commands import DEFAULT_ORDER
+from octo.lsp.servers.table.commands import DEFAULT_ORDER
 from octo.registry import all_tools
 from tests.git_repos import Repo
 

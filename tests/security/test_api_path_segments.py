@@ -14,8 +14,8 @@ import pytest
 import respx
 
 import octo
-from octo.codehosts.url_segments import file_path
-from octo.codehosts.url_segments import segment
+from octo.codehosts.models.url_segments import file_path
+from octo.codehosts.models.url_segments import segment
 from octo.core.config import Config
 from octo.core.errors import QueryValidationError
 

@@ -14,8 +14,8 @@ import re2
 
 import octo
 from octo.core.config import Config
+from octo.core.secrets.detectors import PREFILTER
 from octo.core.secrets.redaction import redact
-from octo.core.secrets.shapes import PREFILTER
 from tests.security.planted import PLANTED
 from tests.security.planted import private_key
 from tests.security.test_redaction_forms import CASES

@@ -20,7 +20,7 @@ from tests.security.planted import _chars
 from tests.security.planted import private_key
 
 SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
-RECORDED = Path(__file__).parent.parent / "codehosts" / "github" / "recordings" / "history.json"
+RECORDED = Path(__file__).parent.parent / "codehosts/hosts/github/recordings/history.json"
 KEY, BODY = private_key("RSA PRIVATE KEY")
 ENV_VALUES = [_chars("diff-env", 24), _chars("diff-deploy", 20) + "-", "Q7" + _chars("diff-q", 16)]
 OLD, NEW = "Old9" + _chars("diff-old", 16), "New7" + _chars("diff-new", 16)

@@ -14,7 +14,7 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of
 

@@ -1,4 +1,4 @@
-"""The one redaction function: every secret shape is hidden, code stays readable, a second
+"""The one redaction function: every secret detector is hidden, code stays readable, a second
 pass changes nothing, and adversarial text costs linear time (RE2)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import pytest
 
 from octo.core.envelope import ErrorInfo
 from octo.core.errors import ErrorCode
+from octo.core.secrets import redaction
 from octo.core.secrets.redaction import LineRedactor
 from octo.core.secrets.redaction import key_body_lines
 from octo.core.secrets.redaction import redact
@@ -52,6 +53,24 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
         "api_key = config.api_key",
         'CACHE_KEY = "users"',
         "refresh_token: RefreshToken,",
+        # A parameter's type annotation on a line of its own (TypeScript, Python).
+        "\t\ttoken: CancellationToken",
+        "    token:CancellationToken",
+        # An enum constant whose value is its own name's last words.
+        'export const K8S_VOLUME_TYPE_VALUE_SECRET = "secret";',
+        'export declare const TEST_CASE_RESULT_STATUS_VALUE_PASS: "pass";',
+        'const IDENTITY_UPDATE_TYPE_VALUE_RESET_PASSWORD = "reset_password";',
+        # Minified JavaScript: a list of code assigned.
+        "return this.lastToken=this.token,this.token=this.lookahead()",
+        "return d.dotDotDotToken=r,d.name=i,d.questionToken=_,d.type=c,d",
+        "else this._output.space_before_token=!0,this.print_token(t)",
+        "if(u&4 && e.token===67174411?a=se(e):b) return e.token===20565",
+        # A Fetch credentials mode; a lower-case dotted name under a name that is only *_KEY.
+        'fetch(url, { credentials: "same-origin" })',
+        'type RequestCredentials = "include" | "omit" | "same-origin";',
+        "export const ATTR_AWS_S3_KEY = 'aws.s3.key';",
+        # A pattern under a name that is only *_KEY.
+        "const VALID_KEY = `[a-z][_0-9a-z-*/]{0,255}`;",
         "MAX_TOKENS=5000",
         "tokenizer: str",
         "API_TOKEN = os.environ['API_TOKEN']",
@@ -62,6 +81,11 @@ def test_private_key_blocks_are_hidden_line_by_line(kind: str) -> None:
 )
 def test_code_stays_readable(code: str) -> None:
     assert redact(code) == code
+
+
+@pytest.mark.parametrize("value", ["abc,def9", "Zq8vR3kT,wLm2x"])
+def test_a_comma_in_a_command_line_password_is_no_code(value: str) -> None:
+    assert value not in redact(f"mysql --password={value} db")
 
 
 def test_every_string_of_an_answer_is_redacted() -> None:
@@ -102,3 +126,14 @@ def test_adversarial_text_is_redacted_in_linear_time(adversarial: str) -> None:
     else:
         # No secret in these: the text comes back unchanged, none of it lost.
         assert out == adversarial
+
+
+def test_a_short_clean_text_is_searched_once_and_a_secret_always() -> None:
+    # An answer holds the same short texts many times (authors, file names, parents' shas).
+    clean = "Ada Lovelace <ada@example.test> 5f0c2d1"
+    assert redact(clean) is clean
+    assert clean in redaction._CLEAN
+    planted = PLANTED[0]
+    assert planted.value not in redact(planted.text)
+    assert planted.text not in redaction._CLEAN
+    assert planted.value not in redact(planted.text)

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from octo.core.secrets.detectors import PREFILTER
 from octo.core.secrets.redaction import redact
-from octo.core.secrets.shapes import PREFILTER
 from tests.security.planted import KEY_KINDS
 from tests.security.planted import private_key
 

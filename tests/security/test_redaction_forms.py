@@ -13,8 +13,8 @@ import re2
 
 import octo
 from octo.core.config import Config
+from octo.core.secrets.detectors import DETECTORS
 from octo.core.secrets.redaction import redact
-from octo.core.secrets.shapes import SHAPES
 
 _SUFFIXES = ("SECRET", "TOKEN", "KEY", "PASSWORD", "PASSPHRASE")
 _PREFIXES = ("JWT", "SESSION", "MY_APP", "DB")
@@ -120,18 +120,18 @@ _ODD_LINES = (
 
 
 def test_the_cheap_value_span_agrees_with_the_shape_pattern() -> None:
-    """Shapes that tell their secret's span without RE2's group search tell the span the
+    """Detectors that tell their secret's span without RE2's group search tell the span the
     group would: over every generated form and lines with separators inside the value."""
     checked = 0
-    for shape in SHAPES:
-        if shape.value_span is None:
+    for detector in DETECTORS:
+        if detector.value_span is None:
             continue
-        pattern = re2.compile(shape.pattern)
+        pattern = re2.compile(detector.pattern)
         for line in (*CASES, *_ODD_LINES):
             data = line.encode()
             for match in pattern.finditer(data):
                 groups = [i for name, i in pattern.groupindex.items() if name.startswith("secret")]
                 group = next(number for number in groups if match.start(number) >= 0)
-                assert shape.value_span(data, *match.span()) == match.span(group), line
+                assert detector.value_span(data, *match.span()) == match.span(group), line
                 checked += 1
     assert checked >= len(CASES)

@@ -18,7 +18,7 @@ from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import learn
 from octo.core.secrets.redaction import redacted
 from octo.faces.library import Gateway
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 from tests.lsp.conftest import lsp_env
 from tests.security.planted import _chars
 
@@ -58,6 +58,27 @@ def connect(user: str) -> int:
 WRONG: int = API_KEY
 WORSE = DB_PASSWORD + 1
 '''
+
+#: A module that uses the settings' values: its hovers quote them from settings.py.
+APP = """import settings
+from settings import Settings, connect
+
+
+def open_db() -> int:
+    return len(settings.API_KEY) + len(settings.DB_PASSWORD) + connect("me")
+
+
+def sign() -> str:
+    return Settings().signing_key
+
+
+def local() -> int:
+    key = settings.API_KEY
+    return len(key)
+
+
+MISTYPED: int = settings.API_KEY
+"""
 DOTENV = f"API_KEY={VALUES['env_api']} # production\nexport DEPLOY_TOKEN={VALUES['env_deploy']}\n"
 CONFIG = json.dumps(
     {
@@ -152,7 +173,7 @@ async def test_local_tools_hide_a_planted_value_wherever_it_appears(
 async def test_a_value_found_by_one_query_is_hidden_in_the_others(
     tree: Path, tool: str, queries: list[dict[str, Any]]
 ) -> None:
-    """A file with no secret shape holds a value another file of the call assigns: the call
+    """A file no detector marks holds a value another file of the call assigns: the call
     knows it, also when the assigning file's redaction comes from a cache (asked twice)."""
     (tree / "usage.txt").write_text(f"call it with {VALUES['db']} here\n")
     async with Gateway(roots=[tree]) as gateway:
@@ -204,6 +225,7 @@ async def lsp_gateway(
     root = tmp_path_factory.mktemp(f"values-{request.param}")
     (root / "pyproject.toml").touch()
     (root / "settings.py").write_text(SETTINGS)
+    (root / "app.py").write_text(APP)
     env = lsp_env(OCTO_LSP_PYTHON_SERVERS=request.param)
     async with Gateway(Config.from_env(env), roots=[root]) as gateway:
         yield gateway
@@ -228,6 +250,35 @@ async def test_hover_hides_the_values_of_its_file(
     row = response.to_wire()["results"][0]
     assert row["status"] in ("success", "empty"), row
     assert _leaks(response) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("symbol", ["API_KEY", "DB_PASSWORD", "signing_key"])
+async def test_hover_hides_the_values_of_the_module_it_quotes(
+    lsp_gateway: Gateway, symbol: str
+) -> None:
+    """A hover in app.py quotes settings.py's constants (``Literal["..."]``, a field's
+    default): the values of the file that defines the symbol are known to the call."""
+    line = next(n for n, text in enumerate(APP.splitlines(), start=1) if symbol in text)
+    query = {"uri": "app.py", "symbolName": symbol, "lineHint": line}
+    response = await lsp_gateway.call("lspHover", [query])
+    row = response.to_wire()["results"][0]
+    assert row["status"] in ("success", "empty"), row
+    assert _leaks(response) == []
+
+
+@pytest.mark.slow
+async def test_an_inferred_type_and_a_diagnostic_hide_another_module_s_values(
+    lsp_gateway: Gateway,
+) -> None:
+    """A local variable's inferred type and a diagnostic of app.py quote settings.py's
+    constant, a file the answer neither reads nor names: the workspace's values are known."""
+    line = next(n for n, text in enumerate(APP.splitlines(), start=1) if "len(key)" in text)
+    hover = await lsp_gateway.call(
+        "lspHover", [{"uri": "app.py", "symbolName": "key", "lineHint": line}]
+    )
+    diagnostics = await lsp_gateway.call("lspDiagnostics", [{"uri": "app.py"}])
+    assert _leaks(hover) == [] and _leaks(diagnostics) == []
 
 
 @pytest.mark.slow

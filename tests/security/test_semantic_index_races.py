@@ -18,7 +18,7 @@ from octo.semantic.store.interface import ChunkFilter
 from octo.semantic.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.slow
-pytest.importorskip("tree_sitter", reason="semantic indexing needs the semantic extra")
+pytest.importorskip("wordllama", reason="semantic indexing needs the semantic extra")
 
 RUNS = 100
 OUTSIDE = "outsidesecretmarker"

@@ -53,6 +53,7 @@ async def _answers(gateway: octo.Gateway, rules: list[dict[str, Any]]) -> list[A
     return answers
 
 
+@pytest.mark.slow
 async def test_prefix_by_prefix_every_probe_answers_the_same(gateway: octo.Gateway) -> None:
     # The first hidden characters against the whole alphabet, as the attack went.
     first = await _answers(gateway, [_probes("ghp_" + c)[0] for c in ALPHABET])

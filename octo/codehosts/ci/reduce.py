@@ -8,8 +8,8 @@ GitLab's ``section_start``/``section_end`` markers) and keeps, per step, the lin
 report an error with ``context`` lines around them, the blocks they start (a traceback,
 a test's failure report) and the step's last lines: never more than a fixed number of
 lines per step, whatever the log's size. :class:`LinePager` keeps one page of the whole
-log instead. Every answer is redacted by the dispatcher; a line cut here is redacted
-before the cut, so no secret survives in part.
+log instead. Every answer is redacted by the dispatcher; a line cut here has its secret
+values known to the call first, so a piece of one the cut leaves is hidden too.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from octo.codehosts.ci.failures import BLOCK_LINES
 from octo.codehosts.ci.failures import failed_test
 from octo.codehosts.ci.failures import reports_error
 from octo.codehosts.ci.failures import starts_block
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import learn
 
 #: The bytes of one line held; the rest of a longer line is dropped as it arrives.
 MAX_LINE_BYTES = 16 * 1024
@@ -63,11 +63,13 @@ _CUT_WORD = re.compile(r"[\w+/=.-]{1,200}$")
 
 
 def cut_line(text: str, limit: int) -> str:
-    """``text`` up to ``limit`` characters; a longer one is redacted before it is cut (a
-    secret cut in two would escape the redaction of the answer) and ends with " …"."""
+    """``text`` up to ``limit`` characters; a longer one ends with " …" before the word the
+    cut falls in (it may be a secret's start: the line joins a step's text, where no piece
+    of a value is told at its end), its secret values known to the call first."""
     if len(text) <= limit:
         return text
-    return f"{redact(text)[:limit]} …"
+    learn(text)
+    return f"{_CUT_WORD.sub('', text[:limit])} …"
 
 
 def clean(line: str) -> str:
@@ -106,7 +108,7 @@ class LineSplitter:
         text = self._held.decode("utf-8", errors="replace")
         if self._overlong:
             # The rest of the line is dropped unseen: a secret it starts must not stay half.
-            text = _CUT_WORD.sub("", redact(text)) + " …"
+            text = _CUT_WORD.sub("", text) + " …"
         self._held.clear()
         self._overlong = False
         return text

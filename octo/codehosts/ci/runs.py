@@ -3,18 +3,17 @@ pull request, commit, event, status and workflow; each failed run with its faile
 
 from __future__ import annotations
 
-from octo.codehosts.ci_models import SearchWorkflowRunsQuery
-from octo.codehosts.ci_models import SearchWorkflowRunsResult
-from octo.codehosts.ci_models import WorkflowRun
-from octo.codehosts.ci_shapes import CiRun
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.routing import web_name
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.hosts.routing import web_name
+from octo.codehosts.models.ci import SearchWorkflowRunsQuery
+from octo.codehosts.models.ci import SearchWorkflowRunsResult
+from octo.codehosts.models.ci import WorkflowRun
+from octo.codehosts.models.code import SearchPagination
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
@@ -33,13 +32,13 @@ async def search_workflow_runs(
     page = reply.value
     failed = [run for run in page.runs if run.conclusion == "failure"]
 
-    async def failed_jobs(run: CiRun) -> list[str]:
+    async def failed_jobs(run: WorkflowRun) -> list[str]:
         jobs = await host.run_jobs(query.owner, query.repo, run.id)
         return [job.name for job in jobs.value if job.failed][:MAX_FAILED_JOBS]
 
     settled = await map_settled(failed_jobs, failed)
     names = {run.id: outcome.value for run, outcome in zip(failed, settled, strict=True)}
-    runs = [_shown(run, names.get(run.id)) for run in page.runs]
+    runs = [run.model_copy(update={"failedJobs": names.get(run.id) or None}) for run in page.runs]
     result = SearchWorkflowRunsResult(
         owner=query.owner,
         repo=query.repo,
@@ -59,23 +58,6 @@ async def search_workflow_runs(
         answer.hint(more_hint(query.page, "runs"))
     answer.hint(*follow_up_hints(host))
     return answer
-
-
-def _shown(run: CiRun, failed_jobs: list[str] | None) -> WorkflowRun:
-    return WorkflowRun(
-        id=run.id,
-        workflow=run.workflow,
-        status=run.status,
-        conclusion=run.conclusion,
-        event=run.event,
-        branch=run.branch,
-        headSha=run.head_sha,
-        createdAt=run.created_at,
-        durationSeconds=run.duration,
-        url=run.url,
-        pullRequests=run.pull_requests or None,
-        failedJobs=failed_jobs or None,
-    )
 
 
 def _next_calls(

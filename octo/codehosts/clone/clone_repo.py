@@ -16,10 +16,10 @@ from octo.codehosts.clone.folder import CloneRecord
 from octo.codehosts.clone.folder import clone_name
 from octo.codehosts.clone.models import CloneRepoQuery
 from octo.codehosts.clone.models import CloneRepoResult
-from octo.codehosts.host import CodeHost
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import not_found_hints
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import not_found_hints
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.errors import FileTooLargeError

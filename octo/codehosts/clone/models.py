@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic import field_validator
 
-from octo.codehosts.history_models import check_ref
-from octo.codehosts.models import RemoteQuery
+from octo.codehosts.models.code import RemoteQuery
+from octo.codehosts.models.patterns import GitRef
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
 
@@ -16,16 +16,11 @@ class CloneRepoQuery(RemoteQuery):
 
     owner: str = Field(min_length=1, max_length=200, description="Repository owner or group.")
     repo: str = Field(min_length=1, max_length=150, description="Repository name.")
-    ref: str | None = optional("Branch, tag or sha; default branch.")
+    ref: GitRef | None = optional("Branch, tag or sha; default branch.")
     sparsePath: str | None = optional("Only this folder (or file).", min_length=1, max_length=500)
     forceRefresh: bool = Field(
         default=False, description="Download again even when this commit is already cloned."
     )
-
-    @field_validator("ref")
-    @classmethod
-    def _ref_ok(cls, value: str | None) -> str | None:
-        return check_ref(value, "ref")
 
     @field_validator("sparsePath")
     @classmethod

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from octo.codehosts.file_limits import download_limit
-from octo.codehosts.file_limits import file_too_large
-from octo.codehosts.models import FileContentQuery
-from octo.codehosts.models import FileContentResult
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.shapes import FileBlob
+from octo.codehosts.hosts.file_limits import download_limit
+from octo.codehosts.hosts.file_limits import file_too_large
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import FileContentQuery
+from octo.codehosts.models.code import FileContentResult
+from octo.codehosts.shapes.code import FileBlob
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import CharPagination
@@ -25,7 +25,7 @@ from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
 from octo.core.formats import region_marker
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import as_shown
 
 
 async def get_file_content(ctx: QueryContext, query: FileContentQuery) -> Answer[FileContentResult]:
@@ -104,9 +104,10 @@ def file_content_answer(
         )
     if blob.size > download_limit(query):
         raise file_too_large(query, blob.size, len(blob.text))
-    # Redacted whole before any part is chosen or cut: a private key's body lines are known
-    # by its BEGIN line, and a cut cannot split a secret from its shape.
-    selection = _select(redact(blob.text), query)
+    # Lines are chosen (matchString) over the text octo shows, whole before any part is
+    # chosen or cut: a private key's body lines are known by its BEGIN line, and a cut cannot
+    # split a secret from its detector.
+    selection = _select(as_shown(blob.text), query)
     total = len(selection.text)
     start = min(query.charOffset, total)
     end = total if query.charLength is None else min(total, start + query.charLength)

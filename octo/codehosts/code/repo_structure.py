@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from octo.codehosts.models import RepoStructureQuery
-from octo.codehosts.models import RepoStructureResult
-from octo.codehosts.models import StructureSummary
-from octo.codehosts.models import TreeEntry
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.shapes import RepoTree
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import RepoStructureQuery
+from octo.codehosts.models.code import RepoStructureResult
+from octo.codehosts.models.code import StructureSummary
+from octo.codehosts.models.code import TreeEntry
+from octo.codehosts.shapes.code import RepoTree
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import page_hints

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.models import SearchRepositoriesQuery
-from octo.codehosts.models import SearchRepositoriesResult
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.code import SearchRepositoriesQuery
+from octo.codehosts.models.code import SearchRepositoriesResult
 from octo.contract import Answer
 from octo.contract import QueryContext
 

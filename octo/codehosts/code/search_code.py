@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import CodeSearchHit
-from octo.codehosts.models import SearchCodeQuery
-from octo.codehosts.models import SearchCodeResult
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import CodeSearchHit
+from octo.codehosts.models.code import SearchCodeQuery
+from octo.codehosts.models.code import SearchCodeResult
+from octo.codehosts.models.code import SearchPagination
 from octo.contract import Answer
 from octo.contract import QueryContext
 

@@ -19,18 +19,18 @@ from typing import TypeVar
 
 from octo.codehosts.code import search_code as code
 from octo.codehosts.history import pull_requests
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import CodeSearchHit
-from octo.codehosts.models import PullRequest
-from octo.codehosts.models import SearchCodeQuery
-from octo.codehosts.models import SearchCodeResult
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.models import SearchPullRequestsQuery
-from octo.codehosts.models import SearchPullRequestsResult
-from octo.codehosts.repo_names import is_wildcard
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import host_of
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import host_of
+from octo.codehosts.models.code import CodeSearchHit
+from octo.codehosts.models.code import SearchCodeQuery
+from octo.codehosts.models.code import SearchCodeResult
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.models.history import SearchPullRequestsResult
+from octo.codehosts.models.repo_names import is_wildcard
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.contract.place_answers import Paging

@@ -4,17 +4,17 @@ when asked (one request per commit, read concurrently, each settling on its own)
 
 from __future__ import annotations
 
-from octo.codehosts.history_models import CommitFile
-from octo.codehosts.history_models import CommitSummary
-from octo.codehosts.history_models import SearchCommitsQuery
-from octo.codehosts.history_models import SearchCommitsResult
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.history import CommitFile
+from octo.codehosts.models.history import CommitSummary
+from octo.codehosts.models.history import SearchCommitsQuery
+from octo.codehosts.models.history import SearchCommitsResult
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled

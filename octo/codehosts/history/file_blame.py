@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import re
 
-from octo.codehosts.host import CodeHost
-from octo.codehosts.line_models import BlameRange
-from octo.codehosts.line_models import FileBlameQuery
-from octo.codehosts.line_models import FileBlameResult
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.shapes import Reply
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.lines import BlameRange
+from octo.codehosts.models.lines import FileBlameQuery
+from octo.codehosts.models.lines import FileBlameResult
+from octo.codehosts.shapes.code import Reply
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens

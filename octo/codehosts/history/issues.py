@@ -5,24 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from octo.codehosts.history_models import Issue
-from octo.codehosts.history_models import SearchIssuesQuery
-from octo.codehosts.history_models import SearchIssuesResult
-from octo.codehosts.history_shapes import SEARCH_BODY_CHARS
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import SearchPagination
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import more_hint
-from octo.codehosts.routing import not_found_hints
-from octo.codehosts.shapes import short_body
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import more_hint
+from octo.codehosts.hosts.routing import not_found_hints
+from octo.codehosts.models.code import SearchPagination
+from octo.codehosts.models.history import Issue
+from octo.codehosts.models.history import SearchIssuesQuery
+from octo.codehosts.models.history import SearchIssuesResult
+from octo.codehosts.shapes.code import short_body
+from octo.codehosts.shapes.history import SEARCH_BODY_CHARS
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import learn
 
 
 async def search_issues(ctx: QueryContext, query: SearchIssuesQuery) -> Answer[SearchIssuesResult]:
@@ -73,10 +73,11 @@ async def _one_issue(
         raise InvalidQueryError(f"#{number} is a pull request, not an issue", hints=[f"{pulls}."])
     comments = await host.issue_comments(owner, repo, number, query.commentPage)
     issue = reply.value.issues[0]
-    body = redact(issue.body or "")
+    body = issue.body or ""
     room = ctx.config.max_tokens * ctx.config.chars_per_token // 2
     handle = None
     if len(body) > room:
+        learn(body)  # a piece of a secret the cut leaves at the end is hidden too
         handle = await ctx.mint_handle(body, query, local=False)
     shown = issue.model_copy(
         update={

@@ -13,17 +13,17 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from octo.codehosts.host import CodeHost
-from octo.codehosts.models import PullRequest
-from octo.codehosts.models import PullRequestFile
-from octo.codehosts.models import SearchPullRequestsQuery
-from octo.codehosts.shapes import Listing
-from octo.codehosts.shapes import PullRequestPage
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.models.history import PullRequest
+from octo.codehosts.models.history import PullRequestFile
+from octo.codehosts.models.history import SearchPullRequestsQuery
+from octo.codehosts.shapes.code import Listing
+from octo.codehosts.shapes.history import PullRequestPage
 from octo.contract import QueryContext
 from octo.core.concurrency import map_settled
 from octo.core.config import Config
 from octo.core.queries import ToolQuery
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import learn
 from octo.transports.http.client import Fetched
 
 #: Largest diff of one file that a pull-request answer carries.
@@ -54,7 +54,7 @@ class PatchBudget:
     left_out: list[str] = field(default_factory=list)
     #: "#N path" of every file whose diff was cut at MAX_PATCH_CHARS.
     cut: list[str] = field(default_factory=list)
-    #: The whole diff (redacted) of every file cut or left out, by (pull number, file name).
+    #: The whole diff of every file cut or left out, by (pull number, file name).
     whole: dict[tuple[int, str], str] = field(default_factory=dict)
 
     def shape(
@@ -72,21 +72,23 @@ class PatchBudget:
                 continue
             if self.chars < _SHORTEST_DIFF:
                 self.left_out.append(f"#{number} {f.filename}")
-                self.whole[number, f.filename] = redact(patch)
+                self.whole[number, f.filename] = patch
                 shaped.append(f.model_copy(update={"patch": None, "patchTruncated": True}))
                 continue
             whole = patch
             limit = self.chars if partial else min(MAX_PATCH_CHARS, self.chars)
             cut = len(patch) > limit
             if cut:
-                self.whole[number, f.filename] = redact(patch)
+                self.whole[number, f.filename] = patch
             if cut and limit == MAX_PATCH_CHARS:
                 self.cut.append(f"#{number} {f.filename}")
-            patch = redact(patch[:limit])
+            patch = patch[:limit]
             # The answer carries it as JSON: its escapes (a "\n" is two characters) count.
             while (size := _escaped(patch)) > self.chars:
                 patch, cut = patch[: max(0, len(patch) - (size - self.chars))], True
-                self.whole.setdefault((number, f.filename), redact(whole))
+                self.whole.setdefault((number, f.filename), whole)
+            if cut:
+                learn(whole)  # a piece of a secret the cut leaves at the end is hidden too
             self.chars -= _escaped(patch)
             shaped.append(
                 f.model_copy(update={"patch": patch, "patchTruncated": True if cut else None})

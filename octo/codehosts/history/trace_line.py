@@ -14,24 +14,24 @@ from urllib.parse import urlparse
 import anyio
 import re2
 
-from octo.codehosts.github.backend import GitHubBackend
-from octo.codehosts.github.policy import api_url
-from octo.codehosts.github.policy import web_host
-from octo.codehosts.gitlab.backend import GitLabBackend
-from octo.codehosts.gitlab.policy import web_root
 from octo.codehosts.history.file_blame import lines_of
 from octo.codehosts.history.file_blame import remote_blame
-from octo.codehosts.host import CodeHost
-from octo.codehosts.line_models import IssueRef
-from octo.codehosts.line_models import PullRef
-from octo.codehosts.line_models import TracedCommit
-from octo.codehosts.line_models import TracedPull
-from octo.codehosts.line_models import TraceLineQuery
-from octo.codehosts.line_models import TraceLineResult
-from octo.codehosts.routing import call
-from octo.codehosts.routing import choose_host
-from octo.codehosts.routing import follow_up_hints
-from octo.codehosts.routing import web_host_entry
+from octo.codehosts.hosts.github.backend import GitHubBackend
+from octo.codehosts.hosts.github.policy import api_url
+from octo.codehosts.hosts.github.policy import web_host
+from octo.codehosts.hosts.gitlab.backend import GitLabBackend
+from octo.codehosts.hosts.gitlab.policy import web_root
+from octo.codehosts.hosts.host import CodeHost
+from octo.codehosts.hosts.routing import call
+from octo.codehosts.hosts.routing import choose_host
+from octo.codehosts.hosts.routing import follow_up_hints
+from octo.codehosts.hosts.routing import web_host_entry
+from octo.codehosts.models.lines import IssueRef
+from octo.codehosts.models.lines import PullRef
+from octo.codehosts.models.lines import TracedCommit
+from octo.codehosts.models.lines import TracedPull
+from octo.codehosts.models.lines import TraceLineQuery
+from octo.codehosts.models.lines import TraceLineResult
 from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import with_tokens
@@ -39,7 +39,9 @@ from octo.core.concurrency import map_ordered
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.transports.git import Checkout
+from octo.transports.git import GitCommand
 from octo.transports.git import GitOutput
+from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 from octo.transports.git import run_git
@@ -68,19 +70,6 @@ _REFERENCE = re2.compile(
     r"(?:https?://[^\s/]+/(?P<url_repo>[\w.-]+(?:/[\w.-]+)*?)/(?:-/)?issues/(?P<url_number>\d+)"
     r"|(?P<repo>[\w.-]+(?:/[\w.-]+)+)?#(?P<number>\d+))"
 )
-
-
-@dataclass
-class _Link:
-    """One commit of the blamed range, before the chain is followed."""
-
-    sha: str
-    first: int
-    last: int
-    author: str
-    date: str
-    message: str
-    patch: str
 
 
 @dataclass(frozen=True)
@@ -140,14 +129,14 @@ def origin_place(ctx: QueryContext, url: str) -> _Remote | None:
 
 async def _local_links(
     ctx: QueryContext, query: TraceLineQuery
-) -> tuple[Checkout, list[_Link], str | None]:
+) -> tuple[Checkout, list[TracedCommit], str | None]:
     """The blamed commits of a local file's lines, and the ``origin`` URL (None: none)."""
     paths = ctx.paths
 
     def found() -> Checkout:
         return find_checkout(paths.resolve(query.path), lambda p: paths.root_of(p) is not None)
 
-    def blame_commands(checkout: Checkout) -> list[list[str]]:
+    def blame_commands(checkout: Checkout) -> list[GitCommand]:
         if not checkout.path:
             raise InvalidQueryError("traceLine needs a file", hints=["Name a file, not a folder."])
         span = f"-L{query.startLine},{query.endLine or query.startLine}"
@@ -155,47 +144,69 @@ async def _local_links(
         text = ["cat-file", "blob", f"{revision}:{checkout.path}"]
         # (git blame takes no --end-of-options: the query's ref never starts with "-".)
         blame = ["blame", "--incremental", "--no-textconv", span, revision]
-        return [text, [*blame, "--", checkout.path]]
+        return [GitCommand(text), GitCommand([*blame, "--", checkout.path])]
 
     def hunks_of(checkout: Checkout, outputs: list[GitOutput]) -> tuple[Checkout, list[BlameHunk]]:
         text, blamed = outputs
         return checkout, blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
 
-    env = ctx.config.env
+    env, processes = ctx.config.env, ctx.backend(GitProcesses)
     checkout, hunks = await locate_and_run(
-        found, blame_commands, hunks_of, env, max_bytes=MAX_GIT_BYTES, time_limit=GIT_TIME_LIMIT
+        found,
+        blame_commands,
+        hunks_of,
+        env,
+        processes,
+        max_bytes=MAX_GIT_BYTES,
+        time_limit=GIT_TIME_LIMIT,
     )
 
-    async def link(index: int) -> _Link:
+    async def link(index: int) -> TracedCommit:
         hunk = hunks[index]
         args = ["log", LOG_FORMAT, "-1", "-p", "--no-ext-diff", "--no-textconv"]
         args += ["--end-of-options", hunk.sha, "--", hunk.original_path or checkout.path]
-        shown = await run_git(checkout, args, env, max_bytes=MAX_GIT_BYTES)
+        shown = await run_git(checkout, args, env, processes, max_bytes=MAX_GIT_BYTES)
         commits = logged_commits(shown.stdout)
         message = commits[0].message if commits else hunk.summary
         patch = commits[0].patch if commits else ""
         last = hunk.start_line + hunk.line_count - 1
-        return _Link(hunk.sha, hunk.start_line, last, hunk.author, hunk.date, message, patch)
+        return TracedCommit(
+            sha=hunk.sha,
+            lines=[hunk.start_line, last],
+            author=hunk.author,
+            date=hunk.date,
+            message=message,
+            patch=patch,
+        )
 
     links = await map_ordered(link, list(range(len(hunks))))
     try:
         origin = await run_git(
-            checkout, ["config", "--get", "remote.origin.url"], env, max_bytes=4096
+            checkout, ["config", "--get", "remote.origin.url"], env, processes, max_bytes=4096
         )
     except OctoError:
         return checkout, links, None
     return checkout, links, origin.stdout.decode("utf-8", "replace").strip() or None
 
 
-async def _remote_links(remote: _Remote, query: TraceLineQuery) -> list[_Link]:
+async def _remote_links(remote: _Remote, query: TraceLineQuery) -> list[TracedCommit]:
     """The blamed commits of a remote file's lines (their messages and patches are read
     with the rest of the chain: :func:`_read_commit`)."""
     _, reply = await remote_blame(remote.host, remote.owner, remote.repo, query.path, query.ref)
     ranges = lines_of(reply.value, query.startLine, query.endLine)[:MAX_COMMITS]
-    return [_Link(r.sha, r.startLine, r.endLine, r.author, r.date, r.summary, "") for r in ranges]
+    return [
+        TracedCommit(
+            sha=r.sha,
+            lines=[r.startLine, r.endLine],
+            author=r.author,
+            date=r.date,
+            message=r.summary,
+        )
+        for r in ranges
+    ]
 
 
-async def _read_commit(remote: _Remote, link: _Link, path: str) -> None:
+async def _read_commit(remote: _Remote, link: TracedCommit, path: str) -> None:
     """``link`` with its whole message and the file's patch in the commit (the blame's
     summary alone when the host cannot say)."""
     try:
@@ -263,7 +274,7 @@ async def _issues(remote: _Remote, pull: PullRef, cutter: _Cutter) -> list[Issue
 
 
 async def _pulls(
-    remote: _Remote, link: _Link, depth: str, cutter: _Cutter
+    remote: _Remote, link: TracedCommit, depth: str, cutter: _Cutter
 ) -> tuple[list[TracedPull] | None, str | None]:
     """The pull requests of ``link``'s commit with their issues, or why there are none."""
     try:
@@ -318,7 +329,7 @@ async def trace_line(ctx: QueryContext, query: TraceLineQuery) -> Answer[TraceLi
     share = max(400, budget // max(1, len(links)) // 3)
     cutter = _Cutter(ctx, query)
 
-    async def traced(link: _Link) -> TracedCommit:
+    async def traced(link: TracedCommit) -> TracedCommit:
         pulls: list[TracedPull] | None = None
         why = stopped
 
@@ -332,17 +343,14 @@ async def trace_line(ctx: QueryContext, query: TraceLineQuery) -> Answer[TraceLi
                 group.start_soon(_read_commit, remote, link, query.path)
             if remote is not None and query.depth != "commit":
                 group.start_soon(chain, remote)
-        patch, patch_handle = await cutter(link.patch, share)
-        return TracedCommit(
-            sha=link.sha,
-            lines=[link.first, link.last],
-            author=link.author,
-            date=link.date,
-            message=link.message,
-            patch=patch or None,
-            patchHandle=patch_handle,
-            pullRequests=pulls,
-            stoppedBecause=why,
+        patch, patch_handle = await cutter(link.patch or "", share)
+        return link.model_copy(
+            update={
+                "patch": patch or None,
+                "patchHandle": patch_handle,
+                "pullRequests": pulls,
+                "stoppedBecause": why,
+            }
         )
 
     commits = await map_ordered(traced, links)

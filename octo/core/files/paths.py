@@ -56,6 +56,17 @@ def clone_root(clone_dir: Path, identity: str) -> Path:
     return clone_dir / identity
 
 
+def _names_in(folder: Path) -> list[str] | None:
+    """The entries of ``folder``; None when it cannot be read or a name is not text."""
+    try:
+        names = os.listdir(folder)
+        for name in names:
+            name.encode("utf-8")
+    except (OSError, UnicodeEncodeError):
+        return None
+    return names
+
+
 class PathPolicy:
     """The allowed roots; every path is resolved (symlinks included) before it is checked.
 
@@ -70,7 +81,8 @@ class PathPolicy:
     Each folder directly inside an extra root (one clone) is a root of its own: a language
     server or an index started on a clone sees that clone alone. Nothing below a ``fenced``
     folder (the whole clone folder: other identities' clones, records, work in progress)
-    is allowed except through an extra root, even when a root holds it.
+    is allowed except through an extra root, even when a root holds it, and no walk enters
+    one (:meth:`fenced_below`).
     """
 
     def __init__(
@@ -119,6 +131,31 @@ class PathPolicy:
                     ", ".join(str(r) for r in self.roots),
                 )
         return PathPolicy(kept, self.extra_roots, self.fenced) if kept else self
+
+    def fenced_below(self, start: Path, *, shared: bool = False) -> tuple[str, ...]:
+        """What a walk from the resolved directory ``start`` keeps out of, as paths relative
+        to it (``/``-separated, sorted): every entry of a fenced folder below ``start`` but
+        the extra roots in it (other identities' clones, records, work in progress); the
+        whole fenced folder where none of them is in it, or its entries cannot all be read
+        and named as text. Every walk (rg's exclusion globs, octo's own walks) obeys it.
+
+        Empty where no fenced folder lies below ``start`` (a walk inside one clone, or away
+        from the clone folder). ``shared``: for what every identity reads alike (a semantic
+        index), the whole fenced folder. Lists the fenced folder: blocking, call it in a
+        worker thread.
+        """
+        fenced: list[str] = []
+        for fence in self.fenced:
+            if fence == start or not fence.is_relative_to(start):
+                continue
+            inside = fence.relative_to(start).as_posix()
+            mine = set() if shared else {e.name for e in self.extra_roots if e.parent == fence}
+            names = _names_in(fence)
+            if names is None or not mine.intersection(names):
+                fenced.append(inside)
+            else:
+                fenced += [f"{inside}/{name}" for name in names if name not in mine]
+        return tuple(sorted(fenced))
 
     def root_of(self, path: Path) -> Path | None:
         """The allowed root that contains the resolved ``path``, if any (below an extra root:

@@ -1,1 +1,1 @@
-"""Secrets kept in: redaction of every text leaving octo, the secret shapes, sensitive files."""
+"""Secrets kept in: redaction of every text leaving octo, the secret detectors, sensitive files."""

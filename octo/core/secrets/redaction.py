@@ -1,9 +1,12 @@
 """What octo must never echo: secrets in any text it returns become ``[REDACTED:kind]``.
 
-:func:`redact` is the one redaction function. The dispatcher applies it to every string of
-every answer, hint and error of a call (:func:`redacted`), so nothing leaves octo unredacted;
-code that cuts text (pages, clipped lines) redacts before cutting, so a cut never splits a
-secret from the shape that finds it.
+:func:`redact` is the one output redaction. The dispatcher's finishing stage applies it to
+every string of every answer, hint and error of a call (:func:`redacted`), before it cuts an
+answer to its budget, so nothing leaves octo unredacted and no cut splits a secret from the
+detector that finds it; no handler calls it (the semantic store redacts what it writes).
+:func:`as_shown` is the same text for another use: what a tool matches and counts over.
+A handler that cuts a text itself makes the text's values known first (:func:`learn`), so a
+piece of one left at the cut is hidden too.
 
 A secret's value is secret wherever it travels: each value a redaction finds during a call
 (:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
@@ -11,11 +14,11 @@ reads for its answer (:func:`learn`), is hidden in every text of that call's ans
 escaped or cut at a text's edge (a language server's ``Literal["..."]``, a structural
 capture, a context line without the name).
 
-The shapes (``shapes.py``) run as one RE2 pattern without groups that finds each
-match's span; only that span is read again, to tell its shape and its secret. RE2 never
+The detectors (``detectors.py``) run as one RE2 pattern without groups that finds each
+match's span; only that span is read again, to tell its detector and its secret. RE2 never
 backtracks, so redaction takes time linear in the text whatever the text holds. Private-key blocks span
 lines: their body lines are followed line by line after a BEGIN line, and a line of key
-material seen without its BEGIN line (a search hit in a key body) is caught by its shape.
+material seen without its BEGIN line (a search hit in a key body) is caught by its detector.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ import re2
 from cachetools import LRUCache
 from pydantic import BaseModel
 
-from octo.core.secrets.shapes import SHAPES
-from octo.core.secrets.shapes import Shape
+from octo.core.secrets.detectors import DETECTORS
+from octo.core.secrets.detectors import Detector
 
 T = TypeVar("T")
 
@@ -49,7 +52,7 @@ def _plain(pattern: str) -> str:
 
 def _options() -> Any:
     options = re2.Options()
-    options.max_mem = 64 << 20  # room for the DFA of every shape at once
+    options.max_mem = 64 << 20  # room for the DFA of every detector at once
     return options
 
 
@@ -57,22 +60,22 @@ def _compiled(pattern: str) -> Any:
     return re2.compile(pattern, options=_options())
 
 
-# Every shape in one pattern without groups: RE2's DFA alone finds each match's span.
-_ANY = _compiled("|".join(f"(?:{_plain(shape.pattern)})" for shape in SHAPES))
-# Which shapes match a whole span (the span alone: a superset of those that match it in its
+# Every detector in one pattern without groups: RE2's DFA alone finds each match's span.
+_ANY = _compiled("|".join(f"(?:{_plain(detector.pattern)})" for detector in DETECTORS))
+# Which detectors match a whole span (the span alone: a superset of those that match it in its
 # text, whose ``\b`` and ``^`` around it may fail), in one pass over the span.
 _WHICH = re2.Set.FullMatchSet(_options())
-for _shape in SHAPES:
-    _WHICH.Add(_plain(_shape.pattern))
+for _detector in DETECTORS:
+    _WHICH.Add(_plain(_detector.pattern))
 _WHICH.Compile()
-# Per shape: its pattern without groups, with groups, and the numbers of its secret groups.
+# Per detector: its pattern without groups, with groups, and the numbers of its secret groups.
 _OWN = [
     (
-        _compiled(_plain(shape.pattern)),
-        grouped := _compiled(shape.pattern),
+        _compiled(_plain(detector.pattern)),
+        grouped := _compiled(detector.pattern),
         sorted(i for name, i in grouped.groupindex.items() if name.startswith("secret")),
     )
-    for shape in SHAPES
+    for detector in DETECTORS
 ]
 _SEARCH = re2._Anchor.UNANCHORED
 _WHOLE = re2._Anchor.ANCHOR_BOTH
@@ -92,8 +95,8 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
-def _shape_at(data: bytes, start: int, end: int) -> int | None:
-    """The number of the shape that found ``data[start:end]``: the first shape matching the
+def _detector_at(data: bytes, start: int, end: int) -> int | None:
+    """The number of the detector that found ``data[start:end]``: the first detector matching the
     whole span in its text, as in the alternation :data:`_ANY` ran."""
     candidates: list[int] = sorted(_WHICH.Match(data[start:end]))
     if len(candidates) == 1:
@@ -106,16 +109,16 @@ def _shape_at(data: bytes, start: int, end: int) -> int | None:
 
 def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) -> str:
     """What the match ``data[start:end]`` of :data:`_ANY` becomes; only that span is read
-    again (by its own shape's pattern), never the rest of the text. The secret found is
+    again (by its own detector's pattern), never the rest of the text. The secret found is
     added to ``found`` (value, kind)."""
-    number = _shape_at(data, start, end)
+    number = _detector_at(data, start, end)
     if number is None:
         return "[REDACTED:secret]"
-    shape = SHAPES[number]
+    detector = DETECTORS[number]
     _, grouped, secrets = _OWN[number]
     lo, hi = start, end
-    if shape.value_span is not None:
-        lo, hi = shape.value_span(data, start, end)
+    if detector.value_span is not None:
+        lo, hi = detector.value_span(data, start, end)
     elif secrets:
         spans = _spans(grouped, _WHOLE, data, start, end)
         for secret in secrets:
@@ -123,28 +126,28 @@ def _replace(data: bytes, start: int, end: int, found: list[tuple[str, str]]) ->
                 lo, hi = spans[secret]
                 break
     value, head = _text(data[lo:hi]), _text(data[start:lo])
-    if shape.is_secret is not None and not shape.is_secret(value, head):
+    if detector.is_secret is not None and not detector.is_secret(value, head):
         return _text(data[start:end])
     if value.startswith(_MARKED):
         return _text(data[start:end])  # redacted before (a page cut from a redacted file)
-    kind = _specific_kind(value) if shape.by_context else shape.kind
+    kind = _specific_kind(value) if detector.by_context else detector.kind
     found.append((value, kind))
     return f"{head}[REDACTED:{kind}]{_text(data[hi:end])}"
 
 
-# The shapes that know a secret by its own form: a value found by its name that holds one
+# The detectors that know a secret by its own form: a value found by its name that holds one
 # of them is named by that kind. One search of the value, never a redaction of it again
 # (a value holding ``password=`` again must not start another pass: one pass, linear).
 _SPECIFIC = _compiled(
-    _plain("|".join(f"(?:{shape.pattern})" for shape in SHAPES if not shape.by_context))
+    _plain("|".join(f"(?:{detector.pattern})" for detector in DETECTORS if not detector.by_context))
 )
 
 
 def _specific_kind(value: str) -> str:
     data = value.encode("utf-8", "surrogatepass")
     first, last = _spans(_SPECIFIC, _SEARCH, data, 0, len(data))[0]
-    shape = None if first < 0 else _shape_of(_text(data[first:last]), context=False)
-    return "secret" if shape is None else shape.kind
+    detector = None if first < 0 else _detector_of(_text(data[first:last]), context=False)
+    return "secret" if detector is None else detector.kind
 
 
 # A private-key block over several lines: its BEGIN and END lines, and what its body holds
@@ -196,7 +199,7 @@ def _note(found: list[tuple[str, str]], into: list[tuple[str, str]] | None) -> N
 
 
 def redact_line(line: str, found: list[tuple[str, str]] | None = None) -> str:
-    """``line`` with the secrets of every one-line shape replaced (``line`` itself when it
+    """``line`` with the secrets of every one-line detector replaced (``line`` itself when it
     holds none); the values found go to ``found``, else to the call's
     :class:`CallSecrets`.
 
@@ -234,38 +237,72 @@ _LONG_MATCH = 2048
 _HEAD = re.compile(r"[^:=\n]{0,256}?(?::=|=>|[:=])[ \t]*[\"']?")
 
 
-def _shape_of(span: str, context: bool | None = None) -> Shape | None:
-    for shape, (plain, _, _) in zip(SHAPES, _OWN, strict=True):
-        if context in (None, shape.by_context) and plain.fullmatch(span):
-            return shape
+def _detector_of(span: str, context: bool | None = None) -> Detector | None:
+    for detector, (plain, _, _) in zip(DETECTORS, _OWN, strict=True):
+        if context in (None, detector.by_context) and plain.fullmatch(span):
+            return detector
     return None
 
 
 def _replace_long(data: bytes, start: int, end: int, found: list[tuple[str, str]]) -> str:
-    number = _shape_at(data, start, end)
+    number = _detector_at(data, start, end)
     if number is None:
         return "[REDACTED:secret]"
-    shape = SHAPES[number]
+    detector = DETECTORS[number]
     span = _text(data[start:end])
     head = ""
-    if shape.by_context and (named := _HEAD.match(span)) is not None:
+    if detector.by_context and (named := _HEAD.match(span)) is not None:
         head = named.group()
     value = span[len(head) :]
-    if shape.is_secret is not None and not shape.is_secret(value, head):
+    if detector.is_secret is not None and not detector.is_secret(value, head):
         return span
-    kind = _specific_kind(value) if shape.by_context else shape.kind
+    kind = _specific_kind(value) if detector.by_context else detector.kind
     found.append((value, kind))
     return f"{head}[REDACTED:{kind}]"
+
+
+#: Short texts :func:`redact` found nothing in: an answer holds many again (authors, file
+#: names, a commit's parents), and they are not searched twice. Emptied when full.
+_CLEAN: dict[str, None] = {}
+_CLEAN_LONGEST = 128
+_CLEAN_MOST = 1 << 14
 
 
 def redact(text: str) -> str:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; everything else is untouched.
 
+    The output redaction: the dispatcher's finishing stage applies it to every answer
+    (:func:`redacted`), and the semantic store to what it writes; no handler calls it.
     A value found is hidden wherever else it occurs in ``text`` too (a password assigned
     once and passed bare further down), and is known to the call for its other texts.
     Line breaks are kept (each body line of a private key becomes :data:`KEY_MARKER`), so
     line numbers stay right.
     """
+    return _with_secrets_hidden(text)
+
+
+def as_shown(text: str) -> str:
+    """The text octo would show of ``text``: what a tool matches, counts or selects over
+    (a structural rule, ``matchString``, a search's second pass, a hit's spans), so that
+    nothing it answers depends on a hidden value (the no-oracle rule). The same text every
+    answer shows, its values known to the call like :func:`redact`'s."""
+    return _with_secrets_hidden(text)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether a detector finds a secret in ``text`` (a variable of a child's environment);
+    the call learns nothing of it."""
+    found: list[tuple[str, str]] = []
+    if "PRIVATE KEY" not in text:
+        return redact_line(text, found) != text
+    redactor = LineRedactor(found)
+    return any(redactor(line) != line for line in text.split("\n"))
+
+
+def _with_secrets_hidden(text: str) -> str:
+    short = len(text) <= _CLEAN_LONGEST
+    if short and text in _CLEAN:
+        return text
     found: list[tuple[str, str]] = []
     if "PRIVATE KEY" not in text:
         out = redact_line(text, found)
@@ -273,7 +310,13 @@ def redact(text: str) -> str:
         redactor = LineRedactor(found)
         out = "\n".join(redactor(line) for line in text.split("\n"))
     if not found:
-        return text if out == text else out
+        if out != text:
+            return out
+        if short:
+            if len(_CLEAN) >= _CLEAN_MOST:
+                _CLEAN.clear()
+            _CLEAN[text] = None
+        return text
     values = CallSecrets()
     values.add_all(found)
     if (known := _CALL.get()) is not None:
@@ -334,12 +377,18 @@ def learn(text: str) -> None:
     """Make the secret values of ``text`` (a file an answer speaks of) known to the call, so
     every text of its answers hides them: a language server's hover or diagnostic quoting a
     password of the file, a structural capture of one."""
+    learn_values(secret_values(text))
+
+
+def learn_values(found: list[tuple[str, str]]) -> None:
+    """Make the secret values ``found`` (:func:`secret_values` of a text kept for later)
+    known to the call."""
     if (known := _CALL.get()) is not None:
-        known.add_all(secret_values(text))
+        known.add_all(found)
 
 
 #: A value hidden wherever it occurs: shorter ones, and words of letters alone under
-#: _LONG_VALUE (``changeme``, ``Bearer``: a word a shape took for a secret would otherwise
+#: _LONG_VALUE (``changeme``, ``Bearer``: a word a detector took for a secret would otherwise
 #: vanish from every answer of the call), are hidden only beside the name that marks them.
 MIN_VALUE = 6
 _LONG_VALUE = 16
@@ -348,7 +397,7 @@ MIN_PIECE = 8
 #: A cut piece is looked for within this many characters of a value's start and end.
 _PIECES_OF = 256
 #: What a cut leaves after a text's end or before its start.
-_CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\s)*")
+_CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\[\.\.\.\]|\s)*")
 _CUT_END = re.compile(_CUT_MARKS.pattern + r"\Z")
 
 
@@ -502,6 +551,13 @@ def key_body_lines(text: str) -> list[int]:
         if _BEGIN.search(line) and not _END.search(line):
             inside = True
     return found
+
+
+def known_hidden(value: T) -> T:
+    """``value`` (redacted already) with every secret value the call has met hidden in each
+    of its strings: the values other queries of the call found after it was redacted."""
+    known = _CALL.get()
+    return _walk(value, known.hide) if known else value
 
 
 def redacted(value: T) -> T:

@@ -21,6 +21,7 @@ from typing import NoReturn
 
 import anyio
 
+import octo
 from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.config import ConfigError
@@ -146,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     docs = commands.add_parser(
         "docs",
         help="(developers) write a checkout's docs/tools.md from the registry",
-        description="In a checkout of octo: write its docs/tools.md and tools/list snapshot. "
+        description="In a checkout of octo: write its docs/tools.md, tools/list snapshot, "
+        "README's languages and docs/architecture.md's tree of modules. "
         "Anywhere: --output PATH writes the reference to PATH (- prints it).",
     )
     docs.add_argument("--check", action="store_true", help="fail if the file is out of date")
@@ -272,7 +274,7 @@ def _check_hosts_file(config: Config) -> None:
     """A hosts file's mistakes stop every command at start-up (ConfigError naming the line);
     without one, the code-host family is not imported."""
     if config.env.get("OCTO_HOSTS_FILE"):
-        from octo.codehosts.hosts_file import read_hosts
+        from octo.codehosts.hosts.hosts_file import read_hosts
 
         read_hosts(config.env)
 
@@ -351,7 +353,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 def checkout_root() -> Path | None:
     """The checkout this octo is imported from (its pyproject.toml names octo-gateway), or None
     for an installed package: `octo docs` writes a checkout's files, never a site-packages'."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(octo.__file__).resolve().parents[1]
     project = root / "pyproject.toml"
     try:
         named = 'name = "octo-gateway"' in project.read_text(encoding="utf-8")
@@ -362,9 +364,11 @@ def checkout_root() -> Path | None:
 
 def _docs(output: str | None, check: bool) -> int:
     """docs/tools.md and the published tools/list snapshot of a checkout, both from the
-    registry; or the reference alone to ``output``."""
+    registry, README's languages and docs/architecture.md's tree (from the modules); or the
+    reference alone to ``output``."""
     from octo.faces.mcp import tools_snapshot
     from octo.faces.mcp.server import render_snapshot
+    from octo.faces.module_tree import architecture_with_tree
     from octo.faces.tool_docs import readme_with_languages
     from octo.faces.tool_docs import render_tools_markdown
 
@@ -385,9 +389,14 @@ def _docs(output: str | None, check: bool) -> int:
             )
             return EXIT_BAD_CALL
         readme = root / "README.md"
+        architecture = root / "docs" / "architecture.md"
         targets = [
             (root / "docs" / "tools.md", render_tools_markdown()),
             (readme, readme_with_languages(readme.read_text(encoding="utf-8"))),
+            (
+                architecture,
+                architecture_with_tree(architecture.read_text(encoding="utf-8"), root / "octo"),
+            ),
             (tools_snapshot.SNAPSHOT, render_snapshot()),
         ]
     for path, fresh in targets:
@@ -407,16 +416,16 @@ def _docs(output: str | None, check: bool) -> int:
 def _check_servers_file(config: Config) -> None:
     """Read the language servers file before serving: a bad entry stops start-up, naming
     its line, rather than failing each LSP query later."""
-    from octo.lsp.servers.commands import server_table
+    from octo.lsp.servers.table.commands import server_table
 
     server_table(config.env)
 
 
 def _lsp(config: Config, args: argparse.Namespace) -> int:
     """``octo lsp``: the configured servers; ``octo lsp check FILE``: one server tried."""
-    from octo.lsp.servers.commands import server_table
     from octo.lsp.servers.inventory import inventory
     from octo.lsp.servers.inventory import inventory_lines
+    from octo.lsp.servers.table.commands import server_table
 
     table = server_table(config.env)  # a bad servers file stops here, naming its line
     if args.action is None:
@@ -434,7 +443,7 @@ async def _lsp_check(config: Config, path: Path, chosen: list[Path]) -> int:
     from octo.core.errors import OctoError
     from octo.faces.library import Gateway
     from octo.lsp.servers.inventory import check_lines
-    from octo.lsp.servers.pool import LspPool
+    from octo.lsp.servers.running.pool import LspPool
 
     root = next((r for r in chosen if path.is_relative_to(r)), None)
     if root is None:

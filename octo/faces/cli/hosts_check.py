@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import anyio
 
-from octo.codehosts.host_set import HostSet
-from octo.codehosts.hosts_file import HOSTS_FILE
-from octo.codehosts.hosts_file import HostEntry
+from octo.codehosts.hosts.host_set import HostSet
+from octo.codehosts.hosts.hosts_file import HOSTS_FILE
+from octo.codehosts.hosts.hosts_file import HostEntry
 from octo.core.config import Config
 from octo.core.errors import OctoError
 from octo.faces.library import Gateway

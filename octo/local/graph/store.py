@@ -201,7 +201,7 @@ class GraphStore:
     async def _walk(self, ctx: QueryContext, state: RootGraph) -> list[str]:
         key = state.key
         options = WalkOptions.files_only(
-            hidden=key.hidden, no_ignore=key.no_ignore, include=SOURCE_GLOBS
+            paths=ctx.paths, hidden=key.hidden, no_ignore=key.no_ignore, include=SOURCE_GLOBS
         )
         opened = await anyio.to_thread.run_sync(
             lambda: open_confined(key.root, key.start, str(key.start), directory=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import re2
@@ -22,6 +23,10 @@ from octo.core.queries import optional
 #: The longest value handed to git (a revision, an author, a date): far below the system's
 #: limit on one argument.
 _LONGEST = 1000
+
+
+#: localGitHistory's ``resume``: seconds, commits of that second answered, the followed path.
+_CURSOR = re.compile(r"\d{1,12}:\d{1,9}(:[^\x00]+)?", re.DOTALL)
 
 
 def _no_option(value: str | None) -> str | None:
@@ -69,11 +74,19 @@ class GitHistoryQuery(LineRange):
     includePatch: bool = False
     limit: int = Field(default=20, ge=1, le=100)
     page: PageNumber = 1
+    resume: str | None = optional("From a partial answer's hint.", max_length=1100)
 
     @field_validator("ref", "since", "until", "author")
     @classmethod
     def _no_options(cls, value: str | None) -> str | None:
         return _no_option(value)
+
+    @field_validator("resume")
+    @classmethod
+    def _a_cursor(cls, value: str | None) -> str | None:
+        if value is not None and not _CURSOR.fullmatch(value):
+            raise ValueError("is not the cursor of a partial answer's hint")
+        return value
 
     @field_validator("added", "removed")
     @classmethod

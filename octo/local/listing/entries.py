@@ -12,6 +12,7 @@ from dataclasses import field
 from stat import S_IMODE
 
 from octo.core.files.confined import Opened
+from octo.core.files.paths import PathPolicy
 from octo.core.formats import iso_utc
 from octo.core.secrets.sensitive import is_sensitive
 from octo.local.listing.models import EntryType
@@ -27,6 +28,8 @@ class WalkOptions:
     max_depth: int
     hidden: bool
     no_ignore: bool
+    #: The call's roots, whose fenced folders no walk enters (PathPolicy.fenced_below).
+    paths: PathPolicy
     exclude_dirs: Sequence[str] = ()
     need_dirs: bool = True
     need_symlinks: bool = True
@@ -41,6 +44,7 @@ class WalkOptions:
     def files_only(
         cls,
         *,
+        paths: PathPolicy,
         hidden: bool,
         no_ignore: bool,
         include: Sequence[str],
@@ -54,6 +58,7 @@ class WalkOptions:
             max_depth=10_000,
             hidden=hidden,
             no_ignore=no_ignore,
+            paths=paths,
             need_dirs=False,
             need_symlinks=False,
             file_filters=filters,

@@ -40,6 +40,7 @@ from octo.local.listing.plain_walk import plain_walk
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import RgQueue
+from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
 from octo.transports.ripgrep import rg_time_limit
@@ -127,6 +128,7 @@ async def walk_listing(
         max_depth=max_depth,
         hidden=query.hidden,
         no_ignore=query.noIgnore,
+        paths=ctx.paths,
         exclude_dirs=exclude_dirs,
         need_dirs=need_dirs,
         need_symlinks=need_symlinks,
@@ -170,8 +172,9 @@ async def walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place: R
 
 async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place: RgPlace) -> Walk:
     """:func:`walk` by rg, whatever the rules in force."""
+    fenced = await anyio.to_thread.run_sync(options.paths.fenced_below, start.path)
     paths, cut_short = await rg_files(
-        _rg_args(options),
+        _rg_args(options, fenced),
         start.child_path(),
         place=place,
         max_files=MAX_SCANNED_FILES,
@@ -181,7 +184,7 @@ async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place
 
     def split() -> Walk:
         files, dirs = split_walk(paths, options)
-        links, empty = _unlisted(start, dirs, options)
+        links, empty = _unlisted(start, dirs, options, frozenset(fenced))
         return Walk(files, dirs if options.need_dirs else [], links, cut_short, empty)
 
     return await anyio.to_thread.run_sync(split)
@@ -191,7 +194,7 @@ def _error_of(rg: RgProcess) -> str:
     return rg_error_message(rg.stderr)
 
 
-def _rg_args(options: WalkOptions) -> list[str]:
+def _rg_args(options: WalkOptions, fenced: Sequence[str]) -> list[str]:
     # The caller's filters first: of several globs matching a path, rg obeys the last, so
     # the excluded directories below always stay out.
     args = ["--no-require-git", *options.narrowing, *options.file_filters]
@@ -205,7 +208,7 @@ def _rg_args(options: WalkOptions) -> list[str]:
     for raw in options.exclude_dirs:
         cleaned, anchored = _exclude_pattern(raw)
         args += ["--glob", f"!/{cleaned}/" if anchored else f"!{cleaned}/"]
-    return args
+    return args + fence_args(fenced)
 
 
 def _exclude_pattern(raw: str) -> tuple[str, bool]:
@@ -227,10 +230,11 @@ def _excluded(name: str, rel: str, exclude_dirs: Sequence[str]) -> bool:
 
 
 def _unlisted(
-    start: Opened, dirs: Iterable[str], options: WalkOptions
+    start: Opened, dirs: Iterable[str], options: WalkOptions, fenced: frozenset[str]
 ) -> tuple[list[str], list[str]]:
     """What rg does not list: symlinks, and empty directories (when asked for), read from
-    the start directory and the visible directories above the window's floor."""
+    the start directory and the visible directories above the window's floor (nothing
+    ``fenced``)."""
     links: list[str] = []
     empty: list[str] = []
     if not (options.need_symlinks or options.need_empty_dirs):
@@ -246,7 +250,7 @@ def _unlisted(
                     rel = f"{parent}/{item.name}" if parent else item.name
                     if item.name.startswith(".") and not options.hidden:
                         continue
-                    if _excluded(item.name, rel, options.exclude_dirs):
+                    if rel in fenced or _excluded(item.name, rel, options.exclude_dirs):
                         continue
                     if item.is_symlink():
                         if options.need_symlinks:

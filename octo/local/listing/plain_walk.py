@@ -59,6 +59,8 @@ class _Seen:
     rules: NameRules | None
     #: When the walk stops (``time.monotonic()``), what it found marked truncated.
     stop_at: float
+    #: Paths the walk keeps out of (PathPolicy.fenced_below).
+    fenced: frozenset[str]
     files: list[str] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     listed: int = 0
@@ -77,7 +79,8 @@ def plain_walk(start: Opened, options: WalkOptions, stop_at: float) -> Walk | No
     if options.file_filters or options.exclude_dirs or not _PLATFORM_CAN:
         return None
     try:
-        seen = _Seen(options, None if options.no_ignore else rules_above(start.path), stop_at)
+        rules = None if options.no_ignore else rules_above(start.path)
+        seen = _Seen(options, rules, stop_at, frozenset(options.paths.fenced_below(start.path)))
         _walk_below(os.dup(start.fd), seen)
     except RulesUnknown:
         return None
@@ -172,6 +175,8 @@ def _scan(frame: _Frame, seen: _Seen) -> None:
                 seen.truncated = True
                 break
             name = item.name
+            if seen.fenced and prefix + name in seen.fenced:
+                continue
             if name.startswith("."):
                 if rules is not None and name in _RULE_NAMES:
                     raise RulesUnknown

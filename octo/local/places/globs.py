@@ -59,6 +59,7 @@ async def expand_glob(ctx: QueryContext, start: Path, pattern: str, rules: GlobR
         max_depth=_ANY_DEPTH if "**" in globs else len(globs),
         hidden=rules.hidden or any(g.startswith(".") for g in globs),
         no_ignore=rules.no_ignore,
+        paths=ctx.paths,
         need_symlinks=False,
     )
     with await opened_directory(ctx.paths, start, pattern) as opened:

@@ -31,7 +31,7 @@ from octo.core.files.confined import Opened
 from octo.core.files.languages import language_of
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import as_shown
 from octo.core.secrets.redaction import relearn
 from octo.local.checked_paths import open_file
 from octo.local.matched_lines import clip_line
@@ -134,7 +134,8 @@ def _check_size(config: Config, query: LocalGetFileContentQuery, size: int) -> N
 
 
 async def _file_text(cache: ResultCache, opened: Opened) -> tuple[str, bool]:
-    """The file's text, redacted, cached per file version; ``(text, from_cache)``."""
+    """The file's text as octo shows it (what ``matchString`` and every page are cut from),
+    cached per file version; ``(text, from_cache)``."""
 
     def load_sync() -> str:
         data = opened.read_bytes(between=anyio.from_thread.check_cancelled)
@@ -146,7 +147,7 @@ async def _file_text(cache: ResultCache, opened: Opened) -> tuple[str, bool]:
         text = data.decode("utf-8", errors="replace")
         del data
         anyio.from_thread.check_cancelled()
-        return redact(text)
+        return as_shown(text)
 
     async def load() -> str:
         # Abandoned at the deadline, the thread stops at its next look at it.

@@ -61,7 +61,7 @@ async def search_code(
         scope = SearchScope(
             searched.directory,
             [searched.arg],
-            walk_args(query),
+            walk_args(query, searched.fenced),
             searched.file,
             largest=None if searched.file is not None else max_filesize(ctx.config, query),
             rg=ctx.backend(RgQueue).place(ctx.arrived),

@@ -44,6 +44,7 @@ from octo.local.search.rg_output import read_counts
 from octo.local.search.rg_output import shown_files
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import argument_runs
+from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import max_filesize_bytes
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
@@ -346,9 +347,9 @@ def match_args(query: SearchFields) -> list[str]:
     return args
 
 
-def walk_args(query: SearchFields) -> list[str]:
+def walk_args(query: SearchFields, fenced: Sequence[str]) -> list[str]:
     """Which files rg looks at when it walks a directory itself (their size is checked on
-    the files found: :attr:`SearchScope.largest`)."""
+    the files found: :attr:`SearchScope.largest`), never one below the ``fenced`` paths."""
     args = ["--no-require-git", *file_filter_args(query)]
     if query.hidden:
         args += ["--hidden", "--glob=!.git/"]
@@ -356,7 +357,7 @@ def walk_args(query: SearchFields) -> list[str]:
         args.append("--no-ignore")
     # Credential files are dropped by name from the counting pass's output, not with
     # rg globs: a glob set costs rg a match per walked path (~10% on a large tree).
-    return args
+    return args + fence_args(fenced)
 
 
 def max_filesize(config: Config, query: SearchFields) -> int:

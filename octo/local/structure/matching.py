@@ -19,7 +19,6 @@ from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
 from octo.core.errors import QueryValidationError
 from octo.core.secrets.redaction import learn
-from octo.core.secrets.redaction import redact
 from octo.local.structure.models import StructureMatch
 from octo.local.structure.sg_child import Found
 
@@ -78,7 +77,7 @@ class Matcher:
             raise _refusal(str(exc), self.pattern) from None
 
     def matches(self, shown: str, text: str) -> list[StructureMatch]:
-        """The matches in ``text`` (the file shown as ``shown``), their text redacted."""
+        """The matches in ``text`` (the file shown as ``shown``), their text cut."""
         found = []
         nodes = self._find(SgRoot(text, self.language).root())
         if nodes:
@@ -92,7 +91,7 @@ class Matcher:
                     startColumn=where.start.column,
                     endLine=where.end.line + 1,
                     endColumn=where.end.column,
-                    text=shown_text(node.text(), MAX_TEXT),
+                    text=_clipped(node.text(), MAX_TEXT),
                     captures=self._captures(node, text),
                 )
             )
@@ -112,13 +111,14 @@ class Matcher:
                 if one is None:
                     continue
                 found = one.text()
-            captures[name] = shown_text(found, MAX_CAPTURE)
+            captures[name] = _clipped(found, MAX_CAPTURE)
         return captures
 
 
-def shown_text(text: str, longest: int) -> str:
-    """``text`` redacted, then cut at ``longest`` characters."""
-    text = redact(text)
+def _clipped(text: str, longest: int) -> str:
+    """``text`` cut at ``longest`` characters: the file's values are known to the call
+    (:meth:`StructureRule.matches`), so a piece of one the cut leaves is hidden with the
+    answer, and a file that holds a secret is matched over the text octo shows."""
     return text if len(text) <= longest else text[:longest] + "..."
 
 
@@ -182,7 +182,7 @@ class FileText:
         start_line, start_column = self._where(found.start)
         end_line, end_column = self._where(found.end)
         captures = {
-            name: shown_text(
+            name: _clipped(
                 self._text(start, min(end, start + 4 * MAX_CAPTURE + _MARGIN)), MAX_CAPTURE
             )
             for name, (start, end) in found.captures.items()
@@ -194,6 +194,6 @@ class FileText:
             startColumn=start_column,
             endLine=end_line + 1,
             endColumn=end_column,
-            text=shown_text(text, MAX_TEXT),
+            text=_clipped(text, MAX_TEXT),
             captures=captures,
         )

@@ -98,6 +98,7 @@ async def _place(ctx: QueryContext, raw: str, query: SearchStructureQuery) -> tu
         options = WalkOptions.files_only(
             hidden=query.hidden,
             no_ignore=query.noIgnore,
+            paths=ctx.paths,
             include=query.include or LANGUAGE_GLOBS[query.language],
             exclude=query.exclude or (),
         )

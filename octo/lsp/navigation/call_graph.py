@@ -25,9 +25,9 @@ from octo.lsp.navigation.locations import path_of
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.outside_roots import inside_only
-from octo.lsp.servers.client import MalformedReplyError
-from octo.lsp.servers.client import RequestTimeoutError
-from octo.lsp.servers.pool import ServerSlot
+from octo.lsp.servers.running.pool import ServerSlot
+from octo.lsp.servers.wire.client import MalformedReplyError
+from octo.lsp.servers.wire.client import RequestTimeoutError
 
 #: Calls kept per function of the deeper levels, and functions visited in all. The asked
 #: function's own calls (level 1) are kept up to ROOT_CALLS: they are paged, not cut.

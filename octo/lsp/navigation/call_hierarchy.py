@@ -50,7 +50,7 @@ from octo.lsp.navigation.target import answer
 from octo.lsp.navigation.target import ask
 from octo.lsp.navigation.target import navigate
 from octo.lsp.navigation.target import require
-from octo.lsp.servers.client import MalformedReplyError
+from octo.lsp.servers.wire.client import MalformedReplyError
 
 
 def _end(seen: dict[Path, SeenFile], item: Mapping[str, Any]) -> CallEnd:

@@ -11,10 +11,11 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.core.secrets.redaction import redact
 from octo.lsp.models import HoverQuery
 from octo.lsp.models import HoverResult
+from octo.lsp.navigation.locations import places_of
 from octo.lsp.navigation.locations import range_of
+from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.next_calls import short_name
 from octo.lsp.navigation.next_calls import symbol_call
 from octo.lsp.navigation.outside_roots import dropped
@@ -69,14 +70,20 @@ def cut_markdown(text: str, limit: int) -> tuple[str, bool]:
     return cut + "\n...", True
 
 
-async def _defined_outside(target: Target) -> bool:
+async def _defined_outside(ctx: QueryContext, target: Target) -> bool:
     """Whether the symbol is defined in a file outside the allowed roots: its hover
-    would quote them (a constant's value, a signature's defaults, a docstring)."""
+    would quote them (a constant's value, a signature's defaults, a docstring). The files
+    inside that define it have their secret values made known to the call, since the hover
+    quotes them without their names (another module's ``Literal["..."]``)."""
     if not target.slot.live_client().supports("definitionProvider"):
         return False
     before = dropped()
-    await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
-    return dropped() > before
+    defined = await ask(target.slot, lsp.TEXT_DOCUMENT_DEFINITION, target.params())
+    if dropped() > before:
+        return True
+    # Read to learn their values, never shown: a credential file's values are hidden too.
+    await see_files(ctx.paths, [place.path for place in places_of(defined)], None)
+    return False
 
 
 #: Characters of a hover answer besides its text (the server, position, tokens block).
@@ -91,12 +98,12 @@ async def hover(ctx: QueryContext, query: HoverQuery) -> Answer[HoverResult]:
         sent = await ask(target.slot, lsp.TEXT_DOCUMENT_HOVER, target.params())
         contents = sent.get("contents") if isinstance(sent, Mapping) else None
         # A hover with something to show is checked: it may quote an outside file.
-        outside = bool(hover_text(contents).strip()) and await _defined_outside(target)
+        outside = bool(hover_text(contents).strip()) and await _defined_outside(ctx, target)
         if outside:
             contents = None
-        # Redacted here as well as at the dispatcher: after the cut, a secret split from its
-        # shape would no longer be known there.
-        text = redact(hover_text(contents).strip())
+        # Cut before the dispatcher redacts it: the values of the file asked about and of the
+        # files it imports are known to the call, so a piece of one at the cut is hidden too.
+        text = hover_text(contents).strip()
         config = ctx.config
         # The whole answer fits the token budget: the text gets what its frame leaves, less a
         # fifth for JSON's escapes.

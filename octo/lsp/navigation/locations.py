@@ -24,7 +24,8 @@ from lsprotocol import types as lsp
 from octo.core.errors import OctoError
 from octo.core.files.confined import open_confined
 from octo.core.files.paths import PathPolicy
-from octo.core.secrets.redaction import redact
+from octo.core.secrets.redaction import learn_values
+from octo.core.secrets.redaction import secret_values
 from octo.core.secrets.sensitive import Withheld
 from octo.core.secrets.sensitive import withheld
 from octo.lsp.models import CodeLocation
@@ -32,7 +33,7 @@ from octo.lsp.models import FileQuery
 from octo.lsp.models import Position
 from octo.lsp.models import Range
 from octo.lsp.navigation.symbols import split_lines
-from octo.lsp.servers.client import MalformedReplyError
+from octo.lsp.servers.wire.client import MalformedReplyError
 
 #: Longest line of code shown, in characters.
 _MAX_LINE = 200
@@ -124,16 +125,23 @@ class SeenFile:
     withheld: Withheld | None = None
 
 
-@lru_cache(maxsize=256)
-def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> tuple[str, ...]:
-    """The lines of ``path``, redacted as a whole, read as opened without following links.
+@dataclass(frozen=True)
+class _FileLines:
+    """A file's lines as read, and the secret values they hold."""
 
-    Redacted here, not only at the dispatcher: it sees single lines, cut to 200 characters,
-    where a key block's body lines are no longer known by its BEGIN line and a cut may
-    split a secret from its shape."""
+    lines: tuple[str, ...]
+    secrets: list[tuple[str, str]]
+
+
+@lru_cache(maxsize=256)
+def _file_lines(root: Path, path: Path, stamp: tuple[int, int, int, int]) -> _FileLines:
+    """The lines of ``path``, read as opened without following links, and its secret values:
+    the call knows them before any line is cut (to 200 characters), so the dispatcher hides
+    a value on a line shown without its name, a key's body line without its BEGIN line, and a
+    piece of one a cut leaves."""
     with open_confined(root, path, path.name) as opened:
         text = opened.read_bytes().decode("utf-8", errors="replace")
-    return tuple(split_lines(redact(text)))
+    return _FileLines(tuple(split_lines(text)), secret_values(text))
 
 
 def _see(
@@ -161,7 +169,9 @@ def _see(
         try:
             stat = real.stat()
             stamp = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
-            lines = _file_lines(root, real, stamp)
+            read_lines = _file_lines(root, real, stamp)
+            learn_values(read_lines.secrets)
+            lines = read_lines.lines
         except (OSError, OctoError):
             lines = ()
         seen[path] = SeenFile(real, shown, external=False, lines=lines)
@@ -197,7 +207,7 @@ def withheld_hints(query: FileQuery, files: Iterable[SeenFile]) -> list[str]:
 
 
 def _cut(line: str) -> str:
-    # Lines come redacted from _file_lines: a cut can no longer split a secret.
+    # The file's values are known to the call (_see): a piece of one at the cut is hidden.
     line = line.rstrip()
     return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + "..."
 

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 
 from octo.core.errors import NotFoundError
-from octo.core.secrets.redaction import redact
 
 #: How far from the hinted line the resolver looks, in lines.
 LINE_TOLERANCE = 5
@@ -152,11 +151,9 @@ def resolve_symbol(
     if len(every) == 1:
         return at(*every[0])
     nearest = sorted(every, key=lambda hit: abs(hit[0] - hinted))[:3]
-    # Redacted here as well as at the dispatcher: after the cut, a secret split from its
-    # shape would no longer be known there.
-    hints = [
-        f"'{name}' occurs at line {n + 1}: {redact(lines[n].strip())[:120]}" for n, _ in nearest
-    ]
+    # The file's values are known to the call (its one read), so a piece of one this cut
+    # leaves at a hint's end is hidden by the dispatcher too.
+    hints = [f"'{name}' occurs at line {n + 1}: {lines[n].strip()[:120]}" for n, _ in nearest]
     if nearest:
         hints.append("Retry with lineHint set to one of these lines.")
     else:

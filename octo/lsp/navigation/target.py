@@ -41,14 +41,16 @@ from octo.lsp.navigation.outside_roots import only_inside
 from octo.lsp.navigation.outside_roots import outside_note
 from octo.lsp.navigation.symbols import FoundSymbol
 from octo.lsp.navigation.symbols import resolve_symbol
-from octo.lsp.servers.client import RequestTimeoutError
-from octo.lsp.servers.client import UnsupportedOperationError
-from octo.lsp.servers.commands import Language
-from octo.lsp.servers.commands import workspace_root
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.pool import ServerSlot
-from octo.lsp.servers.pool import open_on
+from octo.lsp.navigation.workspace_values import learn_workspace
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.pool import ServerSlot
+from octo.lsp.servers.running.pool import open_on
+from octo.lsp.servers.table.commands import Language
+from octo.lsp.servers.table.commands import workspace_root
+from octo.lsp.servers.wire.client import RequestTimeoutError
+from octo.lsp.servers.wire.client import UnsupportedOperationError
+from octo.lsp.servers.wire.documents import Source
+from octo.transports.ripgrep import RgQueue
 
 ResultT = TypeVar("ResultT", bound=ServerAnswer)
 TargetT = TypeVar("TargetT", bound="FileTarget")
@@ -214,6 +216,12 @@ async def on_servers(
                 before = outside.dropped
                 answered = await run(target, last)
                 answered.hint(*outside_note(outside.dropped - before))
+            if read.workspace is not None:
+                # What a server said may quote another file's secret values without their
+                # names: known before the dispatcher redacts the answer.
+                await learn_workspace(
+                    read.allowed_root, read.workspace, ctx.backend(RgQueue).place(ctx.arrived)
+                )
             return answered
         except _FALL_BACK_ON as exc:
             if last:

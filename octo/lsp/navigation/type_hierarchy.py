@@ -29,7 +29,7 @@ from octo.lsp.navigation.target import answer
 from octo.lsp.navigation.target import ask
 from octo.lsp.navigation.target import navigate
 from octo.lsp.navigation.target import require
-from octo.lsp.servers.client import MalformedReplyError
+from octo.lsp.servers.wire.client import MalformedReplyError
 
 #: Types listed per direction at most: a base class of everything has many subtypes.
 MAX_TYPES = 200

@@ -20,7 +20,6 @@ from octo.core.errors import OctoError
 from octo.core.files.paths import PathPolicy
 from octo.core.files.paths import is_generated
 from octo.core.files.paths import is_hidden
-from octo.core.secrets.redaction import redact
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.next_calls import read_call
@@ -37,8 +36,8 @@ from octo.lsp.outline.models import Diagnostic
 from octo.lsp.outline.models import DiagnosticsQuery
 from octo.lsp.outline.models import DiagnosticsResult
 from octo.lsp.outline.models import Severity
-from octo.lsp.servers.commands import language_of
-from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.table.commands import language_of
 
 #: Source files of a folder checked at most (each is opened on its server).
 MAX_FILES = 30
@@ -54,16 +53,19 @@ def _files(paths: PathPolicy, query: DiagnosticsQuery) -> tuple[list[Path], bool
         return [place], False
     root = paths.root_of(place)
     assert root is not None  # resolve() guarantees it
+    fenced = {place / rel for rel in paths.fenced_below(place)}
     found: list[Path] = []
     for top, folders, files in os.walk(place):
         directory = Path(top)
         folders[:] = sorted(
             f
             for f in folders
-            if not is_generated(f) and (query.hidden or not is_hidden(directory / f, root))
+            if not is_generated(f)
+            and (query.hidden or not is_hidden(directory / f, root))
+            and directory / f not in fenced
         )
         for name in sorted(files):
-            if language_of(Path(name)) is not None:
+            if language_of(Path(name)) is not None and directory / name not in fenced:
                 found.append(directory / name)
                 if len(found) > MAX_FILES:
                     return found[:MAX_FILES], True
@@ -142,8 +144,8 @@ async def diagnostics(ctx: QueryContext, query: DiagnosticsQuery) -> Answer[Diag
                 severity=severity,
                 code=str(code) if code is not None else None,
                 source=item.get("source") if isinstance(item.get("source"), str) else None,
-                # Redacted before the cut: a secret split by it would escape the choke point.
-                message=redact(str(item.get("message", "")))[:1000],
+                # The file's values are known to the call: a piece of one at the cut is hidden.
+                message=str(item.get("message", ""))[:1000],
                 content=lines[where.start.line - 1].strip()[:200]
                 if 0 < where.start.line <= len(lines)
                 else None,

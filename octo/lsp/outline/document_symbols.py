@@ -32,7 +32,7 @@ from octo.lsp.outline.models import DocumentSymbolsResult
 from octo.lsp.outline.models import OutlineSymbol
 from octo.lsp.outline.tree_outline import no_outline_hint
 from octo.lsp.outline.tree_outline import tree_outline
-from octo.lsp.servers.pool import LspPool
+from octo.lsp.servers.running.pool import LspPool
 
 
 def outline_of(reply: Any) -> list[OutlineSymbol]:

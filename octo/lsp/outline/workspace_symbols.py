@@ -33,9 +33,9 @@ from octo.lsp.navigation.target import require
 from octo.lsp.outline.models import FoundSymbolEntry
 from octo.lsp.outline.models import WorkspaceSymbolsQuery
 from octo.lsp.outline.models import WorkspaceSymbolsResult
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.warm import sample_source
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.warm import sample_source
+from octo.lsp.servers.wire.documents import Source
 
 Match = Literal["exact", "prefix", "fuzzy"]
 _RANK: dict[Match, int] = {"exact": 0, "prefix": 1, "fuzzy": 2}
@@ -53,7 +53,7 @@ def _project(pool: LspPool, paths: PathPolicy, raw: str) -> tuple[FileRead, Path
     place = paths.resolve(raw)
     root = paths.root_of(place)
     assert root is not None  # resolve() guarantees it
-    sample = place if place.is_file() else sample_source(place)
+    sample = place if place.is_file() else sample_source(paths, place)
     if sample is None:
         raise LspNotAvailableError(
             f"No source file of a language octo has servers for under '{raw}'",

@@ -12,12 +12,12 @@ from pathlib import Path
 import anyio
 
 from octo.core.errors import OctoError
-from octo.lsp.servers.catalog import ServerEntry
-from octo.lsp.servers.commands import ServerTable
-from octo.lsp.servers.commands import locate
-from octo.lsp.servers.documents import Source
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.pool import open_on
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.pool import open_on
+from octo.lsp.servers.table.catalog import ServerEntry
+from octo.lsp.servers.table.commands import ServerTable
+from octo.lsp.servers.table.commands import locate
+from octo.lsp.servers.wire.documents import Source
 
 #: The operations octo asks of a server, by the capability that offers each.
 OPERATIONS = {
@@ -114,6 +114,9 @@ TESTED_HERE: dict[str, str] = {
     "vscode-html-language-server": "hover, document symbols",
     "dockerfile-language-server": "definition (ARG), hover, document symbols",
     "svelte-language-server": "definition, hover, document symbols",
+    "fortls": "definition, references, hover, document symbols",
+    "vue-language-server": "definition, references, hover, document symbols (version 2)",
+    "perl-language-server": "definition, references (its definition only), document symbols; no hover",
 }
 
 

@@ -1,2 +1,2 @@
-"""Indexing: the walk over a tree, chunking by symbol (tree-sitter), and the models that turn
+"""Indexing: the walk over a tree, chunking by symbol (syntax trees), and the models that turn
 chunks into vectors."""

@@ -1,5 +1,6 @@
-"""Cut a file into chunks: one per function, method or class (tree-sitter), the code between
-them and every other text file in windows of lines.
+"""Cut a file into chunks: one per function, method or class (the syntax trees of
+:mod:`octo.core.files.grammars`), per key, element or rule of a long data or markup file, the
+code between them and every other text file in windows of lines.
 
 Each chunk carries its symbol (type, name, signature), its hierarchy (``Outer.inner``) and the
 line range of its enclosing symbol, so a search hit can widen to the whole function or class.
@@ -9,15 +10,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import field
+from functools import cache
 
-from octo.semantic.indexing.languages import GRAMMARS
-from octo.semantic.indexing.languages import parser_for
+from ast_grep_py import SgNode
+
+from octo.core.files.grammars import CLASS_KINDS
+from octo.core.files.grammars import SYMBOL_TABLES
+from octo.core.files.grammars import SymbolTable
+from octo.core.files.grammars import parse
+from octo.core.files.grammars import symbol_kind
+from octo.core.files.grammars import symbol_name
 from octo.semantic.indexing.terms import body_words
 from octo.semantic.indexing.terms import identifier_words
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
 
 #: A symbol longer than this is split into windows; a window of plain lines has this many.
 MAX_SYMBOL_LINES = 60
@@ -29,8 +34,28 @@ EMBED_CHARS = 600
 #: Lines of a chunk's leading comment or docstring kept in its compact text.
 DOC_LINES = 6
 _DOC_START = ('"""', "'''", "#", "//", "/*", "*", "///", "--")
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
-_CLASS_LIKE = frozenset({"class", "interface"})
+#: The grammar table's symbol kinds as the index's four symbol types (the symbolType filter);
+#: a kind not here is no chunk of its own: a namespace's or a CSS @media block's members are
+#: chunked as if at the top, a C# property stays in its class's text.
+_SYMBOL_TYPES = {
+    "function": "function",
+    "method": "method",
+    "constructor": "method",
+    "class": "class",
+    "struct": "class",
+    "enum": "class",
+    "module": "class",
+    "type": "class",
+    "interface": "interface",
+}
+#: Declarations of one line inside an interface or protocol: they stay in its text rather
+#: than become chunks of a line each.
+_SIGNATURES = frozenset(
+    {"method_signature", "abstract_method_signature", "protocol_function_declaration"}
+)
+#: Languages of data and markup: their sections (a key, an element, a CSS rule) are chunks only
+#: where the text around them is too long for one (a short file stays in windows of lines).
+_SECTIONS = {"yaml": "key", "json": "key", "html": "element", "css": "class"}
 
 
 @dataclass(frozen=True)
@@ -67,21 +92,86 @@ class Chunk:
 
 @dataclass(frozen=True)
 class _Symbol:
-    node: Node
-    kind: str
+    node: SgNode
+    #: The index's symbol type; None for a section of data or markup.
+    kind: str | None
     name: str
     start: int
     end: int
+    #: The symbol's own kind in the grammar table (a function in a class is its method).
+    table_kind: str
+    members: list[_Symbol] = field(default_factory=list)
 
 
 def chunk_file(text: str, language: str | None) -> list[Chunk]:
-    """The chunks of ``text`` (already redacted), symbol-aware when ``language`` has a grammar."""
+    """The chunks of ``text`` (already redacted), symbol-aware when ``language`` has a grammar
+    (blocking: parses)."""
     lines = text.splitlines()
-    parser = parser_for(language) if language else None
-    if parser is None or not lines:
+    table = SYMBOL_TABLES.get(language or "")
+    root = parse(text, table.language) if table is not None and lines else None
+    if table is None or root is None:
         return _windows(lines, 1, len(lines), "lines", "")
-    tree = parser.parse(text.encode("utf-8"))
-    return _Chunker(lines, language or "").region(tree.root_node, 1, len(lines), "", None)
+    symbols = _symbol_tree(root, table)
+    if table.language in _SECTIONS and len(lines) <= MAX_SYMBOL_LINES:
+        symbols = []
+    return _Chunker(lines, table.language).region(symbols, 1, len(lines), "", None)
+
+
+def _symbol_tree(root: SgNode, table: SymbolTable) -> list[_Symbol]:
+    """The symbols of a file, each with the symbols declared inside it, in the file's order.
+
+    ast-grep finds every node of a symbol's kind in one pass (in its own code); they are nested
+    here by their ranges, which needs no walk of the whole tree from Python.
+    """
+    nodes = root.find_all(any=[{"kind": kind} for kind in _declaration_kinds(table.language)])
+    top: list[_Symbol] = []
+    open_symbols: list[tuple[int, _Symbol]] = []
+    for node in sorted(nodes, key=lambda n: (n.range().start.index, -n.range().end.index)):
+        extent = node.range()
+        while open_symbols and open_symbols[-1][0] < extent.end.index:
+            open_symbols.pop()
+        owner = open_symbols[-1][1] if open_symbols else None
+        in_class = owner is not None and owner.table_kind in CLASS_KINDS
+        kind = symbol_kind(node, table, in_class)
+        name = symbol_name(node, table) if kind is not None else None
+        if kind is None or name is None:
+            continue
+        index_type = _index_type(node, kind, table.language)
+        if table.language not in _SECTIONS and index_type is None:
+            continue
+        symbol = _Symbol(node, index_type, name, extent.start.line + 1, extent.end.line + 1, kind)
+        (owner.members if owner is not None else top).append(symbol)
+        open_symbols.append((extent.end.index, symbol))
+    return top
+
+
+@cache
+def _declaration_kinds(language: str) -> tuple[str, ...]:
+    """The table's node kinds that ``language``'s grammar has (the table shares kinds between
+    JavaScript and TypeScript; ast-grep refuses a rule naming a kind its grammar lacks)."""
+    empty = parse("", language)
+    kinds = []
+    for kind in SYMBOL_TABLES[language].kinds:
+        if kind in _SIGNATURES or empty is None:
+            continue
+        try:
+            empty.find_all(kind=kind)
+        except RuntimeError:
+            continue
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def _index_type(node: SgNode, kind: str, language: str) -> str | None:
+    """The index's symbol type of a declaration of ``kind``."""
+    if language in _SECTIONS:
+        return None
+    if kind == "type" and language in ("typescript", "tsx"):
+        return "interface"  # a type alias says what a value looks like, as an interface does
+    if kind == "type" and language == "go":
+        shape = node.field("type")
+        return "interface" if shape is not None and shape.kind() == "interface_type" else "class"
+    return _SYMBOL_TYPES.get(kind)
 
 
 def _windows(lines: list[str], start: int, end: int, block: str, hierarchy: str) -> list[Chunk]:
@@ -101,50 +191,20 @@ def _windows(lines: list[str], start: int, end: int, block: str, hierarchy: str)
 class _Chunker:
     def __init__(self, lines: list[str], language: str) -> None:
         self.lines = lines
-        self.grammar = GRAMMARS[language]
-
-    def symbols_in(self, node: Node) -> list[_Symbol]:
-        """The symbols directly inside ``node``, looking through containers (exports, impls)."""
-        found: list[_Symbol] = []
-        for child in node.named_children:
-            kind = self.grammar.symbols.get(child.type)
-            if kind is not None and (symbol := self._symbol(child, kind)) is not None:
-                found.append(symbol)
-            elif child.type in self.grammar.containers:
-                found.extend(self.symbols_in(child))
-        return found
-
-    def members(self, node: Node) -> list[_Symbol]:
-        """The symbols declared in a symbol's body (a class's methods)."""
-        return self.symbols_in(node.child_by_field_name("body") or node)
-
-    def _symbol(self, node: Node, kind: str) -> _Symbol | None:
-        if node.type == "variable_declarator":
-            value = node.child_by_field_name("value")
-            if value is None or value.type not in _FUNCTION_VALUES:
-                return None
-        if node.type == "type_spec":
-            shape = node.child_by_field_name("type")
-            kind = "interface" if shape is not None and shape.type == "interface_type" else kind
-        name_node = node.child_by_field_name("name")
-        if node.type == "impl_item":
-            name_node = node.child_by_field_name("type")
-        name = _text(name_node) if name_node is not None else ""
-        return _Symbol(node, kind, name, node.start_point.row + 1, node.end_point.row + 1)
+        self.sections = language in _SECTIONS
 
     def region(
-        self, node: Node, start: int, end: int, hierarchy: str, owner: _Symbol | None
+        self, symbols: list[_Symbol], start: int, end: int, hierarchy: str, owner: _Symbol | None
     ) -> list[Chunk]:
-        """Chunks for lines ``start..end`` of ``node``: its symbols, and the code between them
+        """Chunks for lines ``start..end``: its ``symbols``, and the code between them
         (which, inside a symbol, is that symbol's own chunk: signature, docstring, fields)."""
         chunks: list[Chunk] = []
         cursor = start
-        gap_block = "module" if owner is None else owner.node.type
-        symbols = self.symbols_in(node) if owner is None else self.members(node)
+        gap_block = "module" if owner is None else owner.node.kind()
         for symbol in symbols:
             if symbol.start > cursor:
                 chunks.extend(self._gap(cursor, symbol.start - 1, gap_block, hierarchy, owner))
-            chunks.extend(self._symbol_chunks(symbol, hierarchy, owner))
+            chunks.extend(self._symbol_chunks(symbol, hierarchy))
             cursor = max(cursor, symbol.end + 1)
         if cursor <= end:
             chunks.extend(self._gap(cursor, end, gap_block, hierarchy, owner))
@@ -172,16 +232,13 @@ class _Chunker:
             for c in _windows(self.lines, start, end, block, hierarchy)
         ]
 
-    def _symbol_chunks(self, symbol: _Symbol, hierarchy: str, owner: _Symbol | None) -> list[Chunk]:
-        kind = symbol.kind
-        if kind == "function" and owner is not None and owner.kind in _CLASS_LIKE:
-            kind = "method"
-        symbol = _Symbol(symbol.node, kind, symbol.name, symbol.start, symbol.end)
+    def _symbol_chunks(self, symbol: _Symbol, hierarchy: str) -> list[Chunk]:
         path = f"{hierarchy}.{symbol.name}" if hierarchy else symbol.name
-        if self.members(symbol.node):
-            return self.region(symbol.node, symbol.start, symbol.end, path, symbol)
-        signature = self._signature(symbol)
         size = symbol.end - symbol.start + 1
+        # Code splits at every member (a class at its methods); a section only when too long.
+        if symbol.members and (not self.sections or size > MAX_SYMBOL_LINES):
+            return self.region(symbol.members, symbol.start, symbol.end, path, symbol)
+        signature = self._signature(symbol)
         step = size if size <= MAX_SYMBOL_LINES else WINDOW_LINES
         chunks = []
         for first in range(symbol.start, symbol.end + 1, step):
@@ -194,9 +251,9 @@ class _Chunker:
                     first,
                     last,
                     content,
-                    symbol.node.type,
+                    symbol.node.kind(),
                     path,
-                    kind,
+                    symbol.kind,
                     symbol.name,
                     signature,
                     symbol.start,
@@ -205,15 +262,18 @@ class _Chunker:
             )
         return chunks
 
-    def _signature(self, symbol: _Symbol) -> str:
-        """The declaration up to its body, on one line (at most 200 characters)."""
+    def _signature(self, symbol: _Symbol) -> str | None:
+        """The declaration up to its body, on one line (at most 200 characters); none for a
+        section of data or markup."""
+        if symbol.kind is None:
+            return None
         node = symbol.node
-        body = node.child_by_field_name("body")
-        start = node.start_byte
-        end = body.start_byte if body is not None else node.end_byte
-        raw = (node.text or b"")[: end - start].decode("utf-8", errors="replace")
+        text = node.text()
+        body = node.field("body")
         if body is None:
-            raw = raw.split("\n", 1)[0]
+            raw = text.split("\n", 1)[0]
+        else:
+            raw = text[: body.range().start.index - node.range().start.index]
         return " ".join(raw.split()).rstrip("{: ")[:200]
 
 
@@ -240,7 +300,3 @@ def _leading_doc(lines: list[str]) -> list[str]:
         if len(doc) == DOC_LINES or (quote is None and raw.strip().endswith(('"""', "'''"))):
             break
     return doc
-
-
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", errors="replace")

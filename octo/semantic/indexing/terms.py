@@ -30,7 +30,9 @@ def identifier_words(text: str) -> str:
     """The words inside the identifiers of ``text`` that are not words already
     (``parseArgs`` -> ``parse args``), so the keyword index matches either spelling."""
     extra: list[str] = []
-    for identifier in set(_IDENTIFIER.findall(text)):
+    # In order of first use, not a set's: a set's order changes with each process's hash
+    # seed, and with it the embed text and hash of a chunk (its vector re-computed).
+    for identifier in dict.fromkeys(_IDENTIFIER.findall(text)):
         parts = [part for piece in identifier.split("_") for part in _CAMEL.findall(piece)]
         if len(parts) > 1:
             extra.extend(parts)

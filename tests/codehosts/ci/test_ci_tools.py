@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from collections.abc import Callable
 
 import httpx
+import pytest
 import respx
 
 import octo
@@ -125,6 +126,7 @@ async def test_an_archive_of_job_files_only_is_split_into_steps_by_their_markers
     assert [s["name"] for s in web["steps"]] == ["Run npm test"]
 
 
+@pytest.mark.slow
 async def test_a_zip_bomb_is_refused_unread(router: respx.MockRouter, gateway_for: Make) -> None:
     load(router, "github_actions")
     buffer = io.BytesIO()

@@ -87,6 +87,7 @@ async def test_other_queries_answer_while_an_archive_is_extracted(
     await until(lambda: not running().get("extract") and no_clone_nor_work(clones))
 
 
+@pytest.mark.slow
 async def test_concurrent_clones_are_limited_by_a_setting(
     servers: tuple[Host, Host], tmp_path: Path
 ) -> None:

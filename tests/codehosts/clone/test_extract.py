@@ -20,8 +20,8 @@ from octo.codehosts.clone.unpack import UnsafeArchiveError
 from octo.codehosts.clone.unpack import unpack
 from octo.core.errors import FileTooLargeError
 from octo.core.errors import InvalidResponseError
-from octo.lsp.servers.client import UNTRUSTED_OPTIONS
-from octo.lsp.servers.process import server_environment
+from octo.lsp.servers.wire.client import UNTRUSTED_OPTIONS
+from octo.lsp.servers.wire.process import server_environment
 from octo.transports.processes import running
 from tests.codehosts.clone.archives import PROJECT
 from tests.codehosts.clone.archives import TOP

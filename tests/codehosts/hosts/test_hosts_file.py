@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from octo.codehosts.hosts_file import MAX_TOKEN_BYTES
-from octo.codehosts.hosts_file import pick
-from octo.codehosts.hosts_file import read_hosts
+from octo.codehosts.hosts.hosts_file import MAX_TOKEN_BYTES
+from octo.codehosts.hosts.hosts_file import pick
+from octo.codehosts.hosts.hosts_file import read_hosts
 from octo.core.config import ConfigError
 
 TWO_HOSTS = """\

@@ -14,10 +14,10 @@ from pydantic import ValidationError
 
 import octo
 from octo.codehosts.clone.models import CloneRepoQuery
-from octo.codehosts.line_models import TraceLineQuery
-from octo.codehosts.models import SearchCodeQuery
-from octo.codehosts.models import SearchRepositoriesQuery
-from octo.codehosts.repo_names import repository_url
+from octo.codehosts.models.code import SearchCodeQuery
+from octo.codehosts.models.code import SearchRepositoriesQuery
+from octo.codehosts.models.lines import TraceLineQuery
+from octo.codehosts.models.repo_names import repository_url
 from octo.core.config import Config
 from tests.codehosts.hosts.test_two_hosts import CONTEXT
 from tests.codehosts.hosts.test_two_hosts import TOKEN_A

@@ -18,13 +18,13 @@ import respx
 import octo
 from octo.core.config import Config
 from octo.faces.http.metrics import PrometheusMeters
-from tests.codehosts.github.conftest import API
-from tests.codehosts.github.conftest import make_env
+from tests.codehosts.hosts.github.conftest import API
+from tests.codehosts.hosts.github.conftest import make_env
 from tests.core.shared.conftest import stored
 from tests.core.shared.replicas import RedisProcess
 from tests.core.shared.replicas import free_port
 
-RECORDING = Path(__file__).parents[2] / "codehosts" / "github" / "recordings" / "file_content.json"
+RECORDING = Path(__file__).parents[2] / "codehosts/hosts/github/recordings/file_content.json"
 #: Every query of these tests asks for a file never asked before: none is a local hit.
 NAMES = (f"doc{n}.md" for n in itertools.count())
 

@@ -15,12 +15,12 @@ import respx
 
 import octo
 from octo.core.config import Config
-from tests.codehosts.github.conftest import TOKEN as GITHUB_TOKEN
-from tests.codehosts.github.conftest import load_cassette
-from tests.codehosts.github.conftest import make_env
-from tests.codehosts.gitlab.conftest import TOKEN as GITLAB_TOKEN
-from tests.codehosts.gitlab.conftest import gitlab_env
-from tests.codehosts.gitlab.conftest import load_recording
+from tests.codehosts.hosts.github.conftest import TOKEN as GITHUB_TOKEN
+from tests.codehosts.hosts.github.conftest import load_cassette
+from tests.codehosts.hosts.github.conftest import make_env
+from tests.codehosts.hosts.gitlab.conftest import TOKEN as GITLAB_TOKEN
+from tests.codehosts.hosts.gitlab.conftest import gitlab_env
+from tests.codehosts.hosts.gitlab.conftest import load_recording
 from tests.core.shared.conftest import stored
 
 Call = Callable[[octo.Gateway], Awaitable[octo.BulkResponse[Any]]]

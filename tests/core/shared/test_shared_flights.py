@@ -21,9 +21,9 @@ from octo.core.shared.redis_store import RedisStore
 from octo.transports.http import remote_state
 from octo.transports.http.remote_state import RemoteState
 from octo.transports.http.remote_state import Shared
-from tests.codehosts.github.conftest import make_env
+from tests.codehosts.hosts.github.conftest import make_env
 
-RECORDING = Path(__file__).parents[2] / "codehosts" / "github" / "recordings" / "file_content.json"
+RECORDING = Path(__file__).parents[2] / "codehosts/hosts/github/recordings/file_content.json"
 README = {"owner": "octokit", "repo": "octokit.rb", "path": "README.md"}
 
 

@@ -11,8 +11,8 @@ import respx
 
 import octo
 from octo.core.config import Config
-from tests.codehosts.github.conftest import API
-from tests.codehosts.github.conftest import make_env
+from tests.codehosts.hosts.github.conftest import API
+from tests.codehosts.hosts.github.conftest import make_env
 
 SEARCH = f"{API}/search/repositories"
 CONTENTS = f"{API}/repos/octokit/octokit.rb/contents/README.md"

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+import octo
+from octo.core.config import Config
 from tests.git_repos import Repo
 from tests.git_repos import blamed_lines
 from tests.git_repos import history_repo
@@ -152,3 +154,16 @@ async def test_messages_summaries_and_patches_are_redacted(call: Call, root: Pat
     for envelope in (history, blame):
         assert envelope["status"] == "success", envelope
         assert token not in str(envelope) and "[REDACTED" in str(envelope)
+
+
+async def test_a_long_patch_is_cut_to_its_share_with_a_handle_to_all_of_it(root: Path) -> None:
+    repo = Repo(root / "long")
+    repo.commit("long", a_py="".join(f"value_{i} = {i}\n" for i in range(300)))
+    async with octo.Gateway(Config(max_tokens=300), roots=[root]) as gateway:
+        response = await gateway.call("localGitHistory", [{"path": "long", "includePatch": True}])
+        (commit,) = response.to_wire()["results"][0]["data"]["commits"]
+        assert len(commit["patch"]) == 300 * 4 // 2
+        page = await gateway.call("getCachedContent", [{"handle": commit["patchHandle"]}])
+    whole = page.to_wire()["results"][0]["data"]
+    assert whole["content"].startswith(commit["patch"])
+    assert len(whole["content"]) > len(commit["patch"]) and whole["totalPages"] > 1

@@ -14,6 +14,7 @@ import pytest
 from octo.core.concurrency import RankedLimiter
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_confined
+from octo.core.files.paths import PathPolicy
 from octo.local.listing.entries import Walk
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import rg_walk
@@ -24,6 +25,9 @@ from octo.transports.ripgrep import RgPlace
 #: anchored paths that cannot reach below the walked tree.
 PARENT_RULES = "# generated\n*.log\nbuild/\ntmp?\n.idea\n/top-only\n/outer/other/*.txt\n\n"
 
+
+#: No fenced folder lies below these walks.
+_PATHS = PathPolicy([Path("/")])
 
 _FAST = {(1, False, False), (2, True, False), (4, False, True)}
 
@@ -99,6 +103,7 @@ OPTIONS = [
             max_depth=depth,
             hidden=hidden,
             no_ignore=no_ignore,
+            paths=_PATHS,
             need_dirs=need_dirs,
             need_symlinks=True,
             need_empty_dirs=need_dirs,
@@ -119,7 +124,7 @@ async def test_lists_what_rg_lists(opened: Opened, options: WalkOptions) -> None
 
 
 async def test_parent_rules_are_obeyed(opened: Opened) -> None:
-    options = WalkOptions(max_depth=4, hidden=False, no_ignore=False)
+    options = WalkOptions(max_depth=4, hidden=False, no_ignore=False, paths=_PATHS)
     walked = _in_process(opened, options)
     assert "notes.log" not in walked.files and "tmp1" not in walked.files
     assert "build" in walked.files  # a file: the rule names directories only
@@ -139,7 +144,12 @@ async def test_parent_rules_are_obeyed(opened: Opened) -> None:
 )
 def test_rules_octo_does_not_apply_are_rgs(walked_tree: Path, opened: Opened, rules: str) -> None:
     (walked_tree.parent.parent / ".ignore").write_text(rules)
-    assert plain_walk(opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False), 1e12) is None
+    assert (
+        plain_walk(
+            opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False, paths=_PATHS), 1e12
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize("name", [".gitignore", ".ignore", ".rgignore", ".git"])
@@ -153,35 +163,48 @@ async def test_rules_inside_the_tree_are_rgs(
     for number in range(40):
         (walked_tree / "many" / f"f{number}.py").write_text("x\n")
     (walked_tree / "many" / name).mkdir()
-    options = WalkOptions(max_depth=depth, hidden=False, no_ignore=False)
+    options = WalkOptions(max_depth=depth, hidden=False, no_ignore=False, paths=_PATHS)
     assert plain_walk(opened, options, time.monotonic() + 30) is None
     # Without ignore rules the tree is octo's again.
-    assert plain_walk(opened, WalkOptions(max_depth=depth, hidden=False, no_ignore=True), 1e12)
+    assert plain_walk(
+        opened, WalkOptions(max_depth=depth, hidden=False, no_ignore=True, paths=_PATHS), 1e12
+    )
 
 
 def test_global_excludes_are_rgs(tmp_path: Path, opened: Opened) -> None:
     (tmp_path / "home" / ".gitconfig").write_text("[core]\n\texcludesFile = ~/.ignored\n")
-    assert plain_walk(opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False), 1e12) is None
+    assert (
+        plain_walk(
+            opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False, paths=_PATHS), 1e12
+        )
+        is None
+    )
 
 
 def test_filters_are_rgs(opened: Opened) -> None:
     for options in (
-        WalkOptions(max_depth=2, hidden=False, no_ignore=False, exclude_dirs=["src"]),
-        WalkOptions(max_depth=2, hidden=False, no_ignore=False, file_filters=["--type=py"]),
+        WalkOptions(max_depth=2, hidden=False, no_ignore=False, paths=_PATHS, exclude_dirs=["src"]),
+        WalkOptions(
+            max_depth=2, hidden=False, no_ignore=False, paths=_PATHS, file_filters=["--type=py"]
+        ),
     ):
         assert plain_walk(opened, options, 1e12) is None
     # Flags that only shorten rg's output leave the walk octo's.
-    narrowed = WalkOptions(max_depth=2, hidden=False, no_ignore=False, narrowing=["--type=py"])
+    narrowed = WalkOptions(
+        max_depth=2, hidden=False, no_ignore=False, paths=_PATHS, narrowing=["--type=py"]
+    )
     assert plain_walk(opened, narrowed, 1e12) is not None
 
 
 def test_a_walk_out_of_time_is_truncated(opened: Opened) -> None:
-    walked = plain_walk(opened, WalkOptions(max_depth=4, hidden=False, no_ignore=False), 0.0)
+    walked = plain_walk(
+        opened, WalkOptions(max_depth=4, hidden=False, no_ignore=False, paths=_PATHS), 0.0
+    )
     assert walked is not None and walked.truncated
 
 
 def test_a_parent_rule_changed_between_walks_is_obeyed(walked_tree: Path, opened: Opened) -> None:
-    options = WalkOptions(max_depth=2, hidden=False, no_ignore=False)
+    options = WalkOptions(max_depth=2, hidden=False, no_ignore=False, paths=_PATHS)
     assert "a.py" in _in_process(opened, options).files
     outer = walked_tree.parent.parent
     with (outer / ".gitignore").open("a") as rules:
@@ -190,7 +213,9 @@ def test_a_parent_rule_changed_between_walks_is_obeyed(walked_tree: Path, opened
     (walked_tree.parent / ".rgignore").write_text("keep/\n")  # one that appeared
     assert (
         "keep"
-        not in _in_process(opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False)).dirs
+        not in _in_process(
+            opened, WalkOptions(max_depth=2, hidden=False, no_ignore=False, paths=_PATHS)
+        ).dirs
     )
     (walked_tree.parent / ".rgignore").unlink()  # and went
     assert "keep" in _in_process(opened, options).dirs

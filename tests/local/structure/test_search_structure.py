@@ -184,6 +184,7 @@ async def test_files_the_cli_does_not_read_are_matched_in_process(call: Call, tr
     assert [m["captures"]["F"] for m in python["data"]["matches"]] == ["helper", "main"]
 
 
+@pytest.mark.slow
 async def test_an_abandoned_search_leaves_no_parse_running(tree: Tree, root: Path) -> None:
     # issue 32: parsing in threads went on for 30 s after the answer at the deadline.
     body = "".join(

@@ -1,5 +1,5 @@
 """The npm language servers of the built-in table, real: intelephense, bash-language-server,
-yaml-language-server, the JSON, CSS, HTML, Dockerfile and Svelte servers answer definition, references, hover and document symbols on fixtures
+yaml-language-server, the JSON, CSS, HTML, Dockerfile, Svelte and Vue servers answer definition, references, hover and document symbols on fixtures
 with known answers (.ci/run installs them into .ci/lsp)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 from tests.lsp.conftest import FIXTURES
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of
@@ -22,6 +22,7 @@ SH = FIXTURES / "sh_project"
 YAML = FIXTURES / "yaml_project"
 WEB = FIXTURES / "web_project"
 SVELTE = FIXTURES / "svelte_project"
+VUE = FIXTURES / "vue_project"
 
 
 def _installed(family: str) -> None:
@@ -33,7 +34,9 @@ def _installed(family: str) -> None:
 
 @pytest.fixture
 async def gw() -> AsyncIterator[Gateway]:
-    async with Gateway(Config.from_env(lsp_env()), roots=[PHP, SH, YAML, WEB, SVELTE]) as gateway:
+    async with Gateway(
+        Config.from_env(lsp_env()), roots=[PHP, SH, YAML, WEB, SVELTE, VUE]
+    ) as gateway:
         yield gateway
 
 
@@ -102,6 +105,7 @@ async def test_php_definition_hover_references_and_symbols(gw: Gateway) -> None:
     assert methods == ["area"]
 
 
+@pytest.mark.slow
 async def test_json_css_and_html(gw: Gateway) -> None:
     for family in ("json", "css", "html"):
         _installed(family)
@@ -136,6 +140,7 @@ async def test_dockerfile_by_its_file_name(gw: Gateway) -> None:
     assert [s["name"] for s in symbols["symbols"]] == ["ARG", "FROM", "WORKDIR", "RUN"]
 
 
+@pytest.mark.slow
 async def test_svelte_definition_hover_and_symbols(gw: Gateway) -> None:
     _installed("svelte")
     use = {"uri": str(SVELTE / "Counter.svelte"), "symbolName": "double", "lineHint": 6}
@@ -150,4 +155,24 @@ async def test_svelte_definition_hover_and_symbols(gw: Gateway) -> None:
     assert [(c["name"], c["kind"]) for c in script["children"]] == [
         ("double", "function"),
         ("count", "variable"),
+    ]
+
+
+async def test_vue_definition_hover_references_and_symbols(gw: Gateway) -> None:
+    _installed("vue")
+    use = {"uri": str(VUE / "App.vue"), "symbolName": "circleArea", "lineHint": 5}
+    definition = _data(await gw.lsp_goto_definition([use]))
+    assert definition["server"] == "vue-language-server"
+    (found,) = definition["definitions"]
+    assert (found["path"], found["line"]) == ("shapes.ts", 2)
+    hover = _data(await gw.lsp_hover([use]))
+    assert "circleArea(radius: number): number" in hover["markdown"]
+    assert "Area of a circle of the given radius." in hover["markdown"]
+    references = _data(await gw.lsp_find_references([use]))
+    where = {(r["path"], r["line"]) for r in references["references"]}
+    assert where == {("App.vue", 2), ("App.vue", 5), ("shapes.ts", 2)}
+    symbols = _data(await gw.lsp_document_symbols([{"uri": str(VUE / "App.vue")}]))
+    assert [(s["name"], s["startLine"]) for s in symbols["symbols"]] == [
+        ("script setup", 1),
+        ("template", 8),
     ]

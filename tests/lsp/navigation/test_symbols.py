@@ -9,7 +9,7 @@ import pytest
 from octo.core.errors import NotFoundError
 from octo.lsp.navigation.symbols import resolve_symbol
 from octo.lsp.navigation.symbols import utf16_length
-from octo.lsp.servers.commands import workspace_root
+from octo.lsp.servers.table.commands import workspace_root
 
 
 def test_hinted_line_and_order_hint() -> None:

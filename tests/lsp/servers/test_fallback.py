@@ -11,7 +11,7 @@ import pytest
 
 from octo import Gateway
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import GatewayFactory

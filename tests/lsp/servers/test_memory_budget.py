@@ -14,9 +14,9 @@ import pytest
 from mcp import Client
 
 from octo import Gateway
-from octo.lsp.servers.memory import default_budget
-from octo.lsp.servers.memory import resident_sizes
-from octo.lsp.servers.settings import LspSettings
+from octo.lsp.servers.running.memory import default_budget
+from octo.lsp.servers.running.memory import resident_sizes
+from octo.lsp.servers.running.settings import LspSettings
 from tests.http_serving import serving_http
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import SOURCE
@@ -86,6 +86,7 @@ def test_a_servers_tree_is_measured_from_proc() -> None:
     assert resident_sizes([sid])[sid] > 10 << 20
 
 
+@pytest.mark.slow
 async def test_the_longest_idle_server_is_stopped_when_together_they_pass_the_budget(
     gateway: GatewayFactory, project: Path
 ) -> None:
@@ -105,6 +106,7 @@ async def test_the_longest_idle_server_is_stopped_when_together_they_pass_the_bu
     assert _live(gw) == {"gamma", "alpha"}
 
 
+@pytest.mark.slow
 async def test_a_server_that_alone_passes_the_budget_is_stopped_with_a_clear_error(
     gateway: GatewayFactory, project: Path
 ) -> None:

@@ -17,9 +17,9 @@ from lsprotocol import types as lsp
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.lsp.servers.client import LspClient
-from octo.lsp.servers.pool import LspPool
-from octo.lsp.servers.pool import ServerSlot
+from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.running.pool import ServerSlot
+from octo.lsp.servers.wire.client import LspClient
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import SOURCE

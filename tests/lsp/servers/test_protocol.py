@@ -18,9 +18,9 @@ from packaging.version import Version
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from octo.lsp.servers.documents import PublishedDiagnostics
-from octo.lsp.servers.progress import ProgressTracker
-from octo.lsp.servers.protocol import language_client
+from octo.lsp.servers.wire.documents import PublishedDiagnostics
+from octo.lsp.servers.wire.progress import ProgressTracker
+from octo.lsp.servers.wire.protocol import language_client
 
 CAPABILITIES = {
     "notebookDocumentSync": {"notebookSelector": [{"cells": [{"language": "python"}]}]},

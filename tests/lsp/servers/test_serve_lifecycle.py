@@ -22,7 +22,7 @@ from mcp import Client
 from mcp import StdioServerParameters
 
 from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.commands import find_servers
+from octo.lsp.servers.table.commands import find_servers
 from tests.http_serving import free_port
 from tests.http_serving import serve_http_argv
 from tests.http_serving import wait_listening

@@ -11,11 +11,11 @@ import pytest
 
 from octo.core.config import ConfigError
 from octo.faces.cli.commands import main
-from octo.lsp.servers.catalog import builtin_servers
-from octo.lsp.servers.catalog import load_servers
-from octo.lsp.servers.commands import DEFAULT_ORDER
-from octo.lsp.servers.commands import find_servers
-from octo.lsp.servers.commands import server_table
+from octo.lsp.servers.table.catalog import builtin_servers
+from octo.lsp.servers.table.catalog import load_servers
+from octo.lsp.servers.table.commands import DEFAULT_ORDER
+from octo.lsp.servers.table.commands import find_servers
+from octo.lsp.servers.table.commands import server_table
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import GatewayFactory
 from tests.lsp.conftest import lsp_env
@@ -99,6 +99,7 @@ def test_the_file_adds_a_language_by_extension_and_by_name(tmp_path: Path) -> No
     assert table.markers["fakelang"] == ("fake.project",)
 
 
+@pytest.mark.slow
 async def test_a_configured_server_answers_for_its_language(
     gateway: GatewayFactory, project: Path
 ) -> None:
@@ -111,6 +112,7 @@ async def test_a_configured_server_answers_for_its_language(
     assert (definition["path"], definition["line"]) == ("shapes.fake", 1)
 
 
+@pytest.mark.slow
 async def test_the_entrys_options_and_settings_reach_its_server(
     gateway: GatewayFactory, project: Path
 ) -> None:
@@ -166,6 +168,7 @@ def test_octo_serve_does_not_start_on_a_bad_servers_file(
     assert "servers.toml:2: server 'x' has no command" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_octo_lsp_check_tries_the_files_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

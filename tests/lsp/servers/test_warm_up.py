@@ -18,8 +18,8 @@ from octo import Gateway
 from octo.contract import QueryContext
 from octo.core.files.paths import PathPolicy
 from octo.faces.mcp.server import build_server
-from octo.lsp.servers.warm import sample_source
-from octo.lsp.servers.warm import warm_roots
+from octo.lsp.servers.running.warm import sample_source
+from octo.lsp.servers.running.warm import warm_roots
 from tests.lsp.conftest import DEFINITION
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import assert_no_leftovers
@@ -53,8 +53,13 @@ def test_the_sample_is_a_file_of_the_main_language_outside_generated_folders(
             "README.md",
         ],
     )
-    assert sample_source(root) == root / "setup.py"  # python (3 files), the shallowest
-    assert sample_source(_files(tmp_path / "docs", ["index.md", "notes.txt"])) is None
+    assert (
+        sample_source(PathPolicy([root]), root) == root / "setup.py"
+    )  # python (3 files), the shallowest
+    assert (
+        sample_source(PathPolicy([tmp_path]), _files(tmp_path / "docs", ["index.md", "notes.txt"]))
+        is None
+    )
 
 
 def _fake_servers() -> list[int]:
