@@ -31,10 +31,14 @@ from octo.local.graph.imports import LAZY
 from octo.local.graph.imports import TYPE_ONLY
 from octo.local.graph.languages.compiled_modules import COMPILED_SUFFIXES
 from octo.local.graph.languages.compiled_modules import is_standard
+from octo.local.graph.languages.functional_modules import FUNCTIONAL_SUFFIXES
+from octo.local.graph.languages.functional_modules import is_functional_standard
+from octo.local.graph.languages.interpreted_modules import INTERPRETED_SUFFIXES
 from octo.local.graph.languages.python_modules import is_standard_library
 from octo.local.graph.languages.python_modules import script_modules
 from octo.local.graph.languages.script_modules import NODE_BUILTINS
 from octo.local.graph.languages.script_modules import SCRIPT_SUFFIXES
+from octo.local.graph.languages.web_links import WEB_SUFFIXES
 from octo.local.graph.models import DependencyGraphQuery
 from octo.local.graph.models import DependencyGraphResult
 from octo.local.graph.models import GraphItem
@@ -282,6 +286,10 @@ def _standard(edge: Edge) -> bool:
         return package in NODE_BUILTINS
     if edge.source.endswith(COMPILED_SUFFIXES):
         return is_standard(edge.source, package)
+    if edge.source.endswith(FUNCTIONAL_SUFFIXES):
+        return is_functional_standard(edge.source, package)
+    if edge.source.endswith((*INTERPRETED_SUFFIXES, *WEB_SUFFIXES)):
+        return False
     return is_standard_library(package)
 
 
@@ -305,7 +313,8 @@ def is_test(rel: str) -> bool:
 
 def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
     """Programs (``__main__.py``, ``if __name__ == "__main__"``, console scripts of
-    pyproject.toml and setup.cfg, ``main`` in Go, Java, Kotlin, C), the top packages of each
+    pyproject.toml and setup.cfg, ``main`` in Go, Java, Kotlin, Scala, C#, C, Haskell, a
+    Swift ``@main``, scripts with ``#!``, HTML pages), the top packages of each
     Python source root (a library's API), the files package.json files name, Rust crate
     roots, and tests unless left out."""
     entries = []

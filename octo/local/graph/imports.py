@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ast_grep_py import SgNode
+
 #: The import is inside ``if TYPE_CHECKING:`` (Python) or ``import type`` (TypeScript).
 TYPE_ONLY = 1
 #: The import runs only when a function runs (Python: inside a ``def``).
@@ -51,3 +53,24 @@ def shown_text(text: str) -> str:
     """A statement on one line, at most 160 characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= 160 else flat[:157] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """What a language's extractor read in one file: its imports, the names it declares
+    (packages, namespaces, modules; several joined by spaces), whether it is a program's
+    entry, and a problem worth a diagnostic (a syntax error the parser recovered from)."""
+
+    imports: list[RawImport]
+    declares: str | None = None
+    runs: bool = False
+    problem: str | None = None
+
+
+def syntax_problem(root: SgNode) -> str | None:
+    """The first syntax error of a parsed file, as a diagnostic's words."""
+    error = root.find(kind="ERROR")
+    if error is None:
+        return None
+    line = error.range().start.line + 1
+    return f"syntax error at line {line}: imports read as far as the parser recovered"

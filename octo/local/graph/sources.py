@@ -3,6 +3,7 @@ confined reader and turned into its imports, with a diagnostic for what cannot b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,20 +12,42 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_below
 from octo.core.files.confined import open_confined
+from octo.local.graph.imports import Extracted
 from octo.local.graph.imports import RawImport
 from octo.local.graph.languages.compiled_imports import COMPILED_GRAMMARS
 from octo.local.graph.languages.compiled_imports import compiled_imports
+from octo.local.graph.languages.functional_imports import FUNCTIONAL_GRAMMARS
+from octo.local.graph.languages.functional_imports import functional_imports
+from octo.local.graph.languages.interpreted_imports import INTERPRETED_GRAMMARS
+from octo.local.graph.languages.interpreted_imports import interpreted_imports
 from octo.local.graph.languages.python_imports import python_imports
 from octo.local.graph.languages.script_imports import GRAMMARS
 from octo.local.graph.languages.script_imports import script_imports
+from octo.local.graph.languages.web_links import WEB_GRAMMARS
+from octo.local.graph.languages.web_links import web_imports
 
 #: The file names whose imports are read.
-SOURCE_SUFFIXES = (".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS)
+SOURCE_SUFFIXES = (
+    ".py", ".pyi", *GRAMMARS, *COMPILED_GRAMMARS, *INTERPRETED_GRAMMARS, *FUNCTIONAL_GRAMMARS,
+    *WEB_GRAMMARS,
+)  # fmt: skip
 #: The settings that say what imports name, kept as text.
 CONFIG_GLOBS = (
     "package.json", "tsconfig*.json", "jsconfig*.json", "go.mod", "Cargo.toml",
-    "compile_commands.json", "pyproject.toml", "setup.cfg",
+    "compile_commands.json", "pyproject.toml", "setup.cfg", "composer.json", "*.cabal",
+    "package.yaml",
 )  # fmt: skip
+#: Each file suffix's extractor (Python and JS/TS aside) and its grammar table.
+_EXTRACTORS: dict[str, tuple[Callable[[bytes, str], Extracted], dict[str, str]]] = {
+    suffix: (extractor, grammars)
+    for extractor, grammars in (
+        (compiled_imports, COMPILED_GRAMMARS),
+        (interpreted_imports, INTERPRETED_GRAMMARS),
+        (functional_imports, FUNCTIONAL_GRAMMARS),
+        (web_imports, WEB_GRAMMARS),
+    )
+    for suffix in grammars
+}
 SOURCE_GLOBS = (*(f"*{suffix}" for suffix in SOURCE_SUFFIXES), *CONFIG_GLOBS)
 _MAX_CONFIG_BYTES = 1_000_000
 #: Larger files are not read (generated bundles, minified code, data).
@@ -44,7 +67,8 @@ class FileRecord:
     runs: bool = False
     #: A settings file's text (package.json, tsconfig.json, go.mod, pyproject.toml...).
     text: str | None = None
-    #: The package the file declares (Go, Java, Kotlin).
+    #: The package, namespaces or modules the file declares (Go, Java, Kotlin, Scala, C#,
+    #: PHP, Elixir, Haskell; several joined by spaces).
     declares: str | None = None
 
     def as_row(self) -> list[object]:
@@ -111,12 +135,19 @@ def _record(at: Opened, rel: str) -> FileRecord:
         if suffix in GRAMMARS:
             imports = tuple(script_imports(data, GRAMMARS[suffix]))
             runs = False
-        elif suffix in COMPILED_GRAMMARS:
-            found, declares, runs = compiled_imports(data, COMPILED_GRAMMARS[suffix])
-            imports = tuple(found)
+        elif suffix in _EXTRACTORS:
+            extracted = _extracted(data, suffix)
+            imports, declares, runs = tuple(extracted.imports), extracted.declares, extracted.runs
+            problem = problem or extracted.problem
         else:
             imports = tuple(python_imports(data))
             runs = b"__name__" in data and b"__main__" in data
     except (RuntimeError, ValueError) as exc:
         return FileRecord(mtime, size, (), f"not parsed: {exc}")
     return FileRecord(mtime, size, imports, problem, runs, declares=declares)
+
+
+def _extracted(data: bytes, suffix: str) -> Extracted:
+    """A file's imports read by its language group's extractor."""
+    extractor, grammars = _EXTRACTORS[suffix]
+    return extractor(data, grammars[suffix])

@@ -27,12 +27,20 @@ from octo.local.graph.graph import Edge
 from octo.local.graph.graph import ImportGraph
 from octo.local.graph.imports import RawImport
 from octo.local.graph.languages.compiled_modules import COMPILED_SUFFIXES
-from octo.local.graph.languages.compiled_modules import JVM_SUFFIXES
+from octo.local.graph.languages.compiled_modules import DECLARING_SUFFIXES
 from octo.local.graph.languages.compiled_modules import CompiledModules
+from octo.local.graph.languages.functional_modules import ELIXIR_SUFFIXES
+from octo.local.graph.languages.functional_modules import FUNCTIONAL_SUFFIXES
+from octo.local.graph.languages.functional_modules import FunctionalModules
+from octo.local.graph.languages.interpreted_modules import INTERPRETED_SUFFIXES
+from octo.local.graph.languages.interpreted_modules import PHP_SUFFIX
+from octo.local.graph.languages.interpreted_modules import InterpretedModules
 from octo.local.graph.languages.python_modules import PythonModules
 from octo.local.graph.languages.python_modules import script_modules
 from octo.local.graph.languages.script_modules import SCRIPT_SUFFIXES
 from octo.local.graph.languages.script_modules import ScriptModules
+from octo.local.graph.languages.web_links import WEB_SUFFIXES
+from octo.local.graph.languages.web_links import WebLinks
 from octo.local.graph.sources import SOURCE_GLOBS
 from octo.local.graph.sources import FileRecord
 from octo.local.graph.sources import is_source
@@ -77,6 +85,9 @@ class BuiltGraph:
     modules: PythonModules
     scripts: ScriptModules
     compiled: CompiledModules
+    interpreted: InterpretedModules
+    functional: FunctionalModules
+    web: WebLinks
     records: dict[str, FileRecord]
     diagnostics: list[str]
     truncated: bool
@@ -98,6 +109,9 @@ class RootGraph:
     modules: PythonModules | None = None
     scripts: ScriptModules | None = None
     compiled: CompiledModules | None = None
+    interpreted: InterpretedModules | None = None
+    functional: FunctionalModules | None = None
+    web: WebLinks | None = None
     loaded: bool = False
     truncated: bool = False
     #: Files read in the build under way, and how many it reads.
@@ -298,13 +312,20 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
     files are the same ones (module names stay), every file otherwise."""
     records = dict(state.records)
     modules, scripts, compiled = state.modules, state.scripts, state.compiled
-    # A package a Java or Kotlin file declares, or a settings file, can change what every
-    # import names.
-    everything = any(not is_source(rel) or rel.endswith(JVM_SUFFIXES) for rel in changed)
+    interpreted, functional, web = state.interpreted, state.functional, state.web
+    # A package, namespace or module a file declares, or a settings file, can change what
+    # every import names.
+    everything = any(
+        not is_source(rel) or rel.endswith((*DECLARING_SUFFIXES, PHP_SUFFIX, *ELIXIR_SUFFIXES))
+        for rel in changed
+    )
     if (
         modules is None
         or scripts is None
         or compiled is None
+        or interpreted is None
+        or functional is None
+        or web is None
         or modules.files != records.keys()
         or everything
     ):
@@ -314,11 +335,15 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
         declared = {rel: r.declares for rel, r in records.items() if r.declares is not None}
         compiled = CompiledModules(modules.files, declared, configs, state.key.start)
         state.compiled = compiled
+        interpreted = InterpretedModules(modules.files, declared, configs)
+        functional = FunctionalModules(modules.files, declared, configs)
+        web = WebLinks(modules.files)
+        state.interpreted, state.functional, state.web = interpreted, functional, web
         state.resolved = {}
     for rel in changed:
         state.resolved.pop(rel, None)
     edges: list[Edge] = []
-    diagnostics: list[str] = [*scripts.problems, *compiled.problems]
+    diagnostics: list[str] = [*scripts.problems, *compiled.problems, *interpreted.problems]
     diagnostics += script_modules(scripts.configs)[1]
     for rel, record in records.items():
         if record.problem is not None:
@@ -332,8 +357,25 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
                 by = scripts
             elif rel.endswith(COMPILED_SUFFIXES):
                 by = compiled
+            elif rel.endswith(INTERPRETED_SUFFIXES):
+                by = interpreted
+            elif rel.endswith(FUNCTIONAL_SUFFIXES):
+                by = functional
+            elif rel.endswith(WEB_SUFFIXES):
+                by = web
             resolved = state.resolved[rel] = by.edges(rel, record.imports)
         edges.extend(resolved[0])
         diagnostics.extend(resolved[1])
     graph = ImportGraph(sorted(rel for rel in records if is_source(rel)), edges)
-    return BuiltGraph(graph, modules, scripts, compiled, records, diagnostics, state.truncated)
+    return BuiltGraph(
+        graph,
+        modules,
+        scripts,
+        compiled,
+        interpreted,
+        functional,
+        web,
+        records,
+        diagnostics,
+        state.truncated,
+    )

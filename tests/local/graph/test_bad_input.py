@@ -97,3 +97,24 @@ async def test_a_file_name_that_is_not_utf8(call: Call, tree: Tree) -> None:
     answer = await _one(call, operation="dependents", file="pkg/a.py")
     assert answer["status"] == "success"
     assert [i["file"] for i in answer["data"]["items"]] == ["pkg/caf\ufffd/m.py"]
+
+
+async def test_a_syntax_error_is_a_diagnostic(call: Call, tree: Tree) -> None:
+    tree(
+        {
+            "lib/a.rb": "require_relative 'b'\ndef broken(\n  1 +\n",
+            "lib/b.rb": "",
+            "Broken.hs": "module Broken where\nimport Data.List\nmain = (((\n",
+            "broken.ex": "defmodule Broken do\n  alias Other.Thing\n  def x( do\n",
+            "Broken.cs": "using System;\nnamespace {{{ class\n",
+            "composer.json": "{not json",
+        }
+    )
+    answer = await _one(call, operation="dependencies", file="lib/a.rb")
+    assert answer["status"] == "success"
+    # What the parser recovered is kept: the require before the error.
+    assert [i["file"] for i in answer["data"]["items"]] == ["lib/b.rb"]
+    diagnostics = "\n".join(answer["data"]["diagnostics"])
+    for name in ("lib/a.rb", "Broken.hs", "broken.ex", "Broken.cs"):
+        assert f"{name}: syntax error at line" in diagnostics
+    assert "composer.json: not JSON" in diagnostics

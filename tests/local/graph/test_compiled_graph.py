@@ -1,7 +1,7 @@
 """localDependencyGraph over Go (go.mod), Rust (the mod tree, crate/super/self paths),
-Java and Kotlin (package -> files) and C (#include against the file's folder and
-compile_commands.json's include folders): each fixture's dependencies, cycles and
-unreachable files are known."""
+Java, Kotlin and Scala (package -> files), C# (namespace -> files), Swift (module -> its
+folder's files) and C (#include against the file's folder and compile_commands.json's
+include folders): each fixture's dependencies, cycles and unreachable files are known."""
 
 from __future__ import annotations
 
@@ -56,6 +56,43 @@ JVM = {
     "src/main/kotlin/com/acme/text/Shouting.kt": (
         "package com.acme.text\n\nfun shout(value: Any) = value.toString().uppercase()\n"
     ),
+}
+SCALA = {
+    "src/main/scala/com/acme/Main.scala": (
+        "package com.acme\n\nimport com.acme.util.Strings\nimport com.acme.model._\n"
+        "import com.acme.text.{Shout, Whisper => Quiet}\nimport scala.collection.mutable\n"
+        "import cats.effect.IO\n\nobject Main { def main(args: Array[String]): Unit = () }\n"
+    ),
+    "src/main/scala/com/acme/util/Strings.scala": (
+        "package com.acme\npackage util\n\nimport com.acme.Main\n\nobject Strings\n"
+    ),
+    "src/main/scala/com/acme/model/User.scala": "package com.acme.model\ncase class User()\n",
+    "src/main/scala/com/acme/model/Order.scala": "package com.acme.model\ncase class Order()\n",
+    "src/main/scala/com/acme/text/Shout.scala": "package com.acme.text\nobject Shout\n",
+    "src/main/scala/com/acme/text/Whisper.scala": "package com.acme.text\nobject Whisper\n",
+    "src/main/java/com/acme/legacy/Old.java": (
+        "package com.acme.legacy;\n\nimport com.acme.model.User;\n\nclass Old {}\n"
+    ),
+}
+CSHARP = {
+    "App/Program.cs": (
+        "using System;\nusing Acme.Models;\nusing static Acme.Util.Strings;\n"
+        "using Json = Newtonsoft.Json.JsonConvert;\n\nnamespace Acme.App;\n\n"
+        "class Program { static void Main(string[] args) {} }\n"
+    ),
+    "Models/User.cs": "namespace Acme.Models\n{\n    using Acme.Util;\n    class User {}\n}\n",
+    "Models/Order.cs": "namespace Acme.Models { class Order {} }\n",
+    "Util/Strings.cs": "using Acme.Models;\n\nnamespace Acme.Util;\n\nstatic class Strings {}\n",
+    "Util/Numbers.cs": "namespace Acme.Util;\n\nstatic class Numbers {}\n",
+    "Unused/Dead.cs": "namespace Acme.Unused { class Dead {} }\n",
+}
+SWIFT = {
+    "Package.swift": "// swift-tools-version:5.9\nimport PackageDescription\n",
+    "Sources/App/main.swift": "import Foundation\nimport Core\nimport Alamofire\n\nrun()\n",
+    "Sources/Core/Store.swift": "import Models\n\npublic func run() {}\n",
+    "Sources/Core/Cache.swift": "struct Cache {}\n",
+    "Sources/Models/User.swift": "@testable import Core\npublic struct User {}\n",
+    "Tests/CoreTests/StoreTests.swift": "import XCTest\n@testable import Core\n",
 }
 C = {
     "src/main.c": '#include "util.h"\n#include <stdio.h>\n#include "local.h"\n\nint main(void) { return 0; }\n',
@@ -182,3 +219,80 @@ async def test_c_includes(call: Call, tree: Tree) -> None:
     unreachable = await _one(call, operation="unreachable")
     assert _files(unreachable) == ["src/unused.c"]
     assert "src/unused.c:1: 'missing.h' not found" in unreachable["data"]["diagnostics"]
+
+
+async def test_scala_packages_beside_java(call: Call, tree: Tree) -> None:
+    tree(SCALA)
+    main = await _one(call, operation="dependencies", file="src/main/scala/com/acme/Main.scala")
+    items = {i["file"]: i for i in main["data"]["items"]}
+    assert set(items) == {
+        "src/main/scala/com/acme/util/Strings.scala",
+        "src/main/scala/com/acme/model/User.scala",
+        "src/main/scala/com/acme/model/Order.scala",
+        "src/main/scala/com/acme/text/Shout.scala",
+        "src/main/scala/com/acme/text/Whisper.scala",
+        "scala.collection",
+        "cats.effect",
+    }
+    assert items["scala.collection"]["standardLibrary"] is True
+    assert "standardLibrary" not in items["cats.effect"]
+    assert items["src/main/scala/com/acme/text/Whisper.scala"]["line"] == 5
+    cycles = await _one(call, operation="cycles")
+    assert [i["members"] for i in cycles["data"]["items"]] == [
+        ["src/main/scala/com/acme/Main.scala", "src/main/scala/com/acme/util/Strings.scala"]
+    ]
+    user = await _one(call, operation="dependents", file="src/main/scala/com/acme/model/User.scala")
+    assert set(_files(user)) == {
+        "src/main/scala/com/acme/Main.scala",
+        "src/main/java/com/acme/legacy/Old.java",
+    }
+    unreachable = await _one(call, operation="unreachable")
+    assert _files(unreachable) == ["src/main/java/com/acme/legacy/Old.java"]
+
+
+async def test_csharp_namespaces(call: Call, tree: Tree) -> None:
+    tree(CSHARP)
+    program = await _one(call, operation="dependencies", file="App/Program.cs")
+    items = {i["file"]: i for i in program["data"]["items"]}
+    assert set(items) == {
+        "System",
+        "Models/Order.cs",
+        "Models/User.cs",
+        "Util/Strings.cs",
+        "Newtonsoft.Json",
+    }
+    assert items["System"]["standardLibrary"] is True
+    assert items["Util/Strings.cs"]["line"] == 3
+    util = await _one(call, operation="dependents", file="Util/Numbers.cs")
+    assert _files(util) == ["Models/User.cs"]
+    cycles = await _one(call, operation="cycles")
+    assert [i["members"] for i in cycles["data"]["items"]] == [
+        ["Models/User.cs", "Util/Strings.cs"]
+    ]
+    unreachable = await _one(call, operation="unreachable")
+    assert _files(unreachable) == ["Unused/Dead.cs"]
+
+
+async def test_swift_module_folders(call: Call, tree: Tree) -> None:
+    tree(SWIFT)
+    main = await _one(call, operation="dependencies", file="Sources/App/main.swift")
+    items = {i["file"]: i for i in main["data"]["items"]}
+    assert set(items) == {
+        "Foundation",
+        "Sources/Core/Cache.swift",
+        "Sources/Core/Store.swift",
+        "Alamofire",
+    }
+    assert items["Foundation"]["standardLibrary"] is True
+    core = await _one(call, operation="dependents", file="Sources/Core/Cache.swift")
+    assert set(_files(core)) == {
+        "Sources/App/main.swift",
+        "Sources/Models/User.swift",
+        "Tests/CoreTests/StoreTests.swift",
+    }
+    cycles = await _one(call, operation="cycles")
+    assert [i["members"] for i in cycles["data"]["items"]] == [
+        ["Sources/Core/Store.swift", "Sources/Models/User.swift"]
+    ]
+    unreachable = await _one(call, operation="unreachable", includeTests=False)
+    assert _files(unreachable) == ["Package.swift", "Tests/CoreTests/StoreTests.swift"]

@@ -1,9 +1,10 @@
-"""Imports of Go, Rust, Java, Kotlin, C and C++, parsed by ast-grep: only the part of a
-file that can hold them where the language puts them first (Go, Java, Kotlin), only the
-``#include`` lines of C and C++, the whole file for Rust (``mod`` and ``use`` go anywhere).
+"""Imports of Go, Rust, Java, Kotlin, Scala, C#, Swift, C and C++, parsed by ast-grep: only
+the part of a file that can hold them where the language puts them first (Go, Java, Kotlin),
+only the ``#include`` lines of C and C++, the whole file for Rust (``mod`` and ``use`` go
+anywhere), Scala (imports go anywhere), C# (namespaces hold the code) and Swift.
 
-Each extractor gives the imports, the package the file declares (Go, Java, Kotlin) and
-whether it is a program's entry (a ``main``)."""
+Each extractor gives the imports, the package or namespaces the file declares (Go, Java,
+Kotlin, Scala, C#) and whether it is a program's entry (a ``main``)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from ast_grep_py import SgNode
 from ast_grep_py import SgRoot
 
 from octo.local.graph.imports import DECLARES_MODULE
+from octo.local.graph.imports import Extracted
 from octo.local.graph.imports import RawImport
 from octo.local.graph.imports import shown_text
-
-Extracted = tuple[list[RawImport], str | None, bool]
+from octo.local.graph.imports import syntax_problem
 
 #: ast-grep's grammar for each file suffix of these languages.
 COMPILED_GRAMMARS = {
@@ -23,6 +24,10 @@ COMPILED_GRAMMARS = {
     ".java": "java",
     ".kt": "kotlin",
     ".kts": "kotlin",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".cs": "csharp",
+    ".swift": "swift",
     ".c": "c",
     ".h": "cpp",
     ".cc": "cpp",
@@ -41,6 +46,12 @@ def compiled_imports(data: bytes, grammar: str) -> Extracted:
         return _rust(data)
     if grammar in ("java", "kotlin"):
         return _jvm(data, grammar)
+    if grammar == "scala":
+        return _scala(data)
+    if grammar == "csharp":
+        return _csharp(data)
+    if grammar == "swift":
+        return _swift(data)
     return _includes(data, grammar)
 
 
@@ -63,12 +74,12 @@ def _go(data: bytes) -> Extracted:
             found.append(
                 RawImport(line, shown_text("import " + spec.text()), path.text().strip('"'))
             )
-    return found, package, package == "main"
+    return Extracted(found, package, package == "main")
 
 
 def _rust(data: bytes) -> Extracted:
     if b"mod " not in data and b"use " not in data:
-        return [], None, False
+        return Extracted([])
     root = _parse(data, "rust")
     found = []
     for node in root.find_all(any=[{"kind": "mod_item"}, {"kind": "use_declaration"}]):
@@ -82,7 +93,7 @@ def _rust(data: bytes) -> Extracted:
         argument = node.field("argument")
         if argument is not None:
             found.extend(RawImport(line, text, path) for path in _use_paths(argument, ""))
-    return found, None, False
+    return Extracted(found)
 
 
 def _use_paths(node: SgNode, prefix: str) -> list[str]:
@@ -129,7 +140,7 @@ def _jvm(data: bytes, grammar: str) -> Extracted:
         line = node.range().start.line + 1
         found.append(RawImport(line, shown_text(node.text()), path, ("*",) if wildcard else ()))
     runs = (b"static void main(" in data) if java else (b"fun main(" in data)
-    return found, package, runs
+    return Extracted(found, package, runs)
 
 
 def _includes(data: bytes, grammar: str) -> Extracted:
@@ -142,7 +153,7 @@ def _includes(data: bytes, grammar: str) -> Extracted:
             origins.append(number)
     runs = b"int main(" in data or b"void main(" in data
     if not lines:
-        return [], None, runs
+        return Extracted([], runs=runs)
     root = _parse(b"\n".join(lines), grammar)
     found = []
     for node in root.find_all(kind="preproc_include"):
@@ -152,4 +163,65 @@ def _includes(data: bytes, grammar: str) -> Extracted:
         row = node.range().start.line
         spec = path.text() if path.kind() == "system_lib_string" else path.text().strip('"')
         found.append(RawImport(origins[row] + 1, shown_text(node.text()), spec))
-    return found, None, runs
+    return Extracted(found, runs=runs)
+
+
+def _scala(data: bytes) -> Extracted:
+    root = _parse(data, "scala")
+    # ``package a`` then ``package b`` (chained clauses) declare ``a.b``.
+    clauses = [
+        "".join(clause.text().split()[1:])
+        for clause in root.children()
+        if clause.kind() == "package_clause" and clause.field("body") is None
+    ]
+    found = []
+    for node in root.find_all(kind="import_declaration"):
+        line = node.range().start.line + 1
+        text = shown_text(node.text())
+        path = ".".join(c.text() for c in node.children() if c.kind() == "identifier")
+        kinds = {child.kind(): child for child in node.children()}
+        selectors = kinds.get("namespace_selectors")
+        if "namespace_wildcard" in kinds:
+            found.append(RawImport(line, text, path, ("*",)))
+        elif selectors is not None:
+            for selector in selectors.children():
+                name = selector.field("name") or selector.find(kind="identifier")
+                if selector.kind() == "namespace_wildcard":
+                    found.append(RawImport(line, text, path, ("*",)))
+                elif name is not None and selector.is_named():
+                    found.append(RawImport(line, text, f"{path}.{name.text()}"))
+        elif path:
+            found.append(RawImport(line, text, path))
+    runs = b"def main(" in data or b"extends App" in data or b"@main" in data
+    return Extracted(found, ".".join(clauses) or None, runs, syntax_problem(root))
+
+
+def _csharp(data: bytes) -> Extracted:
+    root = _parse(data, "csharp")
+    found = []
+    for node in root.find_all(kind="using_directive"):
+        named = [c for c in node.children() if c.kind() in ("qualified_name", "identifier")]
+        if named:
+            line = node.range().start.line + 1
+            found.append(
+                RawImport(line, shown_text(node.text()), "".join(named[-1].text().split()))
+            )
+    declared = []
+    kinds = ("namespace_declaration", "file_scoped_namespace_declaration")
+    for node in root.find_all(any=[{"kind": kind} for kind in kinds]):
+        names = [node, *(a for a in node.ancestors() if a.kind() in kinds)]
+        parts = [n.field("name") for n in reversed(names)]
+        declared.append(".".join("".join(p.text().split()) for p in parts if p is not None))
+    runs = b" Main(" in data
+    return Extracted(found, " ".join(dict.fromkeys(declared)) or None, runs, syntax_problem(root))
+
+
+def _swift(data: bytes) -> Extracted:
+    root = _parse(data, "swift")
+    found = []
+    for node in root.find_all(kind="import_declaration"):
+        name = node.find(kind="simple_identifier")
+        if name is not None:
+            line = node.range().start.line + 1
+            found.append(RawImport(line, shown_text(node.text()), name.text()))
+    return Extracted(found, None, b"@main" in data, syntax_problem(root))

@@ -1,12 +1,16 @@
-"""Imports of Go, Rust, Java, Kotlin, C and C++ resolved to a root's files.
+"""Imports of Go, Rust, Java, Kotlin, Scala, C#, Swift, C and C++ resolved to a root's files.
 
 Go: an import path under a ``go.mod`` module path names the package folder (each of its
 files that is not a test). Rust: ``mod x;`` names ``x.rs`` or ``x/mod.rs`` beside the
 declaring module; ``use crate::``/``super::``/``self::`` paths name the module file of their
 longest prefix that has one, and a workspace member crate's name its own ``src``. Java and Kotlin: ``a.b.C`` names the file ``C`` of a file that
 declares package ``a.b`` (a static member or nested class: its class's file; ``a.b.*`` or a
-Kotlin top-level function: the package's files). C and C++: ``#include "x"`` against the including file's folder, then the
-include folders of ``compile_commands.json`` and ``include``/``src``/the root.
+Kotlin top-level function: the package's files); Scala the same, ``a.b._`` and ``a.b.{C, D}``
+too. C#: ``using A.B`` names the files declaring namespace ``A.B`` (``using static A.B.C`` or an
+alias of a class: ``C``'s file there). Swift: ``import M`` names the files of the module's
+folder (SwiftPM's ``Sources/M``, else a folder ``M``). C and C++: ``#include "x"`` against the
+including file's folder, then the include folders of ``compile_commands.json`` and
+``include``/``src``/the root.
 """
 
 from __future__ import annotations
@@ -25,16 +29,30 @@ from octo.local.graph.imports import RawImport
 
 GO_SUFFIX = ".go"
 RUST_SUFFIX = ".rs"
-JVM_SUFFIXES = (".java", ".kt", ".kts")
+JVM_SUFFIXES = (".java", ".kt", ".kts", ".scala", ".sc")
+CSHARP_SUFFIX = ".cs"
+SWIFT_SUFFIX = ".swift"
 C_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh")
-COMPILED_SUFFIXES = (GO_SUFFIX, RUST_SUFFIX, *JVM_SUFFIXES, *C_SUFFIXES)
+COMPILED_SUFFIXES = (
+    GO_SUFFIX, RUST_SUFFIX, *JVM_SUFFIXES, CSHARP_SUFFIX, SWIFT_SUFFIX, *C_SUFFIXES,
+)  # fmt: skip
+#: Files whose declared names every import may depend on (a change resolves all again).
+DECLARING_SUFFIXES = (*JVM_SUFFIXES, CSHARP_SUFFIX)
 _RUST_STANDARD = frozenset({"std", "core", "alloc", "proc_macro", "test"})
-_JVM_STANDARD = ("java", "javax", "jdk", "kotlin", "sun")
+_JVM_STANDARD = ("java", "javax", "jdk", "kotlin", "sun", "scala")
+_CSHARP_STANDARD = ("System", "Microsoft")
+_SWIFT_STANDARD = frozenset(
+    {
+        "Swift", "Foundation", "Dispatch", "Darwin", "Glibc", "UIKit", "AppKit", "SwiftUI",
+        "Combine", "XCTest", "os", "CoreData", "CoreGraphics", "Observation", "Testing",
+    }
+)  # fmt: skip
 _INCLUDE_FOLDERS = ("include", "src", "")
 
 
 class CompiledModules:
-    """What the imports of a root's Go, Rust, Java, Kotlin, C and C++ files name."""
+    """What the imports of a root's Go, Rust, Java, Kotlin, Scala, C#, Swift, C and C++
+    files name."""
 
     def __init__(
         self,
@@ -55,11 +73,21 @@ class CompiledModules:
                 self.go_packages.setdefault(posixpath.dirname(rel), []).append(rel)
         self.classes: dict[str, str] = {}
         self.jvm_packages: dict[str, list[str]] = {}
-        for rel, package in declared.items():
+        self.namespaces: dict[str, list[str]] = {}
+        for rel, package in sorted(declared.items()):
             if rel.endswith(JVM_SUFFIXES):
                 stem = posixpath.basename(rel).rsplit(".", 1)[0]
                 self.classes[f"{package}.{stem}" if package else stem] = rel
                 self.jvm_packages.setdefault(package, []).append(rel)
+            elif rel.endswith(CSHARP_SUFFIX):
+                for namespace in package.split():
+                    self.namespaces.setdefault(namespace, []).append(rel)
+        #: Swift: each folder's files, by module name (``Sources/M/...`` or a folder ``M``).
+        self.swift_modules: dict[str, list[str]] = {}
+        for rel in sorted(files):
+            if rel.endswith(SWIFT_SUFFIX):
+                for target in _swift_modules(rel):
+                    self.swift_modules.setdefault(target, []).append(rel)
         include: list[str] = []
         for rel, text in sorted(configs.items()):
             name = posixpath.basename(rel)
@@ -88,6 +116,7 @@ class CompiledModules:
                 if prefix + name in self.files:
                     found.append(prefix + name)
             found.extend(f for f in self.files if f.startswith(prefix + "src/bin/"))
+        found.extend(f for f in self.files if posixpath.basename(f) == "main.swift")
         return found
 
     def edges(self, rel: str, imports: tuple[RawImport, ...]) -> tuple[list[Edge], list[str]]:
@@ -101,6 +130,11 @@ class CompiledModules:
                 targets, package = self._rust(rel, raw)
             elif rel.endswith(JVM_SUFFIXES):
                 targets, package = self._jvm(raw)
+            elif rel.endswith(CSHARP_SUFFIX):
+                targets, package = self._csharp(raw.spec)
+            elif rel.endswith(SWIFT_SUFFIX):
+                targets = self.swift_modules.get(raw.spec, [])
+                package = None if targets else raw.spec
             else:
                 targets, package = self._include(rel, raw.spec)
             if not targets and package is None:
@@ -189,6 +223,17 @@ class CompiledModules:
             return package_files, None
         return [], ".".join(parts[:2])
 
+    def _csharp(self, spec: str) -> tuple[list[str], str | None]:
+        found = self.namespaces.get(spec)
+        if found:
+            return found, None
+        # ``using static A.B.C`` or ``using X = A.B.C``: the class C's file in ``A.B``.
+        namespace, _, name = spec.rpartition(".")
+        for rel in self.namespaces.get(namespace, []):
+            if posixpath.basename(rel) == f"{name}.cs":
+                return [rel], None
+        return [], ".".join(spec.split(".")[:2])
+
     def _include(self, rel: str, spec: str) -> tuple[list[str], str | None]:
         system = spec.startswith("<")
         name = spec.strip("<>")
@@ -240,7 +285,21 @@ def is_standard(source: str, package: str) -> bool:
         return package in _RUST_STANDARD
     if source.endswith(JVM_SUFFIXES):
         return package.split(".", 1)[0] in _JVM_STANDARD
+    if source.endswith(CSHARP_SUFFIX):
+        return package.split(".", 1)[0] in _CSHARP_STANDARD
+    if source.endswith(SWIFT_SUFFIX):
+        return package in _SWIFT_STANDARD
     return False
+
+
+def _swift_modules(rel: str) -> list[str]:
+    """The modules a Swift file can belong to: the folder after ``Sources``/``Tests``
+    (SwiftPM), and its top folder (an Xcode project's target)."""
+    parts = rel.split("/")[:-1]
+    found = [parts[at + 1] for at, part in enumerate(parts[:-1]) if part in ("Sources", "Tests")]
+    if parts and parts[0] not in ("Sources", "Tests"):
+        found.append(parts[0])
+    return found
 
 
 def _crate_name(text: str) -> str | None:

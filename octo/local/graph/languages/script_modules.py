@@ -153,7 +153,7 @@ class ScriptModules:
 
     def _file(self, base: str) -> str | None:
         files = self.files
-        if base in files and base.endswith((*SCRIPT_SUFFIXES, ".json")):
+        if base in files and base.endswith((*SCRIPT_SUFFIXES, ".json", ".css")):
             return base
         stem = base
         for suffix in (".js", ".jsx", ".mjs", ".cjs"):
