@@ -22,6 +22,7 @@ from typing import Any
 
 from octo.contract import ToolCategory
 from octo.core.budget import estimate_tokens
+from octo.faces.tool_schemas import input_schema
 from octo.registry import all_tools
 
 #: Query fields issue 12 added to existing tools.
@@ -54,7 +55,7 @@ def measure() -> tuple[int, int]:
     """Estimated tokens of tools/list before and after issue 12."""
     after = before = 0
     for spec in all_tools():
-        schema = spec.input_schema()
+        schema = input_schema(spec)
         after += _tokens(spec.name, spec.description, schema)
         if spec.category is not ToolCategory.DISCOVERY:
             before += _tokens(spec.name, spec.description, _without_issue_12(schema))
@@ -78,7 +79,7 @@ def model_visible() -> tuple[str, list[tuple[str, str, int]]]:
     counter, count = token_counter()
     rows = []
     for spec in all_tools():
-        text = spec.name + spec.description + json.dumps(spec.input_schema(), separators=(",", ":"))
+        text = spec.name + spec.description + json.dumps(input_schema(spec), separators=(",", ":"))
         rows.append((spec.category.toolset, spec.name, count(text)))
     return counter, rows
 

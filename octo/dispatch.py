@@ -13,7 +13,6 @@ its share says how to continue.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import math
 from collections.abc import Mapping
@@ -31,6 +30,8 @@ from octo.contract import QueryContext
 from octo.contract import Runtime
 from octo.contract import ToolSpec
 from octo.contract.budget_cut import within_budget
+from octo.contract.query_mending import validate_query
+from octo.core.budget import TokenInfo
 from octo.core.budget import estimate_tokens
 from octo.core.concurrency import Admission
 from octo.core.concurrency import map_ordered
@@ -44,144 +45,19 @@ from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import OctoError
 from octo.core.errors import QueryTimeoutError
-from octo.core.errors import QueryValidationError
 from octo.core.errors import RateLimitError
 from octo.core.files.paths import PathPolicy
 from octo.core.formats import compact_json
 from octo.core.formats import iso_utc
 from octo.core.queries import CONTEXT_FIELDS
 from octo.core.queries import ToolQuery
+from octo.core.queries import ToolResult
 from octo.core.queries import is_text
 from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import known_hidden
 from octo.core.secrets.redaction import redacted
 
 logger = logging.getLogger("octo")
-
-
-def _close_field(model: type[ToolQuery], name: str) -> str | None:
-    """The model's field most like the unknown ``name`` (a typo), if any is close."""
-    close = difflib.get_close_matches(name, list(model.model_fields), n=1, cutoff=0.75)
-    return close[0] if close else None
-
-
-def _meant(model: type[ToolQuery], name: str) -> str | None:
-    """What the unknown field ``name`` most likely means: another tool's name for a field
-    (with the value a flag stands for), or the closest field name."""
-    alias = model.field_aliases.get(name)
-    if alias is None:
-        return _close_field(model, name)
-    return alias.field if alias.value is None else f"{alias.field}: {compact_json(alias.value)}"
-
-
-def _renamed(model: type[ToolQuery], name: str, value: Any) -> tuple[str, Any] | None:
-    """The field and value the unknown field ``name`` given ``value`` becomes, if any."""
-    alias = model.field_aliases.get(name)
-    if alias is None:
-        close = _close_field(model, name)
-        return None if close is None else (close, value)
-    if alias.value is None:
-        return alias.field, value
-    return (alias.field, alias.value) if value is True else None
-
-
-def _describe_validation_error(model: type[ToolQuery], exc: pydantic.ValidationError) -> str:
-    parts = []
-    for err in exc.errors(include_url=False):
-        where = ".".join(str(p) if is_text(str(p)) else ascii(p) for p in err["loc"]) or "query"
-        message = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] == "missing" or not err["loc"] else f" (got {err['input']!r}"
-        if got and err["type"] == "extra_forbidden" and (meant := _meant(model, where)):
-            got += f", did you mean {meant}?"
-        parts.append(f"{where}: {message}{got}{')' if got else ''}")
-    return "; ".join(parts)
-
-
-def _mend(
-    model: type[ToolQuery], query: Mapping[str, Any], errors: Sequence[Any]
-) -> dict[str, Any] | None:
-    """``query`` with each of ``errors`` mended, or None when one cannot be."""
-    fixed = dict(query)
-    for err in errors:
-        mend = (err.get("ctx") or {}).get("mend")
-        if isinstance(mend, Mapping):  # the model says how (see octo.core.queries.mendable)
-            for name, value in mend.items():
-                if value is None:
-                    fixed.pop(name, None)
-                else:
-                    fixed[name] = value
-            continue
-        if len(err["loc"]) != 1:
-            return None
-        if err["type"] == "missing":
-            continue  # mended only by a misspelt field's rename; else validation fails below
-        name = str(err["loc"][0])
-        bounds = err.get("ctx") or {}
-        if err["type"] == "less_than_equal":
-            fixed[name] = bounds["le"]
-        elif err["type"] == "greater_than_equal":
-            fixed[name] = bounds["ge"]
-        else:
-            value = fixed.pop(name, None)
-            renamed = _renamed(model, name, value) if err["type"] == "extra_forbidden" else None
-            if renamed is not None and renamed[0] not in fixed:
-                fixed[renamed[0]] = renamed[1]
-    return fixed
-
-
-def _corrected(
-    model: type[ToolQuery], raw: Mapping[str, Any], exc: pydantic.ValidationError
-) -> dict[str, Any] | None:
-    """``raw`` with its faults mended, when each is mendable and the result is valid.
-
-    A number out of range takes the nearest bound; a misspelt field, or another tool's
-    name for one (the model's ``field_aliases``), its right name; a rule across fields
-    the fix the model names (``mendable``); another unknown or malformed optional field
-    is dropped. Mending one fault may reveal the next (a renamed field that excludes
-    another), so it goes a few rounds. Required fields with no value are left to the
-    example.
-    """
-    fixed: dict[str, Any] | None = {
-        key: value for key, value in raw.items() if key not in CONTEXT_FIELDS
-    }
-    errors = exc.errors(include_url=False)
-    for _ in range(3):
-        fixed = _mend(model, fixed or {}, errors)
-        if fixed is None:
-            return None
-        try:
-            model.model_validate(fixed)
-        except pydantic.ValidationError as again:
-            errors = again.errors(include_url=False)
-            continue
-        return fixed
-    return None
-
-
-def validate_query(spec: ToolSpec, raw: Mapping[str, Any] | ToolQuery) -> ToolQuery:
-    """Validate one raw query against the tool's model; a failure is that query's VALIDATION_ERROR.
-
-    Its hint is the caller's query mended (see :func:`_corrected`), else the tool's example.
-    """
-    example = f"Valid example: {compact_json(spec.example)}"
-    if isinstance(raw, spec.query_model):
-        return raw
-    if isinstance(raw, pydantic.BaseModel):
-        raw = raw.model_dump(exclude_unset=True)
-    if not isinstance(raw, Mapping):
-        raise QueryValidationError(
-            f"Each query must be an object, got {type(raw).__name__}", hints=[example]
-        )
-    try:
-        return spec.query_model.model_validate(raw)
-    except pydantic.ValidationError as exc:
-        fixed = _corrected(spec.query_model, raw, exc)
-        hint = example
-        if fixed is not None:
-            hint = f"Valid form of this query: {spec.name} {compact_json(fixed)}"
-        raise QueryValidationError(
-            _describe_validation_error(spec.query_model, exc), hints=[hint]
-        ) from None
 
 
 def _first_failure(group: BaseExceptionGroup[Any]) -> BaseException:
@@ -236,7 +112,7 @@ async def _run_query(
     ``share``: the query's part of the call's token budget, when the call's budget is
     tighter than a query's own."""
     if share is None:
-        return await _envelope(spec, ctx, index, raw)
+        return (await _envelope(spec, ctx, index, raw))[0]
     config = ctx.config
     hint = (
         f"This call's answers share a budget of {config.max_call_tokens} tokens "
@@ -245,20 +121,29 @@ async def _run_query(
     )
     # Answers carry more than their content (paths, stats, hints): a tenth is left for it.
     room = share * 9 // 10 - estimate_tokens(len(hint), config.chars_per_token)
-    envelope = await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw)
-    if envelope.status != QueryStatus.ERROR and _tokens(envelope, config) >= room * 9 // 10:
+    envelope, data_chars = await _envelope(spec, ctx.with_token_budget(max(1, room)), index, raw)
+    if (
+        envelope.status != QueryStatus.ERROR
+        and _tokens(envelope, data_chars, config) >= room * 9 // 10
+    ):
         envelope.hints.append(hint)
     return envelope
 
 
-async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> ResultEnvelope[Any]:
+async def _envelope(
+    spec: ToolSpec, ctx: QueryContext, index: int, raw: Any
+) -> tuple[ResultEnvelope[Any], int | None]:
+    """One query's envelope, and the characters of its data as sent when a tokens block
+    measured them on the way (so nothing serialises the answer again to size it)."""
     echo = _context_echo(raw)
     timeout = _timeout(spec, ctx.runtime)
     try:
         query = validate_query(spec, raw)
         try:
             with anyio.fail_after(timeout):
-                answer = await _finished(spec, ctx, query, await spec.handler(ctx, query))
+                answer, data_chars = await _finished(
+                    spec, ctx, query, await spec.handler(ctx, query)
+                )
         except TimeoutError:
             raise QueryTimeoutError(
                 f"{spec.name} did not finish within {math.ceil(timeout)} s",
@@ -266,12 +151,13 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
             ) from None
     except Exception as exc:  # noqa: BLE001 - every failure becomes this query's envelope
         info, hints = error_info(exc)
-        return ResultEnvelope[Any](
+        failed = ResultEnvelope[Any](
             queryIndex=index, status=QueryStatus.ERROR, error=info, hints=hints, **echo
         )
+        return failed, None
     data = answer.result
     status = QueryStatus.EMPTY if data.is_empty() else QueryStatus.SUCCESS
-    return ResultEnvelope[Any](
+    envelope = ResultEnvelope[Any](
         queryIndex=index,
         status=status,
         data=data,
@@ -280,6 +166,7 @@ async def _envelope(spec: ToolSpec, ctx: QueryContext, index: int, raw: Any) -> 
         partial=True if answer.partial else None,
         **echo,
     )
+    return envelope, data_chars
 
 
 def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
@@ -295,17 +182,38 @@ def _refused(index: int, raw: Any, exc: OctoError) -> ResultEnvelope[Any]:
 
 async def _finished(
     spec: ToolSpec, ctx: QueryContext, query: ToolQuery, answer: Answer[Any]
-) -> Answer[Any]:
+) -> tuple[Answer[Any], int | None]:
     """The finishing stage: a handler's uncut answer redacted, then within the query's token
     budget as a whole, the lists its result model declares cut from their end into content
-    handles (remote content: readable under any roots), the hints naming them first.
+    handles (remote content: readable under any roots), the hints naming them first; and
+    the characters of the answer's data as sent, when a tokens block measured them.
     Redacted before the cut, so a clipped text never leaves a secret cut where no detector
     knows it."""
-    answer = replace(answer, result=redacted(answer.result), hints=redacted(answer.hints))
+    shown = redacted(answer.result)
+    # A handler's tokens block measured its answer before redaction: stale when that changed it.
+    measured_as_sent = shown is answer.result
+    answer = replace(answer, result=shown, hints=redacted(answer.hints))
     result, cut = await within_budget(ctx, query, answer.result, local=not spec.open_world)
     if not cut:
-        return answer
-    return replace(answer, result=result, hints=[*cut, *answer.hints])
+        return answer, _measured_chars(answer.result, result) if measured_as_sent else None
+    return replace(answer, result=result, hints=[*cut, *answer.hints]), _measured_chars(
+        result, result
+    )
+
+
+def _measured_chars(sent: ToolResult, measured: ToolResult) -> int | None:
+    """The characters of ``sent`` as sent, from the tokens block that measured it: its own,
+    or the one the cut added to ``measured`` (``sent`` with a block, to size a remote answer
+    its handler did not measure: less that block, and its comma when there are other
+    fields); None when nothing measured it."""
+    own = getattr(sent, "tokens", None)
+    if isinstance(own, TokenInfo):
+        return own.chars
+    added = getattr(measured, "tokens", None)
+    if not isinstance(added, TokenInfo):
+        return None
+    block = len('"tokens":') + len(added.model_dump_json(exclude_none=True))
+    return added.chars - block - (0 if added.chars == block + len("{}") else len(","))
 
 
 def _sealed(envelope: ResultEnvelope[Any]) -> ResultEnvelope[Any]:
@@ -321,8 +229,16 @@ def _timeout(spec: ToolSpec, runtime: Runtime) -> float:
     return spec.timeout or runtime.config.query_timeout
 
 
-def _tokens(envelope: ResultEnvelope[Any], config: Config) -> int:
-    return estimate_tokens(len(envelope.model_dump_json(exclude_none=True)), config.chars_per_token)
+def _tokens(envelope: ResultEnvelope[Any], data_chars: int | None, config: Config) -> int:
+    """The envelope's size as sent, in tokens. Data measured on its way (``data_chars``) is
+    not serialised again: its size, with the envelope around it (``"data":`` and a comma:
+    an envelope always holds its queryIndex besides)."""
+    if data_chars is None or envelope.data is None:
+        chars = len(envelope.model_dump_json(exclude_none=True))
+    else:
+        around = envelope.model_copy(update={"data": None}).model_dump_json(exclude_none=True)
+        chars = len(around) + len('"data":,') + data_chars
+    return estimate_tokens(chars, config.chars_per_token)
 
 
 def _share(spec: ToolSpec, config: Config, queries: int) -> int | None:
@@ -362,17 +278,18 @@ async def dispatch(
 
     share = _share(spec, ctx.config, len(queries))
 
-    async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
-        return await _run_query(spec, ctx, *item, share)
-
-    # A call of local work runs once admitted, else each query is BUSY at once; the
-    # runtime's call hooks (the rg queue, ranked by this call's arrival) hold for every
-    # query of the call and the work it leaves running. The call's envelopes are sealed
+    # A call of local work runs once admitted, else each query is BUSY at once; its arrival
+    # then ranks its work in the runtime's queues (rg's). The call's envelopes are sealed
     # together: the choke point every text leaving octo passes (data, hints, error messages,
     # echoed context), where a secret value met by any query is hidden in all.
     try:
         async with nullcontext() if spec.open_world else runtime.backend(Admission).admitted():
-            with runtime.in_call(), call_secrets():
+            admitted = replace(ctx, arrived=anyio.current_time())
+
+            async def run_one(item: tuple[int, Any]) -> ResultEnvelope[Any]:
+                return await _run_query(spec, admitted, *item, share)
+
+            with call_secrets():
                 results = await map_ordered(run_one, list(enumerate(queries)))
                 return BulkResponse[Any](results=[_sealed(envelope) for envelope in results])
     except BusyError as busy:

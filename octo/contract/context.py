@@ -37,7 +37,9 @@ class QueryContext:
     set an MCP client announced. ``report_progress`` tells the caller how far a long
     query got (MCP progress notifications, a progress bar); it costs nothing when unused.
     ``tool`` names the tool that runs; ``config_override`` replaces the runtime's config for
-    this query alone (its share of the call's token budget, one place's share).
+    this query alone (its share of the call's token budget, one place's share). ``arrived``
+    is when the query's call was admitted (the event loop's clock), its rank in the queues of
+    the runtime's backends (rg's: earlier calls first); None outside a call.
     """
 
     runtime: Runtime
@@ -45,6 +47,7 @@ class QueryContext:
     report_progress: ProgressReporter = _no_progress
     tool: str = ""
     config_override: Config | None = None
+    arrived: float | None = None
 
     @property
     def config(self) -> Config:

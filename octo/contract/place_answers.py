@@ -79,26 +79,25 @@ class Places:
 Combine = Callable[[str, list[Any], list[R], Paging], R]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlaceTool(Generic[Q, R]):
-    """What putting answers together needs to know of one tool."""
+    """What putting answers together needs to know of one tool. The items are those its
+    result model lists (``items_field``, see :func:`items_field_of`)."""
 
     name: str
     single: Callable[[QueryContext, Q], Awaitable[Answer[R]]]
     #: The query fields that name a place.
     place_fields: Callable[[Place], dict[str, Any]]
-    #: The result field that lists items, and the query fields that page it (None: the
-    #: places page their answers themselves).
-    items: str
-    page: str | None
-    per_page: str | None
     #: How many items a place has in all, given the answer to a window of that many.
     count: Callable[[R, int], int]
-    #: The global ranking of an item, given its position in its place's answer; None: places
-    #: in order, each in its own order.
-    rank: Callable[[Any, int], Any] | None
     #: The result of several places: ``(root, items, answers, paging)``, totals summed.
     combine: Combine[R]
+    #: The query fields that page the items (None: the places page their answers themselves).
+    page: str | None = None
+    per_page: str | None = None
+    #: The global ranking of an item, given its position in its place's answer; None: places
+    #: in order, each in its own order.
+    rank: Callable[[Any, int], Any] | None = None
     #: Query fields a global fetch needs to rank (a listing's details for its sort), and the
     #: item fields they add that the caller did not ask for.
     rank_fields: Mapping[str, Any] = field(default_factory=dict)
@@ -187,13 +186,13 @@ async def answer_places(
     outcomes = await ask_places(places, ask)
     done = answered(outcomes)
     if own_pages:
-        shown, paging = _whole_answers(tool, query, done)
+        # Every item of every place (their own pages), ranked (global) or place after place.
+        shown = _ranked(tool, done, as_one=_mode(query) == "global")
+        paging = _places_paging(done)
     elif _mode(query) == "perPlace":
         share = {p.label: shares[i] for i, p in enumerate(places)}
         shown = [
-            (place, item)
-            for place, a in done
-            for item in _items(tool, a.result)[: share[place.label]]
+            (place, item) for place, a in done for item in _items(a.result)[: share[place.label]]
         ]
         paging = _places_paging(done)
     else:
@@ -201,8 +200,15 @@ async def answer_places(
     return await _combined(ctx, query, tool, found, outcomes, done, shown, paging)
 
 
-def _items(tool: PlaceTool[Any, Any], result: BaseModel) -> list[Any]:
-    return list(getattr(result, tool.items) or [])
+def items_field_of(result: ToolResult) -> str:
+    """The field that lists the items of ``result``: the one its model declares."""
+    if result.items_field is None:
+        raise TypeError(f"{type(result).__name__} declares no items_field to put together")
+    return result.items_field
+
+
+def _items(result: ToolResult) -> list[Any]:
+    return list(getattr(result, items_field_of(result)) or [])
 
 
 def _paging(result: BaseModel) -> Paging:
@@ -225,18 +231,20 @@ def _places_paging(done: list[tuple[Place, Answer[R]]]) -> Paging:
     )
 
 
-def _whole_answers(
-    tool: PlaceTool[Q, R], query: Q, done: list[tuple[Place, Answer[R]]]
-) -> tuple[list[tuple[Place, Any]], Paging]:
-    """Every item of every place (their own pages), ranked (global) or place after place."""
+def _ranked(
+    tool: PlaceTool[Q, R], done: list[tuple[Place, Answer[R]]], *, as_one: bool
+) -> list[tuple[Place, Any]]:
+    """Every item of every place with its place: ranked as one list by the tool's ranking
+    (``as_one``; ties, and a tool without one, keep places in order, each in its own), else
+    place after place."""
     listed = [
-        (tool.rank(item, position) if tool.rank else 0, order, position, place, item)
+        (tool.rank(item, position) if tool.rank is not None else 0, order, position, place, item)
         for order, (place, answer) in enumerate(done)
-        for position, item in enumerate(_items(tool, answer.result))
+        for position, item in enumerate(_items(answer.result))
     ]
-    if _mode(query) == "global":
+    if as_one:
         listed.sort(key=lambda entry: entry[:3])
-    return [(place, item) for *_rank, place, item in listed], _places_paging(done)
+    return [(place, item) for *_rank, place, item in listed]
 
 
 def _global_page(
@@ -247,16 +255,11 @@ def _global_page(
     window: int,
 ) -> tuple[list[tuple[Place, Any]], Paging]:
     """One ranking of every place's items, cut to the page asked for."""
-    ranked: list[tuple[Any, int, int, Place, Any]] = []
-    for order, (place, answer) in enumerate(done):
-        for position, item in enumerate(_items(tool, answer.result)):
-            key = tool.rank(item, position) if tool.rank is not None else 0
-            ranked.append((key, order, position, place, item))
-    ranked.sort(key=lambda entry: entry[:3])
+    ranked = _ranked(tool, done, as_one=True)
     unasked = dict(tool.unasked)
     shown = [
         (place, item.model_copy(update=unasked))
-        for *_rank, place, item in ranked[(page - 1) * per_page : page * per_page]
+        for place, item in ranked[(page - 1) * per_page : page * per_page]
     ]
     total = sum(tool.count(answer.result, window) for _place, answer in done)
     return shown, Paging(page, math.ceil(total / per_page), page * per_page < total)
@@ -294,7 +297,7 @@ async def _combined(
         update["groups"] = [
             answer.result.model_copy(
                 update={
-                    tool.items: [next(cut) for _item in items],
+                    items_field_of(answer.result): [next(cut) for _item in items],
                     "place": place.label,
                     "tokens": None,
                     **shared,

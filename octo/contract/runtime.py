@@ -13,13 +13,9 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Coroutine
-from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from contextlib import AsyncExitStack
-from contextlib import ExitStack
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -49,9 +45,6 @@ if TYPE_CHECKING:
 
 PosArgs = TypeVarTuple("PosArgs")
 
-#: What holds for the whole of one call (the rg queue ranked by the call's arrival): the face
-#: gives the runtime its hooks, the dispatcher enters them all through :meth:`Runtime.in_call`.
-CallHook = Callable[[], AbstractContextManager[None]]
 #: What a runtime's calls authenticate with besides the environment's credential variables
 #: (a hosts file's tokens read from files or commands), read once before its first call.
 CredentialSource = Callable[["Runtime"], Awaitable[Sequence[str]]]
@@ -97,7 +90,6 @@ class Runtime(AsyncResource):
         | None = None,
         handles: HandleStore | None = None,
         meters: Meters | None = None,
-        call_hooks: Sequence[CallHook] = (),
         credential_sources: Sequence[CredentialSource] = (),
     ) -> None:
         self.config = config
@@ -115,7 +107,6 @@ class Runtime(AsyncResource):
             if self.shared is not None:
                 handles = SharedHandleStore(self.shared, handles, config.handle_ttl)
         self.handles = handles
-        self._call_hooks = tuple(call_hooks)
         self._http_transport = http_transport
         self._http: httpx.AsyncClient | None = None
         self._backends: dict[type[Any], Any] = {}
@@ -195,14 +186,6 @@ class Runtime(AsyncResource):
             if aclose is not None:
                 self._exit_stack.push_async_callback(aclose)
         return found
-
-    @contextmanager
-    def in_call(self) -> Iterator[None]:
-        """Every call hook of the runtime in force (the dispatcher enters it once per call)."""
-        with ExitStack() as stack:
-            for hook in self._call_hooks:
-                stack.enter_context(hook())
-            yield
 
     def start_background(
         self,

@@ -28,7 +28,6 @@ from octo.core.queries import ToolQuery
 from octo.dispatch import dispatch
 from octo.faces.call_log import record_call
 from octo.faces.call_log import record_rejected
-from octo.transports.ripgrep import RgSlots
 
 if TYPE_CHECKING:
     import httpx
@@ -114,7 +113,6 @@ class Gateway(AsyncResource):
             tool_names=lambda: tools_by_category(_all_tools()),
             handles=handles,
             meters=meters,
-            call_hooks=[RgSlots(config.rg_concurrency).in_force],
             credential_sources=[_hosts_file_tokens],
         )
         self._warmed: set[tuple[Path, ...]] = set()
@@ -134,20 +132,21 @@ class Gateway(AsyncResource):
 
     async def call(
         self,
-        tool: str,
+        tool: ToolSpec | str,
         queries: Queries,
         *,
         roots: Iterable[Path | str] | None = None,
         progress: ProgressReporter | None = None,
     ) -> BulkResponse[Any]:
-        """Run ``queries`` on the tool named ``tool`` (camelCase or snake_case).
+        """Run ``queries`` on ``tool``: the spec a face already found, or a tool's name
+        (camelCase or snake_case; CallError with a suggestion when no tool has it).
 
         ``roots`` narrows the allowed roots for this call (an MCP client's roots): the
         configured roots stay the ceiling (see :meth:`PathPolicy.narrowed`);
         ``progress(done, total, message)`` hears how far long queries got. The call is
         counted and its line logged (:mod:`octo.faces.call_log`).
         """
-        spec = _get_tool(tool)
+        spec = tool if isinstance(tool, ToolSpec) else _get_tool(tool)
         await self.runtime.bind_credentials()
         paths = self.runtime.paths.narrowed(roots) if roots is not None else None
         started = time.perf_counter()
@@ -183,7 +182,7 @@ class Gateway(AsyncResource):
 
     def _tool_method(self, spec: ToolSpec) -> Any:
         async def method(queries: Queries) -> BulkResponse[Any]:
-            return await self.call(spec.name, queries)
+            return await self.call(spec, queries)
 
         method.__name__ = spec.python_name
         method.__doc__ = spec.description

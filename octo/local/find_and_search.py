@@ -46,6 +46,7 @@ from octo.local.search.passes import SearchScope
 from octo.local.search.passes import file_filter_args
 from octo.local.search.passes import max_filesize
 from octo.local.search.passes import timeout_ms
+from octo.transports.ripgrep import RgQueue
 
 TOOL = "localFindAndSearchCode"
 
@@ -73,7 +74,8 @@ async def find_and_search_code(
     chosen = found[: query.fileLimit]
     searching = time.monotonic()
     with await opened_directory(ctx.paths, start, query.path) as directory:
-        searched = await search_scope(ctx, query, SearchScope(directory, chosen), TOOL)
+        scope = SearchScope(directory, chosen, rg=ctx.backend(RgQueue).place(ctx.arrived))
+        searched = await search_scope(ctx, query, scope, TOOL)
     find = FindStats(
         searchedFileCount=len(chosen),
         truncated=walked.truncated or len(found) > len(chosen),

@@ -27,6 +27,7 @@ from octo.core.files.confined import open_below
 from octo.core.secrets.detectors import PREFILTER
 from octo.core.secrets.redaction import as_shown
 from octo.core.secrets.redaction import relearn
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import run_rg
 
@@ -99,7 +100,13 @@ def _exact(directory: Opened, suspects: Iterable[bytes]) -> dict[bytes, bool]:
 
 
 async def secret_files(
-    directory: Opened, args: Sequence[bytes], *, cwd: str, pass_fds: Sequence[int], timeout_ms: int
+    directory: Opened,
+    args: Sequence[bytes],
+    *,
+    place: RgPlace,
+    cwd: str,
+    pass_fds: Sequence[int],
+    timeout_ms: int,
 ) -> dict[bytes, ContentKey | None]:
     """The files ``args`` (below ``directory``, as rg printed them) that hold a secret, with
     their content keys (None: the file could not be looked at).
@@ -112,7 +119,11 @@ async def secret_files(
         known = {arg: _VERDICTS.get(key) for arg, key in keys.items()}
     unknown = [arg for arg in args if known.get(arg) is None]
     suspects = await files_holding_secrets(
-        [os.fsdecode(arg) for arg in unknown], cwd=cwd, pass_fds=pass_fds, timeout_ms=timeout_ms
+        [os.fsdecode(arg) for arg in unknown],
+        place=place,
+        cwd=cwd,
+        pass_fds=pass_fds,
+        timeout_ms=timeout_ms,
     )
     exact = await anyio.to_thread.run_sync(_exact, directory, suspects)
     with _VERDICTS_LOCK:
@@ -124,7 +135,12 @@ async def secret_files(
 
 
 async def files_holding_secrets(
-    targets: Sequence[str], *, cwd: str | None, pass_fds: Sequence[int], timeout_ms: int
+    targets: Sequence[str],
+    *,
+    place: RgPlace,
+    cwd: str | None,
+    pass_fds: Sequence[int],
+    timeout_ms: int,
 ) -> set[bytes]:
     """The ``targets`` (as rg prints them) that may hold a secret: a superset, told apart
     when their redacted copies are made (:meth:`RedactedCopies.add`)."""
@@ -132,6 +148,7 @@ async def files_holding_secrets(
     for run in argument_runs(targets):
         done = await run_rg(
             [*_FIND_ARGS, "--", *run],
+            place=place,
             cwd=cwd,
             timeout_ms=timeout_ms,
             pass_fds=pass_fds,
@@ -143,6 +160,7 @@ async def files_holding_secrets(
 async def tree_secret_files(
     targets: Sequence[str],
     *,
+    place: RgPlace,
     cwd: str,
     pass_fds: Sequence[int],
     timeout_ms: int,
@@ -156,6 +174,7 @@ async def tree_secret_files(
     for run in argument_runs(targets):
         done = await run_rg(
             [*_FIND_ARGS, *walk_args, "--", *run],
+            place=place,
             cwd=cwd,
             timeout_ms=timeout_ms,
             pass_fds=pass_fds,

@@ -36,6 +36,7 @@ from octo.semantic.models import IndexCodebaseResult
 from octo.semantic.models import IndexRunStats
 from octo.semantic.store.interface import FileWrite
 from octo.semantic.store.interface import IndexMeta
+from octo.transports.ripgrep import RgQueue
 
 #: Files per transaction of the keyword side: what an interruption may lose.
 FILE_BATCH = 200
@@ -91,7 +92,7 @@ async def _sync_files(
 ) -> IndexRunStats:
     store = backend.store
     fenced = ctx.paths.fenced_below(root)
-    names = await list_files(root, ctx.config, fenced)
+    names = await list_files(root, ctx.config, fenced, ctx.backend(RgQueue).place(ctx.arrived))
     known = await backend.call(store.file_states, name)
     added = updated = 0
     seen: set[str] = set()

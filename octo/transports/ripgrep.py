@@ -2,8 +2,9 @@
 
 Every rg process runs in its own process group, so stopping it early (a page is
 full, the deadline passed) kills rg and anything it spawned, then reaps it. At most
-``OCTO_RG_CONCURRENCY`` rg processes of a runtime run at once (:class:`RgSlots`); the
-others wait their turn, first come first served, within their query's deadline.
+``OCTO_RG_CONCURRENCY`` rg processes of a runtime run at once (:class:`RgQueue`, a backend
+of the runtime; each call's place in it, :class:`RgPlace`, is handed to whatever runs rg);
+the others wait their turn, earlier calls first, within their query's deadline.
 """
 
 from __future__ import annotations
@@ -18,24 +19,22 @@ import tempfile
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Iterable
-from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from contextlib import AsyncExitStack
 from contextlib import asynccontextmanager
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import IO
+from typing import Protocol
 from typing import TypeVar
 
 import anyio
 from anyio.abc import Process
-from anyio.lowlevel import RunVar
 
 from octo.core.concurrency import RankedLimiter
+from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import NotFoundError
 from octo.core.errors import QueryTimeoutError
@@ -80,54 +79,44 @@ def rg_binary() -> str:
     )
 
 
-class RgSlots:
-    """A runtime's queue of rg processes: at most ``limit`` run at once; the others wait,
-    the rg of earlier calls first. The face hands :meth:`in_force` to the runtime as a call
-    hook, so the dispatcher puts it in force for each call without naming rg."""
-
-    def __init__(self, limit: int) -> None:
-        self.limiter = RankedLimiter(limit)
-
-    @contextmanager
-    def in_force(self) -> Iterator[None]:
-        """Make every rg started in this context (and the tasks it starts) queue on these
-        slots, ranked by now: the rg of a call that came earlier goes first."""
-        token = _SLOTS.set((self.limiter, anyio.current_time()))
-        try:
-            yield
-        finally:
-            _SLOTS.reset(token)
+class _Configured(Protocol):
+    config: Config
 
 
-#: The slots in force, and the rank of this call's rg processes in their queue.
-_SLOTS: ContextVar[tuple[RankedLimiter, float] | None] = ContextVar("octo_rg_slots", default=None)
-#: Where no runtime said which slots are in force (rg run outside a call): one queue per
-#: event loop, as wide as the machine has CPUs.
-_LOOP_SLOTS: RunVar[RankedLimiter] = RunVar("octo_rg_loop_slots")
+class RgQueue:
+    """A runtime's queue of rg processes, one of its backends (``ctx.backend(RgQueue)``): at
+    most ``OCTO_RG_CONCURRENCY`` run at once; the others wait, the rg of earlier calls first."""
+
+    def __init__(self, runtime: _Configured) -> None:
+        self._limiter = RankedLimiter(runtime.config.rg_concurrency)
+
+    def place(self, arrived: float | None) -> RgPlace:
+        """The place in this queue of a call that ``arrived`` then (the event loop's clock;
+        None: outside a call, each rg ranked by the moment it asks)."""
+        return RgPlace(self._limiter, arrived)
 
 
-def _slot() -> AbstractAsyncContextManager[None]:
-    """A turn to run one rg, in the queue in force."""
-    found = _SLOTS.get()
-    if found is not None:
-        return found[0].hold(found[1])
-    try:
-        limiter = _LOOP_SLOTS.get()
-    except LookupError:
-        limiter = RankedLimiter(os.cpu_count() or 1)
-        _LOOP_SLOTS.set(limiter)
-    return limiter.hold(anyio.current_time())
+@dataclass(frozen=True)
+class RgPlace:
+    """One call's place in an rg queue, handed to whatever runs rg for it."""
+
+    limiter: RankedLimiter
+    arrived: float | None
+
+    def slot(self) -> AbstractAsyncContextManager[None]:
+        """A turn to run one rg: earlier calls first, then in order of asking."""
+        return self.limiter.hold(anyio.current_time() if self.arrived is None else self.arrived)
 
 
 @asynccontextmanager
-async def _turn() -> AsyncIterator[None]:
+async def _turn(place: RgPlace) -> AsyncIterator[None]:
     """A turn in the queue, waited for until a moment before the query's deadline: a query
     whose turn never came answers (an empty, partial page) instead of being cancelled."""
     async with AsyncExitStack() as stack:
         left = anyio.current_effective_deadline() - anyio.current_time() - _ANSWER_MARGIN
         try:
             with anyio.fail_after(max(_SHORTEST_LIMIT, left)):
-                await stack.enter_async_context(_slot())
+                await stack.enter_async_context(place.slot())
         except TimeoutError:
             raise QueryTimeoutError(
                 "ripgrep's queue was full until the query's deadline: other searches ran first",
@@ -256,18 +245,25 @@ class RgRun:
 async def open_rg(
     args: Sequence[str],
     *,
+    place: RgPlace,
     cwd: Path | str | None = None,
     timeout_ms: int,
     pass_fds: Sequence[int] = (),
 ) -> AsyncIterator[RgProcess]:
-    """Run ``rg args`` in ``cwd``; leaving the block kills rg if it still runs.
+    """Run ``rg args`` in ``cwd`` once ``place`` has its turn; leaving the block kills rg if
+    it still runs.
 
     The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
     flag): when it passes, rg is killed and QueryTimeoutError is raised. rg inherits
     ``pass_fds`` (so ``/proc/self/fd/N`` in ``cwd`` or ``args`` names what octo opened).
     """
     async with _spawn_rg(
-        args, cwd=cwd, timeout_ms=timeout_ms, stdout=subprocess.PIPE, pass_fds=pass_fds
+        args,
+        place=place,
+        cwd=cwd,
+        timeout_ms=timeout_ms,
+        stdout=subprocess.PIPE,
+        pass_fds=pass_fds,
     ) as rg:
         yield rg
 
@@ -275,6 +271,7 @@ async def open_rg(
 async def run_rg(
     args: Sequence[str],
     *,
+    place: RgPlace,
     cwd: Path | str | None = None,
     timeout_ms: int,
     pass_fds: Sequence[int] = (),
@@ -292,7 +289,12 @@ async def run_rg(
         stderr = ""
         try:
             async with _spawn_rg(
-                args, cwd=cwd, timeout_ms=timeout_ms, stdout=stdout, pass_fds=pass_fds
+                args,
+                place=place,
+                cwd=cwd,
+                timeout_ms=timeout_ms,
+                stdout=stdout,
+                pass_fds=pass_fds,
             ) as rg:
                 returncode = await rg.wait()
                 stderr = await _read_shielded(lambda: rg.stderr)
@@ -336,6 +338,7 @@ def _check_args(args: Sequence[str]) -> None:
 async def _spawn_rg(
     args: Sequence[str],
     *,
+    place: RgPlace,
     cwd: Path | str | None,
     timeout_ms: int,
     stdout: int | IO[bytes],
@@ -343,7 +346,7 @@ async def _spawn_rg(
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
     # The turn is taken before rg's own deadline starts: waiting in line is not searching.
-    async with _turn():
+    async with _turn(place):
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
             # Shielded: asyncio (3.11), cancelled while it connects a child's pipes, leaves

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
-from typing import ClassVar
-from typing import Literal
 
 import anyio
 import pytest
 from pydantic import Field
-from pydantic import model_validator
 
 from octo.contract import Answer
 from octo.contract import QueryContext
@@ -28,12 +24,11 @@ from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
 from octo.core.errors import NotFoundError
 from octo.core.errors import RateLimitError
-from octo.core.formats import compact_json
-from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
-from octo.core.queries import mendable
 from octo.dispatch import dispatch
+from octo.faces.tool_schemas import input_schema
+from octo.faces.tool_schemas import output_schema
 
 
 class EchoQuery(ToolQuery):
@@ -169,82 +164,29 @@ async def test_typed_query_models_are_accepted(runtime: Runtime) -> None:
 
 
 def test_specs_derive_schemas_and_names() -> None:
-    schema = SPEC.input_schema()
+    schema = input_schema(SPEC)
     queries = schema["properties"]["queries"]
     assert queries["maxItems"] == 5 and queries["minItems"] == 1
     assert queries["items"]["properties"]["value"]["maximum"] == 100
     assert SPEC.python_name == "echo_tool"
     assert not SPEC.open_world
-    assert "results" in SPEC.output_schema()["properties"]
+    assert "results" in output_schema(SPEC)["properties"]
 
 
-async def test_the_hint_mends_what_it_can_and_else_shows_the_example(runtime: Runtime) -> None:
-    bulk = await dispatch(
-        SPEC,
-        runtime,
-        [
-            {"valeu": 7, "researchGoal": "g"},
-            {"value": -3, "behaviour": 5},
-            {"behaviour": "ok"},
-        ],
-    )
-    renamed, mended, missing = (r.hints for r in bulk.results)
-    assert renamed == ['Valid form of this query: echoTool {"value":7}']
-    assert mended == ['Valid form of this query: echoTool {"value":0}']
-    # A missing required field has no value to mend with: the tool's example instead.
-    assert missing == ['Valid example: {"value":1}']
+async def test_a_queries_context_carries_its_calls_arrival(runtime: Runtime) -> None:
+    # The rank of the call's work in the runtime's queues (rg's): set once it is admitted.
+    seen: list[float | None] = []
 
+    async def arrival(ctx: QueryContext, query: EchoQuery) -> Answer[EchoResult]:
+        seen.append(ctx.arrived)
+        return Answer(EchoResult(value=query.value))
 
-class RenamedQuery(ToolQuery):
-    """A query whose fields other tools name differently, with a rule across two fields."""
-
-    value: int = Field(default=1, ge=0, le=100)
-    shape: Literal["full", "brief"] = "full"
-    detail: bool = False
-
-    field_aliases: ClassVar[Mapping[str, FieldAlias]] = {
-        "the_value": FieldAlias("value"),
-        "brief_only": FieldAlias("shape", "brief"),
-    }
-
-    @model_validator(mode="after")
-    def _brief_has_no_detail(self) -> RenamedQuery:
-        if self.shape == "brief" and "detail" in self.model_fields_set:
-            raise mendable("shape brief and detail do not go together; drop detail", detail=None)
-        return self
-
-
-async def _renamed(ctx: QueryContext, query: RenamedQuery) -> Answer[EchoResult]:
-    return Answer(EchoResult(value=query.value))
-
-
-RENAMED = replace(SPEC, name="renamedTool", query_model=RenamedQuery, handler=_renamed)
-
-
-@pytest.mark.parametrize(
-    ("query", "meant", "mended"),
-    [
-        ({"the_value": 7}, "did you mean value?", {"value": 7}),
-        ({"brief_only": True}, 'did you mean shape: "brief"?', {"shape": "brief"}),
-        ({"brief_only": False, "value": 2}, 'did you mean shape: "brief"?', {"value": 2}),
-        # Renamed, then out of range: mended over two rounds.
-        ({"the_value": 500}, "did you mean value?", {"value": 100}),
-        # Renamed, then in conflict with another field: the model names the fix.
-        ({"brief_only": True, "detail": True}, 'did you mean shape: "brief"?', {"shape": "brief"}),
-        ({"shape": "brief", "detail": False}, "shape brief and detail", {"shape": "brief"}),
-    ],
-)
-async def test_other_names_and_conflicts_are_mended_generically(
-    runtime: Runtime, query: dict[str, Any], meant: str, mended: dict[str, Any]
-) -> None:
-    bulk = await dispatch(RENAMED, runtime, [query, {"value": 3}])
-    bad, sibling = bulk.results
-    assert bad.error is not None and bad.error.code is ErrorCode.VALIDATION_ERROR
-    assert meant in bad.error.message
-    assert bad.hints == [f"Valid form of this query: renamedTool {compact_json(mended)}"]
-    assert sibling.status is QueryStatus.SUCCESS
-    again = await dispatch(RENAMED, runtime, [mended])
-    assert again.results[0].status is QueryStatus.SUCCESS
+    spec = replace(SPEC, handler=arrival)
+    await dispatch(spec, runtime, [{"value": 1}, {"value": 2}])
+    await dispatch(spec, runtime, [{"value": 3}])
+    first, same, later = seen
+    assert first is not None and later is not None
+    assert same == first and later > first
 
 
 def test_the_envelope_classes_every_call_uses_stay_built() -> None:

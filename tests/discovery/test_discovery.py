@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import octo
+from octo.contract.query_mending import validate_query
 from octo.discovery.guide import guide
-from octo.dispatch import validate_query
 from octo.registry import all_tools
 from octo.registry import get_tool
 

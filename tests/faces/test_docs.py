@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from octo.contract.query_mending import validate_query
 from octo.core.errors import ErrorCode
-from octo.dispatch import validate_query
 from octo.faces.mcp import tools_snapshot
 from octo.faces.mcp.server import render_snapshot
 from octo.faces.tool_docs import readme_with_languages

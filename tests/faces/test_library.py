@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,20 @@ async def test_gateway_tool_method_and_generic_call_agree(tree: Path) -> None:
         by_name = await gw.call("localFindFiles", [query])
     assert by_method.to_wire() == by_name.to_wire()
     assert by_method.results[0].status == "success"
+
+
+async def test_gateway_runs_the_spec_a_face_found_without_looking_it_up_again(
+    tree: Path,
+) -> None:
+    # The MCP face and the command line find the spec first: the gateway takes it as given
+    # (a name the registry does not know proves no second lookup).
+    spec = replace(get_tool("localFindFiles"), name="localFindFilesAsFound")
+    query = {"path": str(tree), "name": "*.py"}
+    async with octo.Gateway(roots=[tree]) as gw:
+        by_spec = await gw.call(spec, [query])
+        by_name = await gw.call("localFindFiles", [query])
+    assert by_spec.to_wire() == by_name.to_wire()
+    assert by_spec.results[0].status == "success"
 
 
 async def test_gateway_search_with_a_typed_query(tree: Path) -> None:

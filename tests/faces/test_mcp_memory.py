@@ -17,6 +17,8 @@ from pydantic import FileUrl
 from octo import Config
 from octo import Gateway
 from octo.faces.mcp.server import build_server
+from octo.faces.tool_schemas import input_schema
+from octo.faces.tool_schemas import output_schema
 from octo.registry import all_tools
 
 MODES = ["auto", "legacy"]
@@ -48,9 +50,9 @@ async def test_tools_list_publishes_registry_schemas_and_annotations(client: Cli
         tool = listed[spec.name]
         assert tool.title == spec.title
         assert tool.description == spec.description
-        assert tool.input_schema == spec.input_schema()
+        assert tool.input_schema == input_schema(spec)
         assert tool.input_schema["properties"]["queries"]["maxItems"] == spec.max_queries
-        assert tool.output_schema == spec.output_schema()
+        assert tool.output_schema == output_schema(spec)
         assert tool.annotations == types.ToolAnnotations(
             title=spec.title,
             read_only_hint=spec.read_only,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from octo.core.budget import estimate_tokens
+from octo.faces.tool_schemas import input_schema
 from octo.registry import all_tools
 
 #: Issue 24's budget of model-visible tokens: per tool, and for every tool together.
@@ -18,9 +19,7 @@ def _model_visible() -> dict[str, int]:
     return {
         spec.name: estimate_tokens(
             len(
-                spec.name
-                + spec.description
-                + json.dumps(spec.input_schema(), separators=(",", ":"))
+                spec.name + spec.description + json.dumps(input_schema(spec), separators=(",", ":"))
             )
         )
         for spec in all_tools()

@@ -15,6 +15,7 @@ import respx
 
 from octo import Gateway
 from octo.core.errors import CallError
+from octo.faces.tool_schemas import input_schema
 from octo.packages.index_policy import PackageIndexPolicy
 from octo.packages.search import PackageIndexes
 
@@ -330,7 +331,7 @@ async def test_no_registry_configured_names_the_variable(
 
 async def test_mcp_schema_lists_package_search() -> None:
     spec = next(s for s in Gateway.tools() if s.name == "packageSearch")
-    schema = spec.input_schema()
+    schema = input_schema(spec)
     assert schema["properties"]["queries"]["maxItems"] == 3
     props = schema["properties"]["queries"]["items"]["properties"]
     assert props["ecosystem"]["enum"] == ["npm", "python"]

@@ -9,11 +9,16 @@ import pytest
 
 from octo import Config
 from octo import Gateway
+from octo.core.concurrency import RankedLimiter
 from octo.core.envelope import QueryStatus
 from octo.core.errors import ErrorCode
 from octo.core.errors import InvalidQueryError
 from octo.core.files.paths import PathPolicy
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import run_rg
+
+#: A place in a queue of rg processes of its own, as a runtime would give it.
+PLACE = RgPlace(RankedLimiter(4), None)
 
 
 @pytest.mark.parametrize("raw", ["loop", "loop/inner.py", "~nosuchuser-octo/x", "a/" * 3000])
@@ -35,7 +40,7 @@ async def test_arguments_no_program_can_receive_are_invalid_queries(
 ) -> None:
     # subprocess raised ValueError (NUL) or OSError E2BIG (one argument over 128 KiB).
     with pytest.raises(InvalidQueryError, match=message) as info:
-        await run_rg(["--", arg, "."], cwd=tmp_path, timeout_ms=5000)
+        await run_rg(["--", arg, "."], place=PLACE, cwd=tmp_path, timeout_ms=5000)
     assert info.value.hints
 
 
@@ -43,7 +48,7 @@ async def test_too_many_long_globs_together_are_an_invalid_query(tmp_path: Path)
     # Each glob fits, but together they pass the kernel's limit on all arguments.
     globs = [f"--glob={'g' * 100_000}{i}" for i in range(100)]
     with pytest.raises(InvalidQueryError, match="together are too long"):
-        await run_rg([*globs, "x", "."], cwd=tmp_path, timeout_ms=5000)
+        await run_rg([*globs, "x", "."], place=PLACE, cwd=tmp_path, timeout_ms=5000)
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from octo.core.concurrency import RankedLimiter
 from octo.core.config import Config
 from octo.faces.library import Gateway
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import open_rg
 from tests.lsp.conftest import SOURCE
 from tests.lsp.conftest import fake_env
@@ -30,6 +32,9 @@ SECRETS = {
     "STRIPE_API_KEY": "any-secret-not-real-9",
     "DATABASE_URL": "postgres://app:url-secret-not-real-10@db.test/app",
 }
+
+#: A place in a queue of rg processes of its own, as a runtime would give it.
+PLACE = RgPlace(RankedLimiter(4), None)
 
 
 def _environ(pid: int) -> dict[str, str]:
@@ -75,7 +80,7 @@ async def test_rg_gets_no_credential(
     fifo = tmp_path / "never-written"
     os.mkfifo(fifo)
     # rg blocks reading the FIFO: its environment can be read while it runs.
-    async with open_rg(["needle", str(fifo)], timeout_ms=10_000) as rg:
+    async with open_rg(["needle", str(fifo)], place=PLACE, timeout_ms=10_000) as rg:
         environ = _environ_after_exec(rg.pid, "rg")
     _assert_clean(environ)
 

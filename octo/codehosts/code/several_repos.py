@@ -37,6 +37,7 @@ from octo.contract.place_answers import Paging
 from octo.contract.place_answers import Places
 from octo.contract.place_answers import PlaceTool
 from octo.contract.place_answers import SeveralPlaces
+from octo.contract.place_answers import items_field_of
 from octo.contract.places import Outcome
 from octo.contract.places import Place
 from octo.contract.places import fit_items
@@ -115,24 +116,31 @@ def _interleaved(_hit: CodeSearchHit, position: int) -> int:
 
 
 def _repositories_tool(
-    name: str, single: Single[Q, R], items: str, rank: Callable[[Any, int], Any], combine: Any
+    *, name: str, single: Single[Q, R], rank: Callable[[Any, int], Any], combine: Any
 ) -> PlaceTool[Q, R]:
     """A search over repositories, paged by page and limit, one API page at most a place."""
     return PlaceTool(
-        name, _alone(single), _repository, items, "page", "limit", _total, rank, combine,
-        max_window=_API_PAGE, local=False,
-    )  # fmt: skip
+        name=name,
+        single=_alone(single),
+        place_fields=_repository,
+        count=_total,
+        combine=combine,
+        page="page",
+        per_page="limit",
+        rank=rank,
+        max_window=_API_PAGE,
+        local=False,
+    )
 
 
 CODE = _repositories_tool(
-    "githubSearchCode", code.search_code, "results", _interleaved, _code_combine
+    name="githubSearchCode", single=code.search_code, rank=_interleaved, combine=_code_combine
 )
 PULLS = _repositories_tool(
-    "githubSearchPullRequests",
-    pull_requests.search_pull_requests,
-    "pullRequests",
-    _newest_first,
-    _pulls_combine,
+    name="githubSearchPullRequests",
+    single=pull_requests.search_pull_requests,
+    rank=_newest_first,
+    combine=_pulls_combine,
 )
 
 
@@ -222,18 +230,16 @@ def _at_once(
             answer = await single(ctx, query)
         except (InvalidQueryError, NotFoundError):
             return None  # a repository GitHub cannot search sank the request: ask each alone
-        return await _one_request(ctx, query, places, tool, answer)
+        return await _one_request(ctx, query, places, answer)
 
     return ask
 
 
-async def _one_request(
-    ctx: QueryContext, query: Q, places: Places, tool: PlaceTool[Q, R], answer: Answer[R]
-) -> Answer[R]:
+async def _one_request(ctx: QueryContext, query: Q, places: Places, answer: Answer[R]) -> Answer[R]:
     """The answer of one search of several repositories, labelled (flat) or grouped by
     repository."""
     result = answer.result
-    items: list[Any] = list(getattr(result, tool.items))
+    items: list[Any] = list(getattr(result, items_field_of(result)))
     by_name = {place.label.lower(): place for place in places.places}
 
     def place_of(item: CodeSearchHit | PullRequest) -> Place:
@@ -243,11 +249,11 @@ async def _one_request(
     fitted = await fit_items(ctx, query, items, None, local=False)
     update: dict[str, Any] = {}
     if query.responseFormat == "grouped":
-        update[tool.items] = []
+        update[items_field_of(result)] = []
         update["groups"] = [
             result.model_copy(
                 update={
-                    tool.items: [i for i in fitted.items if place_of(i) is place],
+                    items_field_of(result): [i for i in fitted.items if place_of(i) is place],
                     "totalCount": sum(1 for i in fitted.items if place_of(i) is place),
                     "place": place.label,
                     "tokens": None,
@@ -256,7 +262,9 @@ async def _one_request(
             for place in places.places
         ]
     else:
-        update[tool.items] = [labelled([item], place_of(item).label)[0] for item in fitted.items]
+        update[items_field_of(result)] = [
+            labelled([item], place_of(item).label)[0] for item in fitted.items
+        ]
     outcomes: list[Outcome[R]] = [Outcome(place, answer) for place in places.places]
     marked = mark_places(result.model_copy(update=update), places.places, outcomes, not items)
     combined = Answer(marked, answer.hints, answer.cached, answer.partial)

@@ -246,16 +246,18 @@ async def _call(
     from octo.faces.cli.index_progress import ProgressPrinter
     from octo.faces.cli.index_progress import waiting
     from octo.faces.library import Gateway
+    from octo.registry import get_tool
 
     progress = ProgressPrinter(sys.stderr, bar=sys.stderr.isatty())
-    indexing = tool in (INDEX_TOOL, "semantic_index_codebase")
-    if indexing:  # from the command line an index ends fully embedded
-        queries = waiting(queries, args.no_wait)
-    # Each call is its own process: handles live on disk for the next call to read.
-    handles = DiskHandleStore(default_folder(), config.handle_ttl)
     try:
+        spec = get_tool(tool)
+        indexing = spec.name == INDEX_TOOL
+        if indexing:  # from the command line an index ends fully embedded
+            queries = waiting(queries, args.no_wait)
+        # Each call is its own process: handles live on disk for the next call to read.
+        handles = DiskHandleStore(default_folder(), config.handle_ttl)
         async with Gateway(config, roots=roots, handles=handles) as gateway:
-            response = await gateway.call(tool, queries, progress=progress if indexing else None)
+            response = await gateway.call(spec, queries, progress=progress if indexing else None)
     except CallError as exc:
         progress.close()
         print("\n".join([f"octo: {exc.message}", *exc.hints]), file=sys.stderr)

@@ -35,7 +35,6 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.exceptions import NoBackChannelError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from octo.contract.spec import published
 from octo.core import VERSION as __version__
 from octo.core.config import Config
 from octo.core.errors import CallError
@@ -43,6 +42,7 @@ from octo.core.meters import Meters
 from octo.faces.mcp import guide
 from octo.faces.mcp import tools_snapshot
 from octo.faces.mcp.tools_snapshot import line
+from octo.faces.tool_schemas import published
 
 if TYPE_CHECKING:
     from octo.faces.library import Gateway
@@ -190,7 +190,7 @@ async def _call_tool(
                 hints=['Put every parameter inside a query: {"queries": [{...}]}'],
             )
         response = await ctx.lifespan_context.call(
-            spec.name, queries, roots=roots, progress=ctx.session.report_progress
+            spec, queries, roots=roots, progress=ctx.session.report_progress
         )
     except CallError as exc:
         return _call_error_result(exc)

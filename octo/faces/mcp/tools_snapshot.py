@@ -32,12 +32,15 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
     """The MCP tool published for a registry tool."""
     import mcp_types as types
 
+    from octo.faces.tool_schemas import input_schema
+    from octo.faces.tool_schemas import output_schema
+
     return types.Tool(
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=spec.input_schema(),
-        output_schema=spec.output_schema(),
+        input_schema=input_schema(spec),
+        output_schema=output_schema(spec),
         annotations=types.ToolAnnotations(
             title=spec.title,
             read_only_hint=spec.read_only,

@@ -47,6 +47,7 @@ from octo.local.graph.sources import is_source
 from octo.local.graph.sources import read_records
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import walk
+from octo.transports.ripgrep import RgQueue
 
 #: Roots whose graphs stay in memory, and on disk (the least recently built dropped).
 KEPT_ROOTS = 4
@@ -220,7 +221,12 @@ class GraphStore:
             lambda: open_confined(key.root, key.start, str(key.start), directory=True)
         )
         with opened:
-            listed = await walk(opened, options, max(ctx.config.rg_timeout_ms, 60_000))
+            listed = await walk(
+                opened,
+                options,
+                max(ctx.config.rg_timeout_ms, 60_000),
+                place=ctx.backend(RgQueue).place(ctx.arrived),
+            )
         state.truncated = listed.truncated
         files = (
             listed.files

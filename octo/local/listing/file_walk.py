@@ -37,7 +37,9 @@ from octo.local.listing.entries import WalkOptions
 from octo.local.listing.entries import split_walk
 from octo.local.listing.models import ListingQuery
 from octo.local.listing.plain_walk import plain_walk
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import RgProcess
+from octo.transports.ripgrep import RgQueue
 from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
@@ -52,6 +54,7 @@ async def rg_files(
     args: Sequence[str],
     cwd: Path | str,
     *,
+    place: RgPlace,
     max_files: int,
     timeout_ms: int,
     pass_fds: Sequence[int] = (),
@@ -68,6 +71,7 @@ async def rg_files(
         # NUL-ended names: a newline is a legal character in a file name.
         async with open_rg(
             ["--files", "--null", "--no-messages", *args],
+            place=place,
             cwd=cwd,
             timeout_ms=timeout_ms,
             pass_fds=pass_fds,
@@ -144,13 +148,16 @@ async def walk_listing(
     opened, done = await anyio.to_thread.run_sync(open_and_walk)
     with opened:
         if done is None:
-            walked = await rg_walk(opened, options, limit)
+            walked = await rg_walk(
+                opened, options, limit, place=ctx.backend(RgQueue).place(ctx.arrived)
+            )
             done = walked, await anyio.to_thread.run_sync(select, opened, walked)
     return opened.path, *done
 
 
-async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
-    """The visible entries below the opened directory ``start`` that ``options`` ask for.
+async def walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place: RgPlace) -> Walk:
+    """The visible entries below the opened directory ``start`` that ``options`` ask for
+    (an rg run waits its turn at ``place``).
 
     rg walks the opened directory itself (or octo does, where no ignore rule applies), and
     what rg does not list is read from directories opened below it, so a directory swapped
@@ -160,15 +167,16 @@ async def walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
     walked = await anyio.to_thread.run_sync(partial(plain_walk, start, options, stop_at))
     if walked is not None:
         return walked
-    return await rg_walk(start, options, timeout_ms)
+    return await rg_walk(start, options, timeout_ms, place=place)
 
 
-async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int) -> Walk:
+async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place: RgPlace) -> Walk:
     """:func:`walk` by rg, whatever the rules in force."""
     fenced = options.paths.fenced_below(start.path)
     paths, cut_short = await rg_files(
         _rg_args(options, fenced),
         start.child_path(),
+        place=place,
         max_files=MAX_SCANNED_FILES,
         timeout_ms=timeout_ms,
         pass_fds=(start.fd,),

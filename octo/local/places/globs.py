@@ -25,6 +25,7 @@ from octo.core.secrets.sensitive import is_sensitive
 from octo.local.checked_paths import opened_directory
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import walk
+from octo.transports.ripgrep import RgQueue
 
 _GLOB_CHARS = frozenset("*?[")
 #: The depth a walk for a ``**`` glob looks at: every folder rg lists.
@@ -62,7 +63,12 @@ async def expand_glob(ctx: QueryContext, start: Path, pattern: str, rules: GlobR
         need_symlinks=False,
     )
     with await opened_directory(ctx.paths, start, pattern) as opened:
-        walked = await walk(opened, options, ctx.config.rg_timeout_ms)
+        walked = await walk(
+            opened,
+            options,
+            ctx.config.rg_timeout_ms,
+            place=ctx.backend(RgQueue).place(ctx.arrived),
+        )
     files = [
         rel
         for rel in walked.files

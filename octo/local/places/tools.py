@@ -56,8 +56,7 @@ R = TypeVar("R", bound=ToolResult)
 SR = TypeVar("SR", bound=LocalSearchCodeResult)
 Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
 
-_FILE_PAGES = ("filePageNumber", "filesPerPage")
-_ENTRY_PAGES = ("entryPageNumber", "entriesPerPage")
+_FILE_PAGE, _FILES_PER_PAGE = "filePageNumber", "filesPerPage"
 
 
 def _path(place: Place) -> dict[str, Any]:
@@ -153,12 +152,22 @@ def _search_place_tool(
     in path order); the count answers page themselves, the files with most matches first."""
     if query.outputMode == "groupByFile":
         return PlaceTool(
-            name, single, _path, "files", *_FILE_PAGES, _matching_files, None, combine,
-        )  # fmt: skip
+            name=name,
+            single=single,
+            place_fields=_path,
+            count=_matching_files,
+            combine=combine,
+            page=_FILE_PAGE,
+            per_page=_FILES_PER_PAGE,
+        )
     return PlaceTool(
-        name, single, _path, "files", None, None, _matching_files, _most_matches_first,
-        combine,
-    )  # fmt: skip
+        name=name,
+        single=single,
+        place_fields=_path,
+        count=_matching_files,
+        combine=combine,
+        rank=_most_matches_first,
+    )
 
 
 def _search_tool(query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeResult]:
@@ -221,9 +230,15 @@ def _found(result: FindFilesResult, _window: int) -> int:
 
 def _find_tool(query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
     return PlaceTool(
-        "localFindFiles", find.find_files, _path, "files", *_FILE_PAGES, _found,
-        _FIND_RANKS[query.sortBy], _find_combine,
-    )  # fmt: skip
+        name="localFindFiles",
+        single=find.find_files,
+        place_fields=_path,
+        count=_found,
+        combine=_find_combine,
+        page=_FILE_PAGE,
+        per_page=_FILES_PER_PAGE,
+        rank=_FIND_RANKS[query.sortBy],
+    )
 
 
 def _entry_count(result: ViewStructureResult, window: int) -> int:
@@ -262,9 +277,15 @@ def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]
     # Ranking by size or time needs the details; the caller gets them only if asked for.
     hidden_details = query.sortBy in ("size", "time") and not query.details
     tool = PlaceTool(
-        "localViewStructure", view.view_structure, _path, "entries", *_ENTRY_PAGES,
-        _entry_count, _ORDERS[query.sortBy], _view_combine,
-    )  # fmt: skip
+        name="localViewStructure",
+        single=view.view_structure,
+        place_fields=_path,
+        count=_entry_count,
+        combine=_view_combine,
+        page="entryPageNumber",
+        per_page="entriesPerPage",
+        rank=_ORDERS[query.sortBy],
+    )
     if not hidden_details:
         return tool
     return replace(tool, rank_fields={"details": True}, unasked=_DETAILS)

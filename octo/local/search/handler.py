@@ -44,6 +44,7 @@ from octo.local.search.passes import max_filesize
 from octo.local.search.passes import page_matches
 from octo.local.search.passes import timeout_ms
 from octo.local.search.passes import walk_args
+from octo.transports.ripgrep import RgQueue
 
 #: Seconds before the query's deadline at which a search still running answers with nothing.
 _ANSWER_MARGIN = 0.5
@@ -63,6 +64,7 @@ async def search_code(
             walk_args(query, searched.fenced),
             searched.file,
             largest=None if searched.file is not None else max_filesize(ctx.config, query),
+            rg=ctx.backend(RgQueue).place(ctx.arrived),
         )
         return await search_scope(ctx, query, scope, "localSearchCode")
     # The path was still being checked (a loaded server's worker threads all busy).

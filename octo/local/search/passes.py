@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 import anyio
@@ -41,6 +42,7 @@ from octo.local.search.rg_output import MatchingFile
 from octo.local.search.rg_output import PageScan
 from octo.local.search.rg_output import read_counts
 from octo.local.search.rg_output import shown_files
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import max_filesize_bytes
@@ -69,6 +71,8 @@ class SearchScope:
     #: Bytes above which a file rg walked to is left out of the answer; None where rg is
     #: handed files chosen by size already.
     largest: int | None = None
+    #: The query's call's place in the runtime's rg queue: every rg run waits its turn there.
+    rg: RgPlace = field(kw_only=True)
 
     @property
     def cwd(self) -> Path:
@@ -143,6 +147,7 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         async with limiter:
             done = await run_rg(
                 [*args, *targets],
+                place=scope.rg,
                 cwd=scope.rg_cwd,
                 timeout_ms=timeout_ms(config, query),
                 pass_fds=scope.fds,
@@ -164,6 +169,7 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         nonlocal tree_secrets
         tree_secrets = await tree_secret_files(
             scope.targets,
+            place=scope.rg,
             cwd=scope.rg_cwd,
             pass_fds=scope.fds,
             timeout_ms=timeout_ms(config, query),
@@ -243,6 +249,7 @@ async def _over_redacted(
     secret = await secret_files(
         scope.directory,
         [entry.arg for entry in matching],
+        place=scope.rg,
         cwd=scope.rg_cwd,
         pass_fds=scope.fds,
         timeout_ms=limit,
@@ -262,6 +269,7 @@ async def _over_redacted(
                 done = await run_rg(
                     [*_RECOUNT_ARGS, *match_args(query), "--", query.pattern]
                     + [os.fsdecode(path) for path in copied],
+                    place=scope.rg,
                     cwd=scope.rg_cwd,
                     timeout_ms=limit,
                     pass_fds=(*scope.fds, *sources.fds),
@@ -307,6 +315,7 @@ async def page_matches(
         # Streamed: few lines, but a minified file's line may be megabytes long.
         async with open_rg(
             [*args, "--", query.pattern, *sources.args],
+            place=scope.rg,
             cwd=scope.rg_cwd,
             timeout_ms=timeout_ms(config, query),
             pass_fds=(*scope.fds, *sources.fds),

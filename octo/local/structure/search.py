@@ -51,6 +51,7 @@ from octo.local.structure.sg_child import CLI_SUFFIXES
 from octo.local.structure.sg_child import Found
 from octo.local.structure.sg_child import cli_matches
 from octo.local.structure.sg_child import sg_binary
+from octo.transports.ripgrep import RgQueue
 
 TOOL = "localSearchStructure"
 #: Matches collected at most; past them the answer is partial.
@@ -101,7 +102,12 @@ async def _place(ctx: QueryContext, raw: str, query: SearchStructureQuery) -> tu
             include=query.include or LANGUAGE_GLOBS[query.language],
             exclude=query.exclude or (),
         )
-        listed = await walk(opened, options, ctx.config.rg_timeout_ms)
+        listed = await walk(
+            opened,
+            options,
+            ctx.config.rg_timeout_ms,
+            place=ctx.backend(RgQueue).place(ctx.arrived),
+        )
     files = sorted(listed.files)
     kept = files if query.includeSensitive else [f for f in files if not is_sensitive(f)]
     return _Place(root, opened.path, kept), len(files) - len(kept)
@@ -237,7 +243,12 @@ async def _search_place(
         files = await anyio.to_thread.run_sync(_kept_files, at, place.files)
         names = [os.fsencode(rel) for rel in files]
         secret = await secret_files(
-            at, names, cwd=at.child_path(), pass_fds=(at.fd,), timeout_ms=ctx.config.rg_timeout_ms
+            at,
+            names,
+            place=ctx.backend(RgQueue).place(ctx.arrived),
+            cwd=at.child_path(),
+            pass_fds=(at.fd,),
+            timeout_ms=ctx.config.rg_timeout_ms,
         )
         suffixes = CLI_SUFFIXES[matcher.language] if sg_binary() is not None else frozenset()
         by_cli = [

@@ -50,6 +50,7 @@ from octo.lsp.servers.table.commands import workspace_root
 from octo.lsp.servers.wire.client import RequestTimeoutError
 from octo.lsp.servers.wire.client import UnsupportedOperationError
 from octo.lsp.servers.wire.documents import Source
+from octo.transports.ripgrep import RgQueue
 
 ResultT = TypeVar("ResultT", bound=ServerAnswer)
 TargetT = TypeVar("TargetT", bound="FileTarget")
@@ -218,7 +219,9 @@ async def on_servers(
             if read.workspace is not None:
                 # What a server said may quote another file's secret values without their
                 # names: known before the dispatcher redacts the answer.
-                await learn_workspace(read.allowed_root, read.workspace)
+                await learn_workspace(
+                    read.allowed_root, read.workspace, ctx.backend(RgQueue).place(ctx.arrived)
+                )
             return answered
         except _FALL_BACK_ON as exc:
             if last:

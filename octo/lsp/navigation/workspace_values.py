@@ -21,6 +21,7 @@ from octo.core.files.confined import open_confined
 from octo.core.secrets.detectors import PREFILTER
 from octo.core.secrets.redaction import learn_values
 from octo.core.secrets.redaction import secret_values
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import run_rg
 
 #: rg's listing of the files that may hold a secret (larger files are not source a server
@@ -45,13 +46,15 @@ _VALUES: LRUCache[tuple[Path, int, int], list[tuple[str, str]]] = LRUCache(maxsi
 _LOCK = threading.Lock()
 
 
-async def learn_workspace(allowed_root: Path, workspace: Path) -> None:
+async def learn_workspace(allowed_root: Path, workspace: Path, place: RgPlace) -> None:
     """Make the secret values of ``workspace``'s files (below ``allowed_root``) known to the
-    call."""
+    call (rg lists them once ``place``, the call's in the rg queue, has its turn)."""
     with _LOCK:
         names = _LISTED.get(workspace)
     if names is None:
-        listed = await run_rg(_LIST_ARGS, cwd=workspace, timeout_ms=_LIST_MS, keep_partial=True)
+        listed = await run_rg(
+            _LIST_ARGS, place=place, cwd=workspace, timeout_ms=_LIST_MS, keep_partial=True
+        )
         # Each name ends with NUL: a name rg was cut off in the middle of is left out.
         names = tuple(
             name.decode("utf-8", "surrogateescape")

@@ -26,6 +26,7 @@ from octo.core.queries import is_text
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.sensitive import is_sensitive
 from octo.semantic.indexing.languages import language_of
+from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import max_filesize_arg
 from octo.transports.ripgrep import rg_error_message
@@ -57,12 +58,16 @@ class ScannedFile:
     text: str | None
 
 
-async def list_files(root: Path, config: Config, fenced: Sequence[str]) -> list[str]:
+async def list_files(
+    root: Path, config: Config, fenced: Sequence[str], place: RgPlace
+) -> list[str]:
     """Root-relative names of the files to index under ``root``, sorted; none below the
-    ``fenced`` paths (PathPolicy.fenced_below)."""
+    ``fenced`` paths (PathPolicy.fenced_below). rg lists them once ``place`` in the rg queue
+    has its turn."""
     limit = min(parse_size(config.rg_max_filesize), MAX_FILE_BYTES)
     run = await run_rg(
         ["--files", "--null", max_filesize_arg(str(limit)), *fence_args(fenced)],
+        place=place,
         cwd=root,
         timeout_ms=LIST_TIMEOUT_MS,
     )

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 from octo.core.budget import estimate_tokens
+from octo.faces.tool_schemas import input_schema
 from octo.registry import get_tool
 
 
 def test_model_visible_size() -> None:
     spec = get_tool("localDependencyGraph")
-    schema = json.dumps(spec.input_schema(), separators=(",", ":"))
+    schema = json.dumps(input_schema(spec), separators=(",", ":"))
     assert estimate_tokens(len(spec.name + spec.description + schema)) <= 350

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 import octo
+from octo.core.concurrency import RankedLimiter
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.local.listing.file_walk import rg_files
+from octo.transports.ripgrep import RgPlace
 
 from .conftest import paths
 
@@ -413,9 +415,13 @@ async def test_bulk_with_one_invalid_query(gateway: octo.Gateway, project: Path)
 
 async def test_listing_stops_at_the_file_cap(tree: Any) -> None:
     root: Path = tree({f"f{i}.txt": "x" for i in range(30)})
-    listed, cut_short = await rg_files([], root, max_files=7, timeout_ms=30_000)
+    listed, cut_short = await rg_files(
+        [], root, place=RgPlace(RankedLimiter(1), None), max_files=7, timeout_ms=30_000
+    )
     assert len(listed) == 7 and cut_short
-    listed, cut_short = await rg_files([], root, max_files=100, timeout_ms=30_000)
+    listed, cut_short = await rg_files(
+        [], root, place=RgPlace(RankedLimiter(1), None), max_files=100, timeout_ms=30_000
+    )
     assert len(listed) == 30 and not cut_short
 
 

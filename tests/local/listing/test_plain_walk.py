@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from octo.core.concurrency import RankedLimiter
 from octo.core.files.confined import Opened
 from octo.core.files.confined import open_confined
 from octo.core.files.paths import PathPolicy
@@ -18,6 +19,7 @@ from octo.local.listing.entries import Walk
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.file_walk import rg_walk
 from octo.local.listing.plain_walk import plain_walk
+from octo.transports.ripgrep import RgPlace
 
 #: Parent ignore rules of the kinds octo applies itself: names, directory names, and
 #: anchored paths that cannot reach below the walked tree.
@@ -117,7 +119,7 @@ OPTIONS = [
 @pytest.mark.parametrize("options", OPTIONS, ids=repr)
 async def test_lists_what_rg_lists(opened: Opened, options: WalkOptions) -> None:
     assert _comparable(_in_process(opened, options)) == _comparable(
-        await rg_walk(opened, options, 10_000)
+        await rg_walk(opened, options, 10_000, place=RgPlace(RankedLimiter(1), None))
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import octo
 from octo.core.errors import CallError
+from octo.faces.tool_schemas import input_schema
 
 TOOL = "localViewStructure"
 
@@ -384,7 +385,7 @@ def test_registered_as_a_local_tool() -> None:
     found = {s.name: s for s in spec}
     view = found[TOOL]
     assert view.category == "local" and view.max_queries == 5 and not view.open_world
-    schema = view.input_schema()["properties"]["queries"]["items"]["properties"]
+    schema = input_schema(view)["properties"]["queries"]["items"]["properties"]
     assert ".gitignore" in schema["noIgnore"]["description"]
     assert set(schema) >= {
         "path",
