@@ -223,14 +223,15 @@ def redact_line(line: str, found: list[tuple[str, str]] | None = None) -> str:
     """
     # Bytes: RE2 then searches on from a position without encoding the text again.
     data = line.encode("utf-8", "surrogatepass")
+    first = _spans(_ANY, _SEARCH, data, 0, len(data))[0]
+    if first[0] < 0:
+        return line  # most lines: no generator made
     parts = []
     done = 0
     here: list[tuple[str, str]] = []
-    for start, end, hidden in _hidden_matches(data, here):
+    for start, end, hidden in _hidden_matches(data, first, here):
         parts += [_text(data[done:start]), hidden]
         done = end
-    if not parts:
-        return line
     parts.append(_text(data[done:]))
     _note(here, found)
     return "".join(parts)
@@ -243,7 +244,8 @@ def secret_spans(line: str) -> list[tuple[int, int]]:
     data = line.encode("utf-8", "surrogatepass")
     spans = []
     here: list[tuple[str, str]] = []
-    for start, end, hidden in _hidden_matches(data, here):
+    first = _spans(_ANY, _SEARCH, data, 0, len(data))[0]
+    for start, end, hidden in _hidden_matches(data, first, here):
         if hidden != _text(data[start:end]):
             first = len(_text(data[:start]))
             spans.append((first, first + len(_text(data[start:end]))))
@@ -251,12 +253,15 @@ def secret_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _hidden_matches(data: bytes, found: list[tuple[str, str]]) -> Iterator[tuple[int, int, str]]:
-    """Each match of :data:`_ANY` in ``data`` (byte offsets) with what it becomes, from left to
-    right: each match is replaced once and the search goes on after it, never into what it
-    replaced. The secrets found go to ``found``."""
+def _hidden_matches(
+    data: bytes, first: tuple[int, int], found: list[tuple[str, str]]
+) -> Iterator[tuple[int, int, str]]:
+    """Each match of :data:`_ANY` in ``data`` (byte offsets) from the ``first`` one on
+    (``(-1, -1)``: none), with what it becomes, from left to right: each match is replaced
+    once and the search goes on after it, never into what it replaced. The secrets found go
+    to ``found``."""
     size = len(data)
-    start, end = _spans(_ANY, _SEARCH, data, 0, size)[0]
+    start, end = first
     while start >= 0:
         if end - start > _LONG_MATCH:
             yield start, end, _replace_long(data, start, end, found)
