@@ -105,6 +105,18 @@ async def test_a_secret_across_the_clip_point_is_hidden_whole(
         assert _leaked(planted.value, sent, 6) == []
 
 
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda p: p.name)
+async def test_a_secret_across_the_clip_of_a_context_line_is_hidden_whole(
+    tmp_path: Path, planted: Planted
+) -> None:
+    """The same cut on a context line (cut from its start, 300 characters on)."""
+    for line in _across_a_cut(planted, 6)[:1]:
+        (tmp_path / "f.txt").write_text(line.replace("needle", "before") + "\nhit\n")
+        sent = await _finished_scan(tmp_path, "hit", contextBefore=1)
+        assert " chars]" in sent  # clipped
+        assert _leaked(planted.value, sent, 6) == []
+
+
 @pytest.mark.parametrize("planted", PLANTED[:8], ids=lambda p: p.name)
 async def test_a_secret_across_a_long_line_preview_is_hidden_whole(
     tmp_path: Path, planted: Planted
