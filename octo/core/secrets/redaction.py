@@ -6,7 +6,9 @@ answer to its budget, so nothing leaves octo unredacted and no cut splits a secr
 detector that finds it; no handler calls it (the semantic store redacts what it writes).
 :func:`as_shown` is the same text for another use: what a tool matches and counts over.
 A handler that cuts a text itself makes the text's values known first (:func:`learn`), so a
-piece of one left at the cut is hidden too.
+piece of one left at the cut is hidden too; one that cuts lines keeps each secret whole
+(:func:`secret_spans`), and makes a private key's body lines it shows apart from their BEGIN
+line known as key lines, hidden whole (:func:`learn_key_lines`).
 
 A secret's value is secret wherever it travels: each value a redaction finds during a call
 (:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
