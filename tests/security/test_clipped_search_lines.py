@@ -15,7 +15,9 @@ from typing import Any
 import anyio
 import pytest
 
+from octo.core.config import Config
 from octo.core.files.confined import open_confined
+from octo.core.handles import Origin
 from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import redact
 from octo.core.secrets.redaction import redacted
@@ -206,3 +208,25 @@ async def test_the_handle_of_a_clipped_line_after_a_key_holds_no_body_line(tree:
     for page in [sent, *pages]:
         assert [line for line in body if line in page] == []
     assert all("[REDACTED:private-key]" in page for page in pages)
+
+
+async def test_a_handle_page_inside_a_key_or_after_a_password_hides_them(tree: Path) -> None:
+    """A handle's content (a diff, a log) paged by getCachedContent: a page that starts inside
+    a private key, or shows a password whose name is on an earlier page, hides them."""
+    text, body = private_key("RSA PRIVATE KEY")
+    filler = "".join(f"line {n} " + "x" * 60 + "\n" for n in range(60))
+    content = f'DB_PASSWORD = "{VALUE}"\n{filler}{text}{filler}dsn = "{VALUE}"\n'
+    async with Gateway(Config(roots=(tree,), max_tokens=250), roots=[tree]) as gateway:
+        origin = Origin("localGitHistory", {}, (str(tree),), gateway.runtime.identity)
+        handle = await gateway.runtime.handles.put(content, origin)
+        sent: list[str] = []
+        for number in range(1, 60):
+            page = await gateway.call("getCachedContent", [{"handle": handle, "page": number}])
+            sent.append(_sent(page))
+            if '"hasMore":false' in sent[-1]:
+                break
+    split = [shown for shown in sent if "BEGIN RSA" not in shown and "private-key]" in shown]
+    assert split, "no page starts inside the key"
+    for shown in sent:
+        assert [line for line in body if line in shown] == []
+        assert _leaked(VALUE, shown) == []
