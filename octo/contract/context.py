@@ -18,6 +18,7 @@ from octo.core.files.paths import PathPolicy
 from octo.core.handles import Origin
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
+from octo.core.secrets.redaction import known_hidden
 
 B = TypeVar("B", bound=Backend)
 
@@ -71,11 +72,13 @@ class QueryContext:
 
         Local content is readable only under the roots of this call; remote content
         (``local=False``) under any; both only by the credential identity of this runtime.
+        The secret values this call has met are hidden in it: getCachedContent serves it in
+        another call, whose redaction knows only what each page shows.
         """
         origin = Origin(
             self.tool, query.params(), self.roots if local else None, self.runtime.identity
         )
-        return await self.runtime.handles.put(content, origin)
+        return await self.runtime.handles.put(known_hidden(content), origin)
 
 
 ResultT = TypeVar("ResultT", bound=ToolResult)

@@ -1,7 +1,8 @@
 """getCachedContent: a page of the content behind a content handle.
 
 Pages are cut at line boundaries within the token budget of the call, so a handle reads the
-same way whatever cut the answer that gave it out.
+same way whatever cut the answer that gave it out; the secret values of the whole content are
+known to the call, so a page hides them although their names or BEGIN lines are on another.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from octo.core.budget import with_tokens
 from octo.core.errors import NotFoundError
 from octo.core.formats import compact_json
 from octo.core.handles import Origin
+from octo.core.secrets.redaction import learn
 from octo.discovery.models import GetCachedContentQuery
 from octo.discovery.models import GetCachedContentResult
 
@@ -77,6 +79,10 @@ async def get_cached_content(
     if stored.content is None:
         raise NotFoundError(f"This handle expired (handles live {ttl} s)", hints=[_again(origin)])
 
+    # A page alone may hold a private key's body lines without their BEGIN line, or a value
+    # whose name is on another page: the content's values are made known to the call, so
+    # the dispatcher hides them in the page it shows.
+    learn(stored.content)
     config = ctx.config
     # The whole answer fits the budget: the content as sent (JSON escapes), and its frame.
     budget = config.max_tokens * config.chars_per_token - _frame_chars(config)

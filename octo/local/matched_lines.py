@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from collections.abc import Mapping
+from collections.abc import Sequence
 
 from octo.local.models import SearchMatch
 
@@ -11,15 +12,30 @@ from octo.local.models import SearchMatch
 MAX_LINE_CHARS = 300
 
 
-def clip_line(text: str, focus: int = 0, limit: int = MAX_LINE_CHARS) -> str:
-    """``text`` cut to ``limit`` characters around ``focus``, saying how much was cut."""
+def clip_line(
+    text: str, focus: int = 0, limit: int = MAX_LINE_CHARS, keep: Sequence[tuple[int, int]] = ()
+) -> str:
+    """``text`` cut to ``limit`` characters around ``focus``, saying how much was cut; a span
+    of ``keep`` a cut would fall inside is shown whole (:func:`kept_whole`)."""
     if len(text) <= limit:
         return text
     start = max(0, min(focus - limit // 4, len(text) - limit))
-    end = start + limit
+    start, end = kept_whole(start, start + limit, keep)
     head = f"[...{start} chars] " if start else ""
     tail = f" [...{len(text) - end} chars]" if end < len(text) else ""
     return head + text[start:end] + tail
+
+
+def kept_whole(start: int, end: int, keep: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The window ``start``-``end`` of a text widened so that no cut falls inside a span of
+    ``keep`` (in order, apart): a secret's, which the output redaction then finds whole in
+    what is shown, and hides (a cut piece of it it might not know)."""
+    for low, high in keep:
+        if low < start < high:
+            start = low
+        if low < end < high:
+            end = high
+    return start, end
 
 
 def strip_newline(text: str) -> str:

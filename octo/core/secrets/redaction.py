@@ -6,7 +6,9 @@ answer to its budget, so nothing leaves octo unredacted and no cut splits a secr
 detector that finds it; no handler calls it (the semantic store redacts what it writes).
 :func:`as_shown` is the same text for another use: what a tool matches and counts over.
 A handler that cuts a text itself makes the text's values known first (:func:`learn`), so a
-piece of one left at the cut is hidden too.
+piece of one left at the cut is hidden too; one that cuts lines keeps each secret whole
+(:func:`secret_spans`), and makes a private key's body lines it shows apart from their BEGIN
+line known as key lines, hidden whole (:func:`learn_key_lines`).
 
 A secret's value is secret wherever it travels: each value a redaction finds during a call
 (:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
@@ -28,6 +30,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -191,30 +194,44 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 KEY_MARKER = "[REDACTED:private-key]"
 
 
-class LineRedactor:
-    """Redacts a text's lines seen one at a time, in order, possibly with gaps.
-
-    The body lines after a BEGIN line of a private key are hidden until its END line (or
-    the first line that cannot be part of a key).
-    """
+class KeyBodies:
+    """Tells the body lines of private keys among a text's lines seen one at a time, in
+    order, possibly with gaps: the lines after a BEGIN line until its END line (or the first
+    line that cannot be part of a key). A body line's base64 goes to ``found``, else to the
+    call's :class:`CallSecrets`."""
 
     def __init__(self, found: list[tuple[str, str]] | None = None) -> None:
         self._in_key = False
         self._found = found
 
-    def __call__(self, line: str) -> str:
+    def __call__(self, line: str) -> bool:
+        """Whether ``line`` is a body line of a private key."""
         if self._in_key:
             if _END.search(line):
                 self._in_key = False
-                return line
+                return False
             if _BODY.fullmatch(line):
                 body = line.strip(" \t\r+-")
                 if _BASE64.fullmatch(body):
                     _note([(body, "private-key")], self._found)
-                return KEY_MARKER
+                return True
             self._in_key = False
-        if _BEGIN.search(line) and not _END.search(line):
+        if "PRIVATE KEY" in line and _BEGIN.search(line) and not _END.search(line):
             self._in_key = True
+        return False
+
+
+class LineRedactor:
+    """Redacts a text's lines seen one at a time, in order, possibly with gaps: each body
+    line of a private key (:class:`KeyBodies`) becomes :data:`KEY_MARKER`."""
+
+    def __init__(self, found: list[tuple[str, str]] | None = None) -> None:
+        self._keys = KeyBodies(found)
+        self._found = found
+
+    def __call__(self, line: str) -> str:
+        if self._keys(line):
+            return KEY_MARKER
         return redact_line(line, self._found)
 
 
@@ -236,26 +253,53 @@ def redact_line(line: str, found: list[tuple[str, str]] | None = None) -> str:
     """
     # Bytes: RE2 then searches on from a position without encoding the text again.
     data = line.encode("utf-8", "surrogatepass")
-    size = len(data)
-    start, end = _spans(_ANY, _SEARCH, data, 0, size)[0]
-    if start < 0:
-        return line
+    first = _spans(_ANY, _SEARCH, data, 0, len(data))[0]
+    if first[0] < 0:
+        return line  # most lines: no generator made
     parts = []
     done = 0
     here: list[tuple[str, str]] = []
-    while start >= 0:
-        if end - start > _LONG_MATCH:
-            hidden = _replace_long(data, start, end, here)
-        else:
-            hidden = _replace(data, start, end, here)
+    for start, end, hidden in _hidden_matches(data, first, here):
         parts += [_text(data[done:start]), hidden]
         done = end
-        if end >= size:
-            break
-        start, end = _spans(_ANY, _SEARCH, data, end, size)[0]
     parts.append(_text(data[done:]))
     _note(here, found)
     return "".join(parts)
+
+
+def secret_spans(line: str) -> list[tuple[int, int]]:
+    """Where the secrets a detector finds in ``line`` lie (character offsets, in order), their
+    values made known to the call: the spans a cut of the line keeps whole, so the output
+    redaction of what it shows finds each again (or none of it is shown)."""
+    data = line.encode("utf-8", "surrogatepass")
+    spans = []
+    here: list[tuple[str, str]] = []
+    first = _spans(_ANY, _SEARCH, data, 0, len(data))[0]
+    for start, end, hidden in _hidden_matches(data, first, here):
+        if hidden != _text(data[start:end]):
+            first = len(_text(data[:start]))
+            spans.append((first, first + len(_text(data[start:end]))))
+    _note(here, None)
+    return spans
+
+
+def _hidden_matches(
+    data: bytes, first: tuple[int, int], found: list[tuple[str, str]]
+) -> Iterator[tuple[int, int, str]]:
+    """Each match of :data:`_ANY` in ``data`` (byte offsets) from the ``first`` one on
+    (``(-1, -1)``: none), with what it becomes, from left to right: each match is replaced
+    once and the search goes on after it, never into what it replaced. The secrets found go
+    to ``found``."""
+    size = len(data)
+    start, end = first
+    while start >= 0:
+        if end - start > _LONG_MATCH:
+            yield start, end, _replace_long(data, start, end, found)
+        else:
+            yield start, end, _replace(data, start, end, found)
+        if end >= size:
+            break
+        start, end = _spans(_ANY, _SEARCH, data, end, size)[0]
 
 
 #: Above this length a match's groups are not asked of RE2 (its group search costs ten
@@ -408,6 +452,14 @@ def learn(text: str) -> None:
     learn_values(secret_values(text))
 
 
+def learn_key_lines(lines: Iterable[str]) -> None:
+    """Make the texts ``lines`` (body lines of a private key an answer shows without their
+    BEGIN line, as it shows them) known to the call as hidden whole: each becomes
+    :data:`KEY_MARKER` wherever a text of its answers is exactly one."""
+    if (known := _CALL.get()) is not None:
+        known.add_key_lines(lines)
+
+
 def learn_values(found: list[tuple[str, str]]) -> None:
     """Make the secret values ``found`` (:func:`secret_values` of a text kept for later)
     known to the call."""
@@ -424,8 +476,12 @@ _LONG_VALUE = 16
 MIN_PIECE = 8
 #: A cut piece is looked for within this many characters of a value's start and end.
 _PIECES_OF = 256
-#: What a cut leaves after a text's end or before its start.
-_CUT_MARKS = re.compile(r"(?:\.\.\.|\u2026|```|\[\.\.\.\]|\s)*")
+#: What a cut leaves after a text's end or before its start (a search line's clip marks,
+#: ``[...40 chars]`` and ``[... a line of about 2000000 bytes, cut]``, too).
+_CUT_MARKS = re.compile(
+    r"(?:\.\.\.|\u2026|```|\[\.\.\.\]|\[\.\.\.\d+ chars\]"
+    r"|\[\.\.\. a line of about \d+ bytes, cut\]|\s)*"
+)
 _CUT_END = re.compile(_CUT_MARKS.pattern + r"\Z")
 
 
@@ -477,9 +533,17 @@ class CallSecrets:
         self._finder: Any = None
         #: Each run of MIN_PIECE characters of a form -> (form, where it starts in it).
         self._pieces: dict[str, list[tuple[str, int]]] | None = None
+        #: Texts hidden whole (:data:`KEY_MARKER`) when a text is exactly one of them.
+        self.key_lines: set[str] = set()
 
     def __bool__(self) -> bool:
-        return bool(self._kinds)
+        return bool(self._kinds or self.key_lines)
+
+    def add_key_lines(self, lines: Iterable[str]) -> None:
+        """Know each of ``lines`` (a private key's body lines as an answer shows them, apart
+        from the BEGIN line that tells) as a text hidden whole; blank ones hold nothing."""
+        with self._lock:
+            self.key_lines.update(line for line in lines if line.strip())
 
     def add_all(self, found: list[tuple[str, str]]) -> None:
         """Know each (value, kind) of ``found`` worth hiding wherever it occurs."""
@@ -515,7 +579,10 @@ class CallSecrets:
 
     def hide(self, text: str, *, edges: bool = True) -> str:
         """``text`` with every known value replaced by ``[REDACTED:kind]``, and (``edges``)
-        a piece of one (MIN_PIECE characters or more) cut at the text's start or end."""
+        a piece of one (MIN_PIECE characters or more) cut at the text's start or end; a known
+        key line (:meth:`add_key_lines`) whole."""
+        if text in self.key_lines:
+            return KEY_MARKER
         if not self._kinds or len(text) < MIN_PIECE:
             return text
         kinds = self._kinds
@@ -595,8 +662,12 @@ def redacted(value: T) -> T:
     Inside a call (:func:`call_secrets`), every secret value the call has met (in ``value``
     itself too) is then hidden in every string of ``value``.
     """
-    out = _walk(value, redact)
     known = _CALL.get()
+    lines = known.key_lines if known is not None else None
+    # A key line is hidden whole before a detector could change a part of it.
+    out = _walk(
+        value, (lambda text: KEY_MARKER if text in lines else redact(text)) if lines else redact
+    )
     if known:
         out = _walk(out, known.hide)
     return out  # type: ignore[no-any-return]

@@ -2,7 +2,10 @@
 get a content handle to their whole lines, read again from the file.
 
 Clipping is rare and the answer already holds the line numbers, so the whole lines are read
-back once per file rather than carried through every search.
+back once per file rather than carried through every search. A handle holds the lines as octo
+shows them (the file's shown text, :func:`as_shown`): its pages are redacted again when
+getCachedContent serves them, but one page alone no longer tells a private key's body line
+from its BEGIN line, nor a value assigned in another line of the file.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from octo.core.errors import OctoError
 from octo.core.files.confined import open_confined
 from octo.core.files.paths import PathPolicy
 from octo.core.queries import ToolQuery
+from octo.core.secrets.redaction import as_shown
 from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.models import SearchMatch
 from octo.local.search.models import SearchFile
@@ -39,8 +43,8 @@ def _span(match: SearchMatch) -> range:
 
 
 def _read_lines(paths: PathPolicy, path: Path, wanted: set[int]) -> dict[int, str]:
-    """The lines numbered in ``wanted`` (from 1), whole, without their endings; read as
-    opened without following a link swapped in since the search."""
+    """The lines numbered in ``wanted`` (from 1) of the file's shown text, whole, without
+    their endings; read as opened without following a link swapped in since the search."""
     root = paths.root_of(path)
     if root is None:
         return {}
@@ -49,7 +53,7 @@ def _read_lines(paths: PathPolicy, path: Path, wanted: set[int]) -> dict[int, st
             text = opened.read_bytes().decode("utf-8", errors="replace")
     except (OSError, OctoError):
         return {}
-    lines = text.split("\n")
+    lines = as_shown(text).split("\n")
     return {n: lines[n - 1].rstrip("\r") for n in wanted if 0 < n <= len(lines)}
 
 
@@ -58,8 +62,8 @@ async def hand_clipped_lines(
 ) -> tuple[list[SearchFile], bool]:
     """``files`` (a page's, under ``root``) with a contentHandle on every match whose lines
     were clipped, and whether there was one. The handles are minted before the answer is
-    measured, so its token count includes them; their content leaves octo through
-    getCachedContent, redacted there like every answer."""
+    measured, so its token count includes them; their content is the lines as shown, and
+    leaves octo through getCachedContent, redacted there again like every answer."""
     wanted: dict[str, set[int]] = defaultdict(set)
     for file in files:
         for match in file.matches or ():

@@ -16,6 +16,8 @@ import json
 import re
 from typing import Any
 
+from octo.core.secrets.redaction import secret_spans
+from octo.local.matched_lines import kept_whole
 from octo.transports.capped_lines import LongLine
 
 #: The longest JSON event read whole; a longer one is kept as a LongLine.
@@ -47,7 +49,9 @@ def long_event(line: LongLine) -> dict[str, Any] | None:
     if first is not None and int(first[1]) < len(preview.encode()):
         focus = len(preview.encode()[: int(first[1])].decode("utf-8", errors="ignore"))
     begin = max(0, focus - _PREVIEW_CHARS // 4)
-    shown = preview[begin : begin + _PREVIEW_CHARS]
+    # No cut inside a secret: the dispatcher's redaction finds it whole in the preview.
+    begin, end = kept_whole(begin, begin + _PREVIEW_CHARS, secret_spans(preview))
+    shown = preview[begin:end]
     return {
         "lines": {"text": (f"[...{begin} chars] " if begin else "") + shown},
         "line_number": int(number[1]),

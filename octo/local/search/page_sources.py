@@ -1,7 +1,7 @@
 """The files of one search page as rg's second pass reads them: each opened by octo (no
 symbolic link followed, so a file swapped for a link after the first pass is not read) and
-handed to rg as the opened file itself; and the check that hides private-key body lines a
-page shows without their BEGIN line."""
+handed to rg as the opened file itself; and the check that makes the private-key body lines a
+page shows without their BEGIN line known to the call, so the dispatcher hides them."""
 
 from __future__ import annotations
 
@@ -95,8 +95,9 @@ async def open_page(directory: Opened, page: list[MatchingFile]) -> PageSources:
     return await anyio.to_thread.run_sync(_open_page, directory, page)
 
 
-async def hide_key_bodies(scan: PageScan, sources: PageSources) -> None:
-    """Hide the lines ``scan`` kept that lie inside a private key of their file.
+async def learn_key_bodies(scan: PageScan, sources: PageSources) -> None:
+    """Make the lines ``scan`` kept that lie inside a private key of their file known to the
+    call as key lines (every answer hides them whole).
 
     A match on a key's body line comes without the BEGIN line that would tell; the file
     tells. Only files showing a line shaped like key material are read again.
@@ -116,4 +117,4 @@ async def hide_key_bodies(scan: PageScan, sources: PageSources) -> None:
         }
 
     for arg, numbers in (await anyio.to_thread.run_sync(find)).items():
-        scan.hide(arg, set(numbers))
+        scan.learn_key_bodies(arg, set(numbers))

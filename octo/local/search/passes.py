@@ -36,7 +36,7 @@ from octo.local.search.long_lines import LONGEST_EVENT
 from octo.local.search.models import SearchFields
 from octo.local.search.models import SearchFile
 from octo.local.search.models import SearchStats
-from octo.local.search.page_sources import hide_key_bodies
+from octo.local.search.page_sources import learn_key_bodies
 from octo.local.search.page_sources import open_page
 from octo.local.search.rg_output import MatchingFile
 from octo.local.search.rg_output import PageScan
@@ -322,7 +322,7 @@ async def page_matches(
         ) as rg:
             async for line in rg.capped_lines(LONGEST_EVENT):
                 scan.feed(line)
-        await hide_key_bodies(scan, sources)
+        await learn_key_bodies(scan, sources)
     return scan.files()
 
 

@@ -12,9 +12,11 @@ from dataclasses import field
 from typing import Any
 from typing import NamedTuple
 
-from octo.core.secrets.redaction import KEY_MARKER
-from octo.core.secrets.redaction import LineRedactor
+from octo.core.secrets.redaction import KeyBodies
+from octo.core.secrets.redaction import learn_key_lines
+from octo.core.secrets.redaction import secret_spans
 from octo.core.secrets.sensitive import is_sensitive
+from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
 from octo.local.matched_lines import strip_newline
@@ -118,10 +120,22 @@ class _FileScan:
     shown: int = 0
     last_match: int = 0
     collecting_after: bool = False
-    redactor: LineRedactor = field(default_factory=LineRedactor)
+    keys: KeyBodies = field(default_factory=KeyBodies)
     #: Per match (by its first line): where a multiline match ends, and its columns.
     ends: dict[int, int] = field(default_factory=dict)
     columns: dict[int, list[MatchColumn]] = field(default_factory=dict)
+
+
+def _shown(current: _FileScan, text: str, focus: int, note: str) -> str:
+    """A line as kept, unredacted (the dispatcher redacts answers): clipped around ``focus``
+    with no secret a detector finds in it cut (its values known to the call), and a private
+    key's body line whole, known to the call as a key line."""
+    if current.keys(text):
+        learn_key_lines([text + note])
+        return text + note
+    if len(text) <= MAX_LINE_CHARS:
+        return text + note
+    return clip_line(text, focus, keep=secret_spans(text)) + note
 
 
 class PageScan:
@@ -181,7 +195,7 @@ class PageScan:
         submatches = data.get("submatches") or []
         focus = _char_offset(matched, submatches[0]["start"]) if submatches else 0
         number = int(data["line_number"])
-        shown = clip_line(current.redactor(text), focus) + data.get("cut_note", "")
+        shown = _shown(current, text, focus, data.get("cut_note", ""))
         current.lines.append((number, shown, True))
         current.shown += 1
         current.last_match = number + strip_newline(matched).count("\n")
@@ -204,20 +218,17 @@ class PageScan:
             current.collecting_after = False
             return
         text = strip_newline(_rg_text(data["lines"]))
-        shown = clip_line(current.redactor(text)) + data.get("cut_note", "")
+        shown = _shown(current, text, 0, data.get("cut_note", ""))
         current.lines.append((number, shown, False))
 
     def lines_of(self, arg: bytes) -> list[tuple[int, str, bool]]:
         """The numbered lines kept of the page's file ``arg``: (line, text, is_match)."""
         return self._scans[arg].lines
 
-    def hide(self, arg: bytes, numbers: set[int]) -> None:
-        """Show the lines ``numbers`` of file ``arg`` as private-key markers."""
-        scan = self._scans[arg]
-        scan.lines = [
-            (number, KEY_MARKER if number in numbers else text, is_match)
-            for number, text, is_match in scan.lines
-        ]
+    def learn_key_bodies(self, arg: bytes, numbers: set[int]) -> None:
+        """Make the lines ``numbers`` of file ``arg`` (a private key's body, as kept) known
+        to the call as key lines, which every answer hides whole."""
+        learn_key_lines(text for number, text, _ in self._scans[arg].lines if number in numbers)
 
     def files(self) -> list[SearchFile]:
         """The page's files in page order, each with its lines grouped by match."""
