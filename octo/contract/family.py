@@ -113,4 +113,4 @@ def _handler(binding: Binding) -> Handler:
     single = lazy(binding.handler)
     if binding.places is None:
         return single
-    return in_places(single, partial(resolve, binding.places))
+    return in_places(single, partial(resolve, binding.places), binding.result_model)

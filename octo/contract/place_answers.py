@@ -7,11 +7,13 @@ within its share of the token budget, so the answers add up to one page and one 
 tool's ranking, or places in order) and paged; the page then fits the token budget, items
 beyond it cut to a stub with a contentHandle.
 
-A tool whose answer pages in a way no query field sets (a search's countOnly pages, a
-summary) has no ``page``: each place answers the query as it is (perPlace: within its share
-of the budget), and the answers are ranked (global) or listed place after place (perPlace)
-whole. In every mode the dispatcher's finishing stage makes the last cut of the whole answer
-to the budget (:func:`octo.contract.budget_cut.within_budget`).
+The query fields that page the items are those the result model declares
+(:meth:`~octo.core.queries.ToolResult.paged_by`). An answer paged in a way no query field
+sets (a search's countOnly pages, a summary) has none: each place answers the query as it
+is (perPlace: within its share of the budget), and the answers are ranked (global) or
+listed place after place (perPlace) whole. In every mode the dispatcher's finishing stage
+makes the last cut of the whole answer to the budget
+(:func:`octo.contract.budget_cut.within_budget`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from octo.contract.places import split_evenly
 from octo.core.budget import with_tokens
 from octo.core.errors import OctoError
 from octo.core.formats import next_call
+from octo.core.queries import PageFields
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 
@@ -82,7 +85,8 @@ Combine = Callable[[str, list[Any], list[R], Paging], R]
 @dataclass(frozen=True, kw_only=True)
 class PlaceTool(Generic[Q, R]):
     """What putting answers together needs to know of one tool. The items are those its
-    result model lists (``items_field``, see :func:`items_field_of`)."""
+    result model lists (``items_field``, see :func:`items_field_of`), paged by the query
+    fields it declares (:meth:`~octo.core.queries.ToolResult.paged_by`)."""
 
     name: str
     single: Callable[[QueryContext, Q], Awaitable[Answer[R]]]
@@ -92,9 +96,6 @@ class PlaceTool(Generic[Q, R]):
     count: Callable[[R, int], int]
     #: The result of several places: ``(root, items, answers, paging)``, totals summed.
     combine: Combine[R]
-    #: The query fields that page the items (None: the places page their answers themselves).
-    page: str | None = None
-    per_page: str | None = None
     #: The global ranking of an item, given its position in its place's answer; None: places
     #: in order, each in its own order.
     rank: Callable[[Any, int], Any] | None = None
@@ -125,10 +126,12 @@ class SeveralPlaces(Generic[Q, R]):
 def in_places(
     single: Callable[[QueryContext, Q], Awaitable[Answer[R]]],
     several: Callable[[], SeveralPlaces[Q, R]],
+    model: type[ToolResult],
 ) -> Callable[[QueryContext, Q], Awaitable[Answer[R]]]:
     """The handler of a tool over one place (``single``, the function its binding names) or
     several (``several()``, imported on first use like the handler): the one wrapper for
-    paths and repositories alike."""
+    paths and repositories alike. ``model``, the binding's result model, says which query
+    fields page the answer."""
 
     async def handle(ctx: QueryContext, query: Q) -> Answer[R]:
         how = several()
@@ -140,7 +143,7 @@ def in_places(
         if how.at_once is not None:
             answer = await how.at_once(ctx, query, found, tool)
         if answer is None:
-            answer = await answer_places(ctx, query, found, tool)
+            answer = await answer_places(ctx, query, found, tool, model)
         answer.hints[:0] = found.notes
         return answer
 
@@ -152,12 +155,13 @@ def _mode(query: ToolQuery) -> str:
 
 
 async def answer_places(
-    ctx: QueryContext, query: Q, found: Places, tool: PlaceTool[Q, R]
+    ctx: QueryContext, query: Q, found: Places, tool: PlaceTool[Q, R], model: type[ToolResult]
 ) -> Answer[R]:
-    """The answer of ``query`` over ``found``'s places (see the module's docstring)."""
-    own_pages = tool.page is None or tool.per_page is None
-    page = 1 if tool.page is None else int(getattr(query, tool.page))
-    per_page = 1 if tool.per_page is None else int(getattr(query, tool.per_page))
+    """The answer of ``query`` over ``found``'s places (see the module's docstring), paged by
+    the query fields its result ``model`` declares."""
+    paged = model.paged_by(query)
+    page = 1 if paged is None else int(getattr(query, paged.page))
+    per_page = 1 if paged is None else int(getattr(query, paged.per_page))
     places = found.places
     shares = split_evenly(per_page, len(places))
     budgets = split_evenly(ctx.config.max_tokens, len(places))
@@ -170,10 +174,10 @@ async def answer_places(
         # Its share of the budget; or, for a global page ranked after the fact, all of it.
         place_ctx = ctx.with_token_budget(max(1, budgets[index]))
         fields: dict[str, Any] = {}
-        if not own_pages and _mode(query) == "perPlace":
-            fields = {str(tool.page): page, str(tool.per_page): max(1, shares[index])}
-        elif not own_pages:
-            fields = {str(tool.page): 1, str(tool.per_page): window, **tool.rank_fields}
+        if paged is not None and _mode(query) == "perPlace":
+            fields = {paged.page: page, paged.per_page: max(1, shares[index])}
+        elif paged is not None:
+            fields = {paged.page: 1, paged.per_page: window, **tool.rank_fields}
             place_ctx = ctx.with_token_budget(_UNBOUNDED_TOKENS)
         elif _mode(query) == "global":
             # Ranked as one after the fact: the whole answer is cut to the budget then.
@@ -185,7 +189,7 @@ async def answer_places(
 
     outcomes = await ask_places(places, ask)
     done = answered(outcomes)
-    if own_pages:
+    if paged is None:
         # Every item of every place (their own pages), ranked (global) or place after place.
         shown = _ranked(tool, done, as_one=_mode(query) == "global")
         paging = _places_paging(done)
@@ -197,7 +201,7 @@ async def answer_places(
         paging = _places_paging(done)
     else:
         shown, paging = _global_page(tool, done, page, per_page, window)
-    return await _combined(ctx, query, tool, found, outcomes, done, shown, paging)
+    return await _combined(ctx, query, tool, paged, found, outcomes, done, shown, paging)
 
 
 def items_field_of(result: ToolResult) -> str:
@@ -211,8 +215,8 @@ def _items(result: ToolResult) -> list[Any]:
     return list(getattr(result, items_field_of(result)) or [])
 
 
-def _paging(result: BaseModel) -> Paging:
-    pagination = getattr(result, "pagination", None)
+def _paging(result: ToolResult) -> Paging:
+    pagination = getattr(result, result.pagination_field, None)
     if pagination is None:
         return Paging(1, 1, False)
     return Paging(
@@ -269,6 +273,7 @@ async def _combined(
     ctx: QueryContext,
     query: Q,
     tool: PlaceTool[Q, R],
+    paged: PageFields | None,
     found: Places,
     outcomes: Sequence[Outcome[R]],
     done: list[tuple[Place, Answer[R]]],
@@ -284,7 +289,7 @@ async def _combined(
         listed = [item for _place, items in groups for item in items]
     else:
         listed = [labelled([item], place.label)[0] for place, item in shown]
-    paged_as_one = mode == "global" and tool.page is not None
+    paged_as_one = mode == "global" and paged is not None
     budget = config.max_tokens * config.chars_per_token if paged_as_one else None
     fitted = await fit_items(ctx, query, listed, budget, local=tool.local)
     answers = [answer.result for _place, answer in done]
@@ -293,7 +298,8 @@ async def _combined(
     if grouped:
         cut = iter(fitted.items)
         # A global page is paged as one: its groups show that paging, not their own.
-        shared = {"pagination": getattr(result, "pagination", None)} if paged_as_one else {}
+        pagination = result.pagination_field
+        shared = {pagination: getattr(result, pagination, None)} if paged_as_one else {}
         update["groups"] = [
             answer.result.model_copy(
                 update={
@@ -311,8 +317,8 @@ async def _combined(
         result = with_tokens(
             result,
             config,
-            next_step=f"{tool.page}={paging.currentPage + 1}"
-            if paging.hasMore and tool.page
+            next_step=f"{paged.page}={paging.currentPage + 1}"
+            if paging.hasMore and paged is not None
             else None,
             truncated=fitted.cut or any(_truncated(a.result) for _p, a in done),
         )
@@ -321,7 +327,7 @@ async def _combined(
         cached=all(a.cached for _p, a in done),
         partial=len(done) < len(outcomes) or any(a.partial for _p, a in done),
     )
-    answer.hint(*_hints(query, tool, outcomes, done, paging, fitted.handed, empty))
+    answer.hint(*_hints(query, tool, paged, outcomes, done, paging, fitted.handed, empty))
     return answer
 
 
@@ -333,6 +339,7 @@ def _truncated(result: BaseModel) -> bool:
 def _hints(
     query: Q,
     tool: PlaceTool[Q, R],
+    paged: PageFields | None,
     outcomes: Sequence[Outcome[R]],
     done: list[tuple[Place, Answer[R]]],
     paging: Paging,
@@ -340,8 +347,8 @@ def _hints(
     empty: bool,
 ) -> list[str]:
     hints: list[str] = []
-    if paging.hasMore and tool.page:
-        following = {**query.params(), tool.page: paging.currentPage + 1}
+    if paging.hasMore and paged is not None:
+        following = {**query.params(), paged.page: paging.currentPage + 1}
         hints.append(f"Next page: {next_call(tool.name, following)}")
     failed = [o.place.label for o in outcomes if o.error is not None]
     if failed:
@@ -356,7 +363,7 @@ def _hints(
         )
     # A place's own hints fit its page in perPlace mode, and say what to relax when nothing
     # was found; the first two of each are kept.
-    if _mode(query) == "perPlace" or empty or tool.page is None:
+    if _mode(query) == "perPlace" or empty or paged is None:
         for place, answer in done:
             hints += [f"{place.label}: {hint}" for hint in answer.hints[:2]]
     return hints

@@ -134,6 +134,15 @@ class ToolQuery(BaseModel):
         return params
 
 
+@dataclass(frozen=True)
+class PageFields:
+    """The query fields that page a result's items: the page's number and the items a page
+    holds (``filePageNumber``, ``filesPerPage``)."""
+
+    page: str
+    per_page: str
+
+
 class ToolResult(BaseModel):
     """Base of every result model."""
 
@@ -143,6 +152,17 @@ class ToolResult(BaseModel):
     #: The lists the dispatcher's finishing stage may cut to the token budget, the last
     #: first (None: ``items_field``, when it is a list).
     budget_items: ClassVar[tuple[str, ...] | None] = None
+    #: The query fields that page ``items_field`` (None: the query pages none of them); an
+    #: answer of several places splits and ranks its page by them.
+    page_fields: ClassVar[PageFields | None] = None
+    #: The field saying where the page sits (``currentPage``, ``hasMore``, ``totalPages``).
+    pagination_field: ClassVar[str] = "pagination"
+
+    @classmethod
+    def paged_by(cls, query: ToolQuery) -> PageFields | None:
+        """The query fields that page the items of ``query``'s answer: ``page_fields``, unless
+        the query's options page them another way."""
+        return cls.page_fields
 
     def cut_lists(self) -> tuple[str, ...]:
         """The lists this answer, too large for its budget, gives up items from, the last

@@ -118,15 +118,14 @@ def _interleaved(_hit: CodeSearchHit, position: int) -> int:
 def _repositories_tool(
     *, name: str, single: Single[Q, R], rank: Callable[[Any, int], Any], combine: Any
 ) -> PlaceTool[Q, R]:
-    """A search over repositories, paged by page and limit, one API page at most a place."""
+    """A search over repositories (paged by the fields its result model declares: page and
+    limit), one API page at most a place."""
     return PlaceTool(
         name=name,
         single=_alone(single),
         place_fields=_repository,
         count=_total,
         combine=combine,
-        page="page",
-        per_page="limit",
         rank=rank,
         max_window=_API_PAGE,
         local=False,

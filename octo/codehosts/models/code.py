@@ -40,6 +40,7 @@ from octo.core.budget import TokenInfo
 from octo.core.errors import QueryValidationError
 from octo.core.queries import BudgetHandle
 from octo.core.queries import FileSize
+from octo.core.queries import PageFields
 from octo.core.queries import ToolQuery
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
@@ -152,6 +153,7 @@ class CodeSearchHit(PlacedItem):
 
 class SearchCodeResult(PlacesPart):
     items_field: ClassVar[str] = "results"
+    page_fields: ClassVar[PageFields | None] = PageFields("page", "limit")
 
     results: list[CodeSearchHit]
     totalCount: int

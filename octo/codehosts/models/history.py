@@ -30,6 +30,7 @@ from octo.contract.places import aggregation_field
 from octo.contract.places import format_field
 from octo.contract.places import groups_field
 from octo.core.budget import TokenInfo
+from octo.core.queries import PageFields
 from octo.core.queries import ToolResult
 from octo.core.queries import optional
 
@@ -131,6 +132,7 @@ class PullRequest(Thread, PlacedItem):
 
 class SearchPullRequestsResult(PlacesPart):
     items_field: ClassVar[str] = "pullRequests"
+    page_fields: ClassVar[PageFields | None] = PageFields("page", "limit")
 
     pullRequests: list[PullRequest]
     totalCount: int

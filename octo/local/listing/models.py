@@ -26,6 +26,7 @@ from octo.core.budget import Pagination
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
+from octo.core.queries import PageFields
 from octo.core.queries import ToolQuery
 from octo.core.queries import is_text
 from octo.core.queries import matching
@@ -151,6 +152,7 @@ class ViewStructureResult(PlacesPart):
     """A page of a directory listing."""
 
     items_field: ClassVar[str] = "entries"
+    page_fields: ClassVar[PageFields | None] = PageFields("entryPageNumber", "entriesPerPage")
 
     path: str = Field(description="The listed directory (absolute).")
     entries: list[StructureEntry]
@@ -332,6 +334,7 @@ class FindFilesResult(PlacesPart):
     """A page of entries found, in sortBy order (most recently modified first)."""
 
     items_field: ClassVar[str] = "files"
+    page_fields: ClassVar[PageFields | None] = PageFields("filePageNumber", "filesPerPage")
 
     path: str = Field(description="The start directory (absolute).")
     files: list[FoundFile]

@@ -56,8 +56,6 @@ R = TypeVar("R", bound=ToolResult)
 SR = TypeVar("SR", bound=LocalSearchCodeResult)
 Single = Callable[[QueryContext, Q], Awaitable[Answer[R]]]
 
-_FILE_PAGE, _FILES_PER_PAGE = "filePageNumber", "filesPerPage"
-
 
 def _path(place: Place) -> dict[str, Any]:
     return {"path": place.target}
@@ -150,23 +148,13 @@ def _search_place_tool(
 ) -> PlaceTool[Any, SR]:
     """A search over places: groupByFile pages its files in path order (places in order, each
     in path order); the count answers page themselves, the files with most matches first."""
-    if query.outputMode == "groupByFile":
-        return PlaceTool(
-            name=name,
-            single=single,
-            place_fields=_path,
-            count=_matching_files,
-            combine=combine,
-            page=_FILE_PAGE,
-            per_page=_FILES_PER_PAGE,
-        )
     return PlaceTool(
         name=name,
         single=single,
         place_fields=_path,
         count=_matching_files,
         combine=combine,
-        rank=_most_matches_first,
+        rank=None if query.outputMode == "groupByFile" else _most_matches_first,
     )
 
 
@@ -235,8 +223,6 @@ def _find_tool(query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
         place_fields=_path,
         count=_found,
         combine=_find_combine,
-        page=_FILE_PAGE,
-        per_page=_FILES_PER_PAGE,
         rank=_FIND_RANKS[query.sortBy],
     )
 
@@ -282,8 +268,6 @@ def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]
         place_fields=_path,
         count=_entry_count,
         combine=_view_combine,
-        page="entryPageNumber",
-        per_page="entriesPerPage",
         rank=_ORDERS[query.sortBy],
     )
     if not hidden_details:

@@ -30,6 +30,7 @@ from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
 from octo.core.formats import parse_size
 from octo.core.queries import FieldAlias
+from octo.core.queries import PageFields
 from octo.core.queries import ToolQuery
 from octo.core.queries import matching
 from octo.core.queries import mendable
@@ -276,6 +277,7 @@ class LocalSearchCodeResult(PlacesPart):
     """Files matching a pattern: a page of them, their counts, or the counts alone."""
 
     items_field: ClassVar[str | None] = "files"
+    page_fields: ClassVar[PageFields | None] = PageFields("filePageNumber", "filesPerPage")
 
     root: str | None = optional("The searched directory; file paths are relative to it.")
     files: list[SearchFile] | None = optional(_FILES)
@@ -289,6 +291,13 @@ class LocalSearchCodeResult(PlacesPart):
     # Pages of lines may run past the last file; count answers are empty only without matches.
     groups: list[LocalSearchCodeResult] | None = groups_field("place")
     _empty_without_files: bool = PrivateAttr(default=True)
+
+    @classmethod
+    def paged_by(cls, query: ToolQuery) -> PageFields | None:
+        """groupByFile pages its files by the query; the count answers page themselves
+        (countPageNumber) or not at all."""
+        grouped = isinstance(query, SearchFields) and query.outputMode == "groupByFile"
+        return cls.page_fields if grouped else None
 
     def status_from_stats(self) -> LocalSearchCodeResult:
         """This answer, empty only when nothing matched (not when its page holds no file)."""
