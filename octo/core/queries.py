@@ -54,10 +54,16 @@ def matching(pattern: str, problem: str) -> AfterValidator:
 
     def check(value: str) -> str:
         if not compiled.fullmatch(value):
-            raise ValueError(problem.format(value=value))
+            raise ValueError(problem.format(value=as_written(value)))
         return value
 
     return AfterValidator(check)
+
+
+def as_written(value: str) -> str:
+    """``value`` fit for a message: a lone surrogate (JSON carries one, UTF-8 cannot) is
+    written as its escape, so the error that names it can be sent."""
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def is_text(value: str) -> bool:

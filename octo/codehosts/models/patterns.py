@@ -10,6 +10,8 @@ from typing import Annotated
 from pydantic import AfterValidator
 from pydantic import ValidationInfo
 
+from octo.core.queries import as_written
+
 
 def matching(pattern: re.Pattern[str], what: str) -> AfterValidator:
     """The check that a field's value matches ``pattern``; else ValueError ``{field}:
@@ -17,7 +19,7 @@ def matching(pattern: re.Pattern[str], what: str) -> AfterValidator:
 
     def check(value: str, info: ValidationInfo) -> str:
         if not pattern.match(value):
-            raise ValueError(f"{info.field_name}: '{value[:60]}' is not {what}")
+            raise ValueError(f"{info.field_name}: '{as_written(value[:60])}' is not {what}")
         return value
 
     return AfterValidator(check)
