@@ -11,30 +11,25 @@ from __future__ import annotations
 from ast_grep_py import SgNode
 from ast_grep_py import SgRoot
 
+from octo.core.files.grammars import GRAMMAR_BY_EXTENSION
 from octo.local.graph.imports import DECLARES_MODULE
 from octo.local.graph.imports import Extracted
 from octo.local.graph.imports import RawImport
 from octo.local.graph.imports import shown_text
 from octo.local.graph.imports import syntax_problem
 
-#: ast-grep's grammar for each file suffix of these languages.
+#: ast-grep's grammar for each file suffix of these languages: the outline's table, plus
+#: Kotlin scripts and Scala worksheets, and headers read as C++ (a superset of C's syntax,
+#: so a C++ header's classes parse too).
 COMPILED_GRAMMARS = {
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".kt": "kotlin",
+    **{
+        suffix: grammar
+        for suffix, grammar in GRAMMAR_BY_EXTENSION.items()
+        if grammar in ("go", "rust", "java", "kotlin", "scala", "csharp", "swift", "c", "cpp")
+    },
     ".kts": "kotlin",
-    ".scala": "scala",
     ".sc": "scala",
-    ".cs": "csharp",
-    ".swift": "swift",
-    ".c": "c",
     ".h": "cpp",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
 }
 
 
