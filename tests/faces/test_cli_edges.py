@@ -18,6 +18,13 @@ from .conftest import RunOcto
 from .conftest import octo_env
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    # A test run started in the background (`cmd &` without job control, nohup, some CI
+    # runners) ignores SIGINT, and a child inherits that: octo would rightly never see the
+    # Ctrl+C and run the call to its 60 s deadline. A terminal's foreground octo has the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_call_is_one_line_and_exit_130(tree: Path) -> None:
     # A GitHub host that accepts the connection and never answers: the call is surely
@@ -35,6 +42,7 @@ def test_ctrl_c_during_a_call_is_one_line_and_exit_130(tree: Path) -> None:
             stderr=subprocess.PIPE,
             env=env,
             text=True,
+            preexec_fn=_ctrl_c_as_on_a_terminal,
         ) as process:
             listener.settimeout(60)
             connection, _ = listener.accept()

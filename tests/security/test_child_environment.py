@@ -5,9 +5,9 @@ the running child). A language server's crash message is redacted like every ans
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from octo.core.concurrency import RankedLimiter
@@ -43,14 +43,19 @@ def _environ(pid: int) -> dict[str, str]:
     return {name: value for name, _, value in pairs}
 
 
-def _environ_after_exec(pid: int, program: str) -> dict[str, str]:
+def _running_program(pid: int) -> str:
+    return Path(f"/proc/{pid}/exe").resolve().name
+
+
+async def _environ_after_exec(pid: int, program: str) -> dict[str, str]:
     """The environment of ``program`` once the child runs it: until its exec, /proc shows
-    the environment the child was forked with (ours)."""
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{pid}/exe").resolve().name != program:
-        assert time.monotonic() < deadline, f"{program} never started"
-        time.sleep(0.01)
-    return _environ(pid)
+    the environment the child was forked with (ours). Two execs (setpriv, then ``program``)
+    may take seconds on a loaded machine: up to a minute, the event loop free meanwhile."""
+    for _ in range(6000):
+        if _running_program(pid) == program:
+            return _environ(pid)
+        await anyio.sleep(0.01)
+    raise AssertionError(f"{program} never started")
 
 
 def _assert_clean(environ: dict[str, str]) -> None:
@@ -79,9 +84,10 @@ async def test_rg_gets_no_credential(
         monkeypatch.setenv(name, value)
     fifo = tmp_path / "never-written"
     os.mkfifo(fifo)
-    # rg blocks reading the FIFO: its environment can be read while it runs.
-    async with open_rg(["needle", str(fifo)], place=PLACE, timeout_ms=10_000) as rg:
-        environ = _environ_after_exec(rg.pid, "rg")
+    # rg blocks reading the FIFO: its environment can be read while it runs (its deadline
+    # the longest there is, 30 s, so a slow start is not taken for a hung search).
+    async with open_rg(["needle", str(fifo)], place=PLACE, timeout_ms=30_000) as rg:
+        environ = await _environ_after_exec(rg.pid, "rg")
     _assert_clean(environ)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp.client.stdio
 import pytest
 from mcp import Client
 from mcp import StdioServerParameters
@@ -79,6 +80,14 @@ def _typescript() -> Setup:
     if shutil.which("node") is None or found is None:
         pytest.skip("no TypeScript language server (npm install in .ci/run)")
     return Setup(env, "lspGotoDefinition", {"uri": "app.ts", "symbolName": "add", "lineHint": 5})
+
+
+@pytest.fixture(autouse=True)
+def patient_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP client kills the server's process group 2 s after it closes stdin: a loaded
+    machine's octo may need longer to stop its servers and exit, and the shell killed with
+    it writes no status. With 60 s octo must still exit by itself for the status to be read."""
+    monkeypatch.setattr(mcp.client.stdio, "PROCESS_TERMINATION_TIMEOUT", 60.0)
 
 
 @pytest.fixture(params=["fake-with-child", "typescript"])
