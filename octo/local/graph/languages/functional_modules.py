@@ -35,7 +35,6 @@ class FunctionalModules:
         self, files: frozenset[str], declared: Mapping[str, str], configs: Mapping[str, str]
     ) -> None:
         self.files = files
-        self.problems: list[str] = []
         self.elixir_modules: dict[str, str] = {}
         for rel, names in sorted(declared.items()):
             if rel.endswith(ELIXIR_SUFFIXES):
