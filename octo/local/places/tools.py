@@ -61,6 +61,19 @@ def _path(place: Place) -> dict[str, Any]:
     return {"path": place.target}
 
 
+def _local_tool(
+    name: str,
+    single: Single[Any, R],
+    count: Callable[[R, int], int],
+    combine: Combine[R],
+    rank: Callable[[Any, int], Any] | None,
+) -> PlaceTool[Any, R]:
+    """A local tool over places: each place goes to its handler as the query's ``path``."""
+    return PlaceTool(
+        name=name, single=single, place_fields=_path, count=count, combine=combine, rank=rank
+    )
+
+
 class Listed(TypedDict):
     """What every listing of several places says alike: its pages, and whether a walk was cut."""
 
@@ -148,14 +161,8 @@ def _search_place_tool(
 ) -> PlaceTool[Any, SR]:
     """A search over places: groupByFile pages its files in path order (places in order, each
     in path order); the count answers page themselves, the files with most matches first."""
-    return PlaceTool(
-        name=name,
-        single=single,
-        place_fields=_path,
-        count=_matching_files,
-        combine=combine,
-        rank=None if query.outputMode == "groupByFile" else _most_matches_first,
-    )
+    rank = None if query.outputMode == "groupByFile" else _most_matches_first
+    return _local_tool(name, single, _matching_files, combine, rank)
 
 
 def _search_tool(query: LocalSearchCodeQuery) -> PlaceTool[Any, LocalSearchCodeResult]:
@@ -217,14 +224,8 @@ def _found(result: FindFilesResult, _window: int) -> int:
 
 
 def _find_tool(query: FindFilesQuery) -> PlaceTool[Any, FindFilesResult]:
-    return PlaceTool(
-        name="localFindFiles",
-        single=find.find_files,
-        place_fields=_path,
-        count=_found,
-        combine=_find_combine,
-        rank=_FIND_RANKS[query.sortBy],
-    )
+    rank = _FIND_RANKS[query.sortBy]
+    return _local_tool("localFindFiles", find.find_files, _found, _find_combine, rank)
 
 
 def _entry_count(result: ViewStructureResult, window: int) -> int:
@@ -262,14 +263,8 @@ _DETAILS = {"size": None, "modified": None, "permissions": None}
 def _view_tool(query: ViewStructureQuery) -> PlaceTool[Any, ViewStructureResult]:
     # Ranking by size or time needs the details; the caller gets them only if asked for.
     hidden_details = query.sortBy in ("size", "time") and not query.details
-    tool = PlaceTool(
-        name="localViewStructure",
-        single=view.view_structure,
-        place_fields=_path,
-        count=_entry_count,
-        combine=_view_combine,
-        rank=_ORDERS[query.sortBy],
-    )
+    rank = _ORDERS[query.sortBy]
+    tool = _local_tool("localViewStructure", view.view_structure, _entry_count, _view_combine, rank)
     if not hidden_details:
         return tool
     return replace(tool, rank_fields={"details": True}, unasked=_DETAILS)
