@@ -62,8 +62,12 @@ def _missing_module(name: str) -> bool:
             rest = parts[end:]
             if not rest:
                 return False
-            module = importlib.import_module(".".join(parts[:end]))
-            return len(rest) > 1 or not hasattr(module, rest[0])
+            found: object = importlib.import_module(".".join(parts[:end]))
+            for attribute in rest:  # a class's method names two: ``Class.method``
+                if not hasattr(found, attribute):
+                    return True
+                found = getattr(found, attribute)
+            return False
     return True
 
 
@@ -88,6 +92,9 @@ def test_a_stale_file_name_is_found(name: str) -> None:
     assert _missing_file(name, _files())
 
 
-@pytest.mark.parametrize("name", ["octo.core.nowhere", "octo.core.budget.nothing_here"])
+@pytest.mark.parametrize(
+    "name",
+    ["octo.core.nowhere", "octo.core.budget.nothing_here", "octo.core.queries.ToolResult.nothing"],
+)
 def test_a_stale_module_name_is_found(name: str) -> None:
     assert _missing_module(name)
