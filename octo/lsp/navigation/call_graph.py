@@ -20,11 +20,11 @@ from lsprotocol import types as lsp
 from octo.core.concurrency import map_settled
 from octo.core.errors import OctoError
 from octo.core.files.paths import PathPolicy
+from octo.lsp.guards.outside_roots import inside_only
 from octo.lsp.models import Range
 from octo.lsp.navigation.locations import path_of
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
-from octo.lsp.navigation.outside_roots import inside_only
 from octo.lsp.servers.running.pool import ServerSlot
 from octo.lsp.servers.wire.client import MalformedReplyError
 from octo.lsp.servers.wire.client import RequestTimeoutError

@@ -11,6 +11,7 @@ from lsprotocol import types as lsp
 
 from octo.contract import Answer
 from octo.contract import QueryContext
+from octo.lsp.guards.outside_roots import dropped
 from octo.lsp.models import HoverQuery
 from octo.lsp.models import HoverResult
 from octo.lsp.navigation.locations import places_of
@@ -18,7 +19,6 @@ from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.next_calls import short_name
 from octo.lsp.navigation.next_calls import symbol_call
-from octo.lsp.navigation.outside_roots import dropped
 from octo.lsp.navigation.target import Target
 from octo.lsp.navigation.target import answer
 from octo.lsp.navigation.target import ask

@@ -31,17 +31,17 @@ from octo.core.files.confined import open_confined
 from octo.core.files.paths import PathPolicy
 from octo.core.secrets.redaction import learn
 from octo.core.secrets.sensitive import withheld
+from octo.lsp.guards.outside_roots import inside_only
+from octo.lsp.guards.outside_roots import library_folders
+from octo.lsp.guards.outside_roots import only_inside
+from octo.lsp.guards.outside_roots import outside_note
+from octo.lsp.guards.workspace_values import learn_workspace
 from octo.lsp.models import FileQuery
 from octo.lsp.models import ResolvedSymbol
 from octo.lsp.models import ServerAnswer
 from octo.lsp.models import SymbolQuery
-from octo.lsp.navigation.outside_roots import inside_only
-from octo.lsp.navigation.outside_roots import library_folders
-from octo.lsp.navigation.outside_roots import only_inside
-from octo.lsp.navigation.outside_roots import outside_note
 from octo.lsp.navigation.symbols import FoundSymbol
 from octo.lsp.navigation.symbols import resolve_symbol
-from octo.lsp.navigation.workspace_values import learn_workspace
 from octo.lsp.servers.running.pool import LspPool
 from octo.lsp.servers.running.pool import ServerSlot
 from octo.lsp.servers.running.pool import open_on
@@ -235,7 +235,7 @@ async def on_servers(
 
 async def ask(slot: ServerSlot, method: str, params: dict[str, Any]) -> Any:
     """One request (:func:`_asked`), its reply without what names a file outside the roots
-    (:func:`~octo.lsp.navigation.outside_roots.inside_only`)."""
+    (:func:`~octo.lsp.guards.outside_roots.inside_only`)."""
     return await inside_only(await _asked(slot, method, params))
 
 

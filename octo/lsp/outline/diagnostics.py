@@ -20,13 +20,13 @@ from octo.core.errors import OctoError
 from octo.core.files.paths import PathPolicy
 from octo.core.files.paths import is_generated
 from octo.core.files.paths import is_hidden
+from octo.lsp.guards.outside_roots import inside_only
+from octo.lsp.guards.outside_roots import library_folders
+from octo.lsp.guards.outside_roots import only_inside
+from octo.lsp.guards.outside_roots import outside_note
 from octo.lsp.navigation.locations import range_of
 from octo.lsp.navigation.locations import see_files
 from octo.lsp.navigation.next_calls import read_call
-from octo.lsp.navigation.outside_roots import inside_only
-from octo.lsp.navigation.outside_roots import library_folders
-from octo.lsp.navigation.outside_roots import only_inside
-from octo.lsp.navigation.outside_roots import outside_note
 from octo.lsp.navigation.target import FileTarget
 from octo.lsp.navigation.target import ask
 from octo.lsp.navigation.target import finished
