@@ -20,7 +20,9 @@ import pytest
 from octo import Gateway
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
+from octo.core.errors import LspNotAvailableError
 from octo.lsp.servers.running.pool import LspPool
+from octo.lsp.servers.table.commands import find_servers
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
@@ -184,6 +186,23 @@ def result_of(response: BulkResponse[Any], index: int = 0) -> dict[str, Any]:
     """The wire form (JSON) of the ``index``-th envelope of ``response``."""
     result: dict[str, Any] = response.to_wire()["results"][index]
     return result
+
+
+def success_data(response: BulkResponse[Any]) -> dict[str, Any]:
+    """The data of ``response``'s first envelope, which must be a success."""
+    result = result_of(response)
+    assert result["status"] == "success", result
+    data: dict[str, Any] = result["data"]
+    return data
+
+
+def skip_unless_installed(family: str) -> None:
+    """Skip the test when no server of the language ``family`` is found (.ci/run installs
+    the built-in ones that install here)."""
+    try:
+        find_servers(family, lsp_env())
+    except LspNotAvailableError:
+        pytest.skip(f"no {family} language server installed (.ci/run installs it)")
 
 
 @pytest.fixture

@@ -5,27 +5,19 @@ fixtures with known answers."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from octo import Gateway
 from octo.core.config import Config
-from octo.core.errors import LspNotAvailableError
-from octo.lsp.servers.table.commands import find_servers
 from tests.lsp.conftest import FIXTURES
 from tests.lsp.conftest import lsp_env
 from tests.lsp.conftest import result_of
+from tests.lsp.conftest import skip_unless_installed
+from tests.lsp.conftest import success_data
 
 FORTRAN = FIXTURES / "fortran_project"
 PERL = FIXTURES / "perl_project"
-
-
-def _installed(family: str) -> None:
-    try:
-        find_servers(family, lsp_env())
-    except LspNotAvailableError:
-        pytest.skip(f"no {family} language server installed (.ci/run installs it)")
 
 
 @pytest.fixture
@@ -34,25 +26,18 @@ async def gw() -> AsyncIterator[Gateway]:
         yield gateway
 
 
-def _data(response: Any) -> dict[str, Any]:
-    result = result_of(response)
-    assert result["status"] == "success", result
-    data: dict[str, Any] = result["data"]
-    return data
-
-
 async def test_fortls_definition_hover_references_and_symbols(gw: Gateway) -> None:
-    _installed("fortran")
+    skip_unless_installed("fortran")
     use = {"uri": str(FORTRAN / "main.f90"), "symbolName": "circle_area", "lineHint": 4}
-    definition = _data(await gw.lsp_goto_definition([use]))
+    definition = success_data(await gw.lsp_goto_definition([use]))
     assert definition["server"] == "fortls"
     (found,) = definition["definitions"]
     assert (found["path"], found["line"]) == ("shapes.f90", 5)
-    hover = _data(await gw.lsp_hover([use]))
+    hover = success_data(await gw.lsp_hover([use]))
     assert "FUNCTION circle_area(radius) RESULT(area)" in hover["markdown"]
     assert "Area of a circle of the given radius." in hover["markdown"]
     place = {"uri": str(FORTRAN / "shapes.f90"), "symbolName": "circle_area", "lineHint": 5}
-    references = _data(await gw.lsp_find_references([place]))
+    references = success_data(await gw.lsp_find_references([place]))
     where = {(r["path"], r["line"]) for r in references["references"]}
     # The use-only import, the call, the declaration, its `end function` and the call in report.
     assert where == {
@@ -62,7 +47,7 @@ async def test_fortls_definition_hover_references_and_symbols(gw: Gateway) -> No
         ("shapes.f90", 9),
         ("shapes.f90", 13),
     }
-    symbols = _data(await gw.lsp_document_symbols([{"uri": str(FORTRAN / "shapes.f90")}]))
+    symbols = success_data(await gw.lsp_document_symbols([{"uri": str(FORTRAN / "shapes.f90")}]))
     assert symbols["source"] == "lsp"
     assert [(s["name"], s["kind"], s["startLine"]) for s in symbols["symbols"]] == [
         ("shapes", "module", 1),
@@ -72,16 +57,16 @@ async def test_fortls_definition_hover_references_and_symbols(gw: Gateway) -> No
 
 
 async def test_perl_definition_references_and_symbols(gw: Gateway) -> None:
-    _installed("perl")
+    skip_unless_installed("perl")
     use = {"uri": str(PERL / "main.pl"), "symbolName": "circle_area", "lineHint": 6}
-    definition = _data(await gw.lsp_goto_definition([use]))
+    definition = success_data(await gw.lsp_goto_definition([use]))
     assert definition["server"] == "perl-language-server"
     (found,) = definition["definitions"]
     assert (found["path"], found["line"]) == ("Shapes.pm", 6)
     # Perl::LanguageServer answers references with the sub's definition (by name), not its uses.
-    references = _data(await gw.lsp_find_references([use]))
+    references = success_data(await gw.lsp_find_references([use]))
     assert [(r["path"], r["line"]) for r in references["references"]] == [("Shapes.pm", 6)]
-    symbols = _data(await gw.lsp_document_symbols([{"uri": str(PERL / "Shapes.pm")}]))
+    symbols = success_data(await gw.lsp_document_symbols([{"uri": str(PERL / "Shapes.pm")}]))
     assert symbols["source"] == "lsp"
     assert [(s["name"], s["kind"], s["startLine"]) for s in symbols["symbols"]] == [
         ("circle_area", "function", 6),
