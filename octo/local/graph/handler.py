@@ -179,7 +179,7 @@ def _file(built: BuiltGraph, key: GraphKey, raw: str, field: str) -> str:
             continue
         if rel in built.records:
             return rel
-    module = built.modules.file_of(raw)
+    module = built.resolvers.modules.file_of(raw)
     if module is not None:
         return module
     raise NotFoundError(
@@ -245,7 +245,9 @@ def _items(
     memo = ("unreachable", tuple(entries))
     unreachable = built.memo.get(memo)
     if unreachable is None:
-        unreachable = built.memo[memo] = _unreachable(graph, entries, built.modules.packages_of)
+        unreachable = built.memo[memo] = _unreachable(
+            graph, entries, built.resolvers.modules.packages_of
+        )
     return unreachable, entries
 
 
@@ -328,11 +330,12 @@ def _detected_entries(built: BuiltGraph, include_tests: bool) -> list[str]:
             continue
         if name == "__main__.py" or record.runs:
             entries.append(rel)
-    scripts, _ = script_modules(built.scripts.configs)
-    entries.extend(f for f in map(built.modules.file_of, scripts) if f is not None)
-    entries.extend(built.scripts.entry_points())
-    entries.extend(built.compiled.entry_points())
-    for module, rel in built.modules.by_name.items():
+    resolvers = built.resolvers
+    scripts, _ = script_modules(resolvers.scripts.configs)
+    entries.extend(f for f in map(resolvers.modules.file_of, scripts) if f is not None)
+    entries.extend(resolvers.scripts.entry_points())
+    entries.extend(resolvers.compiled.entry_points())
+    for module, rel in resolvers.modules.by_name.items():
         if "." not in module and rel.endswith(("__init__.py", "__init__.pyi")):
             entries.append(rel)
     return sorted(set(entries))

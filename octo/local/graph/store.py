@@ -66,6 +66,54 @@ class Resolver(Protocol):
 
 
 @dataclass(frozen=True)
+class Resolvers:
+    """Each language's resolver of one set of files: built together, since each reads the
+    files' module names, settings and declarations."""
+
+    modules: PythonModules
+    scripts: ScriptModules
+    compiled: CompiledModules
+    interpreted: InterpretedModules
+    functional: FunctionalModules
+    web: WebLinks
+
+    @classmethod
+    def of(cls, records: dict[str, FileRecord], start: Path) -> Resolvers:
+        """The resolvers of ``records``, the files below ``start``."""
+        modules = PythonModules(records)
+        configs = {rel: r.text for rel, r in records.items() if r.text is not None}
+        declared = {rel: r.declares for rel, r in records.items() if r.declares is not None}
+        return cls(
+            modules=modules,
+            scripts=ScriptModules(modules.files, configs),
+            compiled=CompiledModules(modules.files, declared, configs, start),
+            interpreted=InterpretedModules(modules.files, declared, configs),
+            functional=FunctionalModules(modules.files, declared, configs),
+            web=WebLinks(modules.files),
+        )
+
+    def of_file(self, rel: str) -> Resolver:
+        """The resolver of ``rel``'s imports, by its suffix (Python's for the rest)."""
+        if rel.endswith(SCRIPT_SUFFIXES):
+            return self.scripts
+        if rel.endswith(COMPILED_SUFFIXES):
+            return self.compiled
+        if rel.endswith(INTERPRETED_SUFFIXES):
+            return self.interpreted
+        if rel.endswith(FUNCTIONAL_SUFFIXES):
+            return self.functional
+        if rel.endswith(WEB_SUFFIXES):
+            return self.web
+        return self.modules
+
+    def problems(self) -> list[str]:
+        """What the languages' settings files could not say (not JSON or TOML, an ``extends``
+        not followed)."""
+        problems = [*self.scripts.problems, *self.compiled.problems, *self.interpreted.problems]
+        return problems + script_modules(self.scripts.configs)[1]
+
+
+@dataclass(frozen=True)
 class GraphKey:
     """A root and the opt-ins its files were listed with."""
 
@@ -78,16 +126,10 @@ class GraphKey:
 
 @dataclass
 class BuiltGraph:
-    """A root's graph, its Python module names, its scripts' settings and what could not
-    be read."""
+    """A root's graph, the resolvers it was built with and what could not be read."""
 
     graph: ImportGraph
-    modules: PythonModules
-    scripts: ScriptModules
-    compiled: CompiledModules
-    interpreted: InterpretedModules
-    functional: FunctionalModules
-    web: WebLinks
+    resolvers: Resolvers
     records: dict[str, FileRecord]
     diagnostics: list[str]
     truncated: bool
@@ -103,15 +145,10 @@ class RootGraph:
     records: dict[str, FileRecord] = field(default_factory=dict)
     dirs: dict[str, int] = field(default_factory=dict)
     built: BuiltGraph | None = None
-    #: Each file's edges and problems, resolved by ``modules`` (kept while no file comes
+    #: Each file's edges and problems, resolved by ``resolvers`` (kept while no file comes
     #: or goes, so an edit resolves that file's imports only).
     resolved: dict[str, tuple[list[Edge], list[str]]] = field(default_factory=dict)
-    modules: PythonModules | None = None
-    scripts: ScriptModules | None = None
-    compiled: CompiledModules | None = None
-    interpreted: InterpretedModules | None = None
-    functional: FunctionalModules | None = None
-    web: WebLinks | None = None
+    resolvers: Resolvers | None = None
     loaded: bool = False
     truncated: bool = False
     #: Files read in the build under way, and how many it reads.
@@ -311,40 +348,20 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
     """The graph of the records; only ``changed`` files are resolved again while the
     files are the same ones (module names stay), every file otherwise."""
     records = dict(state.records)
-    modules, scripts, compiled = state.modules, state.scripts, state.compiled
-    interpreted, functional, web = state.interpreted, state.functional, state.web
+    resolvers = state.resolvers
     # A package, namespace or module a file declares, or a settings file, can change what
     # every import names.
     everything = any(
         not is_source(rel) or rel.endswith((*DECLARING_SUFFIXES, PHP_SUFFIX, *ELIXIR_SUFFIXES))
         for rel in changed
     )
-    if (
-        modules is None
-        or scripts is None
-        or compiled is None
-        or interpreted is None
-        or functional is None
-        or web is None
-        or modules.files != records.keys()
-        or everything
-    ):
-        modules = state.modules = PythonModules(records)
-        configs = {rel: r.text for rel, r in records.items() if r.text is not None}
-        scripts = state.scripts = ScriptModules(modules.files, configs)
-        declared = {rel: r.declares for rel, r in records.items() if r.declares is not None}
-        compiled = CompiledModules(modules.files, declared, configs, state.key.start)
-        state.compiled = compiled
-        interpreted = InterpretedModules(modules.files, declared, configs)
-        functional = FunctionalModules(modules.files, declared, configs)
-        web = WebLinks(modules.files)
-        state.interpreted, state.functional, state.web = interpreted, functional, web
+    if resolvers is None or resolvers.modules.files != records.keys() or everything:
+        resolvers = state.resolvers = Resolvers.of(records, state.key.start)
         state.resolved = {}
     for rel in changed:
         state.resolved.pop(rel, None)
     edges: list[Edge] = []
-    diagnostics: list[str] = [*scripts.problems, *compiled.problems, *interpreted.problems]
-    diagnostics += script_modules(scripts.configs)[1]
+    diagnostics = resolvers.problems()
     for rel, record in records.items():
         if record.problem is not None:
             diagnostics.append(f"{rel}: {record.problem}")
@@ -352,30 +369,8 @@ def _built(state: RootGraph, changed: list[str]) -> BuiltGraph:
             continue
         resolved = state.resolved.get(rel)
         if resolved is None:
-            by: Resolver = modules
-            if rel.endswith(SCRIPT_SUFFIXES):
-                by = scripts
-            elif rel.endswith(COMPILED_SUFFIXES):
-                by = compiled
-            elif rel.endswith(INTERPRETED_SUFFIXES):
-                by = interpreted
-            elif rel.endswith(FUNCTIONAL_SUFFIXES):
-                by = functional
-            elif rel.endswith(WEB_SUFFIXES):
-                by = web
-            resolved = state.resolved[rel] = by.edges(rel, record.imports)
+            resolved = state.resolved[rel] = resolvers.of_file(rel).edges(rel, record.imports)
         edges.extend(resolved[0])
         diagnostics.extend(resolved[1])
     graph = ImportGraph(sorted(rel for rel in records if is_source(rel)), edges)
-    return BuiltGraph(
-        graph,
-        modules,
-        scripts,
-        compiled,
-        interpreted,
-        functional,
-        web,
-        records,
-        diagnostics,
-        state.truncated,
-    )
+    return BuiltGraph(graph, resolvers, records, diagnostics, state.truncated)
