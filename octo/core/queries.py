@@ -36,8 +36,8 @@ BudgetHandle = Annotated[
 
 
 class BlameRange(BaseModel):
-    """Lines of a file last changed by one commit: a blame's item, of a checkout's file
-    (localGitBlame) or a host's (githubGetFileBlame)."""
+    """Lines of a file last changed by one commit: a blame's item, of a host's file
+    (githubGetFileBlame) or, as :class:`BlameHunkItem`, a checkout's."""
 
     startLine: int
     endLine: int
@@ -45,6 +45,15 @@ class BlameRange(BaseModel):
     author: str
     date: str
     summary: str
+
+
+class BlameHunkItem(BlameRange):
+    """Lines last changed by one commit, and where they stood in it: a hunk of ``git blame``
+    (localGitBlame's item; traceLine's lines of a checkout)."""
+
+    originalLine: int
+    originalPath: str
+    lines: list[str]
 
 
 def matching(pattern: str, problem: str) -> AfterValidator:

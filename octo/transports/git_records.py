@@ -11,28 +11,13 @@ from datetime import datetime
 from datetime import timedelta
 from datetime import timezone
 
+from octo.core.queries import BlameHunkItem
+
 #: ``git log --format`` octo asks for: a record separator, then the fields.
 LOG_FORMAT = "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%ct%x1f%B%x1f"
 
 
-@dataclass
-class BlameHunk:
-    """Consecutive lines of a file last changed by one commit."""
-
-    sha: str
-    start_line: int
-    line_count: int
-    original_line: int
-    original_path: str
-    author: str = ""
-    author_mail: str = ""
-    date: str = ""
-    summary: str = ""
-    boundary: bool = False
-    lines: list[str] = field(default_factory=list)
-
-
-def blame_hunks(incremental: bytes, text: bytes) -> list[BlameHunk]:
+def blame_hunks(incremental: bytes, text: bytes) -> list[BlameHunkItem]:
     """The hunks of ``git blame --incremental`` output (cut short or whole) over the blamed
     file's ``text``, in line order; runs of one commit at consecutive lines are one hunk, as
     ``--porcelain`` groups them. Lines git had not reached yet are in no hunk."""
@@ -54,27 +39,25 @@ def blame_hunks(incremental: bytes, text: bytes) -> list[BlameHunk]:
             head = None
         elif name:
             known[name] = rest or "1"
-    hunks: list[BlameHunk] = []
+    hunks: list[BlameHunkItem] = []
     for final, count, original, sha, known in sorted(found):
         shown = lines[final - 1 : final - 1 + count]
         last = hunks[-1] if hunks else None
-        if last and last.sha == sha and last.start_line + last.line_count == final:
-            last.line_count += count
+        if last and last.sha == sha and last.endLine + 1 == final:
+            last.endLine += count
             last.lines += shown
             continue
         hunks.append(
-            BlameHunk(
-                sha,
-                final,
-                count,
-                original,
-                known["filename"],
-                known.get("author", ""),
-                known.get("author-mail", "").strip("<>"),
-                _iso(known.get("author-time"), known.get("author-tz")),
-                known.get("summary", ""),
-                "boundary" in known,
-                shown,
+            BlameHunkItem(
+                startLine=final,
+                endLine=final + count - 1,
+                sha=sha,
+                author=known.get("author", ""),
+                date=_iso(known.get("author-time"), known.get("author-tz")),
+                summary=known.get("summary", ""),
+                originalLine=original,
+                originalPath=known["filename"],
+                lines=shown,
             )
         )
     return hunks

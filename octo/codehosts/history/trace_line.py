@@ -38,6 +38,7 @@ from octo.core.budget import with_tokens
 from octo.core.concurrency import map_ordered
 from octo.core.errors import InvalidQueryError
 from octo.core.errors import OctoError
+from octo.core.queries import BlameHunkItem
 from octo.transports.git import Checkout
 from octo.transports.git import GitCommand
 from octo.transports.git import GitOutput
@@ -46,7 +47,6 @@ from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 from octo.transports.git import run_git
 from octo.transports.git_records import LOG_FORMAT
-from octo.transports.git_records import BlameHunk
 from octo.transports.git_records import blame_hunks
 from octo.transports.git_records import logged_commits
 
@@ -146,7 +146,9 @@ async def _local_links(
         blame = ["blame", "--incremental", "--no-textconv", span, revision]
         return [GitCommand(text), GitCommand([*blame, "--", checkout.path])]
 
-    def hunks_of(checkout: Checkout, outputs: list[GitOutput]) -> tuple[Checkout, list[BlameHunk]]:
+    def hunks_of(
+        checkout: Checkout, outputs: list[GitOutput]
+    ) -> tuple[Checkout, list[BlameHunkItem]]:
         text, blamed = outputs
         return checkout, blame_hunks(blamed.stdout, text.stdout)[:MAX_COMMITS]
 
@@ -164,15 +166,14 @@ async def _local_links(
     async def link(index: int) -> TracedCommit:
         hunk = hunks[index]
         args = ["log", LOG_FORMAT, "-1", "-p", "--no-ext-diff", "--no-textconv"]
-        args += ["--end-of-options", hunk.sha, "--", hunk.original_path or checkout.path]
+        args += ["--end-of-options", hunk.sha, "--", hunk.originalPath or checkout.path]
         shown = await run_git(checkout, args, env, processes, max_bytes=MAX_GIT_BYTES)
         commits = logged_commits(shown.stdout)
         message = commits[0].message if commits else hunk.summary
         patch = commits[0].patch if commits else ""
-        last = hunk.start_line + hunk.line_count - 1
         return TracedCommit(
             sha=hunk.sha,
-            lines=[hunk.start_line, last],
+            lines=[hunk.startLine, hunk.endLine],
             author=hunk.author,
             date=hunk.date,
             message=message,

@@ -12,8 +12,8 @@ from octo.contract import QueryContext
 from octo.core.budget import with_tokens
 from octo.core.errors import InvalidQueryError
 from octo.core.formats import compact_json
+from octo.core.queries import BlameHunkItem
 from octo.local.history.checkout import git_on
-from octo.local.history.models import BlameHunkItem
 from octo.local.history.models import GitBlameQuery
 from octo.local.history.models import GitBlameResult
 from octo.transports.git import Checkout
@@ -69,20 +69,7 @@ class _Blamed:
 def _read(checkout: Checkout, outputs: list[GitOutput]) -> _Blamed:
     """The hunks of git's answer (in the worker thread: a whole file's blame is parsed)."""
     text, output = outputs
-    hunks = [
-        BlameHunkItem(
-            startLine=h.start_line,
-            endLine=h.start_line + h.line_count - 1,
-            sha=h.sha,
-            author=h.author,
-            date=h.date,
-            summary=h.summary,
-            originalLine=h.original_line,
-            originalPath=h.original_path,
-            lines=h.lines,
-        )
-        for h in blame_hunks(output.stdout, text.stdout)
-    ]
+    hunks = blame_hunks(output.stdout, text.stdout)
     lines = text.stdout.count(b"\n") + (0 if text.stdout.endswith(b"\n") else 1)
     cut, late = output.cut or text.cut, output.timed_out or text.timed_out
     return _Blamed(checkout, hunks, lines, cut, late)

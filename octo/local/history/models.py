@@ -13,7 +13,7 @@ from pydantic import model_validator
 
 from octo.core.budget import Pagination
 from octo.core.budget import TokenInfo
-from octo.core.queries import BlameRange
+from octo.core.queries import BlameHunkItem
 from octo.core.queries import BudgetHandle
 from octo.core.queries import PageNumber
 from octo.core.queries import ToolQuery
@@ -146,14 +146,6 @@ class GitBlameQuery(LineRange):
         for rev in revs or ():
             _no_option(rev)
         return revs
-
-
-class BlameHunkItem(BlameRange):
-    """Lines last changed by one commit, and where they stood in it."""
-
-    originalLine: int
-    originalPath: str
-    lines: list[str]
 
 
 class GitBlameResult(ToolResult):
