@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
+from typing import Unpack
 
 import anyio
 
@@ -40,6 +41,7 @@ from octo.local.listing.plain_walk import plain_walk
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import RgQueue
+from octo.transports.ripgrep import RgSpawn
 from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
@@ -51,31 +53,20 @@ _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 
 async def rg_files(
-    args: Sequence[str],
-    cwd: Path | str,
-    *,
-    place: RgPlace,
-    max_files: int,
-    timeout_ms: int,
-    pass_fds: Sequence[int] = (),
+    args: Sequence[str], *, max_files: int, **spawn: Unpack[RgSpawn]
 ) -> tuple[list[str], bool]:
-    """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
+    """Paths ``rg --files args`` lists (rg run as ``spawn`` says), stopping at
+    ``max_files`` or the deadline.
 
     Returns the paths and whether the listing was cut short; a listing that runs
-    out of time keeps what it found instead of failing. rg inherits ``pass_fds``.
+    out of time keeps what it found instead of failing.
     """
     paths: list[str] = []
     cut_short = False
     rejected: str | None = None
     try:
         # NUL-ended names: a newline is a legal character in a file name.
-        async with open_rg(
-            ["--files", "--null", "--no-messages", *args],
-            place=place,
-            cwd=cwd,
-            timeout_ms=timeout_ms,
-            pass_fds=pass_fds,
-        ) as rg:
+        async with open_rg(["--files", "--null", "--no-messages", *args], **spawn) as rg:
             async for records in rg.record_batches(b"\0"):
                 # One decode a batch, as os.fsdecode decodes a name.
                 paths += b"\0".join(records).decode(*_FS_ENCODING).split("\0")
@@ -175,7 +166,7 @@ async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place
     fenced = options.paths.fenced_below(start.path)
     paths, cut_short = await rg_files(
         _rg_args(options, fenced),
-        start.child_path(),
+        cwd=start.child_path(),
         place=place,
         max_files=MAX_SCANNED_FILES,
         timeout_ms=timeout_ms,
