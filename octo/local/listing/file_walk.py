@@ -36,7 +36,6 @@ from octo.local.listing.entries import MAX_SCANNED_FILES
 from octo.local.listing.entries import Walk
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.entries import split_walk
-from octo.local.listing.models import ListingQuery
 from octo.local.listing.plain_walk import plain_walk
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import RgProcess
@@ -95,43 +94,26 @@ async def rg_files(
 
 async def walk_listing(
     ctx: QueryContext,
-    query: ListingQuery,
+    path: str,
     tool: str,
+    options: WalkOptions,
     select: Callable[[Opened, Walk], T],
     *,
-    max_depth: int,
-    need_dirs: bool,
-    need_symlinks: bool,
-    exclude_dirs: Sequence[str] = (),
-    need_empty_dirs: bool = False,
-    file_filters: Sequence[str] = (),
-    narrowing: Sequence[str] = (),
     timeout_ms: int | None = None,
 ) -> tuple[Path, Walk, T]:
-    """The start directory a listing query names, the walk below it (under the server's rg
-    deadline unless ``timeout_ms`` says otherwise), and what ``select(start, walk)`` keeps
-    of it (blocking: it runs in a worker thread).
+    """The start directory a listing query's ``path`` names, the walk below it that
+    ``options`` ask for (under the server's rg deadline unless ``timeout_ms`` says
+    otherwise), and what ``select(start, walk)`` keeps of it (blocking: it runs in a
+    worker thread).
 
     A walk octo reads itself is checked, opened, walked and selected from in one worker
     thread hop: on a small tree, hops are much of the time.
     """
-    options = WalkOptions(
-        max_depth=max_depth,
-        hidden=query.hidden,
-        no_ignore=query.noIgnore,
-        paths=ctx.paths,
-        exclude_dirs=exclude_dirs,
-        need_dirs=need_dirs,
-        need_symlinks=need_symlinks,
-        need_empty_dirs=need_empty_dirs,
-        file_filters=file_filters,
-        narrowing=narrowing,
-    )
     limit = timeout_ms or ctx.config.rg_timeout_ms
     stop_at = anyio.current_time() + rg_time_limit(limit)
 
     def open_and_walk() -> tuple[Opened, tuple[Walk, T] | None]:
-        opened = open_start(ctx.paths, query.path, tool)
+        opened = open_start(ctx.paths, path, tool)
         with closed_on_error(opened):
             walked = plain_walk(opened, options, stop_at)
             return opened, None if walked is None else (walked, select(opened, walked))
