@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -31,6 +32,7 @@ from octo.local.checked_paths import opened_directory
 from octo.local.listing.entries import Walk
 from octo.local.listing.file_walk import walk_listing
 from octo.local.listing.find_select import Check
+from octo.local.listing.find_select import find_walk
 from octo.local.listing.find_select import name_type_args
 from octo.local.listing.find_select import select_entries
 from octo.local.listing.hints import truncated_hint
@@ -58,17 +60,19 @@ async def find_and_search_code(
     config = ctx.config
     started = time.monotonic()
     largest = max_filesize(config, query)
-    start, walked, found = await walk_listing(
-        ctx,
-        query,
-        TOOL,
-        partial(_found, query=query, now=time.time(), largest=largest),
-        max_depth=query.maxDepth,
+    options = replace(
+        find_walk(query, ctx.paths),
         need_dirs=False,
         need_symlinks=False,
-        exclude_dirs=query.excludeDir or (),
         file_filters=file_filter_args(query),
         narrowing=name_type_args(query, rg_type=query.type),
+    )
+    start, walked, found = await walk_listing(
+        ctx,
+        query.path,
+        TOOL,
+        options,
+        partial(_found, query=query, now=time.time(), largest=largest),
         timeout_ms=timeout_ms(config, query),
     )
     chosen = found[: query.fileLimit]

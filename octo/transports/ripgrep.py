@@ -28,7 +28,10 @@ from functools import cache
 from pathlib import Path
 from typing import IO
 from typing import Protocol
+from typing import Required
+from typing import TypedDict
 from typing import TypeVar
+from typing import Unpack
 
 import anyio
 from anyio.abc import Process
@@ -241,43 +244,36 @@ class RgRun:
     timed_out: bool = False
 
 
-@asynccontextmanager
-async def open_rg(
-    args: Sequence[str],
-    *,
-    place: RgPlace,
-    cwd: Path | str | None = None,
-    timeout_ms: int,
-    pass_fds: Sequence[int] = (),
-) -> AsyncIterator[RgProcess]:
-    """Run ``rg args`` in ``cwd`` once ``place`` has its turn; leaving the block kills rg if
-    it still runs.
+class RgSpawn(TypedDict, total=False):
+    """Where and under what deadline rg runs (the keyword arguments of
+    :func:`open_rg` and :func:`run_rg`).
 
-    The whole block is under a deadline of ``timeout_ms`` (rg 14 has no timeout
-    flag): when it passes, rg is killed and QueryTimeoutError is raised. rg inherits
-    ``pass_fds`` (so ``/proc/self/fd/N`` in ``cwd`` or ``args`` names what octo opened).
+    rg runs in ``cwd`` (the server's directory when absent) once ``place`` has its turn,
+    under a deadline of ``timeout_ms`` (rg 14 has no timeout flag): when it passes, rg is
+    killed and QueryTimeoutError is raised. rg inherits ``pass_fds`` (none when absent), so
+    ``/proc/self/fd/N`` in ``cwd`` or the arguments names what octo opened.
     """
-    async with _spawn_rg(
-        args,
-        place=place,
-        cwd=cwd,
-        timeout_ms=timeout_ms,
-        stdout=subprocess.PIPE,
-        pass_fds=pass_fds,
-    ) as rg:
+
+    place: Required[RgPlace]
+    cwd: Path | str | None
+    timeout_ms: Required[int]
+    pass_fds: Sequence[int]
+
+
+@asynccontextmanager
+async def open_rg(args: Sequence[str], **spawn: Unpack[RgSpawn]) -> AsyncIterator[RgProcess]:
+    """Run ``rg args`` as ``spawn`` says; leaving the block kills rg if it still runs.
+
+    The deadline covers the whole block.
+    """
+    async with _spawn_rg(args, subprocess.PIPE, spawn) as rg:
         yield rg
 
 
 async def run_rg(
-    args: Sequence[str],
-    *,
-    place: RgPlace,
-    cwd: Path | str | None = None,
-    timeout_ms: int,
-    pass_fds: Sequence[int] = (),
-    keep_partial: bool = False,
+    args: Sequence[str], *, keep_partial: bool = False, **spawn: Unpack[RgSpawn]
 ) -> RgRun:
-    """Run ``rg args`` in ``cwd`` to the end, under the same deadline as :func:`open_rg`.
+    """Run ``rg args`` as ``spawn`` says, to the end.
 
     For output that is needed whole: rg writes it to a temporary file, so a
     search printing thousands of lines costs no wake-up per line it writes. With
@@ -288,14 +284,7 @@ async def run_rg(
         returncode: int | None = None
         stderr = ""
         try:
-            async with _spawn_rg(
-                args,
-                place=place,
-                cwd=cwd,
-                timeout_ms=timeout_ms,
-                stdout=stdout,
-                pass_fds=pass_fds,
-            ) as rg:
+            async with _spawn_rg(args, stdout, spawn) as rg:
                 returncode = await rg.wait()
                 stderr = await _read_shielded(lambda: rg.stderr)
         except QueryTimeoutError:
@@ -336,26 +325,22 @@ def _check_args(args: Sequence[str]) -> None:
 
 @asynccontextmanager
 async def _spawn_rg(
-    args: Sequence[str],
-    *,
-    place: RgPlace,
-    cwd: Path | str | None,
-    timeout_ms: int,
-    stdout: int | IO[bytes],
-    pass_fds: Sequence[int],
+    args: Sequence[str], stdout: int | IO[bytes], spawn: RgSpawn
 ) -> AsyncIterator[RgProcess]:
     _check_args(args)
     # The turn is taken before rg's own deadline starts: waiting in line is not searching.
-    async with _turn(place):
+    async with _turn(spawn["place"]):
         # stderr goes to a file, not a pipe: rg never blocks on it and nothing must drain it.
         with tempfile.TemporaryFile() as stderr:
             # Shielded: asyncio (3.11), cancelled while it connects a child's pipes, leaves
             # the rest open. A cancellation comes at the next await; the finally stops rg.
             with anyio.CancelScope(shield=True):
-                process = await _start_rg(args, cwd, stdout, stderr, pass_fds)
+                process = await _start_rg(
+                    args, spawn.get("cwd"), stdout, stderr, spawn.get("pass_fds", ())
+                )
             track("rg", process)
             rg = RgProcess(process, stderr)
-            seconds = rg_time_limit(timeout_ms)
+            seconds = rg_time_limit(spawn["timeout_ms"])
             try:
                 with anyio.fail_after(seconds):
                     yield rg

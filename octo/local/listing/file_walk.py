@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
+from typing import Unpack
 
 import anyio
 
@@ -35,11 +36,11 @@ from octo.local.listing.entries import MAX_SCANNED_FILES
 from octo.local.listing.entries import Walk
 from octo.local.listing.entries import WalkOptions
 from octo.local.listing.entries import split_walk
-from octo.local.listing.models import ListingQuery
 from octo.local.listing.plain_walk import plain_walk
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import RgProcess
 from octo.transports.ripgrep import RgQueue
+from octo.transports.ripgrep import RgSpawn
 from octo.transports.ripgrep import fence_args
 from octo.transports.ripgrep import open_rg
 from octo.transports.ripgrep import rg_error_message
@@ -51,31 +52,20 @@ _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 
 async def rg_files(
-    args: Sequence[str],
-    cwd: Path | str,
-    *,
-    place: RgPlace,
-    max_files: int,
-    timeout_ms: int,
-    pass_fds: Sequence[int] = (),
+    args: Sequence[str], *, max_files: int, **spawn: Unpack[RgSpawn]
 ) -> tuple[list[str], bool]:
-    """Paths ``rg --files args`` lists in ``cwd``, stopping at ``max_files`` or the deadline.
+    """Paths ``rg --files args`` lists (rg run as ``spawn`` says), stopping at
+    ``max_files`` or the deadline.
 
     Returns the paths and whether the listing was cut short; a listing that runs
-    out of time keeps what it found instead of failing. rg inherits ``pass_fds``.
+    out of time keeps what it found instead of failing.
     """
     paths: list[str] = []
     cut_short = False
     rejected: str | None = None
     try:
         # NUL-ended names: a newline is a legal character in a file name.
-        async with open_rg(
-            ["--files", "--null", "--no-messages", *args],
-            place=place,
-            cwd=cwd,
-            timeout_ms=timeout_ms,
-            pass_fds=pass_fds,
-        ) as rg:
+        async with open_rg(["--files", "--null", "--no-messages", *args], **spawn) as rg:
             async for records in rg.record_batches(b"\0"):
                 # One decode a batch, as os.fsdecode decodes a name.
                 paths += b"\0".join(records).decode(*_FS_ENCODING).split("\0")
@@ -104,43 +94,26 @@ async def rg_files(
 
 async def walk_listing(
     ctx: QueryContext,
-    query: ListingQuery,
+    path: str,
     tool: str,
+    options: WalkOptions,
     select: Callable[[Opened, Walk], T],
     *,
-    max_depth: int,
-    need_dirs: bool,
-    need_symlinks: bool,
-    exclude_dirs: Sequence[str] = (),
-    need_empty_dirs: bool = False,
-    file_filters: Sequence[str] = (),
-    narrowing: Sequence[str] = (),
     timeout_ms: int | None = None,
 ) -> tuple[Path, Walk, T]:
-    """The start directory a listing query names, the walk below it (under the server's rg
-    deadline unless ``timeout_ms`` says otherwise), and what ``select(start, walk)`` keeps
-    of it (blocking: it runs in a worker thread).
+    """The start directory a listing query's ``path`` names, the walk below it that
+    ``options`` ask for (under the server's rg deadline unless ``timeout_ms`` says
+    otherwise), and what ``select(start, walk)`` keeps of it (blocking: it runs in a
+    worker thread).
 
     A walk octo reads itself is checked, opened, walked and selected from in one worker
     thread hop: on a small tree, hops are much of the time.
     """
-    options = WalkOptions(
-        max_depth=max_depth,
-        hidden=query.hidden,
-        no_ignore=query.noIgnore,
-        paths=ctx.paths,
-        exclude_dirs=exclude_dirs,
-        need_dirs=need_dirs,
-        need_symlinks=need_symlinks,
-        need_empty_dirs=need_empty_dirs,
-        file_filters=file_filters,
-        narrowing=narrowing,
-    )
     limit = timeout_ms or ctx.config.rg_timeout_ms
     stop_at = anyio.current_time() + rg_time_limit(limit)
 
     def open_and_walk() -> tuple[Opened, tuple[Walk, T] | None]:
-        opened = open_start(ctx.paths, query.path, tool)
+        opened = open_start(ctx.paths, path, tool)
         with closed_on_error(opened):
             walked = plain_walk(opened, options, stop_at)
             return opened, None if walked is None else (walked, select(opened, walked))
@@ -175,7 +148,7 @@ async def rg_walk(start: Opened, options: WalkOptions, timeout_ms: int, *, place
     fenced = options.paths.fenced_below(start.path)
     paths, cut_short = await rg_files(
         _rg_args(options, fenced),
-        start.child_path(),
+        cwd=start.child_path(),
         place=place,
         max_files=MAX_SCANNED_FILES,
         timeout_ms=timeout_ms,

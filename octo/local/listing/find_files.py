@@ -8,6 +8,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from octo.local.listing.entries import Entry
 from octo.local.listing.entries import Walk
 from octo.local.listing.file_walk import walk_listing
 from octo.local.listing.find_select import Check
+from octo.local.listing.find_select import find_walk
 from octo.local.listing.find_select import select_entries
 from octo.local.listing.hints import ListingPage
 from octo.local.listing.hints import find_hints
@@ -35,16 +37,14 @@ _TYPE_OF: dict[str, EntryType] = {"f": "file", "d": "dir", "l": "symlink"}
 
 async def find_files(ctx: QueryContext, query: FindFilesQuery) -> Answer[FindFilesResult]:
     """Find entries by name, type, depth, time, size and permissions; newest first."""
-    start, walked, found = await walk_listing(
-        ctx,
-        query,
-        "localFindFiles",
-        partial(_select, query=query, now=time.time()),
-        max_depth=query.maxDepth,
+    options = replace(
+        find_walk(query, ctx.paths),
         need_dirs=query.type in (None, "d", "l"),
         need_symlinks=query.type in (None, "l"),
-        exclude_dirs=query.excludeDir or (),
         need_empty_dirs=query.empty and query.type in (None, "d"),
+    )
+    start, walked, found = await walk_listing(
+        ctx, query.path, "localFindFiles", options, partial(_select, query=query, now=time.time())
     )
     kept = found[: query.limit]
     page, pagination = page_of(kept, query.filesPerPage, query.filePageNumber)

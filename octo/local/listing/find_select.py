@@ -1,5 +1,6 @@
-"""Which walked entries a find keeps, and in what order: the filters localFindFiles and
-localFindAndSearchCode share (names, extensions, depth, time, size) and their sort."""
+"""What a find walks and which walked entries it keeps, in what order: the filters
+localFindFiles and localFindAndSearchCode share (names, extensions, depth, time, size,
+folders left out) and their sort."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from collections.abc import Callable
 from collections.abc import Sequence
 
 from octo.core.files.confined import Opened
+from octo.core.files.paths import PathPolicy
 from octo.core.formats import parse_duration
 from octo.core.formats import parse_size
 from octo.local.listing.entries import Entry
 from octo.local.listing.entries import Walk
+from octo.local.listing.entries import WalkOptions
 from octo.local.listing.entries import stat_entries
 from octo.local.listing.models import EntryType
 from octo.local.listing.models import FindFilters
@@ -63,6 +66,19 @@ _SORT_KEYS: dict[FindSort, Callable[[Entry], tuple[float, str]]] = {
     "size": lambda e: (-e.size, e.rel),
     "path": lambda e: (0, e.rel),
 }
+
+
+def find_walk(filters: FindFilters, paths: PathPolicy) -> WalkOptions:
+    """The walk a find's ``filters`` ask for (depth, opt-ins, folders left out) below the
+    call's roots ``paths``, listing every kind of entry: each find tool narrows it to the
+    kinds it keeps."""
+    return WalkOptions(
+        max_depth=filters.maxDepth,
+        hidden=filters.hidden,
+        no_ignore=filters.noIgnore,
+        paths=paths,
+        exclude_dirs=filters.excludeDir or (),
+    )
 
 
 def name_type_args(filters: FindFilters, *, rg_type: str | None) -> list[str]:

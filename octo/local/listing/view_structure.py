@@ -17,6 +17,7 @@ from octo.core.budget import page_of
 from octo.core.files.confined import Opened
 from octo.local.listing.entries import Entry
 from octo.local.listing.entries import Walk
+from octo.local.listing.entries import WalkOptions
 from octo.local.listing.entries import stat_entries
 from octo.local.listing.file_walk import walk_listing
 from octo.local.listing.hints import ListingPage
@@ -33,14 +34,16 @@ async def view_structure(
     ctx: QueryContext, query: ViewStructureQuery
 ) -> Answer[ViewStructureResult]:
     """List a directory: filter, sort, summarise, then page."""
-    start, walked, entries = await walk_listing(
-        ctx,
-        query,
-        "localViewStructure",
-        partial(_select, query=query),
+    options = WalkOptions(
         max_depth=query.effective_depth,
+        hidden=query.hidden,
+        no_ignore=query.noIgnore,
+        paths=ctx.paths,
         need_dirs=not query.filesOnly,
         need_symlinks=not (query.filesOnly or query.directoriesOnly),
+    )
+    start, walked, entries = await walk_listing(
+        ctx, query.path, "localViewStructure", options, partial(_select, query=query)
     )
     files = [e for e in entries if e.type == "file"]
     summary = StructureSummary(

@@ -416,11 +416,11 @@ async def test_bulk_with_one_invalid_query(gateway: octo.Gateway, project: Path)
 async def test_listing_stops_at_the_file_cap(tree: Any) -> None:
     root: Path = tree({f"f{i}.txt": "x" for i in range(30)})
     listed, cut_short = await rg_files(
-        [], root, place=RgPlace(RankedLimiter(1), None), max_files=7, timeout_ms=30_000
+        [], cwd=root, place=RgPlace(RankedLimiter(1), None), max_files=7, timeout_ms=30_000
     )
     assert len(listed) == 7 and cut_short
     listed, cut_short = await rg_files(
-        [], root, place=RgPlace(RankedLimiter(1), None), max_files=100, timeout_ms=30_000
+        [], cwd=root, place=RgPlace(RankedLimiter(1), None), max_files=100, timeout_ms=30_000
     )
     assert len(listed) == 30 and not cut_short
 
