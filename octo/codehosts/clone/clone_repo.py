@@ -68,16 +68,14 @@ async def clone_repo(ctx: QueryContext, query: CloneRepoQuery) -> Answer[CloneRe
                     ),
                 )
     local_path = str(folder.path(name))
+    # The clone's facts are its record's (under the same names): its folder name is theirs.
     result = CloneRepoResult(
         localPath=local_path,
-        owner=query.owner,
-        repo=query.repo,
         ref=query.ref,
-        commit=commit,
-        sparsePath=query.sparsePath,
         sizeBytes=record.size,
         fileCount=record.files,
         reused=reused,
+        **record.model_dump(include={"owner", "repo", "commit", "sparsePath"}),
     )
     answer = Answer(result, cached=cached and reused)
     answer.hint(*notes, *_next_calls(local_path, query))

@@ -21,6 +21,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
+from typing import Protocol
 from typing import TypeVar
 
 import httpx
@@ -106,27 +107,47 @@ class Discussion:
     order: Mapping[str, str] = field(default_factory=dict)
 
 
+class HistoryParsers(Protocol):
+    """The parsers every host's ``history_parse`` module names alike (the module is one)."""
+
+    def parse_issue(self, response: httpx.Response, /) -> IssuePage:
+        """One issue."""
+
+    def parse_history(
+        self, response: httpx.Response, page: int, per_page: int, repository: str, /
+    ) -> CommitPage:
+        """A page of a repository's history (the page, per page, "owner/repo")."""
+
+    def parse_sha(self, response: httpx.Response, /) -> str:
+        """The sha a ref points at."""
+
+
+class CiParsers(Protocol):
+    """The parsers every host's ``ci_parse`` module names alike (the module is one)."""
+
+    def parse_jobs(self, response: httpx.Response, /) -> list[CiJob]:
+        """A run's jobs."""
+
+    def parse_job(self, response: httpx.Response, /) -> CiJob:
+        """One job."""
+
+
 @dataclass(frozen=True)
 class HistoryApi:
     """What differs between hosts in the history calls :class:`CodeHost` makes alike for
-    every host: the cache kinds' prefix, the parsers, a parameter's name, headers."""
+    every host: the parsers, a parameter's name, headers."""
 
-    #: The start of the cache's kinds of the host's answers: "" (GitHub), "gitlab-".
-    kind_prefix: str
-    parse_issue: Parser[IssuePage]
+    parsers: HistoryParsers
     comments: Discussion
-    #: A page of a repository's history (response, page, per page, owner/repo), and the
-    #: host's name of the ref it starts from.
-    parse_history: Callable[[httpx.Response, int, int, str], CommitPage]
+    #: The host's name of the ref a repository's history starts from.
     ref_param: str
-    #: The sha a ref points at: how it is read, and the headers that ask for it.
-    parse_sha: Parser[str]
     #: The host's path word of pull requests, below a project and below a commit ("pulls",
     #: "merge_requests"); one pull request read (response, characters of its description);
     #: the pull requests of a commit.
     pulls: str
     parse_pull: Callable[[httpx.Response, int], PullRequestPage]
     parse_commit_pulls: Parser[list[PullRef]]
+    #: The headers that ask for the sha a ref points at.
     sha_headers: Mapping[str, str] | None = None
 
 
@@ -134,17 +155,14 @@ class HistoryApi:
 class CiApi:
     """What differs between hosts in the CI calls :class:`CodeHost` makes alike for every
     host: where a run's jobs, a job and a job's log are below the project ("{run}" and "{job}"
-    stand for their ids), the cache's kinds and the parsers."""
+    stand for their ids), and the parsers."""
 
     jobs_path: str
     job_path: str
     log_path: str
-    jobs_kind: str
-    job_kind: str
-    parse_jobs: Parser[list[CiJob]]
-    parse_job: Parser[CiJob]
-    #: The parameters of a run's jobs (GitHub: its latest attempt's).
-    jobs_params: Mapping[str, Any]
+    parsers: CiParsers
+    #: The parameters of a run's jobs beside the page size (GitHub: its latest attempt's).
+    jobs_params: Mapping[str, str] = field(default_factory=dict)
 
 
 class CodeHost(ABC):
@@ -165,6 +183,9 @@ class CodeHost(ABC):
     owner_note: ClassVar[str] = ""
     #: The cache's kind of a single pull request.
     pull_kind: ClassVar[str]
+    #: The start of the cache's kinds of the answers to the calls every host makes alike
+    #: (history, CI): "" (GitHub), "gitlab-".
+    kind_prefix: ClassVar[str] = ""
     #: Hints when a code search found nothing.
     nothing_found: ClassVar[tuple[str, ...]] = ()
     #: The type of each kind of answer a team's replicas share (see RemoteClient).
@@ -227,12 +248,12 @@ class CodeHost(ABC):
         fetched = await self.remote.fetch(path, kind=kind, ttl=ttl, parse=parse, **options)
         return self.replied(fetched)
 
-    async def history_reply(
+    async def prefixed_reply(
         self, path: str, kind: str, ttl: float, parse: Parser[T], **options: Any
     ) -> Reply[T]:
-        """:meth:`fetch_reply` of a history call every host makes alike: ``kind`` is the
-        cache's kind after the host's prefix."""
-        kind = f"{self.history_api.kind_prefix}{kind}"
+        """:meth:`fetch_reply` of a call every host makes alike: ``kind`` is the cache's kind
+        after the host's :attr:`kind_prefix`."""
+        kind = f"{self.kind_prefix}{kind}"
         return await self.fetch_reply(path, kind, ttl, parse, **options)
 
     @abstractmethod
@@ -337,8 +358,8 @@ class CodeHost(ABC):
     async def issue(self, owner: str, repo: str, number: int) -> Reply[IssuePage]:
         """The one issue ``number`` names, its body whole."""
         path = f"{self.project_path(owner, repo)}/issues/{number}"
-        parse = self.history_api.parse_issue
-        return await self.history_reply(path, "issue", self.settings.ttl_issues, parse)
+        parse = self.history_api.parsers.parse_issue
+        return await self.prefixed_reply(path, "issue", self.settings.ttl_issues, parse)
 
     async def issue_comments(self, owner: str, repo: str, number: int, page: int) -> CommentPage:
         """Page ``page`` (30 a page, oldest first) of an issue's discussion."""
@@ -370,11 +391,11 @@ class CodeHost(ABC):
         assert query.owner and query.repo
         repository = f"{query.owner}/{query.repo}"
         api = self.history_api
-        return await self.history_reply(
+        return await self.prefixed_reply(
             f"{self.code_path(query.owner, query.repo)}/commits",
             "commit-history",
             self.settings.ttl_commits,
-            lambda r: api.parse_history(r, query.page, query.limit, repository),
+            lambda r: api.parsers.parse_history(r, query.page, query.limit, repository),
             params=history_params(query, api.ref_param),
         )
 
@@ -400,7 +421,7 @@ class CodeHost(ABC):
     async def commit_pulls(self, owner: str, repo: str, sha: str) -> Reply[list[PullRef]]:
         """The pull (merge) requests that brought commit ``sha`` in."""
         api = self.history_api
-        return await self.history_reply(
+        return await self.prefixed_reply(
             f"{self.code_path(owner, repo)}/commits/{segment(sha, 'sha')}/{api.pulls}",
             "commit-pulls",
             self.settings.ttl_pull_requests,
@@ -418,8 +439,12 @@ class CodeHost(ABC):
         """The full sha ``ref`` (the default branch when None) points at."""
         api = self.history_api
         path = f"{self.code_path(owner, repo)}/commits/{segment(ref or 'HEAD', 'ref')}"
-        return await self.history_reply(
-            path, "commit-sha", self.settings.ttl_refs, api.parse_sha, headers=api.sha_headers
+        return await self.prefixed_reply(
+            path,
+            "commit-sha",
+            self.settings.ttl_refs,
+            api.parsers.parse_sha,
+            headers=api.sha_headers,
         )
 
     async def archive(
@@ -469,26 +494,28 @@ class CodeHost(ABC):
     async def run_jobs(self, owner: str, repo: str, run_id: int) -> Reply[list[CiJob]]:
         """The jobs of a run (the latest attempt's), with their steps where listed."""
         ci = self.ci_api
-        return await self.fetch_reply(
-            f"{self.project_path(owner, repo)}/{ci.jobs_path.format(run=run_id)}",
-            ci.jobs_kind,
+        return await self.prefixed_reply(
+            self.ci_path(owner, repo, ci.jobs_path, run=run_id),
+            "ci-jobs",
             self.settings.ttl_pull_requests,
-            ci.parse_jobs,
-            params=ci.jobs_params,
+            ci.parsers.parse_jobs,
+            params={**ci.jobs_params, "per_page": 100},
         )
 
     async def ci_job(self, owner: str, repo: str, job_id: int) -> Reply[CiJob]:
         """One job."""
-        ci = self.ci_api
-        path = f"{self.project_path(owner, repo)}/{ci.job_path.format(job=job_id)}"
-        return await self.fetch_reply(
-            path, ci.job_kind, self.settings.ttl_pull_requests, ci.parse_job
-        )
+        path = self.ci_path(owner, repo, self.ci_api.job_path, job=job_id)
+        parse = self.ci_api.parsers.parse_job
+        return await self.prefixed_reply(path, "ci-job", self.settings.ttl_pull_requests, parse)
 
     async def job_log(self, owner: str, repo: str, job_id: int, sink: BodySink) -> Reply[None]:
         """Stream one job's log to ``sink``; never cached."""
-        path = f"{self.project_path(owner, repo)}/{self.ci_api.log_path.format(job=job_id)}"
-        return await self.stream(path, sink)
+        return await self.stream(self.ci_path(owner, repo, self.ci_api.log_path, job=job_id), sink)
+
+    def ci_path(self, owner: str, repo: str, path: str, **ids: int) -> str:
+        """The API path of a CI answer: ``path`` (one of :attr:`ci_api`'s) below the
+        project, with the ``ids`` it names ("{run}", "{job}") filled in."""
+        return f"{self.project_path(owner, repo)}/{path.format(**ids)}"
 
     async def stream(self, path: str, sink: BodySink) -> Reply[None]:
         """Stream the answer at API path ``path`` to ``sink``, never cached. A host may

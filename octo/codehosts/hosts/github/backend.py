@@ -111,12 +111,9 @@ class GitHubBackend(CodeHost):
     )
 
     history_api = HistoryApi(
-        kind_prefix="",
-        parse_issue=history_parse.parse_issue,
+        parsers=history_parse,
         comments=Discussion("comments", "pull-comments", history_parse.parse_comments),
-        parse_history=history_parse.parse_history,
         ref_param="sha",
-        parse_sha=history_parse.parse_sha,
         pulls="pulls",
         parse_pull=history_parse.parse_pull,
         parse_commit_pulls=parse_commit_pulls,
@@ -126,11 +123,8 @@ class GitHubBackend(CodeHost):
         jobs_path="actions/runs/{run}/jobs",
         job_path="actions/jobs/{job}",
         log_path="actions/jobs/{job}/logs",
-        jobs_kind="ci-jobs",
-        job_kind="ci-job",
-        parse_jobs=ci_parse.parse_jobs,
-        parse_job=ci_parse.parse_job,
-        jobs_params={"filter": "latest", "per_page": 100},
+        parsers=ci_parse,
+        jobs_params={"filter": "latest"},
     )
 
     def connection(

@@ -108,18 +108,16 @@ class GitLabBackend(CodeHost):
     owner_note = " (owner may be a group path such as group/subgroup)"
     nothing_found = ("Nothing found: GitLab searches the default branch; try fewer keywords.",)
 
+    kind_prefix = "gitlab-"
     history_api = HistoryApi(
-        kind_prefix="gitlab-",
-        parse_issue=history_parse.parse_issue,
+        parsers=history_parse,
         comments=Discussion(
             "notes",
             "gitlab-mr-notes",
             history_parse.parse_notes,
             {"sort": "asc", "order_by": "created_at"},
         ),
-        parse_history=history_parse.parse_history,
         ref_param="ref_name",
-        parse_sha=history_parse.parse_sha,
         pulls="merge_requests",
         parse_pull=history_parse.parse_merge_request,
         parse_commit_pulls=parse_commit_merge_requests,
@@ -128,11 +126,7 @@ class GitLabBackend(CodeHost):
         jobs_path="pipelines/{run}/jobs",
         job_path="jobs/{job}",
         log_path="jobs/{job}/trace",
-        jobs_kind="gitlab-pipeline-jobs",
-        job_kind="gitlab-job",
-        parse_jobs=ci_parse.parse_jobs,
-        parse_job=ci_parse.parse_job,
-        jobs_params={"per_page": 100},
+        parsers=ci_parse,
     )
 
     def connection(
@@ -514,7 +508,7 @@ class GitLabBackend(CodeHost):
 
     async def blame(self, owner: str, repo: str, path: str, sha: str) -> Reply[list[BlameRange]]:
         file_path = segment(path, "path")
-        return await self.history_reply(
+        return await self.prefixed_reply(
             f"{self.code_path(owner, repo)}/files/{file_path}/blame",
             "blame",
             self.settings.ttl_commits,
@@ -523,7 +517,7 @@ class GitLabBackend(CodeHost):
         )
 
     async def closing_issues(self, owner: str, repo: str, number: int) -> Reply[list[IssueRef]]:
-        return await self.history_reply(
+        return await self.prefixed_reply(
             f"{self.pull_request_path(owner, repo, number)}/closes_issues",
             "closes-issues",
             self.settings.ttl_issues,
