@@ -492,7 +492,9 @@ _CUT_MARKS = re.compile(
 _CUT_END = re.compile(_CUT_MARKS.pattern + r"\Z")
 
 
-def _worth_hiding(value: str) -> bool:
+def worth_hiding(value: str) -> bool:
+    """Whether the secret ``value`` is hidden wherever it occurs (else only beside its name:
+    MIN_VALUE and _LONG_VALUE)."""
     if len(value) < MIN_VALUE or value.startswith(_MARKED):
         return False
     return len(value) >= _LONG_VALUE or not value.isalpha()
@@ -545,7 +547,7 @@ class ValueIndex:
     def __init__(self, found: Iterable[tuple[str, str]]) -> None:
         kinds: dict[str, str] = {}
         for value, kind in found:
-            if value not in kinds and _worth_hiding(value):
+            if value not in kinds and worth_hiding(value):
                 for form in _written(value):
                     kinds.setdefault(form, kind)
         #: Each anchor (a form's first or last MIN_PIECE characters) -> its forms and kinds.
@@ -601,7 +603,7 @@ class CallSecrets:
     def add_all(self, found: list[tuple[str, str]]) -> None:
         """Know each (value, kind) of ``found`` worth hiding wherever it occurs."""
         for value, kind in found:
-            if value in self._kinds or not _worth_hiding(value):
+            if value in self._kinds or not worth_hiding(value):
                 continue
             with self._lock:
                 for form in _written(value):

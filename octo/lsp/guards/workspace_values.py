@@ -29,6 +29,7 @@ from octo.core.secrets.detectors import PREFILTER
 from octo.core.secrets.redaction import ValueIndex
 from octo.core.secrets.redaction import learn_index
 from octo.core.secrets.redaction import secret_values
+from octo.core.secrets.redaction import worth_hiding
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import run_rg
 
@@ -100,11 +101,7 @@ async def workspace_index(allowed_root: Path, workspace: Path, place: RgPlace) -
 def _indexed(allowed_root: Path, workspace: Path, listing: _Listing) -> ValueIndex:
     with _LOCK:
         kept = _INDEXES.get((allowed_root, workspace))
-    if (
-        kept is not None
-        and kept.listing is listing
-        and all(_file_state(path) == (mtime, size) for path, mtime, size in kept.holding)
-    ):
+    if kept is not None and kept.listing is listing and _unchanged(kept.holding):
         return kept.index
     found = []
     for name, path in listing:
@@ -117,6 +114,17 @@ def _indexed(allowed_root: Path, workspace: Path, listing: _Listing) -> ValueInd
             listing, tuple(held for held, _ in found), index
         )
     return index
+
+
+def _unchanged(files: tuple[tuple[str, int, int], ...]) -> bool:
+    for path, mtime, size in files:
+        try:
+            stat = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        if stat.st_mtime_ns != mtime or stat.st_size != size:
+            return False
+    return True
 
 
 def _file_state(path: str) -> tuple[int, int] | None:
@@ -138,7 +146,8 @@ def _file_values(allowed_root: Path, name: str, key: tuple[str, int, int]) -> li
                 text = opened.read_bytes().decode("utf-8", errors="replace")
         except (OSError, OctoError, ValueError):  # gone, swapped for a link, outside the root
             return []
-        found = secret_values(text)
+        # The values hidden only beside their name are not the workspace's to hide.
+        found = [pair for pair in secret_values(text) if worth_hiding(pair[0])]
         with _LOCK:
             _VALUES[key] = found
     return found
