@@ -14,7 +14,8 @@ A secret's value is secret wherever it travels: each value a redaction finds dur
 (:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
 reads for its answer (:func:`learn`), is hidden in every text of that call's answers, quoted,
 escaped or cut at a text's edge (a language server's ``Literal["..."]``, a structural
-capture, a context line without the name).
+capture, a context line without the name). Many files' values (a workspace's) are known as
+one :class:`ValueIndex` (:func:`learn_index`): each text learns those it holds first.
 
 The detectors (``detectors.py``) run as one RE2 pattern without groups that finds each
 match's span; only that span is read again, to tell its detector and its secret. RE2 never
@@ -577,7 +578,7 @@ class CallSecrets:
 
     Filled from worker threads and tasks alike (a lock guards it); the pattern that finds
     them (one RE2 alternation of every written form) is built again only when a value was
-    added since.
+    added since, also by a text holding a value of a :class:`ValueIndex` the call knows.
     """
 
     def __init__(self) -> None:
