@@ -63,7 +63,7 @@ class _Indexed:
     (path, modification time, size), each checked again on every call."""
 
     listing: _Listing
-    holding: tuple[tuple[str, int, int], ...]
+    holding: frozenset[tuple[str, int, int]]
     index: ValueIndex
 
 
@@ -108,23 +108,18 @@ def _indexed(allowed_root: Path, workspace: Path, listing: _Listing) -> ValueInd
         state = _file_state(path)
         if state is not None and (values := _file_values(allowed_root, name, (path, *state))):
             found.append(((path, *state), values))
-    index = ValueIndex(value for _, values in found for value in values)
+    holding = frozenset(held for held, _ in found)
+    if kept is not None and kept.holding == holding:
+        index = kept.index  # listed again, the same files hold the same values
+    else:
+        index = ValueIndex(value for _, values in found for value in values)
     with _LOCK:
-        _INDEXES[allowed_root, workspace] = _Indexed(
-            listing, tuple(held for held, _ in found), index
-        )
+        _INDEXES[allowed_root, workspace] = _Indexed(listing, holding, index)
     return index
 
 
-def _unchanged(files: tuple[tuple[str, int, int], ...]) -> bool:
-    for path, mtime, size in files:
-        try:
-            stat = os.stat(path)
-        except (OSError, ValueError):
-            return False
-        if stat.st_mtime_ns != mtime or stat.st_size != size:
-            return False
-    return True
+def _unchanged(files: frozenset[tuple[str, int, int]]) -> bool:
+    return all(_file_state(path) == (mtime, size) for path, mtime, size in files)
 
 
 def _file_state(path: str) -> tuple[int, int] | None:

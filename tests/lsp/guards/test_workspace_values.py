@@ -10,6 +10,7 @@ from pathlib import Path
 from octo.core.concurrency import RankedLimiter
 from octo.core.secrets.redaction import call_secrets
 from octo.core.secrets.redaction import redacted
+from octo.lsp.guards.workspace_values import _LISTED
 from octo.lsp.guards.workspace_values import learn_workspace
 from octo.lsp.guards.workspace_values import workspace_index
 from octo.transports.ripgrep import RgPlace
@@ -65,3 +66,22 @@ async def test_a_workspace_is_indexed_once_per_state_of_its_files(tmp_path: Path
     assert second.held_by(f"x {changed} y") == {changed: "secret"}
     assert first.held_by(f"x {changed} y") == {}
     assert await workspace_index(root, root, PLACE) is second
+
+
+async def test_a_listed_file_without_values_is_checked_with_the_next_listing(
+    tmp_path: Path,
+) -> None:
+    """A file the prefilter lists that holds no value to hide is stat'ed again with the
+    next listing, as a file new to the listing is; the same files listed again keep the
+    index."""
+    root = _workspace(tmp_path)
+    notes = root / "notes.py"
+    notes.write_text('API_KEY = os.environ["API_KEY"]\n')
+    first = await workspace_index(root, root, PLACE)
+    _LISTED.clear()  # the listing expired: rg lists the workspace again
+    assert await workspace_index(root, root, PLACE) is first
+    added = _chars("added", 24)
+    notes.write_text(f'API_KEY = "{added}"\n')
+    assert await workspace_index(root, root, PLACE) is first
+    _LISTED.clear()
+    assert (await workspace_index(root, root, PLACE)).held_by(added) == {added: "secret"}
