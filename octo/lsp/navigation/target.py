@@ -202,8 +202,8 @@ async def on_servers(
     the token budget as a whole).
 
     What a server says may quote another file's secret values without their names: the
-    workspace's values are made known to the call while the server answers (each listed
-    file's ``stat``, rg's listing now and then), before the dispatcher redacts the answer.
+    workspace's values are made known to the call while the server answers (a ``stat`` of
+    each file that held one, rg's listing now and then), before the dispatcher redacts it.
     """
     workspace = read.workspace
     if workspace is None:
