@@ -14,7 +14,8 @@ A secret's value is secret wherever it travels: each value a redaction finds dur
 (:class:`CallSecrets`, bound by :func:`call_secrets`), and each value of a file a family
 reads for its answer (:func:`learn`), is hidden in every text of that call's answers, quoted,
 escaped or cut at a text's edge (a language server's ``Literal["..."]``, a structural
-capture, a context line without the name).
+capture, a context line without the name). Many files' values (a workspace's) are known as
+one :class:`ValueIndex` (:func:`learn_index`): each text learns those it holds first.
 
 The detectors (``detectors.py``) run as one RE2 pattern without groups that finds each
 match's span; only that span is read again, to tell its detector and its secret. RE2 never
@@ -467,6 +468,13 @@ def learn_values(found: list[tuple[str, str]]) -> None:
         known.add_all(found)
 
 
+def learn_index(index: ValueIndex) -> None:
+    """Make the secret values of ``index`` (many files') known to the call: each text of
+    its answers hides those it holds (:meth:`CallSecrets.add_index`)."""
+    if (known := _CALL.get()) is not None:
+        known.add_index(index)
+
+
 #: A value hidden wherever it occurs: shorter ones, and words of letters alone under
 #: _LONG_VALUE (``changeme``, ``Bearer``: a word a detector took for a secret would otherwise
 #: vanish from every answer of the call), are hidden only beside the name that marks them.
@@ -485,7 +493,9 @@ _CUT_MARKS = re.compile(
 _CUT_END = re.compile(_CUT_MARKS.pattern + r"\Z")
 
 
-def _worth_hiding(value: str) -> bool:
+def worth_hiding(value: str) -> bool:
+    """Whether the secret ``value`` is hidden wherever it occurs (else only beside its name:
+    MIN_VALUE and _LONG_VALUE)."""
     if len(value) < MIN_VALUE or value.startswith(_MARKED):
         return False
     return len(value) >= _LONG_VALUE or not value.isalpha()
@@ -519,12 +529,56 @@ def _values_options() -> Any:
     return options
 
 
+#: A :class:`ValueIndex` reads a text's runs of _GRAM characters every _STRIDE characters:
+#: each anchor (MIN_VALUE characters or more) holds one of them at an offset below _STRIDE.
+_GRAM = 4
+_STRIDE = MIN_VALUE - _GRAM + 1
+
+
+class ValueIndex:
+    """The secret values of many texts (a workspace's files), built once for the calls that
+    know them all (:func:`learn_index`) and pay only for those their answers hold.
+
+    A value's written form is held by a text that holds its first or its last MIN_PIECE
+    characters (the form whole when shorter): the form whole, or a piece of it cut at the
+    text's edge, as :meth:`CallSecrets.hide` hides them. One pass over the text finds them:
+    dictionary lookups of runs of _GRAM characters, no pattern of every value.
+    """
+
+    def __init__(self, found: Iterable[tuple[str, str]]) -> None:
+        kinds: dict[str, str] = {}
+        for value, kind in found:
+            if value not in kinds and worth_hiding(value):
+                for form in _written(value):
+                    kinds.setdefault(form, kind)
+        #: Each anchor (a form's first or last MIN_PIECE characters) -> its forms and kinds.
+        self._anchors: dict[str, list[tuple[str, str]]] = {}
+        for form, kind in kinds.items():
+            for anchor in {form[:MIN_PIECE], form[-MIN_PIECE:]}:
+                self._anchors.setdefault(anchor, []).append((form, kind))
+        #: Each run of an anchor at an offset below _STRIDE -> (the offset, the anchor).
+        self._runs: dict[str, list[tuple[int, str]]] = {}
+        for anchor in self._anchors:
+            for at in range(_STRIDE):
+                self._runs.setdefault(anchor[at : at + _GRAM], []).append((at, anchor))
+
+    def held_by(self, text: str) -> dict[str, str]:
+        """The form and kind of each value whose form ``text`` may hold, whole or cut."""
+        held: dict[str, str] = {}
+        runs, anchors = self._runs, self._anchors
+        for start in range(0, len(text) - _GRAM + 1, _STRIDE):
+            for at, anchor in runs.get(text[start : start + _GRAM], ()):
+                if start >= at and text.startswith(anchor, start - at):
+                    held.update(anchors[anchor])
+        return held
+
+
 class CallSecrets:
     """The secret values one call has met, each with its kind, and their hiding in text.
 
     Filled from worker threads and tasks alike (a lock guards it); the pattern that finds
     them (one RE2 alternation of every written form) is built again only when a value was
-    added since.
+    added since, also by a text holding a value of a :class:`ValueIndex` the call knows.
     """
 
     def __init__(self) -> None:
@@ -535,9 +589,11 @@ class CallSecrets:
         self._pieces: dict[str, list[tuple[str, int]]] | None = None
         #: Texts hidden whole (:data:`KEY_MARKER`) when a text is exactly one of them.
         self.key_lines: set[str] = set()
+        #: Values known in bulk: each text hidden learns those it holds (:meth:`add_index`).
+        self._indexes: list[ValueIndex] = []
 
     def __bool__(self) -> bool:
-        return bool(self._kinds or self.key_lines)
+        return bool(self._kinds or self.key_lines or self._indexes)
 
     def add_key_lines(self, lines: Iterable[str]) -> None:
         """Know each of ``lines`` (a private key's body lines as an answer shows them, apart
@@ -548,12 +604,29 @@ class CallSecrets:
     def add_all(self, found: list[tuple[str, str]]) -> None:
         """Know each (value, kind) of ``found`` worth hiding wherever it occurs."""
         for value, kind in found:
-            if value in self._kinds or not _worth_hiding(value):
+            if value in self._kinds or not worth_hiding(value):
                 continue
             with self._lock:
                 for form in _written(value):
                     self._kinds.setdefault(form, kind)
                 self._finder = None
+
+    def add_index(self, index: ValueIndex) -> None:
+        """Know the values of ``index`` (a workspace's, built once for many calls): each
+        text :meth:`hide` sees makes those it holds known, whole or cut, so the pattern of
+        the call holds only the values its texts hold."""
+        with self._lock:
+            if all(known is not index for known in self._indexes):
+                self._indexes.append(index)
+
+    def _add_held(self, text: str) -> None:
+        for index in self._indexes:
+            held = index.held_by(text)
+            if any(form not in self._kinds for form in held):
+                with self._lock:
+                    for form, kind in held.items():
+                        self._kinds.setdefault(form, kind)
+                    self._finder = None
 
     def _built(self) -> Any:
         with self._lock:
@@ -583,7 +656,11 @@ class CallSecrets:
         key line (:meth:`add_key_lines`) whole."""
         if text in self.key_lines:
             return KEY_MARKER
-        if not self._kinds or len(text) < MIN_PIECE:
+        if len(text) < MIN_PIECE:
+            return text
+        if self._indexes:
+            self._add_held(text)
+        if not self._kinds:
             return text
         kinds = self._kinds
         out = self._built().sub(lambda m: f"[REDACTED:{kinds[m.group()]}]", text)

@@ -24,6 +24,7 @@ from octo.contract import Answer
 from octo.contract import QueryContext
 from octo.core.budget import Pagination
 from octo.core.budget import with_tokens
+from octo.core.concurrency import map_ordered
 from octo.core.config import Config
 from octo.core.errors import NotFoundError
 from octo.core.errors import PathNotAllowedError
@@ -198,7 +199,31 @@ async def on_servers(
 ) -> Answer[ResultT]:
     """``run`` on the read file with the first server of its language, and with the next
     one when the first times out or lacks the operation (the dispatcher cuts the answer to
-    the token budget as a whole)."""
+    the token budget as a whole).
+
+    What a server says may quote another file's secret values without their names: the
+    workspace's values are made known to the call while the server answers (a ``stat`` of
+    each file that held one, rg's listing now and then), before the dispatcher redacts it.
+    """
+    workspace = read.workspace
+    if workspace is None:
+        return await _answered(ctx, read, run)
+    answers: list[Answer[ResultT]] = []
+
+    async def answer() -> None:
+        answers.append(await _answered(ctx, read, run))
+
+    async def learned() -> None:
+        place = ctx.backend(RgQueue).place(ctx.arrived)
+        await learn_workspace(read.allowed_root, workspace, place)
+
+    await map_ordered(lambda step: step(), [answer, learned])
+    return answers[0]
+
+
+async def _answered(
+    ctx: QueryContext, read: FileRead, run: Run[FileTarget, ResultT]
+) -> Answer[ResultT]:
     pool = ctx.backend(LspPool)
     language = read.language or pool.language(read.source.path)
     commands = (await pool.commands(language.family))[:2]
@@ -216,12 +241,6 @@ async def on_servers(
                 before = outside.dropped
                 answered = await run(target, last)
                 answered.hint(*outside_note(outside.dropped - before))
-            if read.workspace is not None:
-                # What a server said may quote another file's secret values without their
-                # names: known before the dispatcher redacts the answer.
-                await learn_workspace(
-                    read.allowed_root, read.workspace, ctx.backend(RgQueue).place(ctx.arrived)
-                )
             return answered
         except _FALL_BACK_ON as exc:
             if last:
