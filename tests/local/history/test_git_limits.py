@@ -139,6 +139,8 @@ anyio.run(main)
 """
 
 
+# An octo process started and killed per signal: about a second each.
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
 async def test_no_git_outlives_octo_killed(tmp_path: Path, signum: signal.Signals) -> None:
     checkout = _checkout(tmp_path)
