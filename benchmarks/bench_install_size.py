@@ -10,8 +10,12 @@ installs from the same measurement. See benchmarks/README.md.
 
 from __future__ import annotations
 
+import csv
+import functools
 import importlib.metadata as metadata
+import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -45,21 +49,31 @@ def _name(text: str) -> str:
     return re.sub(r"[-_.]+", "-", text).lower()
 
 
+@functools.cache
+def _requirements(name: str) -> tuple[str, list[str]] | None:
+    """The normalized name and the requirement lines of installed distribution ``name``
+    (None when it is not installed); read once, as every closure asks again."""
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return None
+    return _name(dist.metadata["Name"]), dist.requires or []
+
+
 def closure(name: str, extras: tuple[str, ...] = ()) -> set[str]:
     """``name`` and every distribution it needs (with ``extras``), as installed here."""
     seen: set[str] = set()
     pending = [(name, extras)]
     while pending:
         current, wanted = pending.pop()
-        try:
-            dist = metadata.distribution(current)
-        except metadata.PackageNotFoundError:
+        found = _requirements(current)
+        if found is None:
             continue
-        key = _name(dist.metadata["Name"])
+        key, requires = found
         if key in seen and not wanted:
             continue
         seen.add(key)
-        for line in dist.requires or []:
+        for line in requires:
             requirement = Requirement(line)
             if requirement.marker is not None:
                 environments = [{**default_environment(), "extra": e} for e in ("", *wanted)]
@@ -73,11 +87,22 @@ def closure(name: str, extras: tuple[str, ...] = ()) -> set[str]:
 def size_bytes(name: str) -> int:
     """The bytes of the installed files of distribution ``name``."""
     dist = metadata.distribution(name)
+    record = dist.read_text("RECORD")
+    # RECORD's first column read as importlib.metadata reads it, without a path object per
+    # file (tens of thousands in this venv); other installs list their files otherwise.
+    if record is None:
+        names = [str(file) for file in dist.files or []]
+    else:
+        names = [row[0] for row in csv.reader(record.splitlines()) if row]
+    base = str(dist.locate_file(""))
     total = 0
-    for file in dist.files or []:
-        path = Path(str(dist.locate_file(file)))
-        if path.is_file():
-            total += path.stat().st_size
+    for file in names:
+        try:
+            found = os.stat(os.path.join(base, file))
+        except OSError:
+            continue
+        if stat.S_ISREG(found.st_mode):
+            total += found.st_size
     return total
 
 

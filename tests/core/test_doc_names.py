@@ -12,9 +12,11 @@ names that are the user's (``.npmrc``, ``pyrightconfig.json``), loggers and host
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
+import io
 import re
-from collections.abc import Iterator
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -27,29 +29,50 @@ FILE_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|md|toml|json))\
 MODULE_NAME = re.compile(r"\bocto(?:\.\w+)+")
 
 
-def _files() -> list[str]:
+@functools.cache
+def _files() -> frozenset[str]:
+    """The repository's files, each also by every tail of its path (``walk.py``,
+    ``indexing/walk.py``, ``semantic/indexing/walk.py`` for one file)."""
     skipped = {".git", ".venv", "node_modules", "__pycache__"}
-    return [
-        path.relative_to(ROOT).as_posix()
-        for path in ROOT.rglob("*")
-        if path.is_file() and not skipped & set(path.relative_to(ROOT).parts)
+    names: set[str] = set()
+    for path in ROOT.rglob("*"):
+        parts = path.relative_to(ROOT).parts
+        if path.is_file() and not skipped & set(parts):
+            names.update("/".join(parts[start:]) for start in range(len(parts)))
+    return frozenset(names)
+
+
+def _docstring(source: str) -> str | None:
+    """The module docstring of ``source``, from its first statement alone (parsing every
+    module whole cost most of this test)."""
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            first = "".join(source.splitlines(keepends=True)[: token.end[0]])
+            break
+    try:
+        return ast.get_docstring(ast.parse(first))
+    except SyntaxError:  # a compound statement's first line: no docstring
+        return None
+
+
+@functools.cache
+def _texts() -> list[tuple[str, str]]:
+    texts = [
+        (doc.relative_to(ROOT).as_posix(), doc.read_text(encoding="utf-8"))
+        for doc in sorted((ROOT / "docs").glob("*.md"))
+        if doc.name != "tools.md"
     ]
-
-
-def _texts() -> Iterator[tuple[str, str]]:
-    for doc in sorted((ROOT / "docs").glob("*.md")):
-        if doc.name != "tools.md":
-            yield doc.relative_to(ROOT).as_posix(), doc.read_text(encoding="utf-8")
     for module in sorted(OCTO.rglob("*.py")):
-        docstring = ast.get_docstring(ast.parse(module.read_text(encoding="utf-8")))
+        docstring = _docstring(module.read_text(encoding="utf-8"))
         if docstring:
-            yield module.relative_to(ROOT).as_posix(), docstring
+            texts.append((module.relative_to(ROOT).as_posix(), docstring))
+    return texts
 
 
-def _missing_file(name: str, files: list[str]) -> bool:
+def _missing_file(name: str, files: frozenset[str]) -> bool:
     if not name.endswith(".py") and not name.startswith(OWN):
         return False  # a file of the user's
-    return not any(f == name or f.endswith(f"/{name}") for f in files)
+    return name not in files
 
 
 def _missing_module(name: str) -> bool:

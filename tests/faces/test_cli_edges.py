@@ -60,6 +60,8 @@ def test_a_bad_setting_stops_octo_tools_with_its_name(run_octo: RunOcto) -> None
     assert done.stdout == ""
 
 
+# An `octo call` process: 0.6 s of start.
+@pytest.mark.slow
 def test_an_inline_list_of_queries_is_taken_like_one_from_a_file(
     run_octo: RunOcto, tree: Path
 ) -> None:
@@ -102,6 +104,8 @@ def test_docs_to_standard_output_prints_the_reference(run_octo: RunOcto) -> None
     assert done.stdout == (REPO / "docs" / "tools.md").read_text(encoding="utf-8")
 
 
+# Two `octo call` processes (0.6 s of start each).
+@pytest.mark.slow
 def test_a_bad_regex_is_answered_without_lines_on_stderr(run_octo: RunOcto, tree: Path) -> None:
     query = json.dumps({"path": "src/app.py", "matchString": "(", "matchStringIsRegex": True})
     done = run_octo("call", "localGetFileContent", "-q", query, roots=tree)

@@ -3,6 +3,7 @@ own requests waiting for the client, and bytes of answers not read yet."""
 
 from __future__ import annotations
 
+import pytest
 from mcp_types import JSONRPCNotification
 from mcp_types import JSONRPCRequest
 from mcp_types import JSONRPCResponse
@@ -88,6 +89,8 @@ async def test_sessions_that_share_a_total_close_together() -> None:
     assert first.open and second.open and total.bytes == 0
 
 
+# An `octo serve` process: 0.8 s of start before it reads the bound.
+@pytest.mark.slow
 def test_a_bad_bound_stops_octo_serve_at_start(run_octo: RunOcto) -> None:
     done = run_octo("serve", env={"OCTO_SESSION_MAX_IN_FLIGHT": "0"})
     assert done.returncode == 2

@@ -29,6 +29,8 @@ runpy.run_module("octo", run_name="__main__")
 """
 
 
+# A Python process importing the HTTP face (the MCP SDK): 0.8 s.
+@pytest.mark.slow
 def test_the_soft_limit_is_raised_towards_the_hard_one() -> None:
     code = (
         "import resource\n"

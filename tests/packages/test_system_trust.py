@@ -1,15 +1,18 @@
 """TLS behind a company certificate authority: an MCP stdio session started with nothing but
 PATH and HOME (as MCP clients start servers) reaches a registry whose certificate a private CA
 signed, once that CA is in the operating system's store; and a CA file named by npm's
-``cafile`` is trusted too. A verification failure's hint names the settings that fix it."""
+``cafile`` is trusted too. A verification failure's hint names the settings that fix it. A CA
+file is loaded once per process while it is unchanged, whatever number of settings name it."""
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
 import json
+import logging
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -32,6 +35,7 @@ from mcp import StdioServerParameters
 
 from octo import Gateway
 from octo.core.config import Config
+from octo.core.registries import ssl_context
 
 RECORDING = Path(__file__).parent / "recordings" / "npm-packument.json"
 SYSTEM_CAS = Path("/usr/local/share/ca-certificates")
@@ -128,7 +132,8 @@ def registry(authority: Authority) -> Iterator[str]:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(authority.cert, authority.key)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the next poll: 0.05 s, not the default 0.5 s.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"https://127.0.0.1:{server.server_address[1]}/"
@@ -203,3 +208,41 @@ async def test_npm_cafile_is_trusted_and_a_failure_names_the_settings(
     assert any(
         "system store" in hint and "cafile" in hint and "PIP_CERT" in hint for hint in result.hints
     )
+
+
+def _trusts(context: ssl.SSLContext, url: str) -> bool:
+    """Whether a TLS handshake with ``url``'s server verifies under ``context``."""
+    with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1].strip("/")))) as raw:
+        try:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1"):
+                return True
+        except ssl.SSLCertVerificationError:
+            return False
+
+
+def test_runtimes_share_the_context_of_unchanged_ca_files(
+    tmp_path: Path, registry: str, authority: Authority
+) -> None:
+    (tmp_path / "other").mkdir()
+    named = tmp_path / "named.pem"
+    shutil.copyfile(make_authority(tmp_path / "other").ca, named)
+    env = {"HOME": str(tmp_path), "PATH": "", "SSL_CERT_FILE": str(named)}
+    shared = ssl_context(env, tmp_path)
+    assert ssl_context(dict(env), tmp_path) is shared
+    assert not _trusts(shared, registry)
+    # The file now holds the registry's CA: the next runtime's context trusts it.
+    shutil.copyfile(authority.ca, named)
+    assert _trusts(ssl_context(env, tmp_path), registry)
+
+
+def test_a_ca_file_named_by_several_settings_is_loaded_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    missing = tmp_path / "missing.pem"
+    env = {"HOME": str(tmp_path), "PATH": "", "SSL_CERT_FILE": str(missing)}
+    env |= {"PIP_CERT": str(missing), "NPM_CONFIG_CAFILE": str(missing)}
+    with caplog.at_level(logging.WARNING, logger="octo.http"):
+        ssl_context(env, tmp_path)
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
+        f"cannot load the CA file {missing}"
+    ]

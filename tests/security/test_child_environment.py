@@ -49,13 +49,20 @@ def _running_program(pid: int) -> str:
 
 async def _environ_after_exec(pid: int, program: str) -> dict[str, str]:
     """The environment of ``program`` once the child runs it: until its exec, /proc shows
-    the environment the child was forked with (ours). Two execs (setpriv, then ``program``)
-    may take seconds on a loaded machine: up to a minute, the event loop free meanwhile."""
+    the environment the child was forked with (ours), then an empty one until the exec has
+    laid out the new program's stack (its executable is already ``program``). Two execs
+    (setpriv, then ``program``) may take seconds on a loaded machine: up to a minute, the
+    event loop free meanwhile."""
+    started = False
     for _ in range(6000):
         if _running_program(pid) == program:
-            return _environ(pid)
+            started = True
+            environ = _environ(pid)
+            if environ:
+                return environ
         await anyio.sleep(0.01)
-    raise AssertionError(f"{program} never started")
+    assert started, f"{program} never started"
+    return {}
 
 
 def _assert_clean(environ: dict[str, str]) -> None:

@@ -12,8 +12,10 @@ import pytest
 
 import octo
 from octo.core.config import Config
+from tests.git_repos import Built
 from tests.git_repos import Repo
 from tests.git_repos import blamed_lines
+from tests.git_repos import built_once
 from tests.git_repos import history_repo
 from tests.local.conftest import Call
 from tests.local.conftest import hinted_query
@@ -22,11 +24,11 @@ from tests.local.conftest import hinted_query
 TINY = 1e-6
 
 
-@pytest.fixture
-def built(root: Path) -> tuple[Repo, dict[str, str]]:
+@built_once
+def _renamed_in_one_second(path: Path) -> Built:
     """The history repository, then commits made within one second (git's walk orders by
     the second: a cursor must tell them apart) and a rename of the file they change."""
-    repo, shas = history_repo(root / "project")
+    repo, shas = history_repo(path)
     for number in range(4):
         repo.tick -= 60
         text = (repo.path / "b.py").read_text() + f"same_second_{number} = {number}\n"
@@ -34,6 +36,11 @@ def built(root: Path) -> tuple[Repo, dict[str, str]]:
     repo.git("mv", "b.py", "d.py")
     shas["rename_again"] = repo.commit("rename b to d")
     return repo, shas
+
+
+@pytest.fixture
+def built(root: Path) -> Built:
+    return _renamed_in_one_second(root / "project")
 
 
 @pytest.fixture

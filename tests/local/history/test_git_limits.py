@@ -20,7 +20,9 @@ from octo.transports.git import GitProcesses
 from octo.transports.git import find_checkout
 from octo.transports.git import locate_and_run
 from octo.transports.processes import running
+from tests.git_repos import Built
 from tests.git_repos import Repo
+from tests.git_repos import built_once
 from tests.lsp.conftest import command_line
 from tests.lsp.conftest import descendants_of
 
@@ -34,10 +36,16 @@ async def processes() -> AsyncIterator[GitProcesses]:
     await group.aclose()
 
 
-def _checkout(tmp_path: Path) -> Checkout:
-    repo = Repo(tmp_path / "r")
+@built_once
+def _thirty_commits(path: Path) -> Built:
+    repo = Repo(path)
     for number in range(30):
         repo.commit(f"c{number}", a_py="".join(f"{i} {number}\n" for i in range(200)))
+    return repo, {}
+
+
+def _checkout(tmp_path: Path) -> Checkout:
+    repo, _ = _thirty_commits(tmp_path / "r")
     return find_checkout(repo.path / "a.py", lambda p: p.is_relative_to(tmp_path))
 
 
@@ -131,6 +139,8 @@ anyio.run(main)
 """
 
 
+# An octo process started and killed per signal: about a second each.
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
 async def test_no_git_outlives_octo_killed(tmp_path: Path, signum: signal.Signals) -> None:
     checkout = _checkout(tmp_path)

@@ -19,6 +19,9 @@ from tests.lsp.conftest import success_data
 FORTRAN = FIXTURES / "fortran_project"
 PERL = FIXTURES / "perl_project"
 
+# Real language servers that read their fixture project first: about a second each.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def gw() -> AsyncIterator[Gateway]:

@@ -22,6 +22,9 @@ WEB = FIXTURES / "web_project"
 SVELTE = FIXTURES / "svelte_project"
 VUE = FIXTURES / "vue_project"
 
+# Each test starts real npm language servers (node), which index their fixture: 0.7 to 2 s each.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def gw() -> AsyncIterator[Gateway]:
@@ -89,7 +92,6 @@ async def test_php_definition_hover_references_and_symbols(gw: Gateway) -> None:
     assert methods == ["area"]
 
 
-@pytest.mark.slow
 async def test_json_css_and_html(gw: Gateway) -> None:
     for family in ("json", "css", "html"):
         skip_unless_installed(family)
@@ -124,7 +126,6 @@ async def test_dockerfile_by_its_file_name(gw: Gateway) -> None:
     assert [s["name"] for s in symbols["symbols"]] == ["ARG", "FROM", "WORKDIR", "RUN"]
 
 
-@pytest.mark.slow
 async def test_svelte_definition_hover_and_symbols(gw: Gateway) -> None:
     skip_unless_installed("svelte")
     use = {"uri": str(SVELTE / "Counter.svelte"), "symbolName": "double", "lineHint": 6}

@@ -126,6 +126,8 @@ async def test_the_entrys_options_and_settings_reach_its_server(
     }
 
 
+# Starts the fake server (a Python process importing pygls), like the other slow tests here.
+@pytest.mark.slow
 async def test_an_operation_the_server_lacks_names_a_server_of_the_language(
     gateway: GatewayFactory, project: Path
 ) -> None:
