@@ -617,3 +617,22 @@ async def test_a_search_answer_never_exceeds_its_token_budget(root: Path, max_to
     assert tokens["truncated"] is True
     assert tokens["chars"] == len(json.dumps(data, separators=(",", ":")))
     assert tokens["estimatedTokens"] <= max_tokens
+
+
+async def test_the_counting_pass_looks_at_each_found_file_once(
+    tree: Tree, search: CallOne, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its size (maxFilesize) and its content key (the secret check) come from one lstat.
+    tree({f"src/m{i}.py": "needle\n" for i in range(5)} | {"src/other.py": "x\n"})
+    looked: list[bytes] = []
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is not None and isinstance(path, bytes):
+            looked.append(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    found = await search(pattern="needle", path="src", filesOnly=True)
+    assert found["data"]["stats"]["filesWithMatches"] == 5
+    assert sorted(looked) == [f"./m{i}.py".encode() for i in range(5)]
