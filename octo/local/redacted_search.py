@@ -52,7 +52,7 @@ def _content_keys(directory: Opened, args: Sequence[bytes]) -> dict[bytes, Conte
             st = os.stat(arg, dir_fd=directory.fd, follow_symlinks=False)
         except OSError:
             continue
-        keys[arg] = _key(st)
+        keys[arg] = content_key(st)
     return keys
 
 
@@ -61,13 +61,14 @@ def _content_keys(directory: Opened, args: Sequence[bytes]) -> dict[bytes, Conte
 _REDACTED: LRUCache[ContentKey, bytes] = LRUCache(maxsize=64 << 20, getsizeof=len)
 
 
-def _key(st: os.stat_result) -> ContentKey:
+def content_key(st: os.stat_result) -> ContentKey:
+    """What identifies the content of the file ``st`` describes."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def redacted_bytes(source: Opened) -> bytes | None:
     """The redacted content of ``source``, None when redaction changes nothing (blocking)."""
-    key = _key(os.fstat(source.fd))
+    key = content_key(os.fstat(source.fd))
     with _VERDICTS_LOCK:
         if _VERDICTS.get(key) is False:
             return None
@@ -107,14 +108,18 @@ async def secret_files(
     cwd: str,
     pass_fds: Sequence[int],
     timeout_ms: int,
+    keys: Mapping[bytes, ContentKey] | None = None,
 ) -> dict[bytes, ContentKey | None]:
     """The files ``args`` (below ``directory``, as rg printed them) that hold a secret, with
     their content keys (None: the file could not be looked at).
 
     Files seen before with the same content keys are known; the others go through the
     prefilter (one rg run) and those it flags are redacted to tell (a worker thread).
+    ``keys``: the content keys of ``args`` where the caller has stat'ed them already (one
+    missing: the file could not be looked at); else each is stat'ed here.
     """
-    keys = await anyio.to_thread.run_sync(_content_keys, directory, args)
+    if keys is None:
+        keys = await anyio.to_thread.run_sync(_content_keys, directory, args)
     with _VERDICTS_LOCK:
         known = {arg: _VERDICTS.get(key) for arg, key in keys.items()}
     unknown = [arg for arg in args if known.get(arg) is None]
@@ -125,7 +130,8 @@ async def secret_files(
         pass_fds=pass_fds,
         timeout_ms=timeout_ms,
     )
-    exact = await anyio.to_thread.run_sync(_exact, directory, suspects)
+    # (Nearly always none: no worker thread then.)
+    exact = await anyio.to_thread.run_sync(_exact, directory, suspects) if suspects else {}
     with _VERDICTS_LOCK:
         for arg in unknown:
             if arg in keys and (arg not in suspects or arg in exact):
@@ -225,7 +231,7 @@ class RedactedCopies:
     def add(self, key: bytes, source: Opened) -> None:
         """A redacted copy of ``source`` (as octo opened it) under ``key``, unless
         redaction changes nothing in it (blocking)."""
-        content = _key(os.fstat(source.fd))
+        content = content_key(os.fstat(source.fd))
         hidden = redacted_bytes(source)
         if hidden is None:
             return

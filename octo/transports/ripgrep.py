@@ -286,17 +286,28 @@ async def run_rg(
         try:
             async with _spawn_rg(args, stdout, spawn) as rg:
                 returncode = await rg.wait()
-                stderr = await _read_shielded(lambda: rg.stderr)
+                stderr = rg.stderr  # (at most 16 KiB: read in place, as a small output)
         except QueryTimeoutError:
             if not keep_partial:
                 raise
-        output = await _read_shielded(lambda: _read_all(stdout))
+        output = await _output(stdout)
     return RgRun(returncode, output, stderr, timed_out=returncode is None)
+
+
+#: Bytes of rg's output read in place, in less time than a worker thread takes to wake.
+_READ_IN_PLACE = 64 * 1024
 
 
 def _read_all(file: IO[bytes]) -> bytes:
     file.seek(0)
     return file.read()
+
+
+async def _output(file: IO[bytes]) -> bytes:
+    """What rg wrote to ``file``: read in place when small, else in a worker thread."""
+    if os.fstat(file.fileno()).st_size <= _READ_IN_PLACE:
+        return _read_all(file)
+    return await _read_shielded(lambda: _read_all(file))
 
 
 async def _read_shielded(read: Callable[[], T]) -> T:

@@ -18,7 +18,10 @@ from octo.core.errors import PathNotAllowedError
 from octo.core.files.paths import PathPolicy
 from octo.core.files.paths import is_hidden
 from octo.core.secrets.redaction import redact
+from octo.core.secrets.sensitive import SENSITIVE_NAME_GLOBS
+from octo.core.secrets.sensitive import SENSITIVE_PATH_ENDINGS
 from octo.core.secrets.sensitive import is_sensitive
+from octo.core.secrets.sensitive import sensitive_among
 
 
 def test_estimate_tokens_rounds_up() -> None:
@@ -130,6 +133,34 @@ def test_symlinks_are_resolved_before_the_check(tmp_path: Path) -> None:
 )
 def test_sensitive_names(name: str, sensitive: bool) -> None:
     assert is_sensitive(Path("/x") / name) is sensitive
+
+
+def test_the_sensitive_among_a_listing_are_those_each_check_finds() -> None:
+    # Every glob and place, in other cases, with a newline or a non-ASCII letter in a name
+    # (the Kelvin sign lowercases to "k"), beside names that only hold a piece of one.
+    names = [
+        *(glob.replace("*", "x") for glob in SENSITIVE_NAME_GLOBS),
+        *SENSITIVE_PATH_ENDINGS,
+        "ID_RSA.pub",
+        "Sub/.ENV",
+        "./secrets.toml",
+        "./.kube/config",
+        "a/.docker/config.json",
+        "test_netrc.py",
+        "my.env.py",
+        "server.pem.txt",
+        "line\nbreak.key",
+        "plain.py",
+        "deep/dir/notes.md",
+    ]
+    paths = [f"{prefix}{name}".encode() for name in names for prefix in ("", "./", "src/")]
+    expected = {i for i, path in enumerate(paths) if is_sensitive(path.decode())}
+    assert 0 < len(expected) < len(paths)
+    assert sensitive_among(paths) == expected
+    assert is_sensitive("server.\u212aey")
+    assert sensitive_among([b"plain.py", "server.\u212aey".encode(), b"notes.md"]) == {1}
+    assert sensitive_among([]) == set()
+    assert sensitive_among([b"a.py", b"b.md"]) == set()
 
 
 def test_hidden_components(tmp_path: Path) -> None:

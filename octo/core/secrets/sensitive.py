@@ -5,8 +5,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Literal
+
+import re2
 
 from octo.core.files.paths import is_hidden
 
@@ -78,6 +83,37 @@ def is_sensitive(path: Path | str) -> bool:
     if _SENSITIVE_NAME.match(text.rpartition("/")[2]) is not None:
         return True
     return text.endswith(_PLACES) or text in SENSITIVE_PATH_ENDINGS
+
+
+def _piece(glob: str) -> str:
+    """The longest run of ``glob`` without a wildcard: text every name it matches holds."""
+    return max(re.split(r"[*?]|\[[^]]*\]", glob), key=len)
+
+
+#: A piece of each name and place above, lowercased as :func:`is_sensitive` reads paths: a
+#: path holding none of them is no credential file.
+_PIECES = re2.compile(
+    "|".join(
+        re2.escape(_piece(p)) for p in (*SENSITIVE_NAME_GLOBS, *SENSITIVE_PATH_ENDINGS)
+    ).encode()
+)
+
+
+def sensitive_among(paths: Sequence[bytes]) -> set[int]:
+    """The indexes of the ``paths`` (UTF-8; "./" before one changes nothing) that
+    :func:`is_sensitive` holds for, told by one scan of them all for a piece of a credential
+    file's name and the check of the few paths holding one: a search lists thousands."""
+    listing = b"\n".join(paths)
+    if os.sep != "/":
+        listing = listing.replace(os.sep.encode(), b"/")
+    if not listing.isascii():  # (a non-ASCII letter may lowercase to an ASCII one)
+        candidates: Sequence[int] = range(len(paths))
+    else:
+        hits = [found.start() for found in _PIECES.finditer(listing.lower())]
+        # No piece holds a newline: each hit lies within one path, found by where it ends.
+        ends = list(accumulate(len(path) + 1 for path in paths)) if hits else []
+        candidates = sorted({bisect_right(ends, hit) for hit in hits})
+    return {i for i in candidates if is_sensitive(paths[i].decode("utf-8", errors="replace"))}
 
 
 def withheld(

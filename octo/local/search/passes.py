@@ -28,6 +28,8 @@ from octo.core.config import Config
 from octo.core.errors import InvalidQueryError
 from octo.core.files.confined import Opened
 from octo.local.marker_reach import may_match_marker
+from octo.local.redacted_search import ContentKey
+from octo.local.redacted_search import content_key
 from octo.local.redacted_search import known_counts
 from octo.local.redacted_search import remember_counts
 from octo.local.redacted_search import secret_files
@@ -195,11 +197,12 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         include_sensitive=query.includeSensitive,
         include_hidden=query.hidden,
     )
+    keys = None
     if scope.largest is not None:
-        matching, others = await anyio.to_thread.run_sync(
+        matching, others, keys = await anyio.to_thread.run_sync(
             _small_enough, scope.directory, scope.largest, matching, others
         )
-    matching = await _over_redacted(config, query, scope, matching, others)
+    matching = await _over_redacted(config, query, scope, matching, others, keys)
     searched = [searched for _found, searched, _complete in runs]
     total = None if None in searched else sum(s for s in searched if s is not None)
     cap = query.maxCount
@@ -208,23 +211,29 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
 
 
 def _small_enough(
-    directory: Opened, largest: int, *found: list[MatchingFile]
-) -> tuple[list[MatchingFile], ...]:
-    """Each list of ``found`` without the files over ``largest`` bytes (lstat'ed below the
-    opened ``directory``; a file gone since is left out too).
+    directory: Opened, largest: int, matching: list[MatchingFile], others: list[MatchingFile]
+) -> tuple[list[MatchingFile], list[MatchingFile], dict[bytes, ContentKey]]:
+    """``matching`` and ``others`` without the files over ``largest`` bytes (lstat'ed below
+    the opened ``directory``; a file gone since is left out too), and the content keys of
+    those kept, taken from the same lstat (the secret check needs them).
 
     rg's own ``--max-filesize`` costs it a stat of every file it walks to, a fifth of a
     search over a large tree: only the files found are checked, before octo reads any.
     """
+    keys: dict[bytes, ContentKey] = {}
 
     def small(entry: MatchingFile) -> bool:
         try:
             info = os.stat(entry.arg, dir_fd=directory.fd, follow_symlinks=False)
         except OSError:
             return False
-        return info.st_size <= largest
+        if info.st_size > largest:
+            return False
+        keys[entry.arg] = content_key(info)
+        return True
 
-    return tuple([entry for entry in entries if small(entry)] for entries in found)
+    kept = [entry for entry in matching if small(entry)]
+    return kept, [entry for entry in others if small(entry)], keys
 
 
 _RECOUNT_ARGS = ("--count", "--null", "--with-filename", "--no-messages")
@@ -236,11 +245,12 @@ async def _over_redacted(
     scope: SearchScope,
     matching: list[MatchingFile],
     others: list[MatchingFile],
+    keys: dict[bytes, ContentKey] | None,
 ) -> list[MatchingFile]:
     """``matching`` with the files that hold a secret counted again over their redacted
     text (:mod:`octo.local.redacted_search`): those no match is left in are dropped. Of
     ``others`` (files whose raw text does not match, that may hold a secret), those whose
-    redacted text matches are added."""
+    redacted text matches are added. ``keys``: their content keys, when taken already."""
     if others:
         matching = [*matching, *others]
     if not matching:
@@ -253,6 +263,7 @@ async def _over_redacted(
         cwd=scope.rg_cwd,
         pass_fds=scope.fds,
         timeout_ms=limit,
+        keys=keys,
     )
     if not secret:
         return [entry for entry in matching if entry.matched_lines]

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from octo.core.secrets.redaction import KeyBodies
 from octo.core.secrets.redaction import learn_key_lines
 from octo.core.secrets.redaction import secret_spans
-from octo.core.secrets.sensitive import is_sensitive
+from octo.core.secrets.sensitive import sensitive_among
 from octo.local.matched_lines import MAX_LINE_CHARS
 from octo.local.matched_lines import clip_line
 from octo.local.matched_lines import group_matches
@@ -102,14 +102,31 @@ def read_counts(
 def shown_files(
     files: list[MatchingFile], *, include_sensitive: bool, include_hidden: bool
 ) -> list[MatchingFile]:
-    """The ``files`` rg listed that an answer may show."""
-    if not include_hidden:
-        # rg shows the hidden files a type or an include glob matches; octo, only on request.
+    """The ``files`` rg listed that an answer may show.
+
+    Each check first looks at the whole listing at once, so that the thousands of files of
+    a wide search cost no step each when none is hidden or a credential file.
+    """
+    if include_hidden and include_sensitive:
+        return files
+    args = [entry.arg for entry in files]
+    # rg shows the hidden files a type or an include glob matches; octo, only on request.
+    if not include_hidden and _may_be_hidden(b"\n" + b"\n".join(args)):
         files = [entry for entry in files if not entry.hidden]
+        args = [entry.arg for entry in files]
     if not include_sensitive:
         # Credential files need the opt-in; only their path and count left rg, and go no further.
-        files = [entry for entry in files if not is_sensitive(entry.path)]
+        sensitive = sensitive_among(args)
+        if sensitive:
+            files = [entry for index, entry in enumerate(files) if index not in sensitive]
     return files
+
+
+def _may_be_hidden(listing: bytes) -> bool:
+    """Whether one of the paths in ``listing`` (each after a newline) may be hidden: a part
+    below the searched directory starting with a dot is "/." in it (rg's "./" before it
+    included), or starts the path, the dot not followed by "/"."""
+    return b"/." in listing or listing.count(b"\n.") != listing.count(b"\n./")
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -77,6 +78,28 @@ async def test_run_rg_returns_whole_output_and_exit_code(tmp_path: Path) -> None
     rejected = await run_rg(["("], place=PLACE, cwd=tmp_path, timeout_ms=10_000)
     assert rejected.returncode == 2
     assert "regex parse error" in rejected.stderr
+
+
+async def test_run_rg_reads_a_small_output_in_place_and_a_large_one_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker thread's wake-up costs more than reading a few KiB of a finished run.
+    (tmp_path / "small.txt").write_text("needle\n" * 10)
+    (tmp_path / "large.txt").write_text("needle in a large output\n" * 10_000)
+    hops = 0
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal hops
+        hops += 1
+        return await run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    small = await run_rg(["needle", "small.txt"], place=PLACE, cwd=tmp_path, timeout_ms=10_000)
+    assert (small.stdout, small.stderr, hops) == (b"needle\n" * 10, "", 0)
+    large = await run_rg(["needle", "large.txt"], place=PLACE, cwd=tmp_path, timeout_ms=10_000)
+    assert large.stdout == b"needle in a large output\n" * 10_000
+    assert hops == 1
 
 
 async def test_run_rg_deadline_kills_a_stuck_rg(tmp_path: Path) -> None:

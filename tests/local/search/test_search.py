@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 
 from octo.core.errors import CallError
+from octo.core.secrets.sensitive import is_sensitive
+from octo.local.search.rg_output import MatchingFile
+from octo.local.search.rg_output import shown_files
 from tests.local.conftest import Call
 from tests.local.conftest import CallOne
 from tests.local.conftest import Tree
@@ -361,6 +364,53 @@ async def test_hidden_files_need_opt_in(tree: Tree, search: CallOne) -> None:
     assert paths(allowed) == ["ci.yml"]
 
 
+async def test_a_dot_file_an_include_glob_matches_needs_the_opt_in(
+    tree: Tree, search: CallOne
+) -> None:
+    # rg lists it (a glob names it); octo leaves it out of the answer and its stats.
+    tree({".hidden.txt": "needle\n", "a.txt": "needle\n", "b/.c/d.txt": "needle\n"})
+    found = await search(pattern="needle", path=".", include=["*.txt"], filesOnly=True)
+    assert paths(found) == ["a.txt"]
+    assert found["data"]["stats"]["filesWithMatches"] == 1
+    opted = await search(pattern="needle", path=".", include=["*.txt"], hidden=True)
+    assert paths(opted) == [".hidden.txt", "a.txt", "b/.c/d.txt"]
+
+
+@pytest.mark.parametrize("include_hidden", [False, True])
+@pytest.mark.parametrize("include_sensitive", [False, True])
+def test_the_files_shown_are_those_each_check_keeps(
+    include_hidden: bool, include_sensitive: bool
+) -> None:
+    args = [
+        b"./a.py",
+        b"./.hidden.py",
+        b"./src/.cache/x.py",
+        b"./src/x.y/z.py",
+        b".top",
+        b"../up.py",
+        b"src/.b",
+        b"line\n.break",
+        b"/proc/self/fd/6",
+        b"./.env",
+        b"./conf/SECRETS.yaml",
+        b"./keys/server.pem",
+        b"./test_netrc.py",
+        "./caf\u00e9.py".encode(),
+    ]
+    files = [MatchingFile(arg, 1) for arg in args]
+    expected = [
+        entry
+        for entry in files
+        if (include_hidden or not entry.hidden)
+        and (include_sensitive or not is_sensitive(entry.path))
+    ]
+    assert len(expected) < len(files) or (include_hidden and include_sensitive)
+    kept = shown_files(files, include_sensitive=include_sensitive, include_hidden=include_hidden)
+    assert kept == expected
+    plain = [MatchingFile(b"./a.py", 1), MatchingFile(b"./src/b.py", 2)]
+    assert shown_files(plain, include_sensitive=False, include_hidden=False) == plain
+
+
 async def test_sensitive_files_need_opt_in_and_stay_redacted(tree: Tree, search: CallOne) -> None:
     tree(
         {
@@ -617,3 +667,22 @@ async def test_a_search_answer_never_exceeds_its_token_budget(root: Path, max_to
     assert tokens["truncated"] is True
     assert tokens["chars"] == len(json.dumps(data, separators=(",", ":")))
     assert tokens["estimatedTokens"] <= max_tokens
+
+
+async def test_the_counting_pass_looks_at_each_found_file_once(
+    tree: Tree, search: CallOne, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its size (maxFilesize) and its content key (the secret check) come from one lstat.
+    tree({f"src/m{i}.py": "needle\n" for i in range(5)} | {"src/other.py": "x\n"})
+    looked: list[bytes] = []
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is not None and isinstance(path, bytes):
+            looked.append(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    found = await search(pattern="needle", path="src", filesOnly=True)
+    assert found["data"]["stats"]["filesWithMatches"] == 5
+    assert sorted(looked) == [f"./m{i}.py".encode() for i in range(5)]
