@@ -42,8 +42,14 @@ from octo.local.search.page_sources import learn_key_bodies
 from octo.local.search.page_sources import open_page
 from octo.local.search.rg_output import MatchingFile
 from octo.local.search.rg_output import PageScan
+from octo.local.search.rg_output import Searched
 from octo.local.search.rg_output import read_counts
 from octo.local.search.rg_output import shown_files
+from octo.local.search.rg_threads import WalkKey
+from octo.local.search.rg_threads import learn_walk
+from octo.local.search.rg_threads import page_threads
+from octo.local.search.rg_threads import walk_key
+from octo.local.search.rg_threads import walk_threads
 from octo.transports.ripgrep import RgPlace
 from octo.transports.ripgrep import argument_runs
 from octo.transports.ripgrep import fence_args
@@ -84,6 +90,13 @@ class SearchScope:
     @property
     def rg_cwd(self) -> str:
         return self.directory.child_path()
+
+    @property
+    def walk(self) -> WalkKey | None:
+        """What identifies rg's walk of the directory (None: rg is handed files)."""
+        if self.largest is None:
+            return None
+        return walk_key(self.directory, self.targets, self.filter_args)
 
     @property
     def fds(self) -> tuple[int, ...]:
@@ -130,7 +143,10 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     """Pass 1: every matching file with its count, and the files rg read (those found
     before rg's time limit when it reached it: ``complete`` is then False)."""
     started = time.monotonic()
+    walk = scope.walk
+    threads = [] if walk is None else walk_threads(walk)
     args = [
+        *threads,
         "--count",
         "--null",
         "--with-filename",
@@ -145,7 +161,7 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     ]
     limiter = anyio.CapacityLimiter(_CONCURRENT_RUNS)
 
-    async def count(targets: Sequence[str]) -> tuple[list[MatchingFile], int | None, bool]:
+    async def count(targets: Sequence[str]) -> tuple[list[MatchingFile], Searched | None, bool]:
         async with limiter:
             done = await run_rg(
                 [*args, *targets],
@@ -175,7 +191,7 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
             cwd=scope.rg_cwd,
             pass_fds=scope.fds,
             timeout_ms=timeout_ms(config, query),
-            walk_args=scope.filter_args,
+            walk_args=[*threads, *scope.filter_args],
         )
 
     async with anyio.create_task_group() as tasks:
@@ -204,10 +220,14 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
         )
     matching = await _over_redacted(config, query, scope, matching, others, keys)
     searched = [searched for _found, searched, _complete in runs]
-    total = None if None in searched else sum(s for s in searched if s is not None)
+    files = None if None in searched else sum(s.files for s in searched if s is not None)
+    if walk is not None and query.maxCount is None:
+        # (rg stops reading a file at a maxCount: what it read then is not the tree's size.)
+        size = None if None in searched else sum(s.bytes for s in searched if s is not None)
+        learn_walk(walk, files, size)
     cap = query.maxCount
     capped = cap is not None and any(entry.matched_lines >= cap for entry in matching)
-    return Counted(matching, total, started, complete, cap if capped else None)
+    return Counted(matching, files, started, complete, cap if capped else None)
 
 
 def _small_enough(
@@ -323,6 +343,7 @@ async def page_matches(
     with await open_page(scope.directory, page) as sources:
         await sources.search_redacted(entry.arg for entry in page if entry.redacted)
         scan = PageScan(query, page, per_file, sources.aliases)
+        args += page_threads(list(sources.opened.values()))
         # Streamed: few lines, but a minified file's line may be megabytes long.
         async with open_rg(
             [*args, "--", query.pattern, *sources.args],

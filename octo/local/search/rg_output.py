@@ -73,12 +73,20 @@ class MatchingFile(NamedTuple):
 
 
 _FILES_SEARCHED = re.compile(rb"^(\d+) files? searched$", re.MULTILINE)
+_BYTES_SEARCHED = re.compile(rb"^(\d+) bytes? searched$", re.MULTILINE)
+
+
+class Searched(NamedTuple):
+    """What rg's stats say it read: files and bytes."""
+
+    files: int
+    bytes: int
 
 
 def read_counts(
     stdout: bytes, *, include_sensitive: bool, include_hidden: bool
-) -> tuple[list[MatchingFile], int | None]:
-    """Files with their counts, and the searched-file count, from
+) -> tuple[list[MatchingFile], Searched | None]:
+    """Files with their counts, and what rg read (None: no stats, rg was cut short), from
     ``rg --count --null --with-filename --stats``.
 
     Each file is ``path NUL count`` and a newline; a path may hold newlines, never
@@ -86,7 +94,8 @@ def read_counts(
     last blank line starts them (the output starts with it when nothing matched).
     """
     body, _, stats = stdout.rpartition(b"\n\n")
-    searched = _FILES_SEARCHED.search(stats)
+    files_searched = _FILES_SEARCHED.search(stats)
+    bytes_searched = _BYTES_SEARCHED.search(stats)
     files: list[MatchingFile] = []
     if body:
         pieces = body.split(b"\0")
@@ -96,7 +105,9 @@ def read_counts(
             files.append(MatchingFile(arg, int(count)))
             arg = next_arg
     files = shown_files(files, include_sensitive=include_sensitive, include_hidden=include_hidden)
-    return files, int(searched[1]) if searched else None
+    if files_searched is None or bytes_searched is None:
+        return files, None
+    return files, Searched(int(files_searched[1]), int(bytes_searched[1]))
 
 
 def shown_files(
