@@ -75,10 +75,13 @@ async def find_and_search_code(
         partial(_found, query=query, now=time.time(), largest=largest),
         timeout_ms=timeout_ms(config, query),
     )
-    chosen = found[: query.fileLimit]
+    kept = found[: query.fileLimit]
+    chosen = [name for name, _size in kept]
     searching = time.monotonic()
     with await opened_directory(ctx.paths, start, query.path) as directory:
-        scope = SearchScope(directory, chosen, rg=ctx.backend(RgQueue).place(ctx.arrived))
+        rg = ctx.backend(RgQueue).place(ctx.arrived)
+        size = sum(size for _name, size in kept)
+        scope = SearchScope(directory, chosen, handed_bytes=size, rg=rg)
         searched = await search_scope(ctx, query, scope, TOOL)
     find = FindStats(
         searchedFileCount=len(chosen),
@@ -109,16 +112,17 @@ async def find_and_search_code(
 
 def _found(
     start: Opened, walked: Walk, query: FindAndSearchQuery, now: float, largest: int
-) -> list[str]:
-    """The files every find filter keeps, up to ``largest`` bytes, in sortBy order; hidden
-    and credential files only when asked for (in a worker thread)."""
+) -> list[tuple[str, int]]:
+    """The files every find filter keeps, up to ``largest`` bytes, in sortBy order, with
+    their sizes; hidden and credential files only when asked for (in a worker thread)."""
     checks: list[Check] = [lambda e: e.stat.st_size <= largest]
     if not query.includeSensitive:
         checks.append(lambda e: not is_sensitive(e.rel))
     if not query.hidden:
         # rg shows hidden files a type or an include glob matches, asked for or not.
         checks.append(lambda e: not is_hidden(Path(e.rel), Path()))
-    return [e.rel for e in select_entries(start, walked, query, now, kind="file", checks=checks)]
+    kept = select_entries(start, walked, query, now, kind="file", checks=checks)
+    return [(e.rel, e.size) for e in kept]
 
 
 def _nothing_found(query: FindAndSearchQuery, start: Path) -> str:

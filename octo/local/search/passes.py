@@ -46,6 +46,7 @@ from octo.local.search.rg_output import Searched
 from octo.local.search.rg_output import read_counts
 from octo.local.search.rg_output import shown_files
 from octo.local.search.rg_threads import WalkKey
+from octo.local.search.rg_threads import files_threads
 from octo.local.search.rg_threads import learn_walk
 from octo.local.search.rg_threads import page_threads
 from octo.local.search.rg_threads import walk_key
@@ -79,6 +80,8 @@ class SearchScope:
     #: Bytes above which a file rg walked to is left out of the answer; None where rg is
     #: handed files chosen by size already.
     largest: int | None = None
+    #: Bytes of the files a find chose, when rg is handed them (its thread count follows).
+    handed_bytes: int | None = None
     #: The query's call's place in the runtime's rg queue: every rg run waits its turn there.
     rg: RgPlace = field(kw_only=True)
 
@@ -144,7 +147,10 @@ async def count_matches(config: Config, query: SearchFields, scope: SearchScope)
     before rg's time limit when it reached it: ``complete`` is then False)."""
     started = time.monotonic()
     walk = scope.walk
-    threads = [] if walk is None else walk_threads(walk)
+    if walk is not None:
+        threads = walk_threads(walk)
+    else:
+        threads = files_threads(len(scope.targets), scope.handed_bytes)
     args = [
         *threads,
         "--count",

@@ -3,9 +3,10 @@
 rg starts a searching thread per core. Over a few hundred small files its whole search takes
 a few milliseconds on one thread, less than starting and joining the others costs (1.5 ms
 a run on two cores: benchmarks/bench_peer.py's regex task over email/, 117 files, 0.4 MB).
-A page's size is known from the files octo opened for it; a walked tree's from rg's own
-stats the last time the same walk ran. A first walk, or one cut short, keeps rg's default:
-a tree that has grown since costs one slower walk, which then tells its new size.
+The size of a page is known from the files octo opened for it, that of the files a find chose
+from their lstat, and a walked tree's from rg's own stats the last time the same walk ran. A
+first walk, or one cut short, keeps rg's default: a tree that has grown since costs one
+slower walk, which then tells its new size.
 """
 
 from __future__ import annotations
@@ -34,10 +35,14 @@ def is_small(files: int, size: int) -> bool:
     return files <= SMALL_FILES and size <= SMALL_BYTES
 
 
+def files_threads(files: int, size: int | None) -> list[str]:
+    """rg's thread flag for searching ``files`` files of ``size`` bytes (None: not known)."""
+    return [_ONE_THREAD] if size is not None and is_small(files, size) else []
+
+
 def page_threads(opened: Sequence[Opened]) -> list[str]:
     """rg's thread flag for searching the ``opened`` files."""
-    small = is_small(len(opened), sum(source.stat.st_size for source in opened))
-    return [_ONE_THREAD] if small else []
+    return files_threads(len(opened), sum(source.stat.st_size for source in opened))
 
 
 def walk_key(directory: Opened, targets: Sequence[str], walk_args: Sequence[str]) -> WalkKey:

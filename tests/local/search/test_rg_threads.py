@@ -19,11 +19,13 @@ from octo.local.search.rg_output import read_counts
 from octo.local.search.rg_threads import SMALL_BYTES
 from octo.local.search.rg_threads import SMALL_FILES
 from octo.local.search.rg_threads import WalkKey
+from octo.local.search.rg_threads import files_threads
 from octo.local.search.rg_threads import is_small
 from octo.local.search.rg_threads import learn_walk
 from octo.local.search.rg_threads import page_threads
 from octo.local.search.rg_threads import walk_key
 from octo.local.search.rg_threads import walk_threads
+from tests.local.conftest import Call
 from tests.local.conftest import CallOne
 from tests.local.conftest import Tree
 
@@ -57,6 +59,22 @@ def test_small_work_is_at_most_so_many_files_and_bytes() -> None:
     assert is_small(SMALL_FILES, SMALL_BYTES)
     assert not is_small(SMALL_FILES + 1, 1000)
     assert not is_small(2, SMALL_BYTES + 1)
+
+
+def test_the_files_a_find_chose_are_searched_on_one_thread_when_few_and_small() -> None:
+    assert files_threads(20, 80_000) == ONE_THREAD
+    assert files_threads(2000, 80_000) == []
+    assert files_threads(20, None) == []
+
+
+async def test_a_find_and_search_of_few_small_files_finds_every_match(
+    tree: Tree, call: Call, opened_root: Opened
+) -> None:
+    tree({f"m{i}.py": f"class E{i}Error(Exception):\n    pass\n" for i in range(12)})
+    query = {"path": str(opened_root.path), "name": "*.py", "pattern": r"class \w+Error\("}
+    (found,) = await call("localFindAndSearchCode", query)
+    assert found["data"]["stats"]["filesWithMatches"] == 12
+    assert found["data"]["find"]["searchedFileCount"] == 12
 
 
 def test_a_page_of_small_files_is_read_on_one_thread_a_large_page_on_rgs_default(
