@@ -11,6 +11,7 @@ slower walk, which then tells its new size.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 from cachetools import LRUCache
@@ -28,6 +29,8 @@ WalkKey = tuple[int, int, tuple[str, ...], tuple[str, ...]]
 
 #: Walks known to be small, by what they walk.
 _SMALL_WALKS: LRUCache[WalkKey, bool] = LRUCache(maxsize=4096)
+#: (Gateways of one process may run in several threads' event loops.)
+_SMALL_WALKS_LOCK = threading.Lock()
 
 
 def is_small(files: int, size: int) -> bool:
@@ -52,12 +55,16 @@ def walk_key(directory: Opened, targets: Sequence[str], walk_args: Sequence[str]
 
 def walk_threads(key: WalkKey) -> list[str]:
     """rg's thread flag for the walk ``key``: one thread when it was small last time."""
-    return [_ONE_THREAD] if _SMALL_WALKS.get(key, False) else []
+    with _SMALL_WALKS_LOCK:
+        small = _SMALL_WALKS.get(key, False)
+    return [_ONE_THREAD] if small else []
 
 
 def learn_walk(key: WalkKey, files: int | None, size: int | None) -> None:
     """Remember what the walk ``key`` searched (None: not known, rg was cut short)."""
-    if files is not None and size is not None and is_small(files, size):
-        _SMALL_WALKS[key] = True
-    else:
-        _SMALL_WALKS.pop(key, None)
+    small = files is not None and size is not None and is_small(files, size)
+    with _SMALL_WALKS_LOCK:
+        if small:
+            _SMALL_WALKS[key] = True
+        else:
+            _SMALL_WALKS.pop(key, None)
