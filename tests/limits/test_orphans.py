@@ -25,6 +25,7 @@ from tests.http_serving import serve_http_argv
 from tests.http_serving import wait_listening
 from tests.lsp.conftest import FAKE_SERVER
 from tests.lsp.conftest import SOURCE
+from tests.lsp.conftest import alive
 from tests.lsp.conftest import command_line
 from tests.lsp.conftest import descendants_of
 
@@ -63,15 +64,6 @@ def _env(root: Path) -> dict[str, str]:
     }
 
 
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting to be reaped has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def _in_flight(octo: int) -> list[int] | None:
     """octo's descendants once rg runs and the language server's child is up, else None."""
     below = descendants_of(octo)
@@ -94,9 +86,9 @@ async def _survivors(pids: list[int]) -> list[str]:
     """The command lines of ``pids`` still running 3 s after octo died (then killed, so
     nothing lingers)."""
     with anyio.move_on_after(3):
-        while any(_alive(pid) for pid in pids):  # noqa: ASYNC110 - /proc has no event
+        while any(alive(pid) for pid in pids):  # noqa: ASYNC110 - /proc has no event
             await anyio.sleep(0.05)
-    left = [pid for pid in pids if _alive(pid)]
+    left = [pid for pid in pids if alive(pid)]
     lines = [" ".join(command_line(pid)) for pid in left]
     for pid in left:
         os.kill(pid, signal.SIGKILL)

@@ -98,6 +98,15 @@ def command_line(pid: int) -> list[str]:
         return []
 
 
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting to be reaped has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def descendants_of(root: int) -> list[int]:
     """Live processes below ``root`` (children, their children, ...)."""
     children: dict[int, list[int]] = {}

@@ -23,6 +23,7 @@ from octo.transports.processes import running
 from tests.git_repos import Built
 from tests.git_repos import Repo
 from tests.git_repos import built_once
+from tests.lsp.conftest import alive
 from tests.lsp.conftest import command_line
 from tests.lsp.conftest import descendants_of
 
@@ -47,15 +48,6 @@ def _thirty_commits(path: Path) -> Built:
 def _checkout(tmp_path: Path) -> Checkout:
     repo, _ = _thirty_commits(tmp_path / "r")
     return find_checkout(repo.path / "a.py", lambda p: p.is_relative_to(tmp_path))
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting to be reaped has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def test_time_limit_stops_git_and_marks_the_output(
@@ -95,32 +87,30 @@ async def test_cancelled_query_kills_git(tmp_path: Path, processes: GitProcesses
     assert running().get("git", 0) == 0
 
 
+async def _log_one(checkout: Checkout, processes: GitProcesses) -> None:
+    """``git log -1`` in ``checkout``, run in ``processes``' group."""
+    await locate_and_run(
+        lambda: checkout,
+        lambda _: [GitCommand(["log", "-1"])],
+        lambda _, o: o,
+        {},
+        processes,
+        max_bytes=4096,
+    )
+
+
 async def test_git_runs_in_the_group_its_runtime_holds_and_ends_with_it(tmp_path: Path) -> None:
     checkout = _checkout(tmp_path)
     processes = GitProcesses()
-    await locate_and_run(
-        lambda: checkout,
-        lambda _: [GitCommand(["log", "-1"])],
-        lambda _, o: o,
-        {},
-        processes,
-        max_bytes=4096,
-    )
+    await _log_one(checkout, processes)
     holder = processes.group()
-    assert _alive(holder) and os.getpgid(holder) == holder
+    assert alive(holder) and os.getpgid(holder) == holder
     await processes.aclose()
-    assert not _alive(holder)
+    assert not alive(holder)
     # A group whose holder was killed is held anew on the next start.
     renewed = processes.group()
     os.kill(renewed, signal.SIGKILL)
-    await locate_and_run(
-        lambda: checkout,
-        lambda _: [GitCommand(["log", "-1"])],
-        lambda _, o: o,
-        {},
-        processes,
-        max_bytes=4096,
-    )
+    await _log_one(checkout, processes)
     assert processes.group() != renewed
     await processes.aclose()
 
@@ -162,9 +152,9 @@ async def test_no_git_outlives_octo_killed(tmp_path: Path, signum: signal.Signal
         octo.send_signal(signum)
         await octo.wait()
         with anyio.move_on_after(3):
-            while any(_alive(pid) for pid in below):  # noqa: ASYNC110 - /proc has no event
+            while any(alive(pid) for pid in below):  # noqa: ASYNC110 - /proc has no event
                 await anyio.sleep(0.05)
-        left = [" ".join(command_line(pid)) for pid in below if _alive(pid)]
+        left = [" ".join(command_line(pid)) for pid in below if alive(pid)]
     finally:
         for pid in [octo.pid, *below]:
             with contextlib.suppress(ProcessLookupError):
