@@ -26,6 +26,12 @@ import octo
 from octo.core.config import Config
 from octo.registry import get_tool
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.http_serving import free_port
+from tests.limits.conftest import own_memory_kib
+from tests.limits.conftest import reset_own_peak
+
 _SERVER = textwrap.dedent(
     """
     import json, sys
@@ -77,37 +83,19 @@ _SERVER = textwrap.dedent(
 )
 
 
-def _kib(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1])
-    raise SystemExit(f"no {field} in /proc/self/status (Linux only)")
-
-
-def _reset_peak() -> None:
-    """VmHWM (the peak RSS) starts again from the RSS of now (Linux)."""
-    Path("/proc/self/clear_refs").write_text("5")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def measure(api: str) -> tuple[float, float, dict[str, object]]:
     env = {"GITHUB_API_URL": api, "GITHUB_TOKEN": "bench-token-not-real"}
     async with octo.Gateway(config=Config.from_env(env)) as gateway:
         await gateway.call("getToolCategories", [{}])  # imports warm before measuring
-        before = _kib("VmRSS")
-        _reset_peak()
+        before = own_memory_kib("VmRSS")
+        reset_own_peak()
         started = time.perf_counter()
         response = await gateway.call(
             "githubGetJobLog",
             [{"owner": "o", "repo": "r", "jobId": 7, "researchGoal": "why is CI red"}],
         )
         seconds = time.perf_counter() - started
-        grown = (_kib("VmHWM") - before) / 1024
+        grown = (own_memory_kib("VmHWM") - before) / 1024
     [row] = response.to_wire()["results"]
     return seconds, grown, row
 
@@ -117,7 +105,7 @@ def main() -> None:
     parser.add_argument("--gib", type=float, default=2.0, help="the log's size in GiB")
     args = parser.parse_args()
     size = int(args.gib * 1024**3)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-c", _SERVER, str(port), str(size)])
     try:
         for _ in range(200):

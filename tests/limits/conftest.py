@@ -56,6 +56,19 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1024
 
 
+def own_memory_kib(field: str) -> int:
+    """This process's ``field`` of /proc/self/status (VmRSS, VmHWM: the peak), in KiB (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in /proc/self/status (Linux only)")
+
+
+def reset_own_peak() -> None:
+    """Start this process's VmHWM (the peak RSS) again from its RSS of now (Linux)."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
 def serve_env(root: Path, **settings: str) -> dict[str, str]:
     """This environment with ``root`` as the allowed root and ``settings`` added, for a
     server started as a child."""

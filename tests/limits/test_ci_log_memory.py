@@ -10,13 +10,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import octo
 from octo.core.config import Config
+from tests.limits.conftest import own_memory_kib
+from tests.limits.conftest import reset_own_peak
 
 #: The log's size: far above any cap on a body octo holds.
 LOG_BYTES = 220 * 1024 * 1024
@@ -26,18 +27,6 @@ _FAILURE = (
     b"##[error]Process completed with exit code 1.\n"
 )
 TOKEN = "test-token-not-real-bigl"
-
-
-def _rss_kib(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1])
-    raise AssertionError(f"no {field} in /proc/self/status")
-
-
-def _reset_peak() -> None:
-    """Start VmHWM (the peak RSS) again from the RSS of now (Linux)."""
-    Path("/proc/self/clear_refs").write_text("5")
 
 
 @contextmanager
@@ -102,8 +91,8 @@ async def test_a_huge_log_streams_through_in_bounded_memory() -> None:
         env = {"GITHUB_API_URL": api, "GITHUB_TOKEN": TOKEN}
         async with octo.Gateway(config=Config.from_env(env)) as gateway:
             await gateway.call("getToolCategories", [{}])  # warm imports before measuring
-            before = _rss_kib("VmRSS")
-            _reset_peak()
+            before = own_memory_kib("VmRSS")
+            reset_own_peak()
             response = await gateway.call(
                 "githubGetJobLog",
                 [
@@ -117,7 +106,7 @@ async def test_a_huge_log_streams_through_in_bounded_memory() -> None:
                     }
                 ],
             )
-            grown_mib = (_rss_kib("VmHWM") - before) / 1024
+            grown_mib = (own_memory_kib("VmHWM") - before) / 1024
     [row] = response.to_wire()["results"]
     assert row["status"] == "success", row
     [step] = row["data"]["jobs"][0]["steps"]
