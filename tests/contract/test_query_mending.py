@@ -4,6 +4,7 @@ fault, with the caller's query mended as its hint (else the tool's example)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 from typing import ClassVar
 from typing import Literal
@@ -12,43 +13,15 @@ import pytest
 from pydantic import Field
 from pydantic import model_validator
 
-from octo.contract import Answer
-from octo.contract import QueryContext
-from octo.contract import ToolCategory
 from octo.contract import ToolSpec
 from octo.contract.query_mending import validate_query
 from octo.core.errors import QueryValidationError
 from octo.core.formats import compact_json
 from octo.core.queries import FieldAlias
 from octo.core.queries import ToolQuery
-from octo.core.queries import ToolResult
 from octo.core.queries import mendable
-
-
-class EchoQuery(ToolQuery):
-    value: int = Field(ge=0, le=100, description="What to echo.")
-    behaviour: str = "ok"
-
-
-class EchoResult(ToolResult):
-    value: int
-
-
-async def _echo(ctx: QueryContext, query: EchoQuery) -> Answer[EchoResult]:
-    return Answer(EchoResult(value=query.value))
-
-
-SPEC = ToolSpec(
-    name="echoTool",
-    title="Echo",
-    category=ToolCategory.LOCAL,
-    description="Echoes a value.",
-    query_model=EchoQuery,
-    result_model=EchoResult,
-    handler=_echo,
-    max_queries=5,
-    example={"value": 1},
-)
+from tests.conftest import ECHO_SPEC
+from tests.conftest import EchoQuery
 
 
 def _refusal(spec: ToolSpec, raw: Any) -> QueryValidationError:
@@ -58,35 +31,35 @@ def _refusal(spec: ToolSpec, raw: Any) -> QueryValidationError:
 
 
 def test_valid_queries_and_typed_models_pass() -> None:
-    assert validate_query(SPEC, {"value": 3, "researchGoal": "g"}) == EchoQuery(
+    assert validate_query(ECHO_SPEC, {"value": 3, "researchGoal": "g"}) == EchoQuery(
         value=3, researchGoal="g"
     )
     typed = EchoQuery(value=7)
-    assert validate_query(SPEC, typed) is typed
+    assert validate_query(ECHO_SPEC, typed) is typed
 
 
 def test_a_query_that_is_no_object_shows_the_example() -> None:
-    refusal = _refusal(SPEC, ["not", "an", "object"])
+    refusal = _refusal(ECHO_SPEC, ["not", "an", "object"])
     assert "object" in refusal.message
     assert refusal.hints == ['Valid example: {"value":1}']
 
 
 def test_the_hint_mends_what_it_can_and_else_shows_the_example() -> None:
-    out_of_range = _refusal(SPEC, {"value": 500})
+    out_of_range = _refusal(ECHO_SPEC, {"value": 500})
     assert "value" in out_of_range.message and "500" in out_of_range.message
     assert out_of_range.hints == ['Valid form of this query: echoTool {"value":100}']
-    assert _refusal(SPEC, {"valeu": 7, "researchGoal": "g"}).hints == [
+    assert _refusal(ECHO_SPEC, {"valeu": 7, "researchGoal": "g"}).hints == [
         'Valid form of this query: echoTool {"value":7}'
     ]
-    assert _refusal(SPEC, {"value": -3, "behaviour": 5}).hints == [
+    assert _refusal(ECHO_SPEC, {"value": -3, "behaviour": 5}).hints == [
         'Valid form of this query: echoTool {"value":0}'
     ]
     # value is already given, so the misspelt field is dropped rather than renamed.
-    typo = _refusal(SPEC, {"value": 1, "valeu": 2})
+    typo = _refusal(ECHO_SPEC, {"value": 1, "valeu": 2})
     assert "valeu" in typo.message and "did you mean value?" in typo.message
     assert typo.hints == ['Valid form of this query: echoTool {"value":1}']
     # A missing required field has no value to mend with: the tool's example instead.
-    assert _refusal(SPEC, {"behaviour": "ok"}).hints == ['Valid example: {"value":1}']
+    assert _refusal(ECHO_SPEC, {"behaviour": "ok"}).hints == ['Valid example: {"value":1}']
 
 
 class RenamedQuery(ToolQuery):
@@ -108,16 +81,12 @@ class RenamedQuery(ToolQuery):
         return self
 
 
-RENAMED = ToolSpec(
+RENAMED = replace(
+    ECHO_SPEC,
     name="renamedTool",
     title="Renamed",
-    category=ToolCategory.LOCAL,
     description="Echoes a value named otherwise.",
     query_model=RenamedQuery,
-    result_model=EchoResult,
-    handler=_echo,
-    max_queries=5,
-    example={"value": 1},
 )
 
 

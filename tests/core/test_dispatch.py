@@ -9,12 +9,9 @@ from typing import Any
 
 import anyio
 import pytest
-from pydantic import Field
 
 from octo.contract import Answer
 from octo.contract import QueryContext
-from octo.contract import ToolCategory
-from octo.contract import ToolSpec
 from octo.contract.runtime import Runtime
 from octo.core.config import Config
 from octo.core.envelope import BulkResponse
@@ -22,53 +19,12 @@ from octo.core.envelope import QueryStatus
 from octo.core.envelope import ResultEnvelope
 from octo.core.errors import CallError
 from octo.core.errors import ErrorCode
-from octo.core.errors import NotFoundError
-from octo.core.errors import RateLimitError
-from octo.core.queries import ToolQuery
-from octo.core.queries import ToolResult
 from octo.dispatch import dispatch
 from octo.faces.tool_schemas import input_schema
 from octo.faces.tool_schemas import output_schema
-
-
-class EchoQuery(ToolQuery):
-    value: int = Field(ge=0, le=100, description="What to echo.")
-    behaviour: str = "ok"
-
-
-class EchoResult(ToolResult):
-    value: int
-
-    def is_empty(self) -> bool:
-        return self.value == 0
-
-
-async def _echo(ctx: QueryContext, query: EchoQuery) -> Answer[EchoResult]:
-    if query.behaviour == "sleep":
-        await anyio.sleep(10)
-    if query.behaviour == "missing":
-        raise NotFoundError("no such thing", hints=["try another"])
-    if query.behaviour == "ratelimit":
-        raise RateLimitError("slow down", reset_at=0)
-    if query.behaviour == "bug":
-        raise KeyError("oops")
-    answer = Answer(EchoResult(value=query.value), cached=query.behaviour == "cached")
-    answer.hint(f"next value: {query.value + 1}")
-    return answer
-
-
-SPEC = ToolSpec(
-    name="echoTool",
-    title="Echo",
-    category=ToolCategory.LOCAL,
-    description="Echoes a value.",
-    query_model=EchoQuery,
-    result_model=EchoResult,
-    handler=_echo,
-    max_queries=5,
-    example={"value": 1},
-    timeout=0.2,
-)
+from tests.conftest import ECHO_SPEC
+from tests.conftest import EchoQuery
+from tests.conftest import EchoResult
 
 
 @pytest.fixture
@@ -86,7 +42,7 @@ async def test_results_keep_query_order_and_isolate_failures(runtime: Runtime) -
         {"value": 0},
         {"value": 2, "behaviour": "bug"},
     ]
-    bulk = await dispatch(SPEC, runtime, queries)
+    bulk = await dispatch(ECHO_SPEC, runtime, queries)
     assert [r.queryIndex for r in bulk.results] == [0, 1, 2, 3, 4]
     ok, invalid, missing, empty, bug = bulk.results
     assert ok.status is QueryStatus.SUCCESS and ok.data is not None
@@ -104,7 +60,7 @@ async def test_results_keep_query_order_and_isolate_failures(runtime: Runtime) -
 
 
 async def test_unknown_fields_and_wrong_shapes_are_validation_errors(runtime: Runtime) -> None:
-    bulk = await dispatch(SPEC, runtime, [{"value": 1, "valeu": 2}, ["not", "an", "object"]])  # type: ignore[list-item]
+    bulk = await dispatch(ECHO_SPEC, runtime, [{"value": 1, "valeu": 2}, ["not", "an", "object"]])  # type: ignore[list-item]
     typo, shape = bulk.results
     assert typo.error is not None and typo.error.code is ErrorCode.VALIDATION_ERROR
     assert "valeu" in typo.error.message and "did you mean value?" in typo.error.message
@@ -116,14 +72,16 @@ async def test_unknown_fields_and_wrong_shapes_are_validation_errors(runtime: Ru
 
 async def test_queries_run_concurrently_and_time_out_alone(runtime: Runtime) -> None:
     with anyio.fail_after(5):
-        bulk = await dispatch(SPEC, runtime, [{"value": 1, "behaviour": "sleep"}, {"value": 2}])
+        bulk = await dispatch(
+            ECHO_SPEC, runtime, [{"value": 1, "behaviour": "sleep"}, {"value": 2}]
+        )
     slow, fast = bulk.results
     assert slow.error is not None and slow.error.code is ErrorCode.TIMEOUT
     assert fast.status is QueryStatus.SUCCESS
 
 
 async def test_config_timeout_applies_when_the_tool_sets_none(runtime: Runtime) -> None:
-    spec = replace(SPEC, timeout=None)
+    spec = replace(ECHO_SPEC, timeout=None)
     runtime.config = replace(runtime.config, query_timeout=0.1)
     bulk = await dispatch(spec, runtime, [{"value": 1, "behaviour": "sleep"}])
     assert bulk.results[0].error is not None
@@ -131,14 +89,14 @@ async def test_config_timeout_applies_when_the_tool_sets_none(runtime: Runtime) 
 
 
 async def test_rate_limit_errors_carry_the_reset_time(runtime: Runtime) -> None:
-    bulk = await dispatch(SPEC, runtime, [{"value": 1, "behaviour": "ratelimit"}])
+    bulk = await dispatch(ECHO_SPEC, runtime, [{"value": 1, "behaviour": "ratelimit"}])
     error = bulk.results[0].error
     assert error is not None and error.code is ErrorCode.RATE_LIMIT_EXCEEDED
     assert error.resetAt == "1970-01-01T00:00:00Z"
 
 
 async def test_cached_answers_say_so(runtime: Runtime) -> None:
-    bulk = await dispatch(SPEC, runtime, [{"value": 1, "behaviour": "cached"}, {"value": 1}])
+    bulk = await dispatch(ECHO_SPEC, runtime, [{"value": 1, "behaviour": "cached"}, {"value": 1}])
     assert bulk.results[0].cached is True
     assert bulk.results[1].cached is None
     wire = bulk.to_wire()
@@ -148,29 +106,29 @@ async def test_cached_answers_say_so(runtime: Runtime) -> None:
 @pytest.mark.parametrize("count", [0, 6])
 async def test_query_count_outside_the_limit_is_a_call_error(runtime: Runtime, count: int) -> None:
     with pytest.raises(CallError) as info:
-        await dispatch(SPEC, runtime, [{"value": 1}] * count)
+        await dispatch(ECHO_SPEC, runtime, [{"value": 1}] * count)
     assert "1-5" in info.value.message
 
 
 async def test_queries_must_be_a_list(runtime: Runtime) -> None:
     with pytest.raises(CallError):
-        await dispatch(SPEC, runtime, {"value": 1})  # type: ignore[arg-type]
+        await dispatch(ECHO_SPEC, runtime, {"value": 1})  # type: ignore[arg-type]
 
 
 async def test_typed_query_models_are_accepted(runtime: Runtime) -> None:
-    bulk = await dispatch(SPEC, runtime, [EchoQuery(value=7)])
+    bulk = await dispatch(ECHO_SPEC, runtime, [EchoQuery(value=7)])
     assert bulk.results[0].data is not None
     assert bulk.results[0].data.model_dump() == {"value": 7}
 
 
 def test_specs_derive_schemas_and_names() -> None:
-    schema = input_schema(SPEC)
+    schema = input_schema(ECHO_SPEC)
     queries = schema["properties"]["queries"]
     assert queries["maxItems"] == 5 and queries["minItems"] == 1
     assert queries["items"]["properties"]["value"]["maximum"] == 100
-    assert SPEC.python_name == "echo_tool"
-    assert not SPEC.open_world
-    assert "results" in output_schema(SPEC)["properties"]
+    assert ECHO_SPEC.python_name == "echo_tool"
+    assert not ECHO_SPEC.open_world
+    assert "results" in output_schema(ECHO_SPEC)["properties"]
 
 
 async def test_a_queries_context_carries_its_calls_arrival(runtime: Runtime) -> None:
@@ -181,7 +139,7 @@ async def test_a_queries_context_carries_its_calls_arrival(runtime: Runtime) -> 
         seen.append(ctx.arrived)
         return Answer(EchoResult(value=query.value))
 
-    spec = replace(SPEC, handler=arrival)
+    spec = replace(ECHO_SPEC, handler=arrival)
     await dispatch(spec, runtime, [{"value": 1}, {"value": 2}])
     await dispatch(spec, runtime, [{"value": 3}])
     first, same, later = seen
