@@ -5,23 +5,18 @@ recordings/*.log) replayed with respx, and gateways on them."""
 from __future__ import annotations
 
 import io
-import json
 import zipfile
-from collections import defaultdict
 from collections.abc import AsyncIterator
 from collections.abc import Callable
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
-from urllib.parse import urlsplit
 
-import httpx
 import pytest
 import respx
 
 import octo
 from octo.core.config import Config
+from tests.codehosts.conftest import replay_by_url
 
 RECORDINGS = Path(__file__).parent / "recordings"
 GITHUB_ENV = {"GITHUB_API_URL": "https://gh.test/api/v3", "GITHUB_TOKEN": "test-token-not-real-ci"}
@@ -67,36 +62,7 @@ def run_log_archive(*, step_files: bool = True) -> bytes:
 def load(router: respx.MockRouter, name: str) -> dict[str, respx.Route]:
     """Mock every interaction of ``recordings/<name>.json`` (the query parameters exactly);
     routes by URL as recorded."""
-    interactions = json.loads((RECORDINGS / f"{name}.json").read_text(encoding="utf-8"))
-    grouped: dict[str, list[httpx.Response]] = defaultdict(list)
-    for interaction in interactions["interactions"]:
-        answer = interaction["response"]
-        body = answer["body"]
-        grouped[interaction["request"]["url"]].append(
-            httpx.Response(answer["status"], headers=answer["headers"], text=body)
-            if isinstance(body, str)
-            else httpx.Response(answer["status"], headers=answer["headers"], json=body)
-        )
-    routes = {}
-    for url, responses in grouped.items():
-        split = urlsplit(url)
-        route = router.request(
-            "GET",
-            f"{split.scheme}://{split.netloc}{split.path}",
-            params__eq=dict(parse_qsl(split.query)),
-        )
-        if len(responses) > 1:
-            route.mock(side_effect=responses)
-        else:
-            route.mock(return_value=responses[0])
-        routes[url] = route
-    return routes
-
-
-@pytest.fixture
-def router() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
-        yield mock
+    return replay_by_url(router, RECORDINGS / f"{name}.json")
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import AsyncIterator
 from collections.abc import Callable
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -20,9 +18,9 @@ import httpx
 import pytest
 import respx
 
-import octo
 from octo.codehosts.hosts.github.backend import GitHubBackend
-from octo.core.config import Config
+from octo.codehosts.hosts.host import CodeHost
+from tests.codehosts.conftest import to_response
 
 RECORDINGS = Path(__file__).parent / "recordings"
 API = "https://gh.test/api/v3"
@@ -34,14 +32,6 @@ def cassette(name: str) -> list[dict[str, Any]]:
         "interactions"
     ]
     return interactions
-
-
-def to_response(recorded: dict[str, Any]) -> httpx.Response:
-    body = recorded["body"]
-    headers = dict(recorded["headers"])
-    if isinstance(body, str):
-        return httpx.Response(recorded["status"], headers=headers, text=body)
-    return httpx.Response(recorded["status"], headers=headers, json=body)
 
 
 def load_cassette(router: respx.MockRouter, name: str) -> dict[str, respx.Route]:
@@ -88,13 +78,6 @@ def make_env(**extra: str) -> dict[str, str]:
     return {"GITHUB_API_URL": API, "GITHUB_TOKEN": TOKEN, **extra}
 
 
-@pytest.fixture
-def router() -> Iterator[respx.MockRouter]:
-    """respx mocking of every httpx client; unmatched requests fail the test."""
-    with respx.mock(assert_all_called=False, assert_all_mocked=True) as mock:
-        yield mock
-
-
 Recorded = Callable[[str], dict[str, respx.Route]]
 
 
@@ -110,50 +93,14 @@ def env() -> Callable[..., dict[str, str]]:
     return make_env
 
 
-class Sleeps(list[float]):
-    """An injected sleep: records each wait and returns at once."""
-
-    async def __call__(self, seconds: float) -> None:
-        self.append(seconds)
+@pytest.fixture
+def host_backend() -> type[CodeHost]:
+    return GitHubBackend
 
 
 @pytest.fixture
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-GatewayFactory = Callable[..., octo.Gateway]
-
-
-@pytest.fixture
-async def gateway_factory(sleeps: Sleeps) -> AsyncIterator[GatewayFactory]:
-    """Build gateways on an injected environment whose GitHub client sleeps into ``sleeps``."""
-    made: list[octo.Gateway] = []
-
-    def make(
-        env: dict[str, str] | None = None,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        clock: float | None = None,
-    ) -> octo.Gateway:
-        gateway = octo.Gateway(
-            config=Config.from_env(make_env() if env is None else env), http_transport=transport
-        )
-        remote = gateway.runtime.backend(GitHubBackend).remote
-        remote.sleep = sleeps
-        if clock is not None:
-            remote.clock = lambda: clock
-        made.append(gateway)
-        return gateway
-
-    yield make
-    for gateway in made:
-        await gateway.aclose()
-
-
-@pytest.fixture
-def gateway(gateway_factory: GatewayFactory) -> octo.Gateway:
-    return gateway_factory()
+def host_env() -> dict[str, str]:
+    return make_env()
 
 
 @pytest.fixture

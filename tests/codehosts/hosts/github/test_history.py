@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import octo
-from tests.codehosts.hosts.github.conftest import GatewayFactory
+from tests.codehosts.hosts.conftest import GatewayFactory
 from tests.codehosts.hosts.github.conftest import Recorded
 
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.codehosts.hosts.github.conftest import GatewayFactory
+from tests.codehosts.hosts.conftest import GatewayFactory
 from tests.codehosts.hosts.github.conftest import Recorded
 
 CONTEXT = {"mainResearchGoal": "m", "researchGoal": "r", "reasoning": "why"}

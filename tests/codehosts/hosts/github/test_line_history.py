@@ -9,19 +9,14 @@ from typing import Any
 import respx
 
 import octo
-from tests.codehosts.hosts.github.conftest import GatewayFactory
+from tests.codehosts.hosts.conftest import GatewayFactory
+from tests.codehosts.hosts.conftest import one
 from tests.codehosts.hosts.github.conftest import Recorded
 from tests.codehosts.hosts.github.conftest import graphql_replay
 from tests.codehosts.hosts.github.conftest import make_env
 
 A = "a1" * 20
 HEAD = "d4" * 20
-
-
-async def one(gateway: octo.Gateway, tool: str, **query: Any) -> dict[str, Any]:
-    row: dict[str, Any] = (await gateway.call(tool, [query])).to_wire()["results"][0]
-    assert row.get("error", {}).get("code") != "INTERNAL_ERROR", row
-    return row
 
 
 async def test_blame_of_lines_through_graphql(

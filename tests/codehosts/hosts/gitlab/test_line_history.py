@@ -6,16 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import octo
+from tests.codehosts.hosts.conftest import one
 from tests.codehosts.hosts.gitlab.conftest import TOKEN
 
 A = "a1" * 20
 HEAD = "d4" * 20
-
-
-async def one(gateway: octo.Gateway, tool: str, **query: Any) -> dict[str, Any]:
-    row: dict[str, Any] = (await gateway.call(tool, [query])).to_wire()["results"][0]
-    assert row.get("error", {}).get("code") != "INTERNAL_ERROR", row
-    return row
 
 
 async def test_blame_through_the_blame_api(gateway: octo.Gateway, recorded: Any) -> None:
