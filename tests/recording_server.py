@@ -38,17 +38,22 @@ class RecordingServer:
         return [headers for _, headers in self.requests]
 
 
+def send(handler: BaseHTTPRequestHandler, answer: Answer) -> None:
+    """Send ``answer`` whole: its status, its headers with the body's length, its body."""
+    status, headers, body = answer
+    handler.send_response(status)
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 def _handler(server: RecordingServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
-            status, headers, body = server.answer(self.path)
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send(self, server.answer(self.path))
 
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the test reads the recorded requests instead."""
