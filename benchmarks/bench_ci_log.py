@@ -71,6 +71,7 @@ def main() -> None:
         server.kill()
         server.wait()
     deadline = get_tool("githubGetJobLog").timeout
+    assert deadline is not None, "githubGetJobLog declares its own deadline"
     found = "FAILED tests/test_cart.py::test_discount_rounding" in str(row)
     print(
         f"githubGetJobLog on a {args.gib:g} GiB log: {row['status']}, failure found: {found}; "
